@@ -1,0 +1,68 @@
+"""Build script for the compiled engine (metadata lives in pyproject.toml).
+
+One extension, ``uno_sim._engine``: the Cython bindings in
+``uno_sim/_engine.pyx`` plus every C file in ``csrc/``.
+
+Set ``UNO_SIM_DEBUG=1`` in the environment for the *checking build*: Cython
+bounds/wraparound checks back on, ``-O0 -g``, and ``UNO_CHECK=1`` so that the
+C engine compiles its internal assertions.  Use it when chasing a crash or a
+C/Python divergence, e.g.
+
+    UNO_SIM_DEBUG=1 pip install -e .
+
+and reinstall without the variable afterwards: the checking build is much
+slower.
+"""
+
+import glob
+import os
+
+import numpy
+from Cython.Build import cythonize
+from setuptools import Extension, setup
+
+DEBUG = os.environ.get("UNO_SIM_DEBUG", "") not in ("", "0")
+
+# No -std flag: Cython's generated C uses GNU extensions and compiler-specific
+# code paths; forcing -std=c99 produces warnings (or errors on some
+# toolchains).  csrc/ itself is plain C99 and is compiled with the same flags.
+if DEBUG:
+    # Python's own CFLAGS carry -DNDEBUG, which would silently compile out
+    # every assert() that UNO_CHECK enables; -UNDEBUG (placed after it) wins.
+    extra_compile_args = ["-O0", "-g", "-UNDEBUG"]
+    define_macros = [("UNO_CHECK", "1")]
+else:
+    extra_compile_args = ["-O3"]
+    define_macros = []
+if os.name == "nt":  # MSVC does not understand GCC-style flags.
+    extra_compile_args = ["/Od", "/Zi"] if DEBUG else ["/O2"]
+
+define_macros.append(("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION"))
+
+extensions = [
+    Extension(
+        "uno_sim._engine",
+        sources=["uno_sim/_engine.pyx"] + sorted(glob.glob("csrc/*.c")),
+        depends=sorted(glob.glob("csrc/*.h")),
+        include_dirs=["csrc", numpy.get_include()],
+        define_macros=define_macros,
+        extra_compile_args=extra_compile_args,
+    )
+]
+
+setup(
+    ext_modules=cythonize(
+        extensions,
+        # Cython regenerates a .c file only when the .pyx is newer, so the
+        # two modes keep their generated C apart; otherwise toggling
+        # UNO_SIM_DEBUG would silently reuse the other mode's directives.
+        build_dir="build/cython-debug" if DEBUG else None,
+        compiler_directives={
+            "language_level": 3,
+            "boundscheck": DEBUG,
+            "wraparound": DEBUG,
+            "cdivision": True,
+            "initializedcheck": DEBUG,
+        },
+    ),
+)

@@ -1,0 +1,602 @@
+"""The reference engine: the rules of RULES.md as plain Python.
+
+This module is the executable specification.  The C engine (`csrc/`) must play
+the very same game from the same seed, event for event: every random number is
+drawn from `uno_sim.rng.Rng` in the order written here, every tie is broken as
+written here, and both engines share the deck tables of `uno_sim.cards`.
+
+Conventions shared with the C engine
+------------------------------------
+* Piles are lists whose *last* element is the top card.  Hands are lists;
+  playing removes a card by swapping the last card into its slot.
+* A drawn card is appended to the hand.
+* ``Rng.bernoulli(p)`` consumes nothing for p <= 0 or p >= 1, and ``pick(n)``
+  consumes nothing for n == 1, so knobs at their extremes are free.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .cards import COLORS, NO_COLOR, DrawReason, Effect, Starter, deck_for
+from .policies import PolicySpec, seat_policies
+from .rng import Rng, key_from_seed
+from .rules import Rules, RulesError
+
+DRAW = -1  # the "draw a card" action of choose_play
+
+
+class Stalemate(Exception):
+    pass
+
+
+# ---------------------------------------------------------------------------
+# Built-in policies (P2).  Each decision is a method; the C twins are in
+# csrc/policy.c and must consume random numbers identically.
+# ---------------------------------------------------------------------------
+
+
+class BuiltinPolicy:
+    def __init__(self, spec: PolicySpec, rng: Rng):
+        self.spec = spec
+        self.rng = rng
+        k = spec.knobs()
+        self.bluff = k["bluff"]
+        self.challenge_p = k["challenge"]
+        self.forget_p = k["forget_uno"]
+        self.catch_p = k["catch"]
+        self.play_drawn_p = k["play_drawn"]
+        self.voluntary_p = k["voluntary_draw"]
+        self.color_rule = k["color"]
+
+    def pick(self, n: int) -> int:
+        return 0 if n == 1 else self.rng.bounded(n)
+
+    def choose_color(self, g: "Game", p: int) -> int:
+        if self.color_rule == "random":
+            return self.rng.bounded(4)
+        counts = [0, 0, 0, 0]
+        for c in g.hands[p]:
+            col = g.kind(c).color
+            if col != NO_COLOR:
+                counts[col] += 1
+        best = 0
+        for col in range(1, 4):
+            if counts[col] > counts[best]:
+                best = col
+        return best
+
+    def wants_challenge(self, g, p) -> bool:
+        return self.rng.bernoulli(self.challenge_p)
+
+    def forgets_uno(self, g, p) -> bool:
+        return self.rng.bernoulli(self.forget_p)
+
+    def catches(self, g, p) -> bool:
+        return self.rng.bernoulli(self.catch_p)
+
+    def plays_drawn(self, g, p, bluff: bool) -> bool:
+        return self.rng.bernoulli(self.bluff if bluff else self.play_drawn_p)
+
+
+class RandomPolicy(BuiltinPolicy):
+    def choose_play(self, g: "Game", p: int) -> int:
+        hand = g.hands[p]
+        bluff_ok = g.holds_bluff(p) and self.rng.bernoulli(self.bluff)
+        options = [i for i, c in enumerate(hand)
+                   if g.playable(c) and (bluff_ok or not g.is_bluff(p, c))]
+        options.append(DRAW)
+        return options[self.pick(len(options))]
+
+    def choose_replacement(self, g, p) -> int:
+        options = [i for i, c in enumerate(g.hands[p]) if g.playable(c) and not g.is_bluff(p, c)]
+        return options[self.pick(len(options))]
+
+
+class GreedyPolicy(BuiltinPolicy):
+    def choose_play(self, g: "Game", p: int) -> int:
+        hand = g.hands[p]
+        if g.holds_bluff(p) and self.rng.bernoulli(self.bluff):
+            for i, c in enumerate(hand):
+                if g.is_bluff(p, c):
+                    return i
+        best = self.best_colored(g, p)
+        if best != DRAW and self.rng.bernoulli(self.voluntary_p):
+            return DRAW
+        if best != DRAW:
+            return best
+        return self.best_wild(g, p)
+
+    def choose_replacement(self, g, p) -> int:
+        best = self.best_colored(g, p)
+        return best if best != DRAW else self.best_wild(g, p)
+
+    @staticmethod
+    def best_colored(g, p) -> int:
+        """The highest-value playable colored card (first in hand order on ties)."""
+        best, best_value = DRAW, -1
+        for i, c in enumerate(g.hands[p]):
+            k = g.kind(c)
+            if k.color != NO_COLOR and g.matches(k) and k.value > best_value:
+                best, best_value = i, k.value
+        return best
+
+    @staticmethod
+    def best_wild(g, p) -> int:
+        """A legal restricted wild first (it also hurts the next player), else a Wild."""
+        wild = DRAW
+        for i, c in enumerate(g.hands[p]):
+            k = g.kind(c)
+            if k.color == NO_COLOR:
+                if k.restricted:
+                    if not g.is_bluff(p, c):
+                        return i
+                elif wild == DRAW:
+                    wild = i
+        return wild
+
+
+POLICY_CLASSES = {"random": RandomPolicy, "greedy": GreedyPolicy}
+
+
+# ---------------------------------------------------------------------------
+# Results
+# ---------------------------------------------------------------------------
+
+SEAT_COUNTERS = ("cards_drawn", "bluffs", "challenges", "challenges_won",
+                 "uno_forgotten", "uno_caught", "rounds_won")
+
+
+@dataclass
+class GameResult:
+    winner: int  # the winning seat; -1 for a shared win (lowest) or a team win
+    winners: list  # every winning seat (the whole team for team play)
+    team: int  # winning team (0/1) in team play, else -1
+    scores: list
+    team_scores: list
+    rounds: int
+    turns: int
+    reshuffles: int
+    stalemates: int
+    seats: dict = field(default_factory=dict)  # counter name -> list per seat
+    events: list | None = None
+
+    def summary(self) -> dict:
+        d = {k: v for k, v in self.__dict__.items() if k != "events"}
+        return d
+
+
+# ---------------------------------------------------------------------------
+# The game
+# ---------------------------------------------------------------------------
+
+
+class Game:
+    def __init__(self, rules: Rules, policies, rng: Rng, trace: bool = False):
+        self.rules = rules
+        self.deck = deck_for(rules)
+        self.kinds = self.deck.kinds
+        self.card_kind = self.deck.card_kind
+        self.n = rules.players
+        self.rng = rng
+        specs = seat_policies(policies, self.n)
+        self.specs = specs
+        self.policies = [POLICY_CLASSES[s.name](s, rng) for s in specs]
+        self.events = [] if trace else None
+        self.scores = [0] * self.n
+        self.team_scores = [0, 0]
+        self.active = [True] * self.n
+        self.counters = {name: [0] * self.n for name in SEAT_COUNTERS}
+        self.rounds = self.turns = self.reshuffles = self.stalemates = 0
+        self.direction = 1
+
+    # -- helpers ----------------------------------------------------------
+    def kind(self, card):
+        return self.kinds[self.card_kind[card]]
+
+    def code(self, card) -> str:
+        return self.kinds[self.card_kind[card]].code
+
+    def codes(self, cards) -> list:
+        return [self.code(c) for c in cards]
+
+    def emit(self, e: str, **fields):
+        if self.events is not None:
+            self.events.append({"e": e, **fields})
+
+    def active_count(self) -> int:
+        return sum(self.active)
+
+    def adv(self, p: int, steps: int) -> int:
+        """The seat `steps` active seats after p in the current direction."""
+        for _ in range(steps):
+            p = (p + self.direction) % self.n
+            while not self.active[p]:
+                p = (p + self.direction) % self.n
+        return p
+
+    def matches(self, k) -> bool:
+        """C6 without the wild clause: same color as the active one, or same face."""
+        return k.color == self.color or k.face == self.top_face
+
+    def playable(self, card) -> bool:
+        k = self.kind(card)
+        return k.color == NO_COLOR or self.matches(k)
+
+    def is_bluff(self, p, card) -> bool:
+        """C7: a restricted card is illegal while p holds a card of the active color."""
+        if not self.kind(card).restricted:
+            return False
+        return any(self.kind(c).color == self.color for c in self.hands[p])
+
+    def holds_bluff(self, p) -> bool:
+        return any(self.is_bluff(p, c) for c in self.hands[p])
+
+    def has_legal_play(self, p) -> bool:
+        return any(self.playable(c) and not self.is_bluff(p, c) for c in self.hands[p])
+
+    def teammates(self, p, q) -> bool:
+        return self.rules.teams and p % 2 == q % 2
+
+    # -- piles --------------------------------------------------------------
+    def reshuffle(self) -> bool:
+        """C15: the discard pile but its top card becomes the new draw pile."""
+        if len(self.discard) <= 1:
+            return False
+        top = self.discard.pop()
+        pile, self.discard = self.discard, [top]
+        self.rng.shuffle(pile)
+        self.draw_pile = pile
+        self.reshuffles += 1
+        self.emit("reshuffle", cards=len(pile))
+        return True
+
+    def draw(self, p: int, k: int, reason: DrawReason) -> list:
+        got = []
+        for _ in range(k):
+            if not self.draw_pile and not self.reshuffle():
+                break
+            got.append(self.draw_pile.pop())
+        self.hands[p].extend(got)
+        self.counters["cards_drawn"][p] += len(got)
+        self.emit("draw", p=p, cards=self.codes(got), reason=reason.name.lower())
+        return got
+
+    # -- a turn ---------------------------------------------------------------
+    def take_turn(self, p: int):
+        """Play p's turn; returns the next seat, or None when the round is over."""
+        pol = self.policies[p]
+        action = pol.choose_play(self, p)
+        if action != DRAW:
+            self.idle = 0
+            return self.play(p, action)
+        forced = not self.has_legal_play(p)
+        got = self.draw(p, 1, DrawReason.CANNOT_PLAY if forced else DrawReason.VOLUNTARY)
+        if got:
+            self.idle = 0
+            card = got[0]
+            if self.playable(card):
+                bluff = self.is_bluff(p, card)
+                if not bluff and forced and self.rules.drawn_card == "must":
+                    play_it = True
+                else:
+                    play_it = pol.plays_drawn(self, p, bluff)
+                if play_it:
+                    return self.play(p, len(self.hands[p]) - 1)
+        else:
+            self.idle += 1
+            if self.idle >= self.active_count():
+                raise Stalemate
+        self.emit("pass", p=p)
+        return self.adv(p, 1)
+
+    def play(self, p: int, i: int):
+        hand = self.hands[p]
+        card = hand[i]
+        hand[i] = hand[-1]
+        hand.pop()
+        k = self.kind(card)
+        bluff = k.restricted and any(self.kind(c).color == self.color for c in hand)
+        prev = (self.color, self.top_face)
+        self.discard.append(card)
+        self.top_face = k.face
+        fields = {}
+        if k.color == NO_COLOR:
+            self.color = self.policies[p].choose_color(self, p)
+            fields["color"] = COLORS[self.color]
+        else:
+            self.color = k.color
+        if k.restricted:
+            fields["legal"] = not bluff
+            self.counters["bluffs"][p] += bluff
+        self.emit("play", p=p, card=k.code, **fields)
+        if len(hand) == 1:
+            self.uno_check(p)
+        return self.resolve(p, card, k, bluff, prev)
+
+    def uno_check(self, p: int):
+        """C13: p may forget UNO; opponents, in turn order from p's next, may catch it."""
+        forgot = self.policies[p].forgets_uno(self, p)
+        self.emit("uno", p=p, called=not forgot)
+        if not forgot:
+            return
+        self.counters["uno_forgotten"][p] += 1
+        q = p
+        for _ in range(self.active_count() - 1):
+            q = self.adv(q, 1)
+            if self.teammates(p, q):
+                continue
+            if self.policies[q].catches(self, q):
+                self.counters["uno_caught"][p] += 1
+                self.emit("caught", p=p, by=q)
+                self.draw(p, 2, DrawReason.UNO_PENALTY)
+                return
+
+    def skip(self, victim: int):
+        self.emit("skip", p=victim)
+
+    def resolve(self, p, card, k, bluff, prev):
+        """The effect dispatcher of C9-C12 (and C11 at two players, C14 on a last card)."""
+        out = not self.hands[p]
+        e = k.effect
+        if e in (Effect.NUMBER, Effect.WILD):
+            return None if out else self.adv(p, 1)
+        if e == Effect.SKIP:
+            if out:
+                return None
+            self.skip(self.adv(p, 1))
+            return self.adv(p, 2)
+        if e == Effect.REVERSE:
+            if out:
+                return None
+            self.direction = -self.direction
+            self.emit("reverse", p=p, dir=self.direction)
+            if self.active_count() == 2:
+                self.skip(self.adv(p, 1))
+                return self.adv(p, 2)
+            return self.adv(p, 1)
+        victim = self.adv(p, 1)
+        if e == Effect.DRAW:
+            self.draw(victim, k.amount, k.reason)
+            if out:
+                return None
+            self.skip(victim)
+            return self.adv(p, 2)
+        # WILD_DRAW: C12 challenge (never on a last card, which is always legal: C14)
+        if out or not self.policies[victim].wants_challenge(self, victim):
+            self.draw(victim, k.amount, k.reason)
+            if out:
+                return None
+            self.skip(victim)
+            return self.adv(p, 2)
+        self.counters["challenges"][victim] += 1
+        self.emit("challenge", p=victim, target=p, bluff=bluff, hand=self.codes(self.hands[p]))
+        if not bluff:
+            self.draw(victim, k.amount + 2, DrawReason.CHALLENGE)
+            self.skip(victim)
+            return self.adv(p, 2)
+        self.counters["challenges_won"][victim] += 1
+        if self.rules.challenge == "modern":
+            self.draw(p, k.amount, DrawReason.CHALLENGE)
+            return victim
+        # vintage: take the card back, play a legal card instead (with its effect), draw
+        self.discard.pop()
+        self.hands[p].append(card)
+        self.color, self.top_face = prev
+        self.emit("take_back", p=p, card=k.code)
+        nxt = self.play(p, self.policies[p].choose_replacement(self, p))
+        self.draw(p, k.amount, DrawReason.CHALLENGE)
+        return nxt
+
+    # -- a round ----------------------------------------------------------------
+    def choose_dealer(self) -> int:
+        """C3: each player draws; highest number deals; ties draw again."""
+        pile = list(range(self.deck.size))
+        self.rng.shuffle(pile)
+        redraw = self.rules.dealer_draw == "redraw"
+        numbers = sum(1 for c in pile if self.kind(c).effect == Effect.NUMBER)
+        contenders = [s for s in range(self.n) if self.active[s]]
+        draws = []
+        while len(contenders) > 1:
+            if (numbers if redraw else len(pile)) < len(contenders):
+                break  # nothing left to break the tie: the first contender deals
+            values = []
+            for s in contenders:
+                while True:
+                    c = pile.pop()
+                    draws.append([s, self.code(c)])
+                    k = self.kind(c)
+                    if k.effect == Effect.NUMBER:
+                        numbers -= 1
+                        values.append(k.face)
+                        break
+                    if redraw:
+                        pile.insert(0, c)  # put back under the pack, draw again
+                        continue
+                    values.append(0)
+                    break
+            top = max(values)
+            contenders = [s for s, v in zip(contenders, values) if v == top]
+        self.emit("dealer_draw", draws=draws, dealer=contenders[0])
+        return contenders[0]
+
+    def start_round(self, dealer: int, deck_order=None) -> int:
+        """Shuffle (or take `deck_order`, top card first), deal, turn up the starter.
+
+        Returns the first player to take a turn.
+        """
+        self.rounds += 1
+        self.direction = 1
+        self.idle = 0
+        if deck_order is None:
+            pile = list(range(self.deck.size))
+            self.rng.shuffle(pile)
+        else:
+            pile = list(reversed(deck_order))
+        deck_codes = self.codes(reversed(pile))
+        self.hands = [[] for _ in range(self.n)]
+        for _ in range(self.rules.hand_size):  # C4: one at a time from the dealer's left
+            q = dealer
+            for _ in range(self.active_count()):
+                q = self.adv(q, 1)
+                self.hands[q].append(pile.pop())
+        returned = []
+        while True:  # C5
+            card = pile.pop()
+            k = self.kind(card)
+            if k.starter != Starter.RETURN:
+                break
+            returned.append(k.code)
+            pile.append(card)
+            self.rng.shuffle(pile)
+        self.draw_pile = pile
+        self.discard = [card]
+        self.color, self.top_face = k.color, k.face
+        self.emit("round_start", round=self.rounds, dealer=dealer, deck=deck_codes,
+                  hands=[self.codes(h) for h in self.hands], starter=k.code, returned=returned)
+        first = self.adv(dealer, 1)
+        e = k.effect
+        if e == Effect.WILD:
+            self.color = self.policies[first].choose_color(self, first)
+            self.emit("color", p=first, color=COLORS[self.color])
+            return first
+        if e == Effect.SKIP:
+            self.skip(first)
+            return self.adv(dealer, 2)
+        if e == Effect.REVERSE:
+            self.direction = -1
+            self.emit("reverse", p=dealer, dir=-1)
+            return dealer
+        if e == Effect.DRAW:
+            self.draw(first, k.amount, k.reason)
+            self.skip(first)
+            return self.adv(dealer, 2)
+        if e != Effect.NUMBER:
+            raise RulesError(f"card {k.code} cannot be a starter")
+        return first
+
+    def play_round(self, dealer: int, deck_order=None):
+        """Play one round to its end; returns the winning seat or None (stalemate)."""
+        p = self.start_round(dealer, deck_order)
+        try:
+            while p is not None:
+                self.turns += 1
+                winner = p
+                p = self.take_turn(p)
+        except Stalemate:
+            self.stalemates += 1
+            return None
+        return winner
+
+    def hand_value(self, s: int) -> int:
+        return sum(self.kind(c).value for c in self.hands[s])
+
+    def score_round(self, winner) -> bool:
+        """C17-C20: score the round; returns True when the game is over."""
+        r = self.rules
+        points = [0] * self.n
+        eliminated = []
+        over = False
+        if winner is not None:
+            self.counters["rounds_won"][winner] += 1
+            if r.scoring == "standard":
+                if r.teams:
+                    won = sum(self.hand_value(s) for s in range(self.n) if s % 2 != winner % 2)
+                    self.team_scores[winner % 2] += won
+                    over = self.team_scores[winner % 2] >= r.target
+                else:
+                    won = sum(self.hand_value(s) for s in range(self.n) if s != winner)
+                    over = self.scores[winner] + won >= r.target
+                points[winner] = won
+                self.scores[winner] += won
+            else:
+                for s in range(self.n):
+                    if self.active[s]:
+                        points[s] = self.hand_value(s)
+                        self.scores[s] += points[s]
+                if r.scoring == "elimination":
+                    for s in range(self.n):
+                        if self.active[s] and self.scores[s] >= r.target:
+                            self.active[s] = False
+                            eliminated.append(s)
+                    over = self.active_count() == 1
+                else:
+                    over = any(sc >= r.target for sc in self.scores)
+        fields = {"team_scores": list(self.team_scores)} if r.teams else {}
+        self.emit("round_end", round=self.rounds, p=winner, points=points,
+                  hands=[self.codes(h) for h in self.hands], scores=list(self.scores),
+                  eliminated=eliminated, **fields)
+        return over
+
+    def result(self) -> GameResult:
+        r = self.rules
+        team = -1
+        if r.scoring == "standard" and r.teams:
+            team = 0 if self.team_scores[0] >= r.target else 1
+            winners = [s for s in range(self.n) if s % 2 == team]
+        elif r.scoring == "standard":
+            winners = [max(range(self.n), key=lambda s: self.scores[s])]
+        elif r.scoring == "elimination":
+            winners = [s for s in range(self.n) if self.active[s]]
+        else:
+            low = min(self.scores)
+            winners = [s for s in range(self.n) if self.scores[s] == low]
+        winner = winners[0] if len(winners) == 1 else -1
+        return GameResult(
+            winner=winner, winners=winners, team=team, scores=list(self.scores),
+            team_scores=list(self.team_scores), rounds=self.rounds, turns=self.turns,
+            reshuffles=self.reshuffles, stalemates=self.stalemates,
+            seats={k: list(v) for k, v in self.counters.items()}, events=self.events,
+        )
+
+    def play_game(self, seed=None, game=0) -> GameResult:
+        self.emit("game_start", seed=seed, game=game, variant=self.rules.variant,
+                  rules=self.rules.to_dict(), players=self.n,
+                  policies=[str(s) for s in self.specs])
+        dealer = self.choose_dealer()
+        while True:
+            winner = self.play_round(dealer)
+            if self.score_round(winner):
+                break
+            d = self.direction
+            self.direction = 1  # the deal always passes to the left
+            dealer = self.adv(dealer, 1)
+            self.direction = d
+        res = self.result()
+        self.emit("game_end", winner=res.winner, winners=res.winners, team=res.team,
+                  scores=res.scores, team_scores=res.team_scores, rounds=self.rounds)
+        return res
+
+
+def play_game(rules: Rules | None = None, policies="greedy", seed: int = 0, game: int = 0,
+              trace: bool = False) -> GameResult:
+    """Play one complete game with the reference engine."""
+    rules = rules or Rules()
+    g = Game(rules, policies, Rng(key_from_seed(seed), game), trace=trace)
+    return g.play_game(seed=seed, game=game)
+
+
+def play_round(rules: Rules | None = None, policies="greedy", deck=None, dealer: int = 0,
+               seed: int = 0, game: int = 0, scores=None) -> GameResult:
+    """Scenario API: play one round from a chosen deck order (codes, top card first).
+
+    The trace is always kept.  `scores` sets the scores before the round.
+    """
+    rules = rules or Rules()
+    g = Game(rules, policies, Rng(key_from_seed(seed), game), trace=True)
+    order = None
+    if deck is not None:
+        order = g.deck.cards_from_codes(deck)
+        if len(order) != g.deck.size:
+            raise RulesError(
+                f"invalid deck: {len(order)} cards given, the {g.deck.name} deck has {g.deck.size}"
+            )
+    if not 0 <= dealer < g.n:
+        raise RulesError(f"invalid dealer {dealer}: expected 0..{g.n - 1}")
+    if scores is not None:
+        g.scores = list(scores)
+    g.emit("game_start", seed=seed, game=game, variant=rules.variant, rules=rules.to_dict(),
+           players=g.n, policies=[str(s) for s in g.specs])
+    winner = g.play_round(dealer, order)
+    g.score_round(winner)
+    return g.result()

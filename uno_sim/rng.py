@@ -1,0 +1,130 @@
+"""Pseudo-random number generator: the executable specification.
+
+This module is the reference for ``csrc/rng.h``; both must produce
+bit-identical streams (``tests/test_rng.py`` checks this).  It is written for
+clarity, not speed: plain Python integers, masked to 64 bits after every
+operation that can overflow.
+
+Generator: xoshiro256** (Blackman & Vigna), seeded through splitmix64's mix
+function.  A run's seed is expanded into a 256-bit key with numpy's
+``SeedSequence``; every game of the run then gets its own independent stream
+derived from ``(key, game)``, so games can be simulated in any order, on any
+number of workers, and replayed one at a time.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+MASK64 = (1 << 64) - 1
+
+# Odd multiplier that spreads the game number over all 64 bits before mixing.
+GAME_MULTIPLIER = 0xD1B54A32D192ED03
+
+
+def key_from_seed(seed: int) -> tuple[int, int, int, int]:
+    """Expand a user seed into the run's 256-bit key (four uint64 words)."""
+    words = np.random.SeedSequence(seed).generate_state(4, dtype=np.uint64)
+    return tuple(int(w) for w in words)  # type: ignore[return-value]
+
+
+def _rotl(x: int, k: int) -> int:
+    return ((x << k) | (x >> (64 - k))) & MASK64
+
+
+def mix(z: int) -> int:
+    """splitmix64's output function: an avalanche mix of a 64-bit word."""
+    z = (z + 0x9E3779B97F4A7C15) & MASK64
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
+    return z ^ (z >> 31)
+
+
+def seed_state(key: tuple[int, int, int, int], game: int) -> tuple[int, int, int, int]:
+    """The xoshiro256** state for game number ``game`` of the run ``key``."""
+    g = (game * GAME_MULTIPLIER) & MASK64
+    s = [mix(k ^ g) for k in key]
+    if s == [0, 0, 0, 0]:
+        # The all-zero state is xoshiro's only fixed point.
+        s[0] = 1
+    return tuple(s)  # type: ignore[return-value]
+
+
+class Rng:
+    """xoshiro256** generator for one game.
+
+    ``Rng(key, game)`` seeds from a run key (see :func:`key_from_seed`) and a
+    game number.  ``Rng.from_state(s)`` starts from a raw state instead, which
+    is only useful for testing against published reference outputs.
+    """
+
+    def __init__(self, key, game: int = 0):
+        if len(key) != 4:
+            raise ValueError("key must have four 64-bit words")
+        key = tuple(int(k) & MASK64 for k in key)
+        self._s = list(seed_state(key, int(game) & MASK64))
+
+    @classmethod
+    def from_state(cls, state) -> "Rng":
+        """A generator whose raw xoshiro256** state is exactly ``state``."""
+        if len(state) != 4:
+            raise ValueError("state must have four 64-bit words")
+        rng = cls.__new__(cls)
+        rng._s = [int(w) & MASK64 for w in state]
+        return rng
+
+    @property
+    def state(self) -> tuple[int, int, int, int]:
+        return tuple(self._s)  # type: ignore[return-value]
+
+    def next_u64(self) -> int:
+        """One raw xoshiro256** output: a uniform 64-bit unsigned integer."""
+        s = self._s
+        result = (_rotl((s[1] * 5) & MASK64, 7) * 9) & MASK64
+        t = (s[1] << 17) & MASK64
+        s[2] ^= s[0]
+        s[3] ^= s[1]
+        s[1] ^= s[2]
+        s[0] ^= s[3]
+        s[2] ^= t
+        s[3] = _rotl(s[3], 45)
+        return result
+
+    def bounded(self, n: int) -> int:
+        """Uniform integer in ``[0, n)`` for ``1 <= n < 2**32``.
+
+        Lemire's multiply-and-reject method: unbiased, and in the common case
+        a single multiplication with no division.
+        """
+        if not 1 <= n < 1 << 32:
+            raise ValueError("bounded(n) needs 1 <= n < 2**32")
+        m = self.next_u64() * n
+        low = m & MASK64
+        if low < n:
+            threshold = ((1 << 64) - n) % n
+            while low < threshold:
+                m = self.next_u64() * n
+                low = m & MASK64
+        return m >> 64
+
+    def uniform(self) -> float:
+        """Uniform float in ``[0, 1)`` built from the top 53 bits."""
+        return (self.next_u64() >> 11) * 2.0**-53
+
+    def bernoulli(self, p: float) -> bool:
+        """True with probability ``p``.
+
+        ``p <= 0`` and ``p >= 1`` are decided without consuming the stream,
+        so a deterministic decision leaves the rest of the game unchanged.
+        """
+        if p <= 0:
+            return False
+        if p >= 1:
+            return True
+        return self.uniform() < p
+
+    def shuffle(self, items: list) -> None:
+        """Fisher-Yates shuffle in place, swapping from the end downwards."""
+        for i in range(len(items) - 1, 0, -1):
+            j = self.bounded(i + 1)
+            items[i], items[j] = items[j], items[i]

@@ -1,0 +1,138 @@
+"""Rules configuration: one keyword-only frozen dataclass, validated on creation.
+
+Every switch names the RULES.md ID it implements.  ``edition`` sets the
+defaults of the switches the vintage text (seed 000) decides differently; an
+explicit value always wins over the edition's default.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields
+
+VARIANTS = ("classic",)
+EDITIONS = ("modern", "vintage")
+DRAWN_CARD = ("may", "must")
+CHALLENGE = ("modern", "vintage")
+DEALER_DRAW = ("zero", "redraw")
+SCORING = ("standard", "elimination", "lowest")
+MIN_PLAYERS, MAX_PLAYERS = 2, 10
+
+# edition -> defaults of the switches left as None
+EDITION_DEFAULTS = {
+    "modern": {"drawn_card": "may", "challenge": "modern", "wd4_value": 50, "dealer_draw": "zero"},
+    "vintage": {"drawn_card": "must", "challenge": "vintage", "wd4_value": 70, "dealer_draw": "redraw"},
+}
+
+
+class RulesError(ValueError):
+    """Invalid rules or scenario; the message names the bad value."""
+
+
+def _choice(name, value, allowed):
+    if value not in allowed:
+        raise RulesError(f"invalid {name} {value!r}: expected one of {', '.join(allowed)}")
+
+
+def _int(name, value, lo, hi=None):
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise RulesError(f"invalid {name} {value!r}: expected an integer")
+    if value < lo or (hi is not None and value > hi):
+        rng = f"{lo}..{hi}" if hi is not None else f">= {lo}"
+        raise RulesError(f"invalid {name} {value!r}: expected {rng}")
+
+
+@dataclass(frozen=True, kw_only=True)
+class Rules:
+    """A complete rule set.
+
+    ======================  ==========================================  =======
+    field                   meaning                                     rule
+    ======================  ==========================================  =======
+    variant                 deck and rule family                        C1
+    players                 2..10                                       C2
+    edition                 modern | vintage: defaults below            C3,C12,C16
+    dealer_draw             zero (actions count 0) | redraw (vintage)   C3
+    drawn_card              may | must play a playable drawn card       C8
+    challenge               modern | vintage WD4 challenge outcome      C12
+    wd4_value               points of a WD4 in hand (50 / 70 vintage)   C16
+    scoring                 standard | elimination | lowest             C17-C19
+    target                  score that ends the game                    C17
+    teams                   two teams in alternating seats              C20
+    hand_size               cards dealt to each player                  C4
+    ======================  ==========================================  =======
+    """
+
+    variant: str = "classic"
+    players: int = 4
+    edition: str = "modern"
+    dealer_draw: str | None = None
+    drawn_card: str | None = None
+    challenge: str | None = None
+    wd4_value: int | None = None
+    scoring: str = "standard"
+    target: int = 500
+    teams: bool = False
+    hand_size: int = 7
+
+    def __post_init__(self):
+        _choice("variant", self.variant, VARIANTS)
+        _int("players", self.players, MIN_PLAYERS, MAX_PLAYERS)
+        _choice("edition", self.edition, EDITIONS)
+        for name, value in EDITION_DEFAULTS[self.edition].items():
+            if getattr(self, name) is None:
+                object.__setattr__(self, name, value)
+        _choice("dealer_draw", self.dealer_draw, DEALER_DRAW)
+        _choice("drawn_card", self.drawn_card, DRAWN_CARD)
+        _choice("challenge", self.challenge, CHALLENGE)
+        _int("wd4_value", self.wd4_value, 0)
+        _choice("scoring", self.scoring, SCORING)
+        _int("target", self.target, 1)
+        _int("hand_size", self.hand_size, 1, 20)
+        if not isinstance(self.teams, bool):
+            raise RulesError(f"invalid teams {self.teams!r}: expected true or false")
+        if self.teams:
+            if self.players % 2 or self.players < 4:
+                raise RulesError(f"invalid players {self.players} for teams: expected 4, 6, 8 or 10")
+            if self.scoring != "standard":
+                raise RulesError(f"invalid scoring {self.scoring!r} for teams: expected standard")
+        if self.players * self.hand_size + 1 > 108:
+            raise RulesError(
+                f"invalid hand_size {self.hand_size}: {self.players} hands of it do not fit the deck"
+            )
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "Rules":
+        return cls(**d)
+
+    def replace(self, **changes) -> "Rules":
+        d = self.to_dict()
+        if "edition" in changes:  # edition-derived switches follow a new edition
+            for name in EDITION_DEFAULTS["modern"]:
+                d[name] = None
+        d.update(changes)
+        return Rules(**d)
+
+
+RULE_KEYS = tuple(f.name for f in fields(Rules))
+
+
+def parse_rule_value(key: str, text: str):
+    """Parse `--rule KEY=VALUE` text into the field's type."""
+    if key not in RULE_KEYS:
+        raise RulesError(f"unknown rule {key!r}: expected one of {', '.join(RULE_KEYS)}")
+    if key in ("players", "target", "hand_size", "wd4_value"):
+        try:
+            return int(text)
+        except ValueError:
+            raise RulesError(f"invalid {key} {text!r}: expected an integer") from None
+    if key == "teams":
+        low = text.lower()
+        if low in ("1", "true", "yes", "on"):
+            return True
+        if low in ("0", "false", "no", "off"):
+            return False
+        raise RulesError(f"invalid teams {text!r}: expected true or false")
+    return text

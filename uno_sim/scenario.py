@@ -1,0 +1,70 @@
+"""Build a deck order that deals a chosen situation.
+
+``arrange(...)`` returns the full deck, top card first, such that dealing it
+(C4: one card at a time from the dealer's left) gives each seat the hand asked
+for, then turns up the chosen starter, then serves the chosen cards to the
+next draws.  The rest of the deck follows in table order, so a scenario never
+depends on a shuffle until the draw pile runs out.
+
+    deck = arrange(players=3, dealer=0, hands={1: ["R5", "W+4"], 2: ["B1"]},
+                   starter="R3", draws=["G7"], hand_size=2)
+    play_round(rules, "greedy", deck=deck, dealer=0)
+"""
+
+from __future__ import annotations
+
+from .cards import deck_for
+from .rules import Rules, RulesError
+
+
+def arrange(players: int = 4, dealer: int = 0, hands: dict | None = None, starter: str | None = None,
+            draws=(), hand_size: int = 7, rules: Rules | None = None, filler=None) -> list[str]:
+    """The deck order (codes, top first) that deals `hands` and turns up `starter`.
+
+    Seats missing from `hands`, and hands shorter than `hand_size`, are completed
+    from the rest of the deck: from `filler` (codes, in order) first, then in
+    table order skipping wilds and action cards, so that filler cards do not
+    interfere with the situation under test.
+    """
+    rules = rules or Rules(players=players, hand_size=hand_size)
+    table = deck_for(rules)
+    hands = {s: list(h) for s, h in (hands or {}).items()}
+    for s, h in hands.items():
+        if not 0 <= s < players:
+            raise RulesError(f"invalid seat {s}: expected 0..{players - 1}")
+        if len(h) > hand_size:
+            raise RulesError(f"invalid hand for seat {s}: {len(h)} cards, hand_size is {hand_size}")
+    chosen = [c for h in hands.values() for c in h] + ([starter] if starter else []) + list(draws)
+    table.cards_from_codes(chosen)  # raises on a card asked for too often
+
+    remaining = [table.code(c) for c in range(table.size)]
+    for code in chosen:
+        remaining.remove(code)
+    plain = [c for c in remaining if _is_plain(table, c)]
+    rest = [c for c in remaining if not _is_plain(table, c)]
+    pool = []
+    for code in filler or ():
+        (plain if code in plain else rest).remove(code)
+        pool.append(code)
+    pool += plain + rest
+
+    def take():
+        return pool.pop(0)
+
+    for s in range(players):
+        h = hands.setdefault(s, [])
+        while len(h) < hand_size:
+            h.append(take())
+    order = []
+    for i in range(hand_size):
+        for k in range(1, players + 1):
+            order.append(hands[(dealer + k) % players][i])
+    order.append(starter if starter else take())
+    order += list(draws)
+    order += pool
+    return order
+
+
+def _is_plain(table, code) -> bool:
+    k = table.kinds[table.kind_of_code(code)]
+    return k.effect == 0 and k.color >= 0

@@ -1,0 +1,123 @@
+"""Event traces: JSON Lines files and a readable play-by-play (see docs/trace.md)."""
+
+from __future__ import annotations
+
+import json
+
+from .cards import COLOR_NAMES, COLORS
+
+
+def write_jsonl(events, path_or_file) -> None:
+    """Write events, one JSON object per line (atomically when given a path)."""
+    if hasattr(path_or_file, "write"):
+        for e in events:
+            path_or_file.write(json.dumps(e, separators=(",", ":")) + "\n")
+        return
+    import os
+
+    tmp = f"{path_or_file}.tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        write_jsonl(events, f)
+    os.replace(tmp, path_or_file)
+
+
+def read_jsonl(path_or_file) -> list[dict]:
+    if hasattr(path_or_file, "read"):
+        lines = path_or_file.read().splitlines()
+    else:
+        with open(path_or_file, encoding="utf-8") as f:
+            lines = f.read().splitlines()
+    events = []
+    for n, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            e = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"line {n} is not JSON: {exc.msg}") from None
+        if not isinstance(e, dict) or "e" not in e:
+            raise ValueError(f"line {n} is not a trace event (no 'e' field)")
+        events.append(e)
+    return events
+
+
+def _color(letter) -> str:
+    return COLOR_NAMES[COLORS.index(letter)] if letter in COLORS else str(letter)
+
+
+def _cards(cards) -> str:
+    return " ".join(cards) if cards else "nothing"
+
+
+def describe(e: dict) -> str | None:
+    """One readable line for an event (None for events shown only in headers)."""
+    t = e["e"]
+    p = f"P{e['p']}" if e.get("p") is not None else ""
+    if t == "game_start":
+        return (f"== game {e.get('game', 0)} (seed {e.get('seed')}): {e.get('variant')}, "
+                f"{e.get('players')} players, policies {', '.join(e.get('policies', []))}")
+    if t == "dealer_draw":
+        draws = ", ".join(f"P{s} {c}" for s, c in e["draws"])
+        return f"dealer draw: {draws} -> P{e['dealer']} deals"
+    if t == "round_start":
+        lines = [f"-- round {e['round']}, P{e['dealer']} deals"]
+        for s, h in enumerate(e["hands"]):
+            if h:
+                lines.append(f"   P{s}: {' '.join(h)}")
+        if e.get("returned"):
+            lines.append(f"   returned to the pile: {' '.join(e['returned'])}")
+        lines.append(f"   starter: {e['starter']}")
+        return "\n".join(lines)
+    if t == "play":
+        s = f"{p} plays {e['card']}"
+        if "color" in e:
+            s += f", names {_color(e['color'])}"
+        if e.get("legal") is False:
+            s += " (bluff)"
+        return s
+    if t == "color":
+        return f"{p} names {_color(e['color'])}"
+    if t == "draw":
+        return f"{p} draws {_cards(e['cards'])} ({e['reason'].replace('_', ' ')})"
+    if t == "pass":
+        return f"{p} passes"
+    if t == "skip":
+        return f"{p} is skipped"
+    if t == "reverse":
+        return f"{p} reverses: play goes {'left' if e['dir'] == 1 else 'right'}"
+    if t == "uno":
+        return f"{p} says UNO" if e["called"] else f"{p} forgets to say UNO"
+    if t == "caught":
+        return f"P{e['by']} catches {p}"
+    if t == "challenge":
+        verdict = "a bluff" if e["bluff"] else "legal"
+        return f"{p} challenges P{e['target']}: the play was {verdict} (hand: {_cards(e['hand'])})"
+    if t == "take_back":
+        return f"{p} takes back {e['card']}"
+    if t == "reshuffle":
+        return f"discards reshuffled into a new draw pile of {e['cards']} cards"
+    if t == "round_end":
+        head = (f"-- round {e['round']} won by {p}" if e.get("p") is not None
+                else f"-- round {e['round']} ends in a stalemate")
+        pts = [f"P{s}:{v}" for s, v in enumerate(e["points"]) if v]
+        tail = f"; points {' '.join(pts)}" if pts else ""
+        s = f"{head}{tail}; scores {e['scores']}"
+        if e.get("team_scores") is not None:
+            s += f"; team scores {e['team_scores']}"
+        if e.get("eliminated"):
+            s += f"; eliminated {' '.join(f'P{x}' for x in e['eliminated'])}"
+        return s
+    if t == "game_end":
+        if e.get("team", -1) >= 0:
+            who = f"team {e['team']} ({' '.join(f'P{s}' for s in e['winners'])})"
+        else:
+            who = " and ".join(f"P{s}" for s in e["winners"])
+        return f"== {who} won after {e['rounds']} rounds; scores {e['scores']}"
+    return f"{t} {json.dumps({k: v for k, v in e.items() if k != 'e'})}"
+
+
+def replay_lines(events):
+    for e in events:
+        line = describe(e)
+        if line is not None:
+            yield line
