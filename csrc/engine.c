@@ -1,0 +1,808 @@
+/*
+ * engine.c - the rules of RULES.md C1-C21, the C twin of
+ * uno_sim/reference.py.  Function for function it follows reference.Game;
+ * each function names its Python twin.  Keep them in step: the differential
+ * test (tests/test_differential.py) compares the two event by event.
+ *
+ * No allocation happens while playing: the whole state is one uno_game on
+ * the caller's stack.  Tracing is behind `if (g->tr)`.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "uno.h"
+
+#define ROUND_OVER (-1) /* take_turn: the player went out */
+#define STALEMATE (-2)  /* take_turn: nobody can draw (reference.Stalemate) */
+#define LIMIT (-2)      /* play_round: UNO_MAX_TURNS reached */
+
+/* ------------------------------------------------------------------------- */
+/* Tables                                                                     */
+/* ------------------------------------------------------------------------- */
+
+int uno_table_init(uno_table *t, int n_kinds, const int32_t *color, const int32_t *face,
+                   const int32_t *value, const int32_t *effect, const int32_t *amount,
+                   const int32_t *restricted, const int32_t *starter, const int32_t *reason,
+                   int n_cards, const int32_t *card_kind)
+{
+    if (n_kinds < 1 || n_kinds > UNO_MAX_KINDS || n_cards < 1 || n_cards > UNO_MAX_CARDS)
+        return -1;
+    memset(t, 0, sizeof *t);
+    t->n_kinds = n_kinds;
+    t->n_cards = n_cards;
+    for (int k = 0; k < n_kinds; k++) {
+        if (color[k] < -1 || color[k] > 3 || face[k] < 0 || face[k] > 255 || effect[k] < 0 ||
+            effect[k] > UNO_WILD_DRAW || amount[k] < 0 || amount[k] > 255 || starter[k] < 0 ||
+            starter[k] > UNO_STARTER_RETURN || reason[k] < 0 || reason[k] > UNO_R_UNO_PENALTY ||
+            value[k] < 0 || value[k] > 1000000)
+            return -1;
+        t->color[k] = (int8_t)color[k];
+        t->face[k] = (uint8_t)face[k];
+        t->value[k] = value[k];
+        t->effect[k] = (uint8_t)effect[k];
+        t->amount[k] = (uint8_t)amount[k];
+        t->restricted[k] = restricted[k] != 0;
+        t->starter[k] = (uint8_t)starter[k];
+        t->reason[k] = (uint8_t)reason[k];
+    }
+    for (int c = 0; c < n_cards; c++) {
+        int k = card_kind[c];
+        if (k < 0 || k >= n_kinds)
+            return -1;
+        t->card_kind[c] = (uint8_t)k;
+        t->card_color[c] = t->color[k];
+        t->card_face[c] = t->face[k];
+        t->card_restricted[c] = t->restricted[k];
+        t->card_value[c] = t->value[k];
+    }
+    return 0;
+}
+
+void uno_classic_table(uno_table *t, int wd4_value)
+{
+    /* cards.classic_kinds: per color 0-9, Skip, Reverse, Draw Two; then W, W+4. */
+    int32_t color[54], face[54], value[54], effect[54], amount[54], restricted[54], starter[54],
+        reason[54], count[54], card_kind[108];
+    int k = 0;
+    for (int c = 0; c < 4; c++) {
+        for (int f = 0; f < 13; f++, k++) {
+            color[k] = c;
+            face[k] = f;
+            value[k] = f < 10 ? f : 20;
+            effect[k] = f < 10 ? UNO_NUMBER : f == 10 ? UNO_SKIP : f == 11 ? UNO_REVERSE : UNO_DRAW_CARDS;
+            amount[k] = f == 12 ? 2 : 0;
+            restricted[k] = 0;
+            starter[k] = UNO_STARTER_PLAY;
+            reason[k] = f == 12 ? UNO_R_DRAW_TWO : UNO_R_CANNOT_PLAY;
+            count[k] = f == 0 ? 1 : 2;
+        }
+    }
+    color[k] = UNO_NO_COLOR, face[k] = 13, value[k] = 50, effect[k] = UNO_WILD, amount[k] = 0;
+    restricted[k] = 0, starter[k] = UNO_STARTER_PLAY, reason[k] = UNO_R_CANNOT_PLAY, count[k] = 4;
+    k++;
+    color[k] = UNO_NO_COLOR, face[k] = 14, value[k] = wd4_value, effect[k] = UNO_WILD_DRAW;
+    amount[k] = 4, restricted[k] = 1, starter[k] = UNO_STARTER_RETURN, reason[k] = UNO_R_WD4;
+    count[k] = 4;
+    k++;
+    int n = 0;
+    for (int i = 0; i < k; i++)
+        for (int j = 0; j < count[i]; j++)
+            card_kind[n++] = i;
+    uno_table_init(t, k, color, face, value, effect, amount, restricted, starter, reason, n,
+                   card_kind);
+}
+
+int uno_config_check(const uno_config *cfg, const uno_table *t, const uno_policy *pol)
+{
+    int n = cfg->players;
+    if (n < 2 || n > UNO_MAX_PLAYERS || cfg->hand_size < 1 || n * cfg->hand_size + 1 > t->n_cards)
+        return UNO_ERR_CONFIG;
+    if (cfg->dealer_draw < 0 || cfg->dealer_draw > 1 || cfg->drawn_card < 0 || cfg->drawn_card > 1 ||
+        cfg->challenge < 0 || cfg->challenge > 1 || cfg->scoring < 0 || cfg->scoring > 2 ||
+        cfg->target < 1 || cfg->max_turns < 0)
+        return UNO_ERR_CONFIG;
+    if (cfg->teams && (n % 2 || n < 4 || cfg->scoring != UNO_SCORING_STANDARD))
+        return UNO_ERR_CONFIG;
+    for (int s = 0; s < n; s++)
+        if (pol[s].id < 0 || pol[s].id > 1 || pol[s].color_rule < 0 || pol[s].color_rule > 1)
+            return UNO_ERR_CONFIG;
+    return UNO_OK;
+}
+
+/* ------------------------------------------------------------------------- */
+/* Checking build: card conservation                                          */
+/* ------------------------------------------------------------------------- */
+
+#if UNO_CHECK
+static void check_cards(const uno_game *g, int seat, const char *where)
+{
+    int seen[UNO_MAX_CARDS] = {0};
+    int total = g->n_draw + g->n_discard;
+    const char *bad = NULL;
+    int card = -1;
+    for (int s = 0; s < g->n; s++) {
+        total += g->hand_n[s];
+        for (int i = 0; i < g->hand_n[s]; i++)
+            seen[g->hand[s][i]]++;
+    }
+    for (int i = 0; i < g->n_draw; i++)
+        seen[g->draw[i]]++;
+    for (int i = 0; i < g->n_discard; i++)
+        seen[g->discard[i]]++;
+    if (total != g->t->n_cards)
+        bad = "card count differs from the deck size";
+    for (int c = 0; c < g->t->n_cards && !bad; c++)
+        if (seen[c] != 1) {
+            bad = seen[c] ? "card held more than once" : "card missing";
+            card = c;
+        }
+    if (g->n_discard < 1 && !bad)
+        bad = "empty discard pile";
+    if (bad) {
+        fprintf(stderr,
+                "uno_sim UNO_CHECK: card conservation violated %s: %s (card %d; %d cards counted, "
+                "deck %d) at seat %d, round %d, turn %d\n",
+                where, bad, card, total, g->t->n_cards, seat, g->rounds, g->turns);
+        abort();
+    }
+}
+#define CHECK_CARDS(g, seat, where) check_cards((g), (seat), (where))
+#else
+#define CHECK_CARDS(g, seat, where) ((void)0)
+#endif
+
+/* ------------------------------------------------------------------------- */
+/* Helpers (reference.Game)                                                   */
+/* ------------------------------------------------------------------------- */
+
+static inline int adv(const uno_game *g, int p, int steps)
+{
+    for (int i = 0; i < steps; i++)
+        p = uno_next(g, p);
+    return p;
+}
+
+static inline int teammates(const uno_game *g, int p, int q)
+{
+    return g->cfg->teams && (p % 2 == q % 2);
+}
+
+/* reference.Game.reshuffle (C15): the discard pile but its top becomes the draw pile. */
+static int reshuffle(uno_game *g)
+{
+    if (g->n_discard <= 1)
+        return 0;
+    int m = g->n_discard - 1;
+    /* Only called with an empty draw pile, so the discards move over whole. */
+    memcpy(g->draw, g->discard, (size_t)m);
+    g->n_draw = m;
+    g->discard[0] = g->discard[m];
+    g->n_discard = 1;
+    uno_rng_shuffle_u8(g->rng, g->draw, m);
+    g->reshuffles++;
+    if (g->tr)
+        uno_trace_event(g->tr, UNO_EV_RESHUFFLE, -1, m, 0, 0);
+    return 1;
+}
+
+/* reference.Game.draw: up to k cards (fewer when nothing is left, C15); returns the count. */
+static int draw_cards(uno_game *g, int p, int k, int reason)
+{
+    uint8_t *h = g->hand[p];
+    int start = g->hand_n[p], n = start;
+    for (int i = 0; i < k; i++) {
+        if (g->n_draw == 0 && !reshuffle(g))
+            break;
+        h[n++] = g->draw[--g->n_draw];
+    }
+    g->hand_n[p] = n;
+    g->counters[UNO_CT_CARDS_DRAWN][p] += n - start;
+    if (g->tr) {
+        uno_trace_event(g->tr, UNO_EV_DRAW, p, reason, 0, 0);
+        uno_trace_cards(g->tr, h + start, n - start);
+    }
+    return n - start;
+}
+
+static inline void skip(uno_game *g, int victim)
+{
+    if (g->tr)
+        uno_trace_event(g->tr, UNO_EV_SKIP, victim, 0, 0, 0);
+}
+
+/* reference.Game.uno_check (C13). */
+static void uno_check(uno_game *g, int p)
+{
+    int forgot = uno_rng_bernoulli(g->rng, g->pol[p].forget_uno);
+    if (g->tr)
+        uno_trace_event(g->tr, UNO_EV_UNO, p, !forgot, 0, 0);
+    if (!forgot)
+        return;
+    g->counters[UNO_CT_UNO_FORGOTTEN][p]++;
+    int q = p;
+    for (int i = 0, m = g->n_active - 1; i < m; i++) {
+        q = uno_next(g, q);
+        if (teammates(g, p, q))
+            continue;
+        if (uno_rng_bernoulli(g->rng, g->pol[q].catch_uno)) {
+            g->counters[UNO_CT_UNO_CAUGHT][p]++;
+            if (g->tr)
+                uno_trace_event(g->tr, UNO_EV_CAUGHT, p, q, 0, 0);
+            draw_cards(g, p, 2, UNO_R_UNO_PENALTY);
+            return;
+        }
+    }
+}
+
+static int play(uno_game *g, int p, int i);
+
+/*
+ * The one effect dispatcher (C9-C12, C11 at two players, C14 on a last
+ * card), for plays (reference.Game.resolve) and for the starter card
+ * (the tail of reference.Game.start_round, starter != 0, p = the dealer).
+ * Returns the next seat to play, ROUND_OVER, or -3 - card for a card that
+ * cannot start.
+ */
+static int resolve(uno_game *g, int p, int card, int bluff, int prev_color, int prev_face,
+                   int starter)
+{
+    const uno_table *t = g->t;
+    int k = t->card_kind[card];
+    int out = !starter && g->hand_n[p] == 0;
+    int victim;
+    switch (t->effect[k]) {
+    case UNO_NUMBER:
+        return out ? ROUND_OVER : uno_next(g, p);
+    case UNO_WILD:
+        if (starter) { /* the player left of the dealer names the color */
+            int first = uno_next(g, p);
+            g->color = uno_choose_color(g, first);
+            if (g->tr)
+                uno_trace_event(g->tr, UNO_EV_COLOR, first, g->color, 0, 0);
+            return first;
+        }
+        return out ? ROUND_OVER : uno_next(g, p);
+    case UNO_SKIP:
+        if (out)
+            return ROUND_OVER;
+        skip(g, uno_next(g, p));
+        return adv(g, p, 2);
+    case UNO_REVERSE:
+        if (out)
+            return ROUND_OVER;
+        g->direction = -g->direction;
+        if (g->tr)
+            uno_trace_event(g->tr, UNO_EV_REVERSE, p, g->direction, 0, 0);
+        if (starter) /* the dealer plays first, then play goes to the right */
+            return p;
+        if (g->n_active == 2) {
+            skip(g, uno_next(g, p));
+            return adv(g, p, 2);
+        }
+        return uno_next(g, p);
+    case UNO_DRAW_CARDS:
+        victim = uno_next(g, p);
+        draw_cards(g, victim, t->amount[k], t->reason[k]);
+        if (out)
+            return ROUND_OVER;
+        skip(g, victim);
+        return adv(g, p, 2);
+    default: /* UNO_WILD_DRAW */
+        break;
+    }
+    if (starter)
+        return -3 - card;
+    /* C12: a challenge, never on a last card (always legal, C14). */
+    victim = uno_next(g, p);
+    if (out || !uno_rng_bernoulli(g->rng, g->pol[victim].challenge)) {
+        draw_cards(g, victim, t->amount[k], t->reason[k]);
+        if (out)
+            return ROUND_OVER;
+        skip(g, victim);
+        return adv(g, p, 2);
+    }
+    g->counters[UNO_CT_CHALLENGES][victim]++;
+    if (g->tr) {
+        uno_trace_event(g->tr, UNO_EV_CHALLENGE, victim, p, bluff, 0);
+        uno_trace_cards(g->tr, g->hand[p], g->hand_n[p]);
+    }
+    if (!bluff) {
+        draw_cards(g, victim, t->amount[k] + 2, UNO_R_CHALLENGE);
+        skip(g, victim);
+        return adv(g, p, 2);
+    }
+    g->counters[UNO_CT_CHALLENGES_WON][victim]++;
+    if (g->cfg->challenge == UNO_CHALLENGE_MODERN) {
+        draw_cards(g, p, t->amount[k], UNO_R_CHALLENGE);
+        return victim;
+    }
+    /* vintage: take the card back, play a legal card instead (with its effect), draw */
+    g->n_discard--;
+    g->hand[p][g->hand_n[p]++] = (uint8_t)card;
+    g->color = prev_color;
+    g->top_face = prev_face;
+    if (g->tr)
+        uno_trace_event(g->tr, UNO_EV_TAKE_BACK, p, card, 0, 0);
+    int nxt = play(g, p, uno_choose_replacement(g, p));
+    draw_cards(g, p, t->amount[k], UNO_R_CHALLENGE);
+    return nxt;
+}
+
+/* reference.Game.play: p plays the card at hand index i. */
+static int play(uno_game *g, int p, int i)
+{
+    const uno_table *t = g->t;
+    uint8_t *h = g->hand[p];
+#if UNO_CHECK
+    assert(i >= 0 && i < g->hand_n[p]);
+#endif
+    int card = h[i];
+    h[i] = h[--g->hand_n[p]];
+    int restricted = t->card_restricted[card];
+    int bluff = restricted && uno_holds_color(g, p);
+    int prev_color = g->color, prev_face = g->top_face;
+    g->discard[g->n_discard++] = (uint8_t)card;
+    g->top_face = t->card_face[card];
+    int named = -1;
+    if (t->card_color[card] == UNO_NO_COLOR)
+        g->color = named = uno_choose_color(g, p);
+    else
+        g->color = t->card_color[card];
+    if (restricted)
+        g->counters[UNO_CT_BLUFFS][p] += bluff;
+    if (g->tr)
+        uno_trace_event(g->tr, UNO_EV_PLAY, p, card, named, restricted ? !bluff : -1);
+    if (g->hand_n[p] == 1)
+        uno_check(g, p);
+    return resolve(g, p, card, bluff, prev_color, prev_face, 0);
+}
+
+/* reference.Game.take_turn: returns the next seat, ROUND_OVER or STALEMATE. */
+static int take_turn(uno_game *g, int p)
+{
+    int action = uno_choose_play(g, p);
+    if (action != UNO_DRAW) {
+        g->idle = 0;
+        return play(g, p, action);
+    }
+    /* forced = not has_legal_play(p) */
+    const uno_table *t = g->t;
+    int has_color = uno_holds_color(g, p);
+    int forced = 1;
+    for (int i = 0, n = g->hand_n[p]; i < n; i++) {
+        int c = g->hand[p][i];
+        if (uno_playable(g, c) && !(t->card_restricted[c] && has_color)) {
+            forced = 0;
+            break;
+        }
+    }
+    if (draw_cards(g, p, 1, forced ? UNO_R_CANNOT_PLAY : UNO_R_VOLUNTARY)) {
+        g->idle = 0;
+        int last = g->hand_n[p] - 1;
+        int card = g->hand[p][last];
+        if (uno_playable(g, card)) {
+            int bluff = t->card_restricted[card] && uno_holds_color(g, p);
+            const uno_policy *pol = &g->pol[p];
+            int play_it;
+            if (!bluff && forced && g->cfg->drawn_card == UNO_DRAWN_MUST)
+                play_it = 1;
+            else
+                play_it = uno_rng_bernoulli(g->rng, bluff ? pol->bluff : pol->play_drawn);
+            if (play_it)
+                return play(g, p, last);
+        }
+    } else if (++g->idle >= g->n_active) {
+        return STALEMATE;
+    }
+    if (g->tr)
+        uno_trace_event(g->tr, UNO_EV_PASS, p, 0, 0, 0);
+    return uno_next(g, p);
+}
+
+/* ------------------------------------------------------------------------- */
+/* Rounds and games                                                           */
+/* ------------------------------------------------------------------------- */
+
+/* reference.Game.choose_dealer (C3): highest number deals; ties draw again. */
+static int choose_dealer(uno_game *g)
+{
+    const uno_table *t = g->t;
+    int size = t->n_cards;
+    uint8_t pile[UNO_MAX_CARDS];
+    for (int i = 0; i < size; i++)
+        pile[i] = (uint8_t)i;
+    uno_rng_shuffle_u8(g->rng, pile, size);
+    int np = size;
+    int redraw = g->cfg->dealer_draw == UNO_DEALER_REDRAW;
+    int numbers = 0;
+    for (int i = 0; i < size; i++)
+        numbers += t->effect[t->card_kind[pile[i]]] == UNO_NUMBER;
+    int contenders[UNO_MAX_PLAYERS] = {0}, values[UNO_MAX_PLAYERS] = {0}, nc = 0;
+    for (int s = 0; s < g->n; s++)
+        if (g->active[s])
+            contenders[nc++] = s;
+    int64_t list = -1;
+    int64_t ev = 0;
+    if (g->tr) {
+        ev = g->tr->n_ev;
+        uno_trace_event(g->tr, UNO_EV_DEALER_DRAW, -1, 0, 0, 0);
+        list = uno_trace_open(g->tr);
+    }
+    while (nc > 1) {
+        if ((redraw ? numbers : np) < nc)
+            break; /* nothing left to break the tie: the first contender deals */
+        for (int j = 0; j < nc; j++) {
+            for (;;) {
+                int c = pile[--np];
+                if (g->tr) {
+                    uno_trace_push(g->tr, contenders[j]);
+                    uno_trace_push(g->tr, c);
+                }
+                int k = t->card_kind[c];
+                if (t->effect[k] == UNO_NUMBER) {
+                    numbers--;
+                    values[j] = t->face[k];
+                    break;
+                }
+                if (redraw) { /* put back under the pack, draw again */
+                    memmove(pile + 1, pile, (size_t)np);
+                    pile[0] = (uint8_t)c;
+                    np++;
+                    continue;
+                }
+                values[j] = 0;
+                break;
+            }
+        }
+        int top = values[0];
+        for (int j = 1; j < nc; j++)
+            if (values[j] > top)
+                top = values[j];
+        int m = 0;
+        for (int j = 0; j < nc; j++)
+            if (values[j] == top)
+                contenders[m++] = contenders[j];
+        nc = m;
+    }
+    if (g->tr) {
+        uno_trace_close(g->tr, list);
+        if (!g->tr->failed)
+            g->tr->ev[ev].a = contenders[0];
+    }
+    return contenders[0];
+}
+
+/*
+ * reference.Game.start_round: shuffle (or take `deck`, top card first),
+ * deal (C4), turn up the starter (C5).  Returns the first player, or
+ * -3 - card for a starter that cannot start.
+ */
+static int start_round(uno_game *g, int dealer, const uint8_t *deck)
+{
+    const uno_table *t = g->t;
+    int size = t->n_cards;
+    g->rounds++;
+    g->direction = 1;
+    g->idle = 0;
+    uint8_t *pile = g->draw; /* the draw pile from the start: top last */
+    int np = size;
+    if (!deck) {
+        for (int i = 0; i < size; i++)
+            pile[i] = (uint8_t)i;
+        uno_rng_shuffle_u8(g->rng, pile, size);
+    } else {
+        for (int i = 0; i < size; i++)
+            pile[i] = deck[size - 1 - i];
+    }
+    int64_t ev = 0;
+    if (g->tr) {
+        ev = g->tr->n_ev;
+        uno_trace_event(g->tr, UNO_EV_ROUND_START, -1, g->rounds, dealer, 0);
+        int64_t at = uno_trace_open(g->tr);
+        for (int i = size - 1; i >= 0; i--)
+            uno_trace_push(g->tr, pile[i]);
+        uno_trace_close(g->tr, at);
+    }
+    for (int s = 0; s < g->n; s++)
+        g->hand_n[s] = 0;
+    for (int r = 0; r < g->cfg->hand_size; r++) { /* one at a time from the dealer's left */
+        int q = dealer;
+        for (int j = 0; j < g->n_active; j++) {
+            q = uno_next(g, q);
+            g->hand[q][g->hand_n[q]++] = pile[--np];
+        }
+    }
+    uint8_t returned[UNO_MAX_CARDS];
+    int n_returned = 0;
+    int card;
+    for (;;) { /* C5 */
+        card = pile[--np];
+        if (t->starter[t->card_kind[card]] != UNO_STARTER_RETURN)
+            break;
+        if (n_returned < UNO_MAX_CARDS)
+            returned[n_returned++] = (uint8_t)card;
+        pile[np++] = (uint8_t)card;
+        uno_rng_shuffle_u8(g->rng, pile, np);
+    }
+    g->n_draw = np;
+    g->discard[0] = (uint8_t)card;
+    g->n_discard = 1;
+    g->color = t->card_color[card];
+    g->top_face = t->card_face[card];
+    if (g->tr) {
+        if (!g->tr->failed)
+            g->tr->ev[ev].c = card;
+        for (int s = 0; s < g->n; s++)
+            uno_trace_cards(g->tr, g->hand[s], g->hand_n[s]);
+        uno_trace_cards(g->tr, returned, n_returned);
+    }
+    int first = resolve(g, dealer, card, 0, g->color, g->top_face, 1);
+    CHECK_CARDS(g, dealer, "after the deal");
+    return first;
+}
+
+/*
+ * reference.Game.play_round: the winning seat, -1 for a stalemate, LIMIT,
+ * or -3 - card.
+ */
+static int play_round(uno_game *g, int dealer, const uint8_t *deck)
+{
+    int p = start_round(g, dealer, deck);
+    if (p <= -3)
+        return p;
+    int32_t limit = g->cfg->max_turns > 0 ? g->cfg->max_turns : UNO_MAX_TURNS;
+    for (int32_t turn = 0;; turn++) {
+        if (turn >= limit)
+            return LIMIT;
+        g->turns++;
+        int next = take_turn(g, p);
+        CHECK_CARDS(g, p, "after a turn");
+        if (next == ROUND_OVER)
+            return p;
+        if (next == STALEMATE) {
+            g->stalemates++;
+            return -1;
+        }
+        p = next;
+    }
+}
+
+static int32_t hand_value(const uno_game *g, int s)
+{
+    int32_t v = 0;
+    for (int i = 0; i < g->hand_n[s]; i++)
+        v += g->t->card_value[g->hand[s][i]];
+    return v;
+}
+
+/* reference.Game.score_round (C17-C20): returns 1 when the game is over. */
+static int score_round(uno_game *g, int winner)
+{
+    const uno_config *r = g->cfg;
+    int n = g->n;
+    int32_t points[UNO_MAX_PLAYERS] = {0};
+    int32_t eliminated[UNO_MAX_PLAYERS];
+    int n_elim = 0;
+    int over = 0;
+    if (winner >= 0) {
+        g->counters[UNO_CT_ROUNDS_WON][winner]++;
+        if (r->scoring == UNO_SCORING_STANDARD) {
+            int32_t won = 0;
+            if (r->teams) {
+                for (int s = 0; s < n; s++)
+                    if (s % 2 != winner % 2)
+                        won += hand_value(g, s);
+                g->team_scores[winner % 2] += won;
+                over = g->team_scores[winner % 2] >= r->target;
+            } else {
+                for (int s = 0; s < n; s++)
+                    if (s != winner)
+                        won += hand_value(g, s);
+                over = g->scores[winner] + won >= r->target;
+            }
+            points[winner] = won;
+            g->scores[winner] += won;
+        } else {
+            for (int s = 0; s < n; s++)
+                if (g->active[s]) {
+                    points[s] = hand_value(g, s);
+                    g->scores[s] += points[s];
+                }
+            if (r->scoring == UNO_SCORING_ELIMINATION) {
+                for (int s = 0; s < n; s++)
+                    if (g->active[s] && g->scores[s] >= r->target) {
+                        g->active[s] = 0;
+                        g->n_active--;
+                        eliminated[n_elim++] = s;
+                    }
+                over = g->n_active == 1;
+            } else {
+                for (int s = 0; s < n; s++)
+                    if (g->scores[s] >= r->target)
+                        over = 1;
+            }
+        }
+    }
+    if (g->tr) {
+        uno_trace_event(g->tr, UNO_EV_ROUND_END, winner, g->rounds, 0, 0);
+        uno_trace_ints(g->tr, points, n);
+        for (int s = 0; s < n; s++)
+            uno_trace_cards(g->tr, g->hand[s], g->hand_n[s]);
+        uno_trace_ints(g->tr, g->scores, n);
+        uno_trace_ints(g->tr, eliminated, n_elim);
+        if (r->teams)
+            uno_trace_ints(g->tr, g->team_scores, 2);
+    }
+    return over;
+}
+
+/* reference.Game.result */
+static void result(const uno_game *g, uno_result *res)
+{
+    const uno_config *r = g->cfg;
+    int n = g->n;
+    res->status = UNO_OK;
+    res->error_card = -1;
+    res->team = -1;
+    res->n_winners = 0;
+    if (r->scoring == UNO_SCORING_STANDARD && r->teams) {
+        res->team = g->team_scores[0] >= r->target ? 0 : 1;
+        for (int s = 0; s < n; s++)
+            if (s % 2 == res->team)
+                res->winners[res->n_winners++] = s;
+    } else if (r->scoring == UNO_SCORING_STANDARD) {
+        int best = 0;
+        for (int s = 1; s < n; s++)
+            if (g->scores[s] > g->scores[best])
+                best = s;
+        res->winners[res->n_winners++] = best;
+    } else if (r->scoring == UNO_SCORING_ELIMINATION) {
+        for (int s = 0; s < n; s++)
+            if (g->active[s])
+                res->winners[res->n_winners++] = s;
+    } else {
+        int32_t low = g->scores[0];
+        for (int s = 1; s < n; s++)
+            if (g->scores[s] < low)
+                low = g->scores[s];
+        for (int s = 0; s < n; s++)
+            if (g->scores[s] == low)
+                res->winners[res->n_winners++] = s;
+    }
+    res->winner = res->n_winners == 1 ? res->winners[0] : -1;
+    memcpy(res->scores, g->scores, sizeof res->scores);
+    memcpy(res->team_scores, g->team_scores, sizeof res->team_scores);
+    res->rounds = g->rounds;
+    res->turns = g->turns;
+    res->reshuffles = g->reshuffles;
+    res->stalemates = g->stalemates;
+    memcpy(res->counters, g->counters, sizeof res->counters);
+}
+
+/* reference.Game.__init__ */
+static void init_game(uno_game *g, const uno_config *cfg, const uno_table *t,
+                      const uno_policy *pol, uno_rng *rng, uno_trace *tr)
+{
+    g->cfg = cfg;
+    g->t = t;
+    g->pol = pol;
+    g->rng = rng;
+    g->tr = tr;
+    g->n = cfg->players;
+    g->n_active = g->n;
+    g->direction = 1;
+    g->color = UNO_NO_COLOR;
+    g->top_face = -1;
+    g->idle = 0;
+    g->rounds = g->turns = g->reshuffles = g->stalemates = 0;
+    memset(g->active, 0, sizeof g->active);
+    memset(g->active, 1, (size_t)g->n);
+    memset(g->scores, 0, sizeof g->scores);
+    memset(g->team_scores, 0, sizeof g->team_scores);
+    memset(g->counters, 0, sizeof g->counters);
+    memset(g->hand_n, 0, sizeof g->hand_n);
+    g->n_draw = g->n_discard = 0;
+}
+
+static int fail(uno_result *res, int status, int card)
+{
+    memset(res, 0, sizeof *res);
+    res->status = status;
+    res->error_card = card;
+    res->winner = res->team = -1;
+    return status;
+}
+
+int uno_play_game(const uno_config *cfg, const uno_table *t, const uno_policy *pol, uno_rng *rng,
+                  uno_trace *tr, uno_result *res)
+{
+    if (uno_config_check(cfg, t, pol) != UNO_OK)
+        return fail(res, UNO_ERR_CONFIG, -1);
+    uno_game g;
+    init_game(&g, cfg, t, pol, rng, tr);
+    int dealer = choose_dealer(&g);
+    for (;;) {
+        if (g.rounds >= UNO_MAX_ROUNDS)
+            return fail(res, UNO_ERR_LIMIT, -1);
+        int winner = play_round(&g, dealer, NULL);
+        if (winner <= -3)
+            return fail(res, UNO_ERR_STARTER, -3 - winner);
+        if (winner == LIMIT)
+            return fail(res, UNO_ERR_LIMIT, -1);
+        if (score_round(&g, winner))
+            break;
+        int d = g.direction;
+        g.direction = 1; /* the deal always passes to the left */
+        dealer = uno_next(&g, dealer);
+        g.direction = d;
+    }
+    result(&g, res);
+    return UNO_OK;
+}
+
+int uno_play_round(const uno_config *cfg, const uno_table *t, const uno_policy *pol, uno_rng *rng,
+                   const uint8_t *deck, int dealer, const int32_t *scores, uno_trace *tr,
+                   uno_result *res)
+{
+    if (uno_config_check(cfg, t, pol) != UNO_OK || dealer < 0 || dealer >= cfg->players)
+        return fail(res, UNO_ERR_CONFIG, -1);
+    if (deck) { /* a permutation of the deck */
+        uint8_t seen[UNO_MAX_CARDS] = {0};
+        for (int i = 0; i < t->n_cards; i++) {
+            if (deck[i] >= t->n_cards || seen[deck[i]])
+                return fail(res, UNO_ERR_CONFIG, -1);
+            seen[deck[i]] = 1;
+        }
+    }
+    uno_game g;
+    init_game(&g, cfg, t, pol, rng, tr);
+    if (scores)
+        memcpy(g.scores, scores, (size_t)g.n * sizeof *scores);
+    int winner = play_round(&g, dealer, deck);
+    if (winner <= -3)
+        return fail(res, UNO_ERR_STARTER, -3 - winner);
+    if (winner == LIMIT)
+        return fail(res, UNO_ERR_LIMIT, -1);
+    score_round(&g, winner);
+    result(&g, res);
+    return UNO_OK;
+}
+
+int uno_play_games(const uno_config *cfg, const uno_table *t, const uno_policy *pol,
+                   const uint64_t key[4], uint64_t first_game, int64_t n_games,
+                   uno_columns *out)
+{
+    int n = cfg->players;
+    uno_result res;
+    for (int64_t i = 0; i < n_games; i++) {
+        uno_rng rng;
+        uint64_t game = first_game + (uint64_t)i;
+        uno_rng_seed(&rng, key, game);
+        int st = uno_play_game(cfg, t, pol, &rng, NULL, &res);
+        if (st != UNO_OK)
+            return st;
+        if (out->game)
+            out->game[i] = (int64_t)game;
+        if (out->winner)
+            out->winner[i] = (int8_t)res.winner;
+        if (out->team)
+            out->team[i] = (int8_t)res.team;
+        if (out->rounds)
+            out->rounds[i] = res.rounds;
+        if (out->turns)
+            out->turns[i] = res.turns;
+        if (out->reshuffles)
+            out->reshuffles[i] = res.reshuffles;
+        if (out->stalemates)
+            out->stalemates[i] = res.stalemates;
+        if (out->scores)
+            memcpy(out->scores + i * n, res.scores, (size_t)n * sizeof(int32_t));
+        if (out->team_scores)
+            memcpy(out->team_scores + i * 2, res.team_scores, 2 * sizeof(int32_t));
+        for (int c = 0; c < UNO_N_COUNTERS; c++)
+            if (out->counters[c])
+                memcpy(out->counters[c] + i * n, res.counters[c], (size_t)n * sizeof(int32_t));
+    }
+    return UNO_OK;
+}

@@ -1,0 +1,169 @@
+/*
+ * rng.h - the simulator's pseudo-random number generator.
+ *
+ * xoshiro256** (Blackman & Vigna, https://prng.di.unimi.it/) seeded through
+ * splitmix64.  Everything is `static inline` on purpose: the engine draws a
+ * random number several times per turn, so a call through a separate
+ * translation unit would cost more than the generator itself.
+ *
+ * The Python module uno_sim/rng.py is the executable specification of this
+ * file; the two must produce bit-identical streams (tests/test_rng.py checks
+ * it).  Any change here must be mirrored there, and vice versa.
+ */
+#ifndef UNO_RNG_H
+#define UNO_RNG_H
+
+#include <stdint.h>
+
+#ifndef UNO_CHECK
+#define UNO_CHECK 0
+#endif
+#if UNO_CHECK
+#include <assert.h>
+#endif
+
+typedef struct uno_rng {
+    uint64_t s[4];
+} uno_rng;
+
+static inline uint64_t uno_rng_rotl(uint64_t x, int k)
+{
+    return (x << k) | (x >> (64 - k));
+}
+
+/*
+ * splitmix64's output function.  xoshiro must not start from a state with
+ * structure (e.g. mostly zero bits, or states of neighbouring games that
+ * differ in only a few bits), or its first outputs are visibly correlated;
+ * this avalanche mix spreads every input bit over the whole word.
+ */
+static inline uint64_t uno_rng_mix(uint64_t z)
+{
+    z += UINT64_C(0x9E3779B97F4A7C15);
+    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+    return z ^ (z >> 31);
+}
+
+/*
+ * Seed the generator for game number `game` of a run whose 256-bit key comes
+ * from numpy.random.SeedSequence(seed).generate_state(4, uint64).
+ *
+ * Each game gets its own stream derived only from (key, game), so games can
+ * be simulated in any order, on any number of workers, and any single game
+ * can be replayed in isolation.  The game number is spread by an odd
+ * multiplier before mixing so that consecutive games do not feed mix()
+ * inputs that differ in a single low bit.
+ */
+static inline void uno_rng_seed(uno_rng *r, const uint64_t key[4], uint64_t game)
+{
+    uint64_t g = game * UINT64_C(0xD1B54A32D192ED03);
+    for (int i = 0; i < 4; i++)
+        r->s[i] = uno_rng_mix(key[i] ^ g);
+    /* The all-zero state is xoshiro's only fixed point; never start there. */
+    if ((r->s[0] | r->s[1] | r->s[2] | r->s[3]) == 0)
+        r->s[0] = 1;
+}
+
+/* Raw xoshiro256** step: one uniformly distributed 64-bit word. */
+static inline uint64_t uno_rng_next(uno_rng *r)
+{
+    uint64_t *s = r->s;
+    const uint64_t result = uno_rng_rotl(s[1] * 5, 7) * 9;
+    const uint64_t t = s[1] << 17;
+
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = uno_rng_rotl(s[3], 45);
+    return result;
+}
+
+/* High and low 64 bits of x * n. */
+static inline uint64_t uno_rng_mul_hi_lo(uint64_t x, uint32_t n, uint64_t *lo)
+{
+#ifdef __SIZEOF_INT128__
+    __extension__ typedef unsigned __int128 uno_u128;
+    uno_u128 m = (uno_u128)x * n;
+    *lo = (uint64_t)m;
+    return (uint64_t)(m >> 64);
+#else
+    /* Portable fallback (e.g. MSVC): n < 2^32 so two 64-bit products do. */
+    uint64_t a = (x & UINT64_C(0xFFFFFFFF)) * n;
+    uint64_t b = (x >> 32) * n + (a >> 32);
+    *lo = (b << 32) | (a & UINT64_C(0xFFFFFFFF));
+    return b >> 32;
+#endif
+}
+
+/*
+ * Uniform integer in [0, n), 1 <= n < 2^32.
+ *
+ * Lemire's multiply-and-reject method ("Fast random integer generation in
+ * an interval", 2019): exactly unbiased like rejection sampling, but the
+ * common path is one multiply and no division.  The modulo that computes
+ * the rejection threshold only runs when the low word falls below n, which
+ * for the small n used by card games almost never happens.  `x % n` would
+ * be both slower and biased.
+ */
+static inline uint32_t uno_rng_bounded(uno_rng *r, uint32_t n)
+{
+#if UNO_CHECK
+    assert(n >= 1);
+#endif
+    uint64_t l;
+    uint64_t hi = uno_rng_mul_hi_lo(uno_rng_next(r), n, &l);
+    if (l < n) {
+        /* (2^64 - n) mod n, computed in 64-bit arithmetic. */
+        const uint64_t t = (0 - (uint64_t)n) % n;
+        while (l < t)
+            hi = uno_rng_mul_hi_lo(uno_rng_next(r), n, &l);
+    }
+    return (uint32_t)hi;
+}
+
+/*
+ * Uniform double in [0, 1) with 53 random bits.  The top bits are used
+ * because they are the best bits of xoshiro256**'s output, and 53 bits is
+ * exactly what a double's mantissa can hold, so every value is a multiple of
+ * 2^-53 and the result is never rounded up to 1.0.
+ */
+static inline double uno_rng_uniform(uno_rng *r)
+{
+    return (double)(uno_rng_next(r) >> 11) * 0x1.0p-53;
+}
+
+/*
+ * True with probability p.  p <= 0 and p >= 1 are decided without drawing:
+ * strategies are often parameterised by probabilities that are exactly 0 or
+ * 1 (deterministic players), and not consuming the stream then means that
+ * such a player leaves the rest of the game's randomness exactly as if the
+ * decision had not been random at all - it keeps runs comparable across
+ * strategy settings, and a deterministic strategy costs nothing.
+ */
+static inline int uno_rng_bernoulli(uno_rng *r, double p)
+{
+    if (p <= 0.0)
+        return 0;
+    if (p >= 1.0)
+        return 1;
+    return uno_rng_uniform(r) < p;
+}
+
+/*
+ * Fisher-Yates shuffle of n card ids, in the fixed order i = n-1 .. 1 so the
+ * Python reference engine can reproduce the exact same permutation.
+ */
+static inline void uno_rng_shuffle_u8(uno_rng *r, uint8_t *a, int n)
+{
+    for (int i = n - 1; i > 0; i--) {
+        uint32_t j = uno_rng_bounded(r, (uint32_t)i + 1);
+        uint8_t tmp = a[i];
+        a[i] = a[j];
+        a[j] = tmp;
+    }
+}
+
+#endif /* UNO_RNG_H */

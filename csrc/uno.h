@@ -1,0 +1,389 @@
+/*
+ * uno.h - the C engine of uno_sim: the one header that states its API.
+ *
+ * The engine plays exactly the game of uno_sim/reference.py (the executable
+ * specification): from the same rules, policies, seed and game number it
+ * draws the same random numbers in the same order, breaks every tie the same
+ * way and therefore produces the same event trace and result, event for
+ * event.  Nothing here includes Python.h; uno_sim/_engine.pyx is the binding.
+ *
+ * Encodings
+ * ---------
+ * card     A physical card id 0..n_cards-1 (uint8_t; n_cards <= 255).  Its
+ *          kind is table->card_kind[card]; a kind is one row of the deck
+ *          table of uno_sim/cards.py (DeckTable.arrays()), so a variant is
+ *          data, never code.
+ * color    0..3 = R, Y, G, B; -1 (UNO_NO_COLOR) for a wild kind.
+ * face     the matching symbol: 0..9 numbers, 10 Skip, 11 Reverse,
+ *          12 Draw Two, 13 Wild, 14 WD4 (cards.FACE_*).  Two cards match by
+ *          symbol when their faces are equal.
+ * effect   uno_effect (cards.Effect); starter: uno_starter (cards.Starter);
+ *          reason: uno_reason (cards.DrawReason).
+ * hand     uint8_t card ids, unordered; a drawn card is appended, a played
+ *          card is removed by moving the last card into its slot.
+ * pile     uint8_t card ids, the top card last (draw pile and discard pile).
+ * seat     0..players-1, clockwise; direction +1 is clockwise ("left").
+ * action   what choose_play returns: a hand index 0..n-1 = play that card,
+ *          UNO_DRAW (-1) = draw a card.
+ * rules    uno_config: one int per field of uno_sim.rules.Rules, enums as
+ *          their index in the tuples of rules.py (DEALER_DRAW, DRAWN_CARD,
+ *          CHALLENGE, SCORING, ...).
+ * policy   uno_policy: policy id (policies.POLICIES: 0 random, 1 greedy),
+ *          color rule (policies.COLOR_RULES: 0 most, 1 random) and the
+ *          probability knobs.
+ *
+ * Trace
+ * -----
+ * When a uno_trace is given, every event of reference.Game.emit (except
+ * game_start and game_end, which the binding writes from the arguments and
+ * the result) is appended as one fixed-size uno_event record.  Lists go to
+ * the trace's int32 data array: data[off .. off+len) holds the event's lists
+ * one after the other, each as its length followed by its items.
+ *
+ *   type              p       a         b        c        lists
+ *   DEALER_DRAW       -       dealer    -        -        draws: 2*k items, seat,card pairs
+ *   ROUND_START       -       round     dealer   starter  deck (top first), one hand per
+ *                                                         seat, returned starters
+ *   PLAY              seat    card      color    legal    -    (color -1 unless a wild;
+ *                                                              legal -1 unless restricted)
+ *   UNO               seat    called    -        -        -
+ *   CAUGHT            seat    by        -        -        -
+ *   DRAW              seat    reason    -        -        cards
+ *   PASS, SKIP        seat    -         -        -        -
+ *   REVERSE           seat    dir       -        -        -
+ *   COLOR             seat    color     -        -        -
+ *   CHALLENGE         victim  target    bluff    -        target's hand
+ *   TAKE_BACK         seat    card      -        -        -
+ *   RESHUFFLE         -       cards     -        -        -
+ *   ROUND_END         winner  round     -        -        points, one hand per seat,
+ *                    (-1: stalemate)                      scores, eliminated,
+ *                                                         team_scores (teams only)
+ *
+ * Tracing costs nothing when off: every write is behind `if (g->tr)`.
+ *
+ * Checking build
+ * --------------
+ * Compiled with -DUNO_CHECK (or UNO_CHECK=1) the engine verifies card
+ * conservation after the deal and starter and after every turn: every card
+ * id is exactly once in the hands, the draw pile and the discard pile.  A
+ * violation prints the seat, round and turn and aborts.
+ */
+#ifndef UNO_H
+#define UNO_H
+
+#include <stdint.h>
+
+#include "rng.h"
+
+#define UNO_MAX_PLAYERS 10
+#define UNO_MAX_CARDS 255 /* card ids are uint8_t */
+#define UNO_MAX_KINDS 255
+#define UNO_HAND_CAP 256 /* a hand can hold every card */
+#define UNO_NO_COLOR (-1)
+#define UNO_DRAW (-1)
+
+/* cards.Effect */
+enum uno_effect {
+    UNO_NUMBER = 0,
+    UNO_SKIP = 1,
+    UNO_REVERSE = 2,
+    UNO_DRAW_CARDS = 3,
+    UNO_WILD = 4,
+    UNO_WILD_DRAW = 5
+};
+
+/* cards.Starter */
+enum uno_starter { UNO_STARTER_PLAY = 0, UNO_STARTER_RETURN = 1 };
+
+/* cards.DrawReason */
+enum uno_reason {
+    UNO_R_CANNOT_PLAY = 0,
+    UNO_R_VOLUNTARY = 1,
+    UNO_R_DRAW_TWO = 2,
+    UNO_R_WD4 = 3,
+    UNO_R_CHALLENGE = 4,
+    UNO_R_UNO_PENALTY = 5
+};
+
+/* Rules switches, as indices into the tuples of rules.py. */
+enum { UNO_DEALER_ZERO = 0, UNO_DEALER_REDRAW = 1 };
+enum { UNO_DRAWN_MAY = 0, UNO_DRAWN_MUST = 1 };
+enum { UNO_CHALLENGE_MODERN = 0, UNO_CHALLENGE_VINTAGE = 1 };
+enum { UNO_SCORING_STANDARD = 0, UNO_SCORING_ELIMINATION = 1, UNO_SCORING_LOWEST = 2 };
+
+/* rules.Rules, field for field (see the Rules docstring for the rule IDs). */
+typedef struct uno_config {
+    int32_t variant;     /* index into rules.VARIANTS */
+    int32_t players;     /* 2..10 */
+    int32_t edition;     /* index into rules.EDITIONS (informational) */
+    int32_t dealer_draw; /* UNO_DEALER_* (C3) */
+    int32_t drawn_card;  /* UNO_DRAWN_* (C8) */
+    int32_t challenge;   /* UNO_CHALLENGE_* (C12) */
+    int32_t wd4_value;   /* informational: the value is in the deck table */
+    int32_t scoring;     /* UNO_SCORING_* (C17-C19) */
+    int32_t target;      /* score that ends the game */
+    int32_t teams;       /* 0/1: two teams in alternating seats (C20) */
+    int32_t hand_size;   /* cards dealt to each player (C4) */
+    /* not a rule: the safety limit on turns in one round; 0 = UNO_MAX_TURNS */
+    int32_t max_turns;
+} uno_config;
+
+/*
+ * The deck table.  Fill it with uno_table_init from the columns of
+ * cards.DeckTable.arrays(); the per-card columns are derived from card_kind
+ * so that the hot loop reads one byte per question.
+ */
+typedef struct uno_table {
+    int32_t n_kinds, n_cards;
+    /* per kind */
+    int8_t color[UNO_MAX_KINDS];
+    uint8_t face[UNO_MAX_KINDS];
+    int32_t value[UNO_MAX_KINDS];
+    uint8_t effect[UNO_MAX_KINDS];
+    uint8_t amount[UNO_MAX_KINDS];
+    uint8_t restricted[UNO_MAX_KINDS];
+    uint8_t starter[UNO_MAX_KINDS];
+    uint8_t reason[UNO_MAX_KINDS];
+    /* per card */
+    uint8_t card_kind[UNO_MAX_CARDS];
+    int8_t card_color[UNO_MAX_CARDS];
+    uint8_t card_face[UNO_MAX_CARDS];
+    uint8_t card_restricted[UNO_MAX_CARDS];
+    int32_t card_value[UNO_MAX_CARDS];
+} uno_table;
+
+/* Returns 0, or -1 when a column is out of range (sizes, ids, enums). */
+int uno_table_init(uno_table *t, int n_kinds, const int32_t *color, const int32_t *face,
+                   const int32_t *value, const int32_t *effect, const int32_t *amount,
+                   const int32_t *restricted, const int32_t *starter, const int32_t *reason,
+                   int n_cards, const int32_t *card_kind);
+
+/* The classic 108-card table of cards.classic_kinds(wd4_value) (tests, benchmarks). */
+void uno_classic_table(uno_table *t, int wd4_value);
+
+/* A built-in policy (policies.py, RULES.md P2). */
+enum { UNO_POLICY_RANDOM = 0, UNO_POLICY_GREEDY = 1 };
+enum { UNO_COLOR_MOST = 0, UNO_COLOR_RANDOM = 1 };
+typedef struct uno_policy {
+    int32_t id;         /* UNO_POLICY_* */
+    int32_t color_rule; /* UNO_COLOR_* */
+    double bluff;       /* play a restricted wild illegally when it would be a bluff */
+    double challenge;   /* challenge a WD4 played on this seat */
+    double forget_uno;  /* forget to say UNO */
+    double catch_uno;   /* catch an opponent who forgot */
+    double play_drawn;  /* play a legally playable drawn card when free to choose */
+    double voluntary;   /* greedy: draw although a colored card could be played */
+} uno_policy;
+
+/* Trace records (see the table at the top). */
+enum uno_event_type {
+    UNO_EV_DEALER_DRAW = 0,
+    UNO_EV_ROUND_START,
+    UNO_EV_PLAY,
+    UNO_EV_UNO,
+    UNO_EV_CAUGHT,
+    UNO_EV_DRAW,
+    UNO_EV_PASS,
+    UNO_EV_SKIP,
+    UNO_EV_REVERSE,
+    UNO_EV_COLOR,
+    UNO_EV_CHALLENGE,
+    UNO_EV_TAKE_BACK,
+    UNO_EV_RESHUFFLE,
+    UNO_EV_ROUND_END,
+    UNO_EV_COUNT
+};
+
+typedef struct uno_event {
+    int32_t type, p, a, b, c;
+    int32_t off, len; /* the event's lists: data[off .. off+len) */
+} uno_event;
+
+/*
+ * A growable trace buffer owned by the caller: zero it (or uno_trace_init),
+ * pass it to any number of games, read it, uno_trace_free it.  The engine
+ * grows it with realloc; if that fails, `failed` is set and later records
+ * are dropped (the game itself is unaffected).
+ */
+typedef struct uno_trace {
+    uno_event *ev;
+    int32_t *data;
+    int64_t n_ev, cap_ev, n_data, cap_data;
+    int failed;
+} uno_trace;
+
+void uno_trace_init(uno_trace *tr);
+void uno_trace_free(uno_trace *tr);
+void uno_trace_clear(uno_trace *tr);
+/* Append an event; its lists (below) follow until the next event. */
+void uno_trace_event(uno_trace *tr, int type, int p, int a, int b, int c);
+void uno_trace_cards(uno_trace *tr, const uint8_t *cards, int n); /* one list */
+void uno_trace_ints(uno_trace *tr, const int32_t *v, int n);      /* one list */
+/* A list of unknown length: open it, push items, close it. */
+int64_t uno_trace_open(uno_trace *tr);
+void uno_trace_push(uno_trace *tr, int32_t v);
+void uno_trace_close(uno_trace *tr, int64_t at);
+
+/* Per-seat counters, in the order of reference.SEAT_COUNTERS. */
+enum {
+    UNO_CT_CARDS_DRAWN = 0,
+    UNO_CT_BLUFFS,
+    UNO_CT_CHALLENGES,
+    UNO_CT_CHALLENGES_WON,
+    UNO_CT_UNO_FORGOTTEN,
+    UNO_CT_UNO_CAUGHT,
+    UNO_CT_ROUNDS_WON,
+    UNO_N_COUNTERS
+};
+
+/* Status codes of the uno_play_* functions. */
+enum {
+    UNO_OK = 0,
+    UNO_ERR_CONFIG = 1,  /* rules or policies out of range */
+    UNO_ERR_STARTER = 2, /* res->error_card was turned up but cannot start (C5) */
+    UNO_ERR_LIMIT = 3,   /* the game ran past UNO_MAX_TURNS / UNO_MAX_ROUNDS */
+};
+
+/*
+ * Safety limits.  Some policies never end a round: when every seat always
+ * draws and always plays the drawn card (greedy with voluntary_draw=1), one
+ * Wild can go round the table forever (reshuffle, draw, play); with
+ * drawn_card=must two Reverses can bounce between two seats forever.  The
+ * reference engine loops forever there; this engine stops with
+ * UNO_ERR_LIMIT instead (keeping the trace so far).  No game that ends
+ * below the limits is affected.
+ */
+#define UNO_MAX_TURNS 100000  /* turns in one round (uno_config.max_turns) */
+#define UNO_MAX_ROUNDS 100000 /* rounds in one game */
+
+/* reference.GameResult. */
+typedef struct uno_result {
+    int32_t status;
+    int32_t error_card;  /* UNO_ERR_STARTER: the card id */
+    int32_t winner;      /* -1 for a shared win or a team win */
+    int32_t team;        /* winning team in team play, else -1 */
+    int32_t n_winners;
+    int32_t winners[UNO_MAX_PLAYERS];
+    int32_t scores[UNO_MAX_PLAYERS];
+    int32_t team_scores[2];
+    int32_t rounds, turns, reshuffles, stalemates;
+    int32_t counters[UNO_N_COUNTERS][UNO_MAX_PLAYERS];
+} uno_result;
+
+/*
+ * The state of one game.  Public so that the policies (policy.c) can read
+ * it; only engine.c writes it.
+ *
+ * Invariant (checked by UNO_CHECK): the hands, draw[0..n_draw) and
+ * discard[0..n_discard) together hold every card id exactly once.
+ */
+typedef struct uno_game {
+    const uno_config *cfg;
+    const uno_table *t;
+    const uno_policy *pol; /* one per seat */
+    uno_rng *rng;
+    uno_trace *tr; /* NULL: no trace */
+    int n;         /* players */
+    int n_active;  /* seats not eliminated (C18) */
+    int direction; /* +1 clockwise, -1 */
+    int color;     /* the active color */
+    int top_face;  /* face of the discard pile's top card */
+    int idle;      /* consecutive turns on which nothing could be drawn */
+    int32_t rounds, turns, reshuffles, stalemates;
+    uint8_t active[UNO_MAX_PLAYERS];
+    int32_t scores[UNO_MAX_PLAYERS];
+    int32_t team_scores[2];
+    int32_t counters[UNO_N_COUNTERS][UNO_MAX_PLAYERS];
+    int hand_n[UNO_MAX_PLAYERS];
+    int n_draw, n_discard;
+    uint8_t draw[UNO_MAX_CARDS];
+    uint8_t discard[UNO_MAX_CARDS];
+    uint8_t hand[UNO_MAX_PLAYERS][UNO_HAND_CAP];
+} uno_game;
+
+/* Queries on a state, shared by the engine and the policies. */
+
+/* C6 without the wild clause: the active color, or the top card's face. */
+static inline int uno_matches(const uno_game *g, int card)
+{
+    return g->t->card_color[card] == g->color || g->t->card_face[card] == g->top_face;
+}
+
+static inline int uno_playable(const uno_game *g, int card)
+{
+    return g->t->card_color[card] == UNO_NO_COLOR || uno_matches(g, card);
+}
+
+/* Whether p holds a card of the active color: what makes a restricted card a bluff (C7). */
+static inline int uno_holds_color(const uno_game *g, int p)
+{
+    const uint8_t *h = g->hand[p];
+    const int8_t *col = g->t->card_color;
+    for (int i = 0, n = g->hand_n[p]; i < n; i++)
+        if (col[h[i]] == g->color)
+            return 1;
+    return 0;
+}
+
+/* The seat after p in the current direction, skipping eliminated seats. */
+static inline int uno_next(const uno_game *g, int p)
+{
+    do {
+        p += g->direction;
+        if (p >= g->n)
+            p = 0;
+        else if (p < 0)
+            p = g->n - 1;
+    } while (!g->active[p]);
+    return p;
+}
+
+/* Validates a config against a table; returns UNO_OK or UNO_ERR_CONFIG. */
+int uno_config_check(const uno_config *cfg, const uno_table *t, const uno_policy *pol);
+
+/*
+ * Play one complete game (reference.play_game) with the generator `rng`
+ * (seeded by the caller: uno_rng_seed(rng, key, game)).  `pol` holds one
+ * policy per seat; `tr` may be NULL.  Returns res->status.
+ */
+int uno_play_game(const uno_config *cfg, const uno_table *t, const uno_policy *pol, uno_rng *rng,
+                  uno_trace *tr, uno_result *res);
+
+/*
+ * Scenario API (reference.play_round): one round from `deck` (card ids, top
+ * card first; NULL: shuffled) dealt by `dealer`, starting from `scores`
+ * (NULL: zeros), then scored.  Returns res->status.
+ */
+int uno_play_round(const uno_config *cfg, const uno_table *t, const uno_policy *pol, uno_rng *rng,
+                   const uint8_t *deck, int dealer, const int32_t *scores, uno_trace *tr,
+                   uno_result *res);
+
+/*
+ * Column outputs of uno_play_games: row i describes game first_game + i.
+ * Any pointer may be NULL.  Per-seat columns are n_games x players,
+ * row-major.
+ */
+typedef struct uno_columns {
+    int64_t *game;
+    int8_t *winner, *team;
+    int32_t *rounds, *turns, *reshuffles, *stalemates;
+    int32_t *scores;      /* n_games x players */
+    int32_t *team_scores; /* n_games x 2 */
+    int32_t *counters[UNO_N_COUNTERS];
+} uno_columns;
+
+/*
+ * Play games first_game .. first_game + n_games - 1 of the run `key`, game g
+ * with uno_rng_seed(key, g).  Returns UNO_OK, or the first failing status
+ * (stopping there).
+ */
+int uno_play_games(const uno_config *cfg, const uno_table *t, const uno_policy *pol,
+                   const uint64_t key[4], uint64_t first_game, int64_t n_games,
+                   uno_columns *out);
+
+/* Policy decisions (policy.c), the C twins of reference.RandomPolicy / GreedyPolicy. */
+int uno_choose_play(uno_game *g, int p);
+int uno_choose_replacement(uno_game *g, int p);
+int uno_choose_color(uno_game *g, int p);
+
+#endif /* UNO_H */

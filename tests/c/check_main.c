@@ -1,0 +1,231 @@
+/*
+ * check_main.c - a standalone harness for the checking build (no Python).
+ *
+ *   gcc -std=c99 -O1 -g -DUNO_CHECK -fsanitize=address,undefined \
+ *       -fno-sanitize-recover=all -Icsrc csrc/engine.c csrc/policy.c csrc/trace.c \
+ *       tests/c/check_main.c -o check
+ *   ./check [games_per_config [seed]]
+ *
+ * Plays seeded games over a grid of configurations (players 2..10, both
+ * editions, standard / elimination / lowest scoring and teams, random and
+ * greedy policies with their knobs at 0, 0.5 and 1, default knobs, mixed
+ * seats).  With UNO_CHECK the engine aborts on any card-conservation
+ * violation; the harness itself checks that results are consistent, that a
+ * replayed game gives the same result, and that every trace record's lists
+ * stay inside the trace.  Prints "N games ok" and exits 0 when all is well.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "uno.h"
+
+#define MAX_TURNS 3000 /* some knob settings never end a round (see uno.h) */
+
+static long failures = 0;
+
+#define EXPECT(cond, ...)                                                                          \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            fprintf(stderr, "check_main: " __VA_ARGS__);                                          \
+            fprintf(stderr, " [%s]\n", #cond);                                                     \
+            if (++failures > 20)                                                                   \
+                exit(1);                                                                           \
+        }                                                                                          \
+    } while (0)
+
+static void set_policy(uno_policy *p, int id, double knob, int color_rule)
+{
+    p->id = id;
+    p->color_rule = color_rule;
+    p->bluff = p->challenge = p->forget_uno = p->catch_uno = p->play_drawn = p->voluntary = knob;
+}
+
+static void default_policy(uno_policy *p, int id)
+{
+    if (id == UNO_POLICY_RANDOM) {
+        set_policy(p, id, 0.5, UNO_COLOR_RANDOM);
+        p->forget_uno = 0.05;
+        p->voluntary = 0.0;
+    } else {
+        set_policy(p, id, 0.0, UNO_COLOR_MOST);
+        p->forget_uno = 0.05;
+        p->catch_uno = 0.5;
+        p->play_drawn = 1.0;
+    }
+}
+
+/* Policy set `k` for n seats; `r` draws the mixed seats. */
+#define N_POLICY_SETS 9
+static void policy_set(uno_policy *pol, int n, int k, uno_rng *r)
+{
+    static const double levels[] = {0.0, 0.5, 1.0};
+    static const double mixed[] = {0.0, 0.2, 0.5, 0.9, 1.0};
+    for (int s = 0; s < n; s++) {
+        if (k < 6) /* random / greedy with every knob at 0, 0.5, 1 */
+            set_policy(&pol[s], k / 3, levels[k % 3], s % 2);
+        else if (k < 8)
+            default_policy(&pol[s], k - 6);
+        else {
+            set_policy(&pol[s], (int)uno_rng_bounded(r, 2), 0.0, (int)uno_rng_bounded(r, 2));
+            pol[s].bluff = mixed[uno_rng_bounded(r, 5)];
+            pol[s].challenge = mixed[uno_rng_bounded(r, 5)];
+            pol[s].forget_uno = mixed[uno_rng_bounded(r, 5)];
+            pol[s].catch_uno = mixed[uno_rng_bounded(r, 5)];
+            pol[s].play_drawn = mixed[uno_rng_bounded(r, 5)];
+            pol[s].voluntary = mixed[uno_rng_bounded(r, 5)];
+        }
+    }
+}
+
+/* Every record's lists lie inside the data array, and its counts add up. */
+static void check_trace(const uno_trace *tr, int n)
+{
+    EXPECT(!tr->failed, "trace allocation failed");
+    for (int64_t i = 0; i < tr->n_ev; i++) {
+        const uno_event *e = &tr->ev[i];
+        EXPECT(e->type >= 0 && e->type < UNO_EV_COUNT, "bad event type %d", e->type);
+        EXPECT(e->off >= 0 && e->len >= 0 && e->off + e->len <= tr->n_data, "event %ld out of the trace", (long)i);
+        int64_t at = e->off, end = (int64_t)e->off + e->len;
+        int lists = 0;
+        while (at < end) {
+            at += 1 + tr->data[at];
+            lists++;
+        }
+        EXPECT(at == end, "event %ld: lists overrun their record", (long)i);
+        int want = e->type == UNO_EV_ROUND_START ? n + 2
+                 : e->type == UNO_EV_ROUND_END ? -1
+                 : (e->type == UNO_EV_DRAW || e->type == UNO_EV_CHALLENGE || e->type == UNO_EV_DEALER_DRAW) ? 1
+                 : 0;
+        if (want >= 0)
+            EXPECT(lists == want, "event %ld (type %d): %d lists, %d expected", (long)i, e->type, lists, want);
+        else
+            EXPECT(lists == n + 3 || lists == n + 4, "round_end with %d lists", lists);
+    }
+}
+
+static void check_result(const uno_config *cfg, const uno_result *res, const char *where)
+{
+    int n = cfg->players;
+    EXPECT(res->n_winners >= 1 && res->n_winners <= n, "%s: %d winners", where, res->n_winners);
+    EXPECT(res->winner >= -1 && res->winner < n, "%s: winner %d", where, res->winner);
+    EXPECT(res->rounds >= 1 && res->turns >= res->rounds, "%s: rounds %d turns %d", where, res->rounds, res->turns);
+    long won = 0;
+    for (int s = 0; s < n; s++)
+        won += res->counters[UNO_CT_ROUNDS_WON][s];
+    EXPECT(won + res->stalemates == res->rounds, "%s: %ld rounds won + %d stalemates != %d rounds", where,
+           won, res->stalemates, res->rounds);
+    if (cfg->scoring == UNO_SCORING_STANDARD && !cfg->teams)
+        EXPECT(res->winner >= 0 && res->scores[res->winner] >= cfg->target, "%s: standard winner below target", where);
+    if (cfg->teams)
+        EXPECT(res->team_scores[res->team] >= cfg->target, "%s: team below target", where);
+}
+
+int main(int argc, char **argv)
+{
+    int per_config = argc > 1 ? atoi(argv[1]) : 4;
+    uint64_t seed = argc > 2 ? strtoull(argv[2], NULL, 10) : 2024;
+    uint64_t key[4] = {seed, 0x9E3779B97F4A7C15u ^ seed, 0xD1B54A32D192ED03u, 12345u};
+    uno_table tables[2];
+    uno_classic_table(&tables[0], 50);
+    uno_classic_table(&tables[1], 70);
+    uno_trace tr;
+    uno_trace_init(&tr);
+    uno_rng mix;
+    uno_rng_seed(&mix, key, 999);
+    long games = 0, limited = 0, traced = 0;
+    uint64_t game_no = 0;
+
+    for (int players = 2; players <= 10; players++) {
+        for (int edition = 0; edition < 2; edition++) {
+            for (int mode = 0; mode < 4; mode++) { /* standard, elimination, lowest, teams */
+                if (mode == 3 && (players < 4 || players % 2))
+                    continue;
+                for (int ps = 0; ps < N_POLICY_SETS; ps++) {
+                    uno_policy pol[UNO_MAX_PLAYERS];
+                    policy_set(pol, players, ps, &mix);
+                    for (int j = 0; j < per_config; j++, game_no++) {
+                        uno_config cfg;
+                        memset(&cfg, 0, sizeof cfg);
+                        cfg.players = players;
+                        cfg.edition = edition;
+                        cfg.dealer_draw = edition ^ (j % 4 == 3);
+                        cfg.drawn_card = edition ^ (j % 2);
+                        cfg.challenge = edition ^ (j % 4 >= 2);
+                        cfg.wd4_value = edition ? 70 : 50;
+                        cfg.scoring = mode == 3 ? UNO_SCORING_STANDARD : mode;
+                        cfg.teams = mode == 3;
+                        cfg.target = mode == 1 ? 200 : 500;
+                        cfg.hand_size = j % 5 == 4 ? 1 + (int)(game_no % 20) : 7;
+                        if (players * cfg.hand_size + 1 > 108)
+                            cfg.hand_size = 107 / players;
+                        cfg.max_turns = MAX_TURNS;
+                        const uno_table *t = &tables[edition];
+                        int trace = j % 3 == 0;
+                        uno_rng r1, r2;
+                        uno_result a, b;
+                        uno_rng_seed(&r1, key, game_no);
+                        uno_rng_seed(&r2, key, game_no);
+                        uno_trace_clear(&tr);
+                        int st = uno_play_game(&cfg, t, pol, &r1, trace ? &tr : NULL, &a);
+                        int st2 = uno_play_game(&cfg, t, pol, &r2, NULL, &b);
+                        char where[128];
+                        snprintf(where, sizeof where, "players %d edition %d mode %d policies %d game %lu",
+                                 players, edition, mode, ps, (unsigned long)game_no);
+                        EXPECT(st == st2 && memcmp(&a, &b, sizeof a) == 0, "%s: a replay differs", where);
+                        EXPECT(st == UNO_OK || st == UNO_ERR_LIMIT, "%s: status %d", where, st);
+                        if (trace) {
+                            check_trace(&tr, players);
+                            traced++;
+                        }
+                        if (st == UNO_OK)
+                            check_result(&cfg, &a, where);
+                        else
+                            limited++;
+                        games++;
+                    }
+                }
+            }
+        }
+    }
+
+    /* Scenario rounds from a fixed deck order, every dealer. */
+    {
+        uno_config cfg;
+        memset(&cfg, 0, sizeof cfg);
+        cfg.players = 4;
+        cfg.target = 500;
+        cfg.hand_size = 7;
+        cfg.max_turns = MAX_TURNS;
+        uno_policy pol[UNO_MAX_PLAYERS];
+        policy_set(pol, 4, 7, &mix);
+        uint8_t deck[108];
+        for (int i = 0; i < 108; i++)
+            deck[i] = (uint8_t)((i * 37) % 108);
+        int32_t scores[4] = {100, 0, 250, 499};
+        for (int dealer = 0; dealer < 4; dealer++) {
+            uno_rng r;
+            uno_result res;
+            uno_rng_seed(&r, key, (uint64_t)dealer);
+            uno_trace_clear(&tr);
+            int st = uno_play_round(&cfg, &tables[0], pol, &r, deck, dealer, scores, &tr, &res);
+            EXPECT(st == UNO_OK, "scenario round, dealer %d: status %d", dealer, st);
+            check_trace(&tr, 4);
+            games++;
+        }
+        deck[5] = deck[6]; /* not a permutation any more */
+        uno_rng r;
+        uno_result res;
+        uno_rng_seed(&r, key, 0);
+        EXPECT(uno_play_round(&cfg, &tables[0], pol, &r, deck, 0, NULL, NULL, &res) == UNO_ERR_CONFIG,
+               "a deck with a duplicate card was accepted");
+    }
+
+    uno_trace_free(&tr);
+    if (failures) {
+        fprintf(stderr, "check_main: %ld failures\n", failures);
+        return 1;
+    }
+    printf("%ld games ok (%ld traced, %ld stopped at the turn limit)\n", games, traced, limited);
+    return 0;
+}

@@ -1,0 +1,43 @@
+"""csrc/ must stay portable C99 that does not depend on Python.h.
+
+The extension itself is compiled with the compiler's default (GNU) dialect,
+because Cython's generated C relies on extensions; this test is what keeps
+the engine sources honest.  Syntax-only, so it costs well under a second.
+"""
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+CSRC = Path(__file__).resolve().parent.parent / "csrc"
+CC = shutil.which("gcc") or shutil.which("cc")
+FLAGS = ["-std=c99", "-pedantic-errors", "-Wall", "-fsyntax-only", "-I", str(CSRC)]
+
+
+def _sources():
+    return sorted(CSRC.glob("*.c")) + sorted(CSRC.glob("*.h"))
+
+
+def test_csrc_does_not_include_python_h():
+    include = re.compile(r'^\s*#\s*include\s*[<"]Python\.h[>"]', re.MULTILINE)
+    for path in _sources():
+        assert not include.search(path.read_text()), path
+
+
+@pytest.mark.skipif(CC is None, reason="no C compiler")
+@pytest.mark.parametrize("path", _sources(), ids=lambda p: p.name)
+def test_csrc_compiles_as_c99(path, tmp_path):
+    if path.suffix == ".h":
+        # A header must compile on its own, with nothing included before it.
+        unit = tmp_path / f"{path.stem}_only.c"
+        unit.write_text(f'#include "{path.name}"\n')
+    else:
+        unit = path
+    for check in ([], ["-DUNO_CHECK=1"]):
+        proc = subprocess.run(
+            [CC, *FLAGS, *check, str(unit)], capture_output=True, text=True
+        )
+        assert proc.returncode == 0, proc.stderr

@@ -1,0 +1,150 @@
+"""The C engine against the reference engine: identical traces, event for event.
+
+The sweep plays N_DIFF games in all (default 10,000): every player count 2..10,
+both editions, the three scoring modes and team play, drawn_card may/must,
+both challenge outcomes and dealer draws, and policy sets with every knob at
+0, at intermediate values and at 1, uniform and mixed per seat.  Most games
+use low targets (the reference engine is slow); `test_full_games` plays a few
+hundred to the default 500.  ``N_DIFF=100000 pytest tests/test_differential.py``
+runs a bigger sweep.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+
+import pytest
+
+from engine_diff import compare_game
+from uno_sim.rules import Rules
+
+N_DIFF = int(os.environ.get("N_DIFF", "10000"))
+N_FULL = max(1, N_DIFF // 40)  # complete games to 500, within N_DIFF
+
+KNOBS = ("bluff", "challenge", "forget_uno", "catch", "play_drawn", "voluntary_draw")
+
+
+def spec(name: str, color: str | None = None, **knobs) -> str:
+    items = [f"{k}={v}" for k, v in knobs.items()] + ([f"color={color}"] if color else [])
+    return f"{name}({','.join(items)})" if items else name
+
+
+ZERO = {k: 0 for k in KNOBS}
+MID = {"bluff": 0.5, "challenge": 0.5, "forget_uno": 0.3, "catch": 0.5, "play_drawn": 0.5,
+       "voluntary_draw": 0.3}
+# Knobs at 1.  Every seat greedy(voluntary_draw=1), or forget_uno=1 with catch=1 at every
+# opponent, never ends a round; seats alternate so that someone can always go out.
+ONE_A = {"bluff": 1, "challenge": 1, "forget_uno": 1, "catch": 0, "play_drawn": 1,
+         "voluntary_draw": 1}
+ONE_B = {"bluff": 1, "challenge": 1, "forget_uno": 0, "catch": 1, "play_drawn": 1,
+         "voluntary_draw": 0}
+
+
+def policy_set(name: str, players: int, rng: random.Random):
+    if name == "greedy":
+        return "greedy"
+    if name == "random":
+        return "random"
+    if name == "zero":
+        return [spec("greedy" if s % 2 else "random", "most" if s % 3 else "random", **ZERO)
+                for s in range(players)]
+    if name == "mid":
+        return [spec("random" if s % 2 else "greedy", "random" if s % 3 else "most", **MID)
+                for s in range(players)]
+    if name == "one":
+        return [spec("greedy" if s % 4 < 2 else "random", "most" if s % 2 else "random",
+                     **(ONE_A if s % 2 == 0 else ONE_B)) for s in range(players)]
+    # mixed: each seat its own policy, knobs drawn from {0, 0.2, 0.5, 0.9, 1}
+    out = []
+    for s in range(players):
+        knobs = {k: rng.choice([0, 0.2, 0.5, 0.9, 1]) for k in KNOBS if rng.random() < 0.6}
+        if knobs.get("voluntary_draw") == 1:
+            knobs["voluntary_draw"] = 0.9
+        if knobs.get("forget_uno") == 1 and knobs.get("catch") == 1:
+            knobs["catch"] = 0.5
+        out.append(spec(rng.choice(["random", "greedy"]), rng.choice([None, "most", "random"]),
+                        **knobs))
+    return out
+
+
+POLICY_SETS = ("greedy", "random", "zero", "mid", "one", "mixed")
+MODES = ("standard", "elimination", "lowest", "teams")
+
+
+def cases():
+    for players in range(2, 11):
+        for edition in ("modern", "vintage"):
+            for mode in MODES:
+                if mode == "teams" and (players < 4 or players % 2):
+                    continue
+                for pol in POLICY_SETS:
+                    yield players, edition, mode, pol
+
+
+CASES = list(cases())
+GAMES_PER_CASE = max(1, (N_DIFF - N_FULL) // len(CASES))
+
+
+def game_rules(players: int, edition: str, mode: str, j: int) -> Rules:
+    """Game j of a case: rotates the switches the edition leaves open, targets and hand sizes."""
+    kw = {"players": players, "edition": edition}
+    if mode == "teams":
+        kw["teams"] = True
+    else:
+        kw["scoring"] = mode
+    other = {"modern": "vintage", "vintage": "modern"}[edition]
+    flip = Rules(edition=other)
+    v = j % 4
+    if v in (1, 3):
+        kw["drawn_card"] = flip.drawn_card
+    if v in (2, 3):
+        kw["challenge"] = flip.challenge
+    if v == 3:
+        kw["dealer_draw"] = flip.dealer_draw
+    targets = {"standard": (40, 100, 200), "teams": (40, 100, 200), "lowest": (30, 80, 150),
+               "elimination": (20, 50, 90)}[mode]
+    kw["target"] = targets[j % 3]
+    if j % 5 == 4:
+        kw["hand_size"] = 3
+    elif j % 13 == 12:
+        kw["hand_size"] = min(12, 107 // players)
+    return Rules(**kw)
+
+
+@pytest.mark.parametrize("players,edition,mode,pol", CASES,
+                         ids=[f"p{p}-{e}-{m}-{q}" for p, e, m, q in CASES])
+def test_sweep(players, edition, mode, pol):
+    case = CASES.index((players, edition, mode, pol))
+    rng = random.Random(case)
+    for j in range(GAMES_PER_CASE):
+        rules = game_rules(players, edition, mode, j)
+        compare_game(rules, policy_set(pol, players, rng), seed=case, game=1000 * j + case)
+
+
+FULL = [
+    (Rules(players=4), "greedy"),
+    (Rules(players=2), "greedy"),
+    (Rules(players=4), "random"),
+    (Rules(players=3, edition="vintage"), "greedy"),
+    (Rules(players=6, teams=True), ["greedy", "random"] * 3),
+    (Rules(players=5, scoring="lowest"), spec("random", **MID)),
+    (Rules(players=4, scoring="elimination", target=300), "greedy"),
+    (Rules(players=10), spec("greedy", "random", **MID)),
+]
+
+
+@pytest.mark.parametrize("i", range(len(FULL)),
+                         ids=[f"{r.players}p-{r.edition}-{r.scoring}{'-teams' if r.teams else ''}"
+                              for r, _ in FULL])
+def test_full_games(i):
+    rules, policies = FULL[i]
+    for g in range(max(1, N_FULL // len(FULL))):
+        compare_game(rules, policies, seed=77 + i, game=g)
+
+
+def test_default_arguments():
+    from uno_sim import engine, reference
+    for g in range(5):
+        assert engine.play_game(game=g, trace=True) == reference.play_game(game=g, trace=True)
+        assert engine.play_game(seed=g) == reference.play_game(seed=g)

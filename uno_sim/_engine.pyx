@@ -1,0 +1,560 @@
+# cython: language_level=3
+"""Compiled UNO engine (Cython bindings to csrc/).
+
+Compiler directives (boundscheck, wraparound, ...) are set in setup.py so
+that ``UNO_SIM_DEBUG=1`` can switch on the checking build.
+"""
+
+import numpy as np
+cimport numpy as cnp
+from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t
+from libc.string cimport memset
+
+from uno_sim.cards import COLORS, DrawReason
+from uno_sim.rules import RulesError
+
+cnp.import_array()
+
+
+cdef extern from "rng.h":
+    ctypedef struct uno_rng:
+        uint64_t s[4]
+    void uno_rng_seed(uno_rng *r, const uint64_t *key, uint64_t game) nogil
+    uint64_t uno_rng_next(uno_rng *r) nogil
+    uint32_t uno_rng_bounded(uno_rng *r, uint32_t n) nogil
+    double uno_rng_uniform(uno_rng *r) nogil
+    int uno_rng_bernoulli(uno_rng *r, double p) nogil
+    void uno_rng_shuffle_u8(uno_rng *r, uint8_t *a, int n) nogil
+
+
+# --- PRNG test hooks ---
+#
+# Not part of the public API.  These expose the C generator (csrc/rng.h) so
+# tests/test_rng.py can check it against the Python specification in
+# uno_sim/rng.py.  ``key`` is a 4-tuple of uint64 (uno_sim.rng.key_from_seed);
+# ``state`` is a raw 4-tuple xoshiro256** state.
+
+cdef uno_rng _seeded(key, uint64_t game) except *:
+    cdef uno_rng r
+    cdef uint64_t k[4]
+    cdef int i
+    if len(key) != 4:
+        raise ValueError("key must have four 64-bit words")
+    for i in range(4):
+        k[i] = key[i]
+    uno_rng_seed(&r, k, game)
+    return r
+
+
+cdef uno_rng _raw(state) except *:
+    cdef uno_rng r
+    cdef int i
+    if len(state) != 4:
+        raise ValueError("state must have four 64-bit words")
+    for i in range(4):
+        r.s[i] = state[i]
+    return r
+
+
+cdef tuple _state(uno_rng *r):
+    return (r.s[0], r.s[1], r.s[2], r.s[3])
+
+
+cdef cnp.ndarray _next_array(uno_rng *r, Py_ssize_t n):
+    cdef cnp.ndarray[cnp.uint64_t, ndim=1] out = np.empty(n, dtype=np.uint64)
+    cdef Py_ssize_t i
+    for i in range(n):
+        out[i] = uno_rng_next(r)
+    return out
+
+
+cdef cnp.ndarray _bounded_array(uno_rng *r, uint32_t bound, Py_ssize_t n):
+    cdef cnp.ndarray[cnp.uint64_t, ndim=1] out = np.empty(n, dtype=np.uint64)
+    cdef Py_ssize_t i
+    if bound < 1:
+        raise ValueError("bound must be >= 1")
+    for i in range(n):
+        out[i] = uno_rng_bounded(r, bound)
+    return out
+
+
+def rng_seed_state(key, uint64_t game):
+    """State after ``uno_rng_seed(key, game)``, as a 4-tuple."""
+    cdef uno_rng r = _seeded(key, game)
+    return _state(&r)
+
+
+def rng_stream(key, uint64_t game, Py_ssize_t n):
+    """First ``n`` ``uno_rng_next`` outputs of game ``game`` (uint64 array)."""
+    cdef uno_rng r = _seeded(key, game)
+    return _next_array(&r, n)
+
+
+def rng_bounded_stream(key, uint64_t game, uint32_t bound, Py_ssize_t n):
+    """``n`` draws of ``uno_rng_bounded(bound)`` (uint64 array)."""
+    cdef uno_rng r = _seeded(key, game)
+    return _bounded_array(&r, bound, n)
+
+
+def rng_uniform_stream(key, uint64_t game, Py_ssize_t n):
+    """``n`` draws of ``uno_rng_uniform()`` (float64 array)."""
+    cdef uno_rng r = _seeded(key, game)
+    cdef cnp.ndarray[cnp.float64_t, ndim=1] out = np.empty(n, dtype=np.float64)
+    cdef Py_ssize_t i
+    for i in range(n):
+        out[i] = uno_rng_uniform(&r)
+    return out
+
+
+def rng_bernoulli_stream(key, uint64_t game, double p, Py_ssize_t n):
+    """``n`` draws of ``uno_rng_bernoulli(p)`` and the final state.
+
+    Returns ``(bool array, state tuple)``.
+    """
+    cdef uno_rng r = _seeded(key, game)
+    cdef cnp.ndarray[cnp.uint8_t, ndim=1] out = np.empty(n, dtype=np.uint8)
+    cdef Py_ssize_t i
+    for i in range(n):
+        out[i] = uno_rng_bernoulli(&r, p)
+    return out.astype(bool), _state(&r)
+
+
+def rng_shuffle(key, uint64_t game, int n):
+    """``uno_rng_shuffle_u8`` applied to ``range(n)`` (uint8 array, n <= 255)."""
+    if not 0 <= n <= 255:
+        raise ValueError("n must be in [0, 255]")
+    cdef uno_rng r = _seeded(key, game)
+    cdef cnp.ndarray[cnp.uint8_t, ndim=1] out = np.arange(n, dtype=np.uint8)
+    uno_rng_shuffle_u8(&r, <uint8_t *>cnp.PyArray_DATA(out), n)
+    return out
+
+
+def rng_raw_stream(state, Py_ssize_t n):
+    """``n`` ``uno_rng_next`` outputs from a raw state; returns (array, final state)."""
+    cdef uno_rng r = _raw(state)
+    out = _next_array(&r, n)
+    return out, _state(&r)
+
+
+def rng_raw_bounded(state, uint32_t bound, Py_ssize_t n):
+    """``n`` ``uno_rng_bounded(bound)`` draws from a raw state; returns (array, final state)."""
+    cdef uno_rng r = _raw(state)
+    out = _bounded_array(&r, bound, n)
+    return out, _state(&r)
+
+
+# --- The engine (csrc/uno.h) ---
+
+cdef extern from "uno.h":
+    enum:
+        UNO_MAX_PLAYERS
+        UNO_MAX_CARDS
+        UNO_N_COUNTERS
+        UNO_OK
+        UNO_ERR_CONFIG
+        UNO_ERR_STARTER
+        UNO_ERR_LIMIT
+        UNO_MAX_TURNS
+        UNO_MAX_ROUNDS
+
+    ctypedef struct uno_config:
+        int32_t variant, players, edition, dealer_draw, drawn_card, challenge
+        int32_t wd4_value, scoring, target, teams, hand_size, max_turns
+
+    ctypedef struct uno_table:
+        int32_t n_kinds, n_cards
+        int8_t color[255]
+        uint8_t face[255]
+        int32_t value[255]
+        uint8_t effect[255]
+        uint8_t amount[255]
+        uint8_t restricted[255]
+        uint8_t starter[255]
+        uint8_t reason[255]
+        uint8_t card_kind[255]
+
+    ctypedef struct uno_policy:
+        int32_t id, color_rule
+        double bluff, challenge, forget_uno, catch_uno, play_drawn, voluntary
+
+    ctypedef struct uno_event:
+        int32_t type, p, a, b, c, off, len
+
+    ctypedef struct uno_trace:
+        uno_event *ev
+        int32_t *data
+        int64_t n_ev, cap_ev, n_data, cap_data
+        int failed
+
+    ctypedef struct uno_result:
+        int32_t status, error_card, winner, team, n_winners
+        int32_t winners[10]
+        int32_t scores[10]
+        int32_t team_scores[2]
+        int32_t rounds, turns, reshuffles, stalemates
+        int32_t counters[7][10]
+
+    ctypedef struct uno_columns:
+        int64_t *game
+        int8_t *winner
+        int8_t *team
+        int32_t *rounds
+        int32_t *turns
+        int32_t *reshuffles
+        int32_t *stalemates
+        int32_t *scores
+        int32_t *team_scores
+        int32_t *counters[7]
+
+    int uno_table_init(uno_table *t, int n_kinds, const int32_t *color, const int32_t *face,
+                       const int32_t *value, const int32_t *effect, const int32_t *amount,
+                       const int32_t *restricted, const int32_t *starter, const int32_t *reason,
+                       int n_cards, const int32_t *card_kind) nogil
+    void uno_classic_table(uno_table *t, int wd4_value) nogil
+    int uno_config_check(const uno_config *cfg, const uno_table *t, const uno_policy *pol) nogil
+    void uno_trace_init(uno_trace *tr) nogil
+    void uno_trace_free(uno_trace *tr) nogil
+    void uno_trace_clear(uno_trace *tr) nogil
+    int uno_play_game(const uno_config *cfg, const uno_table *t, const uno_policy *pol,
+                      uno_rng *rng, uno_trace *tr, uno_result *res) nogil
+    int uno_play_round(const uno_config *cfg, const uno_table *t, const uno_policy *pol,
+                       uno_rng *rng, const uint8_t *deck, int dealer, const int32_t *scores,
+                       uno_trace *tr, uno_result *res) nogil
+    int uno_play_games(const uno_config *cfg, const uno_table *t, const uno_policy *pol,
+                       const uint64_t *key, uint64_t first_game, int64_t n_games,
+                       uno_columns *out) nogil
+
+
+# Event types, in the order of enum uno_event_type.
+cdef enum:
+    EV_DEALER_DRAW = 0
+    EV_ROUND_START
+    EV_PLAY
+    EV_UNO
+    EV_CAUGHT
+    EV_DRAW
+    EV_PASS
+    EV_SKIP
+    EV_REVERSE
+    EV_COLOR
+    EV_CHALLENGE
+    EV_TAKE_BACK
+    EV_RESHUFFLE
+    EV_ROUND_END
+
+_REASONS = tuple(r.name.lower() for r in sorted(DrawReason))
+_TABLE_COLUMNS = ("color", "face", "value", "effect", "amount", "restricted", "starter",
+                  "reason")
+
+
+def classic_table_arrays(int wd4_value=50):
+    """The C twin of the classic table (``uno_classic_table``), as DeckTable.arrays() columns."""
+    cdef uno_table t
+    cdef int k
+    uno_classic_table(&t, wd4_value)
+    return {
+        "color": [t.color[k] for k in range(t.n_kinds)],
+        "face": [t.face[k] for k in range(t.n_kinds)],
+        "value": [t.value[k] for k in range(t.n_kinds)],
+        "effect": [t.effect[k] for k in range(t.n_kinds)],
+        "amount": [t.amount[k] for k in range(t.n_kinds)],
+        "restricted": [t.restricted[k] for k in range(t.n_kinds)],
+        "starter": [t.starter[k] for k in range(t.n_kinds)],
+        "reason": [t.reason[k] for k in range(t.n_kinds)],
+        "card_kind": [t.card_kind[k] for k in range(t.n_cards)],
+    }
+
+
+class GameLimitError(RuntimeError):
+    """A game ran past the engine's safety limits (see UNO_MAX_TURNS in csrc/uno.h).
+
+    ``events`` holds the trace up to the limit when one was recorded.
+    """
+
+    def __init__(self, message, events=None):
+        super().__init__(message)
+        self.events = events
+
+
+MAX_TURNS = UNO_MAX_TURNS
+MAX_ROUNDS = UNO_MAX_ROUNDS
+
+
+cdef void _key(key, uint64_t *k) except *:
+    cdef int i
+    if len(key) != 4:
+        raise ValueError("key must have four 64-bit words")
+    for i in range(4):
+        k[i] = key[i]
+
+
+cdef class Engine:
+    """One rules + policies configuration, ready to play (used by uno_sim.engine).
+
+    ``config``: the 11 ints of uno_config; ``arrays``: DeckTable.arrays();
+    ``policies``: per seat (id, color_rule, bluff, challenge, forget_uno, catch,
+    play_drawn, voluntary_draw); ``codes``: card id -> card code.
+    """
+
+    cdef uno_config cfg
+    cdef uno_table table
+    cdef uno_policy pol[10]
+    cdef readonly int players
+    cdef readonly int n_cards
+    cdef list codes
+
+    def __init__(self, config, dict arrays, policies, codes):
+        cdef int32_t *cols[9]
+        cdef list bufs = []
+        cdef cnp.ndarray[cnp.int32_t, ndim=1] a
+        cdef int i
+        (self.cfg.variant, self.cfg.players, self.cfg.edition, self.cfg.dealer_draw,
+         self.cfg.drawn_card, self.cfg.challenge, self.cfg.wd4_value, self.cfg.scoring,
+         self.cfg.target, self.cfg.teams, self.cfg.hand_size) = config
+        self.cfg.max_turns = 0
+        names = _TABLE_COLUMNS + ("card_kind",)
+        for i in range(9):
+            a = np.ascontiguousarray(arrays[names[i]], dtype=np.int32)
+            bufs.append(a)
+            cols[i] = <int32_t *>cnp.PyArray_DATA(a)
+        n_kinds = len(arrays["color"])
+        for i in range(8):
+            if len(bufs[i]) != n_kinds:
+                raise RulesError(f"invalid deck table: column {names[i]} has the wrong length")
+        if uno_table_init(&self.table, n_kinds, cols[0], cols[1], cols[2], cols[3], cols[4],
+                          cols[5], cols[6], cols[7], len(bufs[8]), cols[8]) != 0:
+            raise RulesError("invalid deck table: a column is out of range")
+        if not 2 <= self.cfg.players <= UNO_MAX_PLAYERS or len(policies) != self.cfg.players:
+            raise RulesError("invalid players or policies for the C engine")
+        memset(self.pol, 0, sizeof(self.pol))
+        for i, p in enumerate(policies):
+            (self.pol[i].id, self.pol[i].color_rule, self.pol[i].bluff, self.pol[i].challenge,
+             self.pol[i].forget_uno, self.pol[i].catch_uno, self.pol[i].play_drawn,
+             self.pol[i].voluntary) = p
+        if uno_config_check(&self.cfg, &self.table, self.pol) != UNO_OK:
+            raise RulesError("invalid rules or policies for the C engine")
+        self.players = self.cfg.players
+        self.n_cards = self.table.n_cards
+        self.codes = list(codes)
+        if len(self.codes) != self.n_cards:
+            raise RulesError("invalid card codes: one per card expected")
+
+    cdef _check(self, int status, uno_result *res, uno_trace *tr, int32_t max_turns):
+        if status == UNO_ERR_STARTER:
+            raise RulesError(f"card {self.codes[res.error_card]} cannot be a starter")
+        if status == UNO_ERR_LIMIT:
+            raise GameLimitError(
+                f"the game did not end within {max_turns or UNO_MAX_TURNS} turns in a round "
+                f"or {UNO_MAX_ROUNDS} rounds: the policies never let a round end (e.g. every "
+                f"seat greedy with voluntary_draw=1)",
+                self._decode(tr) if tr != NULL and not tr.failed else None)
+        if status != UNO_OK:
+            raise RulesError(f"the C engine rejected the configuration (status {status})")
+        if tr != NULL and tr.failed:
+            raise MemoryError("out of memory while recording the trace")
+
+    cdef dict _result(self, uno_result *res):
+        cdef int n = self.cfg.players
+        return {
+            "winner": res.winner,
+            "winners": [res.winners[i] for i in range(res.n_winners)],
+            "team": res.team,
+            "scores": [res.scores[i] for i in range(n)],
+            "team_scores": [res.team_scores[0], res.team_scores[1]],
+            "rounds": res.rounds,
+            "turns": res.turns,
+            "reshuffles": res.reshuffles,
+            "stalemates": res.stalemates,
+            "counters": [[res.counters[c][i] for i in range(n)] for c in range(UNO_N_COUNTERS)],
+        }
+
+    def play_game(self, key, uint64_t game, bint trace=False, int32_t max_turns=0):
+        """One game; returns (result dict, events list or None).
+
+        ``max_turns`` > 0 lowers the safety limit on turns in a round; past it
+        GameLimitError is raised, carrying the events so far.
+        """
+        cdef uint64_t k[4]
+        cdef uno_rng rng
+        cdef uno_result res
+        cdef uno_trace tr
+        cdef uno_trace *trp = NULL
+        cdef uno_config cfg = self.cfg
+        cdef int st
+        if max_turns < 0:
+            raise ValueError("max_turns must be >= 0")
+        cfg.max_turns = max_turns
+        _key(key, k)
+        uno_rng_seed(&rng, k, game)
+        uno_trace_init(&tr)
+        if trace:
+            trp = &tr
+        try:
+            with nogil:
+                st = uno_play_game(&cfg, &self.table, self.pol, &rng, trp, &res)
+            self._check(st, &res, trp, max_turns)
+            return self._result(&res), (self._decode(trp) if trace else None)
+        finally:
+            uno_trace_free(&tr)
+
+    def play_round(self, key, uint64_t game, deck, int dealer, scores, int32_t max_turns=0):
+        """One round from ``deck`` (card ids, top first, or None); returns (result, events)."""
+        cdef uint64_t k[4]
+        cdef uno_rng rng
+        cdef uno_result res
+        cdef uno_trace tr
+        cdef uno_config cfg = self.cfg
+        cdef uint8_t d[255]
+        cdef int32_t sc[10]
+        cdef const uint8_t *dp = NULL
+        cdef const int32_t *sp = NULL
+        cdef int i, st
+        if max_turns < 0:
+            raise ValueError("max_turns must be >= 0")
+        cfg.max_turns = max_turns
+        _key(key, k)
+        if deck is not None:
+            if len(deck) != self.n_cards:
+                raise RulesError(f"invalid deck: {len(deck)} cards given, {self.n_cards} expected")
+            for i in range(self.n_cards):
+                d[i] = deck[i]
+            dp = d
+        if scores is not None:
+            if len(scores) != self.cfg.players:
+                raise RulesError(
+                    f"invalid scores: {len(scores)} given for {self.cfg.players} players")
+            for i in range(self.cfg.players):
+                sc[i] = scores[i]
+            sp = sc
+        uno_rng_seed(&rng, k, game)
+        uno_trace_init(&tr)
+        try:
+            with nogil:
+                st = uno_play_round(&cfg, &self.table, self.pol, &rng, dp, dealer, sp, &tr,
+                                    &res)
+            self._check(st, &res, &tr, max_turns)
+            return self._result(&res), self._decode(&tr)
+        finally:
+            uno_trace_free(&tr)
+
+    def play_games(self, key, uint64_t first_game, int64_t n_games):
+        """Games first_game .. first_game + n_games - 1 as columns (one call, GIL released)."""
+        cdef uint64_t k[4]
+        cdef uno_columns out
+        cdef int n = self.cfg.players
+        cdef int st, c
+        cdef uno_result dummy
+        _key(key, k)
+        if n_games < 0:
+            raise ValueError("n_games must be >= 0")
+        cols = {
+            "game": np.empty(n_games, dtype=np.int64),
+            "winner": np.empty(n_games, dtype=np.int8),
+            "team": np.empty(n_games, dtype=np.int8),
+            "rounds": np.empty(n_games, dtype=np.int32),
+            "turns": np.empty(n_games, dtype=np.int32),
+            "reshuffles": np.empty(n_games, dtype=np.int32),
+            "stalemates": np.empty(n_games, dtype=np.int32),
+            "scores": np.empty((n_games, n), dtype=np.int32),
+            "team_scores": np.empty((n_games, 2), dtype=np.int32),
+        }
+        counters = [np.empty((n_games, n), dtype=np.int32) for c in range(UNO_N_COUNTERS)]
+        out.game = <int64_t *>cnp.PyArray_DATA(cols["game"])
+        out.winner = <int8_t *>cnp.PyArray_DATA(cols["winner"])
+        out.team = <int8_t *>cnp.PyArray_DATA(cols["team"])
+        out.rounds = <int32_t *>cnp.PyArray_DATA(cols["rounds"])
+        out.turns = <int32_t *>cnp.PyArray_DATA(cols["turns"])
+        out.reshuffles = <int32_t *>cnp.PyArray_DATA(cols["reshuffles"])
+        out.stalemates = <int32_t *>cnp.PyArray_DATA(cols["stalemates"])
+        out.scores = <int32_t *>cnp.PyArray_DATA(cols["scores"])
+        out.team_scores = <int32_t *>cnp.PyArray_DATA(cols["team_scores"])
+        for c in range(UNO_N_COUNTERS):
+            out.counters[c] = <int32_t *>cnp.PyArray_DATA(counters[c])
+        with nogil:
+            st = uno_play_games(&self.cfg, &self.table, self.pol, k, first_game, n_games, &out)
+        if st != UNO_OK:
+            memset(&dummy, 0, sizeof(dummy))
+            self._check(st, &dummy, NULL, 0)
+        return cols, counters
+
+    cdef list _codes(self, const int32_t *d, int n):
+        cdef list codes = self.codes
+        return [codes[d[i]] for i in range(n)]
+
+    cdef list _decode(self, const uno_trace *tr):
+        """The trace records as the dicts reference.Game.emit writes."""
+        cdef list events = []
+        cdef list codes = self.codes
+        cdef int64_t i
+        cdef const uno_event *e
+        cdef const int32_t *d
+        cdef int n = self.cfg.players
+        cdef int s, m, j
+        cdef dict ev
+        for i in range(tr.n_ev):
+            e = &tr.ev[i]
+            d = tr.data + e.off
+            t = e.type
+            if t == EV_PLAY:
+                ev = {"e": "play", "p": e.p, "card": codes[e.a]}
+                if e.b >= 0:
+                    ev["color"] = COLORS[e.b]
+                if e.c >= 0:
+                    ev["legal"] = bool(e.c)
+            elif t == EV_DRAW:
+                ev = {"e": "draw", "p": e.p, "cards": self._codes(d + 1, d[0]),
+                      "reason": _REASONS[e.a]}
+            elif t == EV_PASS:
+                ev = {"e": "pass", "p": e.p}
+            elif t == EV_SKIP:
+                ev = {"e": "skip", "p": e.p}
+            elif t == EV_UNO:
+                ev = {"e": "uno", "p": e.p, "called": bool(e.a)}
+            elif t == EV_CAUGHT:
+                ev = {"e": "caught", "p": e.p, "by": e.a}
+            elif t == EV_REVERSE:
+                ev = {"e": "reverse", "p": e.p, "dir": e.a}
+            elif t == EV_COLOR:
+                ev = {"e": "color", "p": e.p, "color": COLORS[e.a]}
+            elif t == EV_CHALLENGE:
+                ev = {"e": "challenge", "p": e.p, "target": e.a, "bluff": bool(e.b),
+                      "hand": self._codes(d + 1, d[0])}
+            elif t == EV_TAKE_BACK:
+                ev = {"e": "take_back", "p": e.p, "card": codes[e.a]}
+            elif t == EV_RESHUFFLE:
+                ev = {"e": "reshuffle", "cards": e.a}
+            elif t == EV_DEALER_DRAW:
+                m = d[0] // 2
+                ev = {"e": "dealer_draw",
+                      "draws": [[d[1 + 2 * j], codes[d[2 + 2 * j]]] for j in range(m)],
+                      "dealer": e.a}
+            elif t == EV_ROUND_START:
+                deck = self._codes(d + 1, d[0])
+                d += 1 + d[0]
+                hands = []
+                for s in range(n):
+                    hands.append(self._codes(d + 1, d[0]))
+                    d += 1 + d[0]
+                ev = {"e": "round_start", "round": e.a, "dealer": e.b, "deck": deck,
+                      "hands": hands, "starter": codes[e.c],
+                      "returned": self._codes(d + 1, d[0])}
+            elif t == EV_ROUND_END:
+                points = [d[1 + j] for j in range(d[0])]
+                d += 1 + d[0]
+                hands = []
+                for s in range(n):
+                    hands.append(self._codes(d + 1, d[0]))
+                    d += 1 + d[0]
+                scores = [d[1 + j] for j in range(d[0])]
+                d += 1 + d[0]
+                eliminated = [d[1 + j] for j in range(d[0])]
+                d += 1 + d[0]
+                ev = {"e": "round_end", "round": e.a, "p": None if e.p < 0 else e.p,
+                      "points": points, "hands": hands, "scores": scores,
+                      "eliminated": eliminated}
+                if self.cfg.teams:
+                    ev["team_scores"] = [d[1], d[2]]
+            else:
+                raise RuntimeError(f"unknown trace record type {t}")
+            events.append(ev)
+        return events

@@ -1,0 +1,154 @@
+"""The compiled engine behind the same calls as the reference engine.
+
+``play_game`` and ``play_round`` return `reference.GameResult` objects equal,
+field by field and event by event, to those of `uno_sim.reference` for the
+same arguments; ``play_games`` plays a whole range of games in one call into
+C (GIL released) and returns column arrays.
+
+The rules, deck table and policies are turned into their C form once per
+distinct configuration and cached.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+from . import _engine
+from .cards import deck_for
+from .policies import COLOR_RULES, seat_policies
+from .reference import SEAT_COUNTERS, GameResult
+from .rng import MASK64, key_from_seed
+from .rules import (CHALLENGE, DEALER_DRAW, DRAWN_CARD, EDITIONS, SCORING, VARIANTS, Rules,
+                    RulesError)
+
+__all__ = ["play_game", "play_round", "play_games", "GameLimitError", "MAX_TURNS",
+           "SEAT_COUNTERS"]
+
+GameLimitError = _engine.GameLimitError
+MAX_TURNS = _engine.MAX_TURNS  # default safety limit on the turns of one round
+
+
+def _config(rules: Rules) -> tuple:
+    """uno_config: the Rules fields as ints, enums as their index in rules.py's tuples."""
+    return (
+        VARIANTS.index(rules.variant), rules.players, EDITIONS.index(rules.edition),
+        DEALER_DRAW.index(rules.dealer_draw), DRAWN_CARD.index(rules.drawn_card),
+        CHALLENGE.index(rules.challenge), rules.wd4_value, SCORING.index(rules.scoring),
+        rules.target, int(rules.teams), rules.hand_size,
+    )
+
+
+def _policy(spec) -> tuple:
+    k = spec.knobs()
+    return (spec.policy_id, COLOR_RULES.index(k["color"]), float(k["bluff"]),
+            float(k["challenge"]), float(k["forget_uno"]), float(k["catch"]),
+            float(k["play_drawn"]), float(k["voluntary_draw"]))
+
+
+@lru_cache(maxsize=64)
+def _engine_for(rules: Rules, policies: tuple) -> "_engine.Engine":
+    deck = deck_for(rules)
+    codes = [deck.code(c) for c in range(deck.size)]
+    return _engine.Engine(_config(rules), deck.arrays(), list(policies), codes)
+
+
+def _setup(rules, policies):
+    rules = rules or Rules()
+    specs = seat_policies(policies, rules.players)
+    return rules, specs, _engine_for(rules, tuple(_policy(s) for s in specs))
+
+
+def _game_start(rules, specs, seed, game) -> dict:
+    return {"e": "game_start", "seed": seed, "game": game, "variant": rules.variant,
+            "rules": rules.to_dict(), "players": rules.players,
+            "policies": [str(s) for s in specs]}
+
+
+def _result(r: dict, events) -> GameResult:
+    return GameResult(
+        winner=r["winner"], winners=r["winners"], team=r["team"], scores=r["scores"],
+        team_scores=r["team_scores"], rounds=r["rounds"], turns=r["turns"],
+        reshuffles=r["reshuffles"], stalemates=r["stalemates"],
+        seats=dict(zip(SEAT_COUNTERS, r["counters"])), events=events,
+    )
+
+
+def _limited(call, start: dict):
+    try:
+        return call()
+    except GameLimitError as e:
+        if e.events is not None:
+            e.events.insert(0, start)
+        raise
+
+
+def play_game(rules: Rules | None = None, policies="greedy", seed: int = 0, game: int = 0,
+              trace: bool = False, *, max_turns: int = 0) -> GameResult:
+    """Play one complete game (same result as `reference.play_game`).
+
+    ``max_turns`` (0: `MAX_TURNS`) is a safety limit on the turns of one
+    round: some policies never let a round end (the reference engine then
+    loops forever); past the limit `GameLimitError` is raised, with the trace
+    so far in its ``events`` when `trace` is on.
+    """
+    rules, specs, eng = _setup(rules, policies)
+    key = key_from_seed(seed)
+    r, events = _limited(
+        lambda: eng.play_game(key, int(game) & MASK64, bool(trace), max_turns),
+        _game_start(rules, specs, seed, game))
+    res = _result(r, None)
+    if trace:
+        res.events = [_game_start(rules, specs, seed, game)] + events
+        res.events.append({"e": "game_end", "winner": res.winner, "winners": res.winners,
+                           "team": res.team, "scores": res.scores,
+                           "team_scores": res.team_scores, "rounds": res.rounds})
+    return res
+
+
+def play_round(rules: Rules | None = None, policies="greedy", deck=None, dealer: int = 0,
+               seed: int = 0, game: int = 0, scores=None, *, max_turns: int = 0) -> GameResult:
+    """Scenario API: one round from a chosen deck order (codes, top card first).
+
+    Same arguments, validation and result as `reference.play_round`; the trace
+    is always kept.  `scores` sets the scores before the round.
+    """
+    rules, specs, eng = _setup(rules, policies)
+    table = deck_for(rules)
+    order = None
+    if deck is not None:
+        order = table.cards_from_codes(deck)
+        if len(order) != table.size:
+            raise RulesError(
+                f"invalid deck: {len(order)} cards given, the {table.name} deck has {table.size}"
+            )
+    if not 0 <= dealer < rules.players:
+        raise RulesError(f"invalid dealer {dealer}: expected 0..{rules.players - 1}")
+    if scores is not None:
+        scores = [int(s) for s in scores]
+    key = key_from_seed(seed)
+    start = _game_start(rules, specs, seed, game)
+    r, events = _limited(
+        lambda: eng.play_round(key, int(game) & MASK64, order, dealer, scores, max_turns), start)
+    return _result(r, [start] + events)
+
+
+def play_games(rules: Rules | None = None, policies="greedy", seed: int = 0, first_game: int = 0,
+               n_games: int = 1) -> dict:
+    """Play games first_game .. first_game + n_games - 1 of the run `seed` in one C call.
+
+    Returns columns: ``game`` (int64), ``winner`` and ``team`` (int8, -1 when
+    none), ``rounds``, ``turns``, ``reshuffles``, ``stalemates`` (int32),
+    ``scores`` (n_games x players), ``team_scores`` (n_games x 2) and one
+    (n_games x players) int32 array per name of `SEAT_COUNTERS`.  Row i equals
+    the result of ``play_game(rules, policies, seed, first_game + i)``.
+    """
+    if isinstance(n_games, bool) or not isinstance(n_games, (int, np.integer)) or n_games < 0:
+        raise ValueError(f"invalid n_games {n_games!r}: expected an integer >= 0")
+    if first_game < 0 or first_game + n_games > MASK64 + 1:
+        raise ValueError(f"invalid first_game {first_game!r}: games must lie in 0..2**64-1")
+    rules, specs, eng = _setup(rules, policies)
+    cols, counters = eng.play_games(key_from_seed(seed), int(first_game), int(n_games))
+    cols.update(zip(SEAT_COUNTERS, counters))
+    return cols
