@@ -1,0 +1,109 @@
+"""The command line: every command documented, bad input is one line and exit 2."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from uno_sim.cli import build_parser, main, parse_count
+
+
+def run_cli(*args):
+    return subprocess.run([sys.executable, "-m", "uno_sim.cli", *args],
+                          capture_output=True, text=True)
+
+
+def commands():
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.dest == "command")
+    return sub.choices
+
+
+def test_every_command_has_help_and_docs():
+    with open("README.md", encoding="utf-8") as f:
+        readme = f.read()
+    for name, p in commands().items():
+        assert p.description, name
+        assert f"uno-sim {name}" in readme, f"README does not show `uno-sim {name}`"
+
+
+@pytest.mark.parametrize("text,value", [("1e6", 1_000_000), ("1_000_000", 1_000_000),
+                                        ("250k", 250_000), ("2M", 2_000_000), ("17", 17)])
+def test_parse_count_accepts_the_documented_forms(text, value):
+    assert parse_count(text) == value
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["run", "--games", "0"], "'0'"),
+    (["run", "--games", "-5"], "'-5'"),
+    (["run", "--games", "1.5"], "'1.5'"),
+    (["run", "--players", "11", "--games", "3"], "players 11"),
+    (["run", "--policy", "nosuch", "--games", "3"], "'nosuch'"),
+    (["run", "--policy", "greedy(bluff=2)", "--games", "3"], "'2'"),
+    (["run", "--policy", "greedy(color=pink)", "--games", "3"], "'pink'"),
+    (["run", "--rule", "edition=new", "--games", "3"], "'new'"),
+    (["run", "--rule", "nosuch=1", "--games", "3"], "'nosuch'"),
+    (["run", "--rule", "target=0", "--games", "3"], "target 0"),
+    (["run", "--rule", "teams=1", "--players", "5", "--games", "3"], "players 5"),
+    (["run", "--seat", "9=random", "--games", "3"], "seat 9"),
+    (["run", "--variant", "nosuch", "--games", "3"], "'nosuch'"),
+    (["replay", "/nonexistent/trace.jsonl"], "/nonexistent/trace.jsonl"),
+])
+def test_bad_input_is_one_line_naming_the_value(args, needle):
+    r = run_cli(*args)
+    assert r.returncode == 2
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in r.stderr, r.stderr
+    assert needle in lines[0]
+
+
+def test_play_writes_a_trace_that_replay_reads(tmp_path):
+    path = tmp_path / "g.jsonl"
+    assert main(["play", "--seed", "5", "--players", "3", "--trace", str(path),
+                 "--engine", "reference", "--rule", "target=100"]) == 0
+    events = [json.loads(line) for line in path.read_text().splitlines()]
+    assert events[0]["e"] == "game_start" and events[-1]["e"] == "game_end"
+    r = run_cli("replay", str(path))
+    assert r.returncode == 0
+    assert "won after" in r.stdout.splitlines()[-1]
+    direct = run_cli("replay", "--seed", "5", "--players", "3", "--engine", "reference",
+                     "--rule", "target=100")
+    assert direct.stdout == r.stdout
+
+
+def test_replay_rejects_a_file_that_is_not_a_trace(tmp_path):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("{\"x\": 1}\n")
+    r = run_cli("replay", str(bad))
+    assert r.returncode == 2 and "line 1" in r.stderr
+
+
+def test_policies_lists_every_knob_with_default():
+    r = run_cli("policies")
+    assert r.returncode == 0
+    for knob in ("bluff", "challenge", "forget_uno", "catch", "play_drawn", "voluntary_draw", "color"):
+        assert knob in r.stdout
+    assert "random:" in r.stdout and "greedy:" in r.stdout
+
+
+def test_run_prints_win_shares_per_seat():
+    r = run_cli("run", "--games", "30", "--players", "3", "--seed", "2", "--engine", "reference",
+                "--rule", "target=100")
+    assert r.returncode == 0, r.stderr
+    rows = [l for l in r.stdout.splitlines() if l.strip()[:1].isdigit() and "[" in l]
+    assert len(rows) == 3
+    shares = [float(l.split()[1]) for l in rows]
+    assert abs(sum(shares) - 1.0) < 1e-9
+
+
+def test_ci_runs_the_readme_set_up_commands_verbatim():
+    import re
+
+    with open("README.md", encoding="utf-8") as f:
+        blocks = re.findall(r"```\n(.*?)\n```", f.read(), re.S)
+    with open(".ci/run", encoding="utf-8") as f:
+        ci = f.read()
+    install_and_run, tests = blocks[0], blocks[1]
+    assert "uno-sim run" in install_and_run and "pytest" in tests
+    assert install_and_run in ci.splitlines() and tests in ci

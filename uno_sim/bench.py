@@ -1,0 +1,97 @@
+"""`uno-sim bench`: complete games per second per core, per variant and player count.
+
+Each figure is the median of several timed calls of one batch into the C engine
+(one core, no runner, no I/O), after a warm-up call.  The machine and the
+commit are printed with the table so that figures can be compared honestly.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import statistics
+import subprocess
+import time
+
+from .rules import Rules
+
+
+def machine() -> str:
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    return f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}"
+
+
+def commit() -> str:
+    here = os.path.dirname(os.path.abspath(__file__))
+    try:
+        out = subprocess.run(["git", "-C", here, "rev-parse", "--short", "HEAD"],
+                             capture_output=True, text=True, timeout=5)
+        dirty = subprocess.run(["git", "-C", here, "status", "--porcelain", "--untracked-files=no"],
+                               capture_output=True, text=True, timeout=5)
+    except (OSError, subprocess.TimeoutExpired):
+        return "unknown"
+    if out.returncode != 0:
+        return "unknown"
+    return out.stdout.strip() + ("+changes" if dirty.stdout.strip() else "")
+
+
+def time_games(rules: Rules, policy: str, games: int, repeats: int, seed: int = 1) -> dict:
+    """Median wall time of `repeats` calls playing `games` complete games each."""
+    from . import engine
+
+    specs = [policy] * rules.players
+    engine.play_games(rules, specs, seed=seed, first_game=0, n_games=max(1, games // 10))
+    times, rounds, turns = [], 0, 0
+    for r in range(repeats):
+        t0 = time.perf_counter()
+        cols = engine.play_games(rules, specs, seed=seed, first_game=r * games, n_games=games)
+        times.append(time.perf_counter() - t0)
+        rounds, turns = int(cols["rounds"].sum()), int(cols["turns"].sum())
+    t = statistics.median(times)
+    return {"games_per_s": games / t, "rounds_per_s": rounds / t, "ns_per_turn": 1e9 * t / turns,
+            "turns_per_game": turns / games}
+
+
+def time_reference(rules: Rules, policy: str, games: int, seed: int = 1) -> float:
+    from .reference import play_game
+
+    t0 = time.perf_counter()
+    for g in range(games):
+        play_game(rules, policy, seed=seed, game=g)
+    return games / (time.perf_counter() - t0)
+
+
+def run_bench(variants=("classic",), players=(2, 4, 7, 10), policy="greedy", games=20000,
+              repeats=5, reference_games=0, out=print) -> list[dict]:
+    out(f"machine: {machine()}")
+    out(f"commit:  {commit()}")
+    out(f"policy {policy}; complete games to 500; median of {repeats} runs of {games} games; one core")
+    out("")
+    out(f"{'variant':<12} {'players':>7} {'games/s':>10} {'rounds/s':>11} {'ns/turn':>8} "
+        f"{'turns/game':>10}")
+    rows = []
+    for v in variants:
+        for p in players:
+            rules = Rules(variant=v, players=p)
+            r = time_games(rules, policy, games, repeats)
+            row = {"variant": v, "players": p, **r}
+            rows.append(row)
+            out(f"{v:<12} {p:>7} {r['games_per_s']:>10,.0f} {r['rounds_per_s']:>11,.0f} "
+                f"{r['ns_per_turn']:>8.1f} {r['turns_per_game']:>10.1f}")
+    if reference_games:
+        out("")
+        for p in (2, 4):
+            rate = time_reference(Rules(players=p), policy, reference_games)
+            c = next((r["games_per_s"] for r in rows if r["players"] == p
+                      and r["variant"] == "classic"), None)
+            ratio = f" (C engine {c / rate:,.0f}x faster)" if c else ""
+            out(f"reference engine, classic, {p} players: {rate:,.1f} games/s{ratio}")
+    return rows

@@ -1,0 +1,316 @@
+"""The `uno-sim` command line: thin wrappers over the library.
+
+Library errors (`RulesError`, bad input) become one line on stderr and exit
+status 2; they never show a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+
+from . import __version__
+from .policies import POLICIES, POLICY_HELP, KNOB_HELP, seat_policies
+from .rules import RULE_KEYS, Rules, RulesError, parse_rule_value
+
+
+class UsageError(Exception):
+    pass
+
+
+_COUNT = re.compile(r"^\s*([0-9][0-9_]*(?:\.[0-9]+)?(?:e[0-9]+)?)\s*([kKmM]?)\s*$")
+
+
+def parse_count(text: str, what: str = "games") -> int:
+    """`1e6`, `1_000_000`, `250k`, `2M` -> int; positive integers only."""
+    m = _COUNT.match(str(text))
+    if not m:
+        raise UsageError(f"invalid --{what} {text!r}: expected a positive count like 1000, 1e6, 250k")
+    value = float(m.group(1).replace("_", "")) * {"": 1, "k": 1e3, "m": 1e6}[m.group(2).lower()]
+    if value != int(value) or value < 1:
+        raise UsageError(f"invalid --{what} {text!r}: expected a positive whole number")
+    return int(value)
+
+
+def _rules_from(args) -> Rules:
+    switches = {"players": args.players}
+    for item in args.rule or []:
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise UsageError(f"invalid --rule {item!r}: expected KEY=VALUE")
+        switches[key.strip()] = parse_rule_value(key.strip(), value.strip())
+    if args.variant is not None:
+        switches["variant"] = args.variant
+    return Rules(**switches)
+
+
+def _policies_from(args, players: int):
+    seats = {}
+    for item in args.seat or []:
+        seat, sep, spec = item.partition("=")
+        if not sep or not seat.strip().isdigit():
+            raise UsageError(f"invalid --seat {item!r}: expected SEAT=SPEC, e.g. 2=greedy")
+        seats[int(seat)] = spec
+    return seat_policies(args.policy, players, seats)
+
+
+def _add_game_options(p):
+    p.add_argument("--variant", default=None, help="deck and rule family (classic)")
+    p.add_argument("--players", type=int, default=4, help="number of players, 2-10 (default 4)")
+    p.add_argument("--policy", default="greedy",
+                   help="policy spec for every seat, e.g. 'greedy(bluff=0.3)' (default greedy)")
+    p.add_argument("--seat", action="append", metavar="I=SPEC",
+                   help="policy for one seat, e.g. --seat 2=random (repeatable)")
+    p.add_argument("--rule", action="append", metavar="KEY=VALUE",
+                   help=f"rule switch (repeatable): {', '.join(RULE_KEYS)}")
+    p.add_argument("--seed", type=int, default=0, help="seed that fixes every result (default 0)")
+    p.add_argument("--engine", choices=("c", "reference"), default="c",
+                   help="compiled engine (default) or the Python reference engine")
+
+
+def _parse_shard(text):
+    k, sep, m = str(text).partition("/")
+    if not sep or not k.strip().isdigit() or not m.strip().isdigit():
+        raise UsageError(f"invalid --shard {text!r}: expected K/M, e.g. 7/100")
+    k, m = int(k), int(m)
+    if m < 1 or k >= m:
+        raise UsageError(f"invalid --shard {text!r}: expected 0 <= K < M")
+    return k, m
+
+
+def _parse_jobs(text):
+    try:
+        j = int(text)
+    except ValueError:
+        j = 0
+    if j == 0 or j < -1:
+        raise UsageError(f"invalid --jobs {text!r}: expected a positive integer or -1 (all cores)")
+    return j
+
+
+CONFIG_KEYS = {"variant", "games", "players", "policy", "seat", "rule", "seed", "jobs", "out",
+               "summary_only", "backend", "scheduler", "shard", "shard_size", "engine"}
+
+
+def _apply_config(args, parser):
+    """`--config FILE.toml`: the same keys as the flags; flags given explicitly win."""
+    import tomllib
+
+    try:
+        with open(args.config, "rb") as f:
+            cfg = tomllib.load(f)
+    except OSError as exc:
+        raise UsageError(f"cannot read --config {args.config!r}: {exc.strerror}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise UsageError(f"invalid --config {args.config!r}: {exc}") from None
+    defaults = {a.dest: a.default for a in parser._actions}
+    for key, value in cfg.items():
+        dest = key.replace("-", "_")
+        if dest not in CONFIG_KEYS:
+            raise UsageError(f"unknown key {key!r} in --config {args.config!r}")
+        if dest == "rule" and isinstance(value, dict):
+            value = [f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in value.items()]
+        if dest == "seat" and isinstance(value, dict):
+            value = [f"{k}={v}" for k, v in value.items()]
+        if dest in ("rule", "seat"):
+            setattr(args, dest, list(value) + list(getattr(args, dest) or []))
+        elif getattr(args, dest) == defaults.get(dest):
+            setattr(args, dest, str(value) if dest in ("games", "jobs", "shard") else value)
+
+
+def cmd_run(args) -> int:
+    from .runner import resume, simulate
+
+    jobs = _parse_jobs(args.jobs)
+    if args.resume:
+        res = resume(args.resume, n_jobs=jobs, backend=args.backend, scheduler=args.scheduler,
+                     progress=None)
+        print(res.summary_text())
+        return 0
+    n = parse_count(args.games)
+    shard_size = parse_count(args.shard_size, "shard-size")
+    rules = _rules_from(args)
+    policies = _policies_from(args, rules.players)
+    shard = _parse_shard(args.shard) if args.shard else None
+    res = simulate(rules=rules, policies=policies, games=n, seed=args.seed, n_jobs=jobs,
+                   out=args.out, summary_only=args.summary_only, shard_size=shard_size,
+                   backend=args.backend, scheduler=args.scheduler, shard=shard,
+                   engine=args.engine, progress=None)
+    if res is None:
+        print(f"shard {shard[0]}/{shard[1]} done in {args.out}; "
+              f"run `uno-sim merge {args.out}` once every shard has finished")
+        return 0
+    print(res.summary_text())
+    if args.out:
+        print(f"results in {args.out}")
+    return 0
+
+
+def cmd_merge(args) -> int:
+    from .runner import merge
+
+    res = merge(args.dir)
+    print(res.summary_text())
+    return 0
+
+
+def _one_game_events(args):
+    from .api import play_game
+
+    rules = _rules_from(args)
+    policies = _policies_from(args, rules.players)
+    return play_game(rules, policies, seed=args.seed, game=args.game, trace=True,
+                     engine=args.engine).events
+
+
+def cmd_play(args) -> int:
+    from .trace import replay_lines, write_jsonl
+
+    events = _one_game_events(args)
+    if args.trace:
+        try:
+            write_jsonl(events, args.trace)
+        except OSError as exc:
+            raise UsageError(f"cannot write --trace {args.trace!r}: {exc.strerror}") from None
+    else:
+        for line in replay_lines(events):
+            print(line)
+    return 0
+
+
+def cmd_replay(args) -> int:
+    from .trace import read_jsonl, replay_lines
+
+    if args.file:
+        try:
+            events = read_jsonl(sys.stdin if args.file == "-" else args.file)
+        except OSError as exc:
+            raise UsageError(f"cannot read trace {args.file!r}: {exc.strerror}") from None
+        except ValueError as exc:
+            raise UsageError(f"invalid trace {args.file!r}: {exc}") from None
+    else:
+        events = _one_game_events(args)
+    for line in replay_lines(events):
+        print(line)
+    return 0
+
+
+def cmd_policies(args) -> int:
+    for name, (_, defaults) in POLICIES.items():
+        print(f"{name}: {POLICY_HELP[name]}")
+        for knob, default in defaults.items():
+            rng = "most | random" if knob == "color" else "0..1"
+            print(f"    {knob:<15} {rng:<14} default {default:<7} {KNOB_HELP[knob]}")
+    return 0
+
+
+def cmd_bench(args) -> int:
+    from .bench import run_bench
+
+    players = []
+    for item in args.players.split(","):
+        if not item.strip().isdigit() or not 2 <= int(item) <= 10:
+            raise UsageError(f"invalid --players {item!r}: expected numbers 2..10 separated by commas")
+        players.append(int(item))
+    variants = args.variant.split(",")
+    for v in variants:
+        Rules(variant=v)  # validates the name
+    run_bench(variants=variants, players=players, policy=args.policy,
+              games=parse_count(args.games), repeats=parse_count(args.repeats, "repeats"),
+              reference_games=int(args.reference_games))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="uno-sim", description="Monte Carlo simulation of UNO and its published variants.")
+    parser.add_argument("--version", action="version", version=f"uno-sim {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    p = sub.add_parser("run", help="simulate many complete games and summarize them",
+                       description="Simulate complete games (rounds until the target score) on "
+                                   "one or more cores or a Dask cluster; print a summary with "
+                                   "95% Wilson intervals and write Parquet results with --out.")
+    p.add_argument("--games", default="10000", help="number of games: 1000, 1e6, 250k (default 10000)")
+    _add_game_options(p)
+    p.add_argument("--jobs", default="1", help="worker processes, -1 for all cores (default 1)")
+    p.add_argument("--out", metavar="DIR", help="write manifest, shards, games.parquet, "
+                                                "rounds.parquet and summary.json to DIR")
+    p.add_argument("--resume", metavar="DIR", help="finish the interrupted run in DIR")
+    p.add_argument("--summary-only", action="store_true",
+                   help="keep aggregates only, in constant memory (no per-game rows)")
+    p.add_argument("--shard-size", default=str(10_000), help="games per shard (default 10000)")
+    p.add_argument("--backend", choices=("local", "dask"), default="local",
+                   help="local processes (joblib) or a dask.distributed cluster")
+    p.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler, e.g. tcp://host:8786")
+    p.add_argument("--shard", metavar="K/M", help="array job: run only slice K of M (0-based) into --out")
+    p.add_argument("--config", metavar="FILE", help="TOML file with the same keys as these flags")
+    p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("merge", help="merge the shards of an array-job run",
+                       description="Check that every shard of the run in DIR is present and "
+                                   "shares its manifest, then write games.parquet, "
+                                   "rounds.parquet and summary.json.")
+    p.add_argument("dir", metavar="DIR")
+    p.set_defaults(func=cmd_merge)
+
+    p = sub.add_parser("play", help="play one game and print it (or write its trace)",
+                       description="Play one complete game; print a play-by-play, or write the "
+                                   "JSON Lines trace (docs/trace.md) with --trace FILE.")
+    p.add_argument("--game", type=int, default=0, help="game number within the seed's run (default 0)")
+    p.add_argument("--trace", metavar="FILE", help="write the event trace to FILE (JSON Lines)")
+    _add_game_options(p)
+    p.set_defaults(func=cmd_play)
+
+    p = sub.add_parser("replay", help="print a trace as a readable play-by-play",
+                       description="Print a JSON Lines trace (FILE, or - for stdin) as a "
+                                   "play-by-play; without FILE, replay game --game of --seed.")
+    p.add_argument("file", nargs="?", help="trace file written by `uno-sim play --trace`")
+    p.add_argument("--game", type=int, default=0, help="game number within the seed's run (default 0)")
+    _add_game_options(p)
+    p.set_defaults(func=cmd_replay)
+
+    p = sub.add_parser("bench", help="measure complete games per second per core",
+                       description="Measure complete games per second on one core for each "
+                                   "variant and player count (median of several runs), with "
+                                   "the machine and the commit.")
+    p.add_argument("--variant", default="classic", help="variants, comma-separated (default classic)")
+    p.add_argument("--players", default="2,4,7,10", help="player counts (default 2,4,7,10)")
+    p.add_argument("--policy", default="greedy", help="policy spec for every seat (default greedy)")
+    p.add_argument("--games", default="20000", help="games per timed run (default 20000)")
+    p.add_argument("--repeats", default="5", help="timed runs; the median is shown (default 5)")
+    p.add_argument("--reference-games", default="0",
+                   help="also time the Python reference engine on this many games")
+    p.set_defaults(func=cmd_bench)
+
+    p = sub.add_parser("policies", help="list the built-in policies and their knobs",
+                       description="List every built-in policy with its parameters, ranges and "
+                                   "defaults.")
+    p.set_defaults(func=cmd_policies)
+    return parser
+
+
+def main(argv=None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    try:
+        if getattr(args, "config", None):
+            _apply_config(args, build_parser()._subparsers._group_actions[0].choices[args.command])
+        return args.func(args)
+    except (UsageError, RulesError) as exc:
+        print(f"uno-sim: error: {exc}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:  # output piped into `head` and the like
+        sys.stderr.close()
+        return 0
+    except KeyboardInterrupt:
+        print("uno-sim: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,664 @@
+"""Running many games: shards, workers, Parquet output, resume, array jobs.
+
+Determinism.  Game g of a run with seed S is always seeded from (key(S), g)
+(see `uno_sim.rng`), so a game's outcome depends on nothing but (rules,
+policies, S, g).  The run is cut into fixed-size shards of consecutive games;
+any number of workers, a Dask cluster or an array of separate jobs computes
+the same shards, and merging them in shard order gives bit-identical tables.
+
+Failure.  A worker writes each finished shard atomically (temporary name, then
+rename), the shard's summary JSON last: a shard counts as done exactly when its
+summary exists.  A run killed at any moment keeps every finished shard, and
+`resume()` computes only the missing ones.
+
+Layout of an output directory::
+
+    DIR/manifest.json                 what the run is (rules, policies, seed, plan)
+    DIR/shards/shard-000007.json      aggregates of shard 7 (its completion marker)
+    DIR/shards/shard-000007.games.parquet / .rounds.parquet   (until merged)
+    DIR/games.parquet, DIR/rounds.parquet, DIR/summary.json    (when complete)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import __version__
+from .api import engine_module, make_rules
+from .policies import parse_policy, seat_policies
+from .reference import SEAT_COUNTERS
+from .rules import Rules, RulesError
+from .stats import wilson
+
+DEFAULT_SHARD = 10_000
+BATCH = 20_000  # most games per call into C
+MANIFEST_FORMAT = 1
+
+
+class RunError(RulesError):
+    """A run that cannot start or finish as asked (bad directory, missing shards...)."""
+
+
+# ---------------------------------------------------------------------------
+# Columns of one batch of games
+# ---------------------------------------------------------------------------
+
+def reference_games(rules, policies, seed: int, first_game: int, n_games: int) -> dict:
+    """The columns of `engine.play_games`, computed with the reference engine."""
+    from .reference import play_game
+
+    p = rules.players
+    cols = {k: [] for k in ("game", "winner", "team", "rounds", "turns", "reshuffles",
+                            "stalemates", "scores", "team_scores", *SEAT_COUNTERS)}
+    for g in range(first_game, first_game + n_games):
+        r = play_game(rules, policies, seed=seed, game=g)
+        for k in ("winner", "team", "rounds", "turns", "reshuffles", "stalemates", "scores",
+                  "team_scores"):
+            cols[k].append(getattr(r, k))
+        cols["game"].append(g)
+        for k in SEAT_COUNTERS:
+            cols[k].append(r.seats[k])
+    out = {k: np.asarray(v, dtype=np.int64 if k == "game" else np.int32) for k, v in cols.items()}
+    for k in ("scores", *SEAT_COUNTERS):
+        out[k] = out[k].reshape(n_games, p)
+    out["team_scores"] = out["team_scores"].reshape(n_games, 2)
+    return out
+
+
+def play_columns(rules, specs, seed, first_game, n_games, engine="c") -> dict:
+    if engine == "reference":
+        return reference_games(rules, specs, seed, first_game, n_games)
+    mod = engine_module(engine)
+    parts = []
+    for start in range(first_game, first_game + n_games, BATCH):
+        k = min(BATCH, first_game + n_games - start)
+        parts.append(mod.play_games(rules, specs, seed=seed, first_game=start, n_games=k))
+    if len(parts) == 1:
+        return parts[0]
+    return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+
+
+def win_matrix(cols: dict) -> np.ndarray:
+    """Per game and seat, the share of the win (1, 0, or 1/k for a k-way shared win)."""
+    n, p = cols["scores"].shape
+    wins = np.zeros((n, p))
+    seats = np.arange(p)
+    team = cols["team"].astype(np.int64)
+    winner = cols["winner"].astype(np.int64)
+    single = (winner >= 0) & (team < 0)
+    wins[np.flatnonzero(single), winner[single]] = 1.0
+    t = team >= 0
+    wins[t] = (seats[None, :] % 2 == team[t][:, None]).astype(float)
+    shared = (winner < 0) & (team < 0)
+    if shared.any():
+        sc = cols["scores"][shared]
+        low = sc == sc.min(axis=1, keepdims=True)
+        wins[shared] = low / low.sum(axis=1, keepdims=True)
+    return wins
+
+
+def games_frame(cols: dict):
+    """One row per game as a Polars DataFrame; per-seat columns are suffixed _0.._{p-1}."""
+    import polars as pl
+
+    data = {k: v for k, v in cols.items() if v.ndim == 1 and not k.startswith("round_")}
+    for k, v in cols.items():
+        if v.ndim == 2 and not k.startswith("round_"):
+            for s in range(v.shape[1]):
+                data[f"{k}_{s}"] = v[:, s]
+    return pl.DataFrame(data)
+
+
+def rounds_frame(cols: dict):
+    """One row per round (engines that report rounds put them in `round_*` columns)."""
+    import polars as pl
+
+    data = {}
+    for k, v in cols.items():
+        if not k.startswith("round_"):
+            continue
+        name = k[len("round_"):] or "round"
+        if v.ndim == 1:
+            data[name] = v
+        else:
+            for s in range(v.shape[1]):
+                data[f"{name}_{s}"] = v[:, s]
+    return pl.DataFrame(data) if data else None
+
+
+# ---------------------------------------------------------------------------
+# Aggregates: exact, mergeable summaries of any number of games
+# ---------------------------------------------------------------------------
+
+def _hist_add(a: list, b: list) -> list:
+    out = [0] * max(len(a), len(b))
+    for i, v in enumerate(a):
+        out[i] += v
+    for i, v in enumerate(b):
+        out[i] += v
+    return out
+
+
+def aggregate(cols: dict) -> dict:
+    n, p = cols["scores"].shape
+    agg = {
+        "games": int(n),
+        "wins": win_matrix(cols).sum(axis=0).tolist(),
+        "team_wins": np.bincount(cols["team"][cols["team"] >= 0].astype(np.int64),
+                                 minlength=2).tolist(),
+        "rounds": int(cols["rounds"].sum()),
+        "turns": int(cols["turns"].sum()),
+        "points": int(cols["scores"].sum()),
+        "reshuffles": int(cols["reshuffles"].sum()),
+        "stalemates": int(cols["stalemates"].sum()),
+        "rounds_hist": np.bincount(cols["rounds"].astype(np.int64)).tolist(),
+        "seats": {k: cols[k].sum(axis=0).astype(np.int64).tolist() for k in SEAT_COUNTERS},
+    }
+    if "round_turns" in cols:
+        agg["turns_hist"] = np.bincount(cols["round_turns"].astype(np.int64)).tolist()
+    return agg
+
+
+def merge_aggregates(aggs) -> dict:
+    total = None
+    for a in aggs:
+        if total is None:
+            total = json.loads(json.dumps(a))
+            continue
+        for k in ("games", "rounds", "turns", "points", "reshuffles", "stalemates"):
+            total[k] += a[k]
+        total["wins"] = [x + y for x, y in zip(total["wins"], a["wins"])]
+        total["team_wins"] = [x + y for x, y in zip(total["team_wins"], a["team_wins"])]
+        for k in ("rounds_hist", "turns_hist"):
+            if k in a:
+                total[k] = _hist_add(total.get(k, []), a[k])
+        for k, v in a["seats"].items():
+            total["seats"][k] = [x + y for x, y in zip(total["seats"][k], v)]
+    return total
+
+
+def _hist_median(hist) -> float:
+    counts = np.asarray(hist, dtype=np.int64)
+    n = counts.sum()
+    if n == 0:
+        return float("nan")
+    cum = np.cumsum(counts)
+    lo = int(np.searchsorted(cum, (n + 1) // 2))
+    hi = int(np.searchsorted(cum, n // 2 + 1))
+    return (lo + hi) / 2
+
+
+# ---------------------------------------------------------------------------
+# The result of a run
+# ---------------------------------------------------------------------------
+
+class RunResult:
+    def __init__(self, manifest: dict, agg: dict, cols: dict | None = None,
+                 out: str | None = None, wall: float | None = None):
+        self.manifest = manifest
+        self.rules = Rules.from_dict(manifest["rules"])
+        self.policies = [parse_policy(s) for s in manifest["policies"]]
+        self.seed = manifest["seed"]
+        self.agg = agg
+        self.cols = cols
+        self.out = out
+        self.wall = wall
+
+    @property
+    def n_games(self) -> int:
+        return self.agg["games"]
+
+    @property
+    def games(self):
+        """One row per game (Polars DataFrame); `.to_pandas()` for pandas."""
+        if self.cols is not None:
+            return games_frame(self.cols)
+        return self._read("games")
+
+    @property
+    def rounds(self):
+        """One row per round (Polars DataFrame)."""
+        if self.cols is not None:
+            return rounds_frame(self.cols)
+        return self._read("rounds")
+
+    def _read(self, what):
+        import polars as pl
+
+        if self.out is None or self.manifest.get("summary_only"):
+            raise RunError("this run kept aggregates only (summary_only): no per-game rows")
+        path = os.path.join(self.out, f"{what}.parquet")
+        if not os.path.exists(path):
+            return None
+        return pl.read_parquet(path)
+
+    def win_shares(self):
+        """[(seat, share, low, high)] with 95% Wilson intervals."""
+        n = self.n_games
+        return [(s, w / n, *wilson(w, n)) for s, w in enumerate(self.agg["wins"])]
+
+    def summary(self) -> dict:
+        a, n = self.agg, self.n_games
+        out = {
+            "games": n,
+            "rounds": a["rounds"],
+            "rounds_per_game_mean": a["rounds"] / n,
+            "rounds_per_game_median": _hist_median(a["rounds_hist"]),
+            "turns_per_round_mean": a["turns"] / max(1, a["rounds"]),
+            "points_per_round": a["points"] / max(1, a["rounds"]),
+            "win_share": [{"seat": s, "share": sh, "low": lo, "high": hi}
+                          for s, sh, lo, hi in self.win_shares()],
+            "reshuffles": a["reshuffles"],
+            "stalemates": a["stalemates"],
+            **{k: sum(v) for k, v in a["seats"].items() if k != "rounds_won"},
+        }
+        if "turns_hist" in a:
+            out["turns_per_round_median"] = _hist_median(a["turns_hist"])
+        if self.rules.teams:
+            out["team_win_share"] = [{"team": t, "share": w / n, "low": wilson(w, n)[0],
+                                      "high": wilson(w, n)[1]}
+                                     for t, w in enumerate(a["team_wins"])]
+        if self.wall:
+            out["wall_seconds"] = self.wall
+            out["games_per_second"] = n / self.wall
+        return out
+
+    def summary_text(self) -> str:
+        s, r = self.summary(), self.rules
+        med_turns = (f", median {s['turns_per_round_median']:g}"
+                     if "turns_per_round_median" in s else "")
+        lines = [
+            f"variant {r.variant}, {r.players} players, {r.scoring} scoring to {r.target}"
+            + (", teams" if r.teams else "") + f", edition {r.edition}",
+            f"policies: {', '.join(str(p) for p in self.policies)}",
+            f"seed {self.seed}: {s['games']:,} games, {s['rounds']:,} rounds",
+            f"rounds per game: mean {s['rounds_per_game_mean']:.2f}, "
+            f"median {s['rounds_per_game_median']:g}",
+            f"turns per round: mean {s['turns_per_round_mean']:.1f}{med_turns}",
+            f"points per round: {s['points_per_round']:.1f}",
+            "",
+            "seat  win share  95% interval",
+        ]
+        for w in s["win_share"]:
+            lines.append(f"{w['seat']:>4}  {w['share']:9.4f}  [{w['low']:.4f}, {w['high']:.4f}]")
+        for w in s.get("team_win_share", []):
+            lines.append(f"team {w['team']}  {w['share']:7.4f}  [{w['low']:.4f}, {w['high']:.4f}]")
+        lines += [
+            "",
+            f"bluffs {s['bluffs']:,}; challenges {s['challenges']:,} (won {s['challenges_won']:,}); "
+            f"UNO forgotten {s['uno_forgotten']:,} (caught {s['uno_caught']:,}); "
+            f"reshuffles {s['reshuffles']:,}; stalemates {s['stalemates']:,}",
+        ]
+        if "wall_seconds" in s:
+            lines.append(f"wall time {s['wall_seconds']:.2f} s, "
+                         f"{s['games_per_second']:,.0f} games/s")
+        return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------
+# Plans, manifests and shard files
+# ---------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Plan:
+    games: int
+    shard_size: int
+
+    @property
+    def n_shards(self) -> int:
+        return -(-self.games // self.shard_size)
+
+    def shard(self, i: int) -> tuple[int, int]:
+        first = i * self.shard_size
+        return first, min(self.shard_size, self.games - first)
+
+    def slice(self, k: int, m: int) -> range:
+        """Shards of array task k of m: a contiguous block, sizes differing by at most one."""
+        n = self.n_shards
+        return range(k * n // m, (k + 1) * n // m)
+
+
+def make_manifest(rules, specs, seed, games, shard_size, summary_only, engine) -> dict:
+    return {
+        "format": MANIFEST_FORMAT,
+        "package": "uno-sim",
+        "version": __version__,
+        "variant": rules.variant,
+        "rules": rules.to_dict(),
+        "policies": [str(s) for s in specs],
+        "seed": seed,
+        "games": games,
+        "shard_size": shard_size,
+        "n_shards": Plan(games, shard_size).n_shards,
+        "summary_only": bool(summary_only),
+        "engine": engine,
+    }
+
+
+def manifest_id(manifest: dict) -> str:
+    return hashlib.sha256(json.dumps(manifest, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def _atomic_write_text(path: str, text: str) -> None:
+    tmp = f"{path}.tmp{os.getpid()}"
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(text)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+def _atomic_write_parquet(frame, path: str) -> None:
+    tmp = f"{path}.tmp{os.getpid()}"
+    frame.write_parquet(tmp)
+    os.replace(tmp, path)
+
+
+def _shard_base(out: str, i: int) -> str:
+    return os.path.join(out, "shards", f"shard-{i:06d}")
+
+
+def shard_done(out: str, i: int) -> bool:
+    return os.path.exists(_shard_base(out, i) + ".json")
+
+
+def run_shard(manifest: dict, i: int, out: str | None, keep_cols: bool = False):
+    """Compute shard i; write it under `out` if given.  Returns (aggregates, columns or None)."""
+    rules = Rules.from_dict(manifest["rules"])
+    specs = [parse_policy(s) for s in manifest["policies"]]
+    first, n = Plan(manifest["games"], manifest["shard_size"]).shard(i)
+    cols = play_columns(rules, specs, manifest["seed"], first, n, manifest["engine"])
+    agg = aggregate(cols)
+    if out is not None:
+        base = _shard_base(out, i)
+        if not manifest["summary_only"]:
+            _atomic_write_parquet(games_frame(cols), base + ".games.parquet")
+            rf = rounds_frame(cols)
+            if rf is not None:
+                _atomic_write_parquet(rf, base + ".rounds.parquet")
+        record = {"shard": i, "manifest": manifest_id(manifest), "first_game": first,
+                  "games": n, "aggregates": agg}
+        _atomic_write_text(base + ".json", json.dumps(record))
+    return agg, (cols if keep_cols else None)
+
+
+def _read_manifest(out: str) -> dict | None:
+    path = os.path.join(out, "manifest.json")
+    if not os.path.exists(path):
+        return None
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except (OSError, json.JSONDecodeError) as exc:
+        raise RunError(f"cannot read manifest {path!r}: {exc}") from None
+
+
+def _describe_difference(old: dict, new: dict, prefix: str = "") -> str:
+    for k in sorted(set(old) | set(new)):
+        a, b = old.get(k), new.get(k)
+        if a != b:
+            if isinstance(a, dict) and isinstance(b, dict):
+                return _describe_difference(a, b, f"{prefix}{k}.")
+            return f"{prefix}{k} {a!r} != {b!r}"
+    return "identical"
+
+
+def prepare_out(out: str, manifest: dict, allow_same: bool) -> None:
+    """Create `out` for this run, or accept it when it already holds this very run."""
+    try:
+        os.makedirs(os.path.join(out, "shards"), exist_ok=True)
+    except OSError as exc:
+        raise RunError(f"cannot write --out {out!r}: {exc.strerror}") from None
+    if not os.access(out, os.W_OK):
+        raise RunError(f"cannot write --out {out!r}: permission denied")
+    old = _read_manifest(out)
+    if old is None:
+        if any(f.endswith(".json") for f in os.listdir(os.path.join(out, "shards"))):
+            raise RunError(f"--out {out!r} holds shards without a manifest; use another directory")
+        _atomic_write_text(os.path.join(out, "manifest.json"), json.dumps(manifest, indent=2))
+        return
+    if old != manifest:
+        raise RunError(f"--out {out!r} holds another run ({_describe_difference(old, manifest)}); "
+                       "use another directory")
+    if not allow_same:
+        raise RunError(f"--out {out!r} already holds this run; use --resume {out}")
+
+
+# ---------------------------------------------------------------------------
+# Execution
+# ---------------------------------------------------------------------------
+
+class Progress:
+    """A one-line progress display on a terminal; silent when stderr is not one."""
+
+    def __init__(self, total_games: int, enabled: bool | None = None):
+        self.total = total_games
+        self.done = 0
+        self.t0 = time.perf_counter()
+        self.enabled = sys.stderr.isatty() if enabled is None else enabled
+        self.last = 0.0
+
+    def update(self, games: int) -> None:
+        self.done += games
+        if not self.enabled:
+            return
+        now = time.perf_counter()
+        if now - self.last < 0.2 and self.done < self.total:
+            return
+        self.last = now
+        el = now - self.t0
+        rate = self.done / el if el > 0 else 0.0
+        left = (self.total - self.done) / rate if rate > 0 else float("inf")
+        width = 30
+        fill = int(width * self.done / max(1, self.total))
+        sys.stderr.write(f"\r[{'#' * fill}{'.' * (width - fill)}] {self.done:,}/{self.total:,} games "
+                         f"{rate:,.0f} games/s, {left:,.0f} s left ")
+        sys.stderr.flush()
+
+    def close(self) -> None:
+        if self.enabled:
+            sys.stderr.write("\n")
+            sys.stderr.flush()
+
+
+def _execute(manifest, shards, out, n_jobs, backend, scheduler, keep_cols, progress):
+    """Run shards, yielding (shard, aggregates, columns) as they finish."""
+    plan = Plan(manifest["games"], manifest["shard_size"])
+    if n_jobs == 1 and backend == "local":
+        for i in shards:
+            agg, cols = run_shard(manifest, i, out, keep_cols)
+            progress.update(plan.shard(i)[1])
+            yield i, agg, cols
+        return
+    import joblib
+
+    def tasks():
+        return (joblib.delayed(_run_shard_indexed)(manifest, i, out, keep_cols) for i in shards)
+
+    if backend == "dask":
+        try:
+            from dask.distributed import Client
+        except ImportError:
+            raise RunError("--backend dask needs the dask extra: pip install 'uno-sim[dask]'") from None
+        try:
+            client = Client(scheduler) if scheduler else Client(processes=True)
+        except OSError as exc:
+            raise RunError(f"cannot reach --scheduler {scheduler!r}: {exc}") from None
+        try:
+            with joblib.parallel_config(backend="dask"):
+                for i, agg, cols in joblib.Parallel(n_jobs=n_jobs, return_as="generator")(tasks()):
+                    progress.update(plan.shard(i)[1])
+                    yield i, agg, cols
+        finally:
+            client.close()
+        return
+    if backend != "local":
+        raise RunError(f"unknown backend {backend!r}: expected local or dask")
+    par = joblib.Parallel(n_jobs=n_jobs, return_as="generator_unordered")
+    for i, agg, cols in par(tasks()):
+        progress.update(plan.shard(i)[1])
+        yield i, agg, cols
+
+
+def _run_shard_indexed(manifest, i, out, keep_cols):
+    agg, cols = run_shard(manifest, i, out, keep_cols)
+    return i, agg, cols
+
+
+def _shard_records(out: str, manifest: dict) -> dict:
+    mid = manifest_id(manifest)
+    records = {}
+    for i in range(manifest["n_shards"]):
+        if not shard_done(out, i):
+            continue
+        with open(_shard_base(out, i) + ".json", encoding="utf-8") as f:
+            rec = json.load(f)
+        if rec.get("manifest") != mid:
+            raise RunError(f"shard {i} in {out!r} belongs to another run (manifest "
+                           f"{rec.get('manifest')} != {mid})")
+        records[i] = rec
+    return records
+
+
+def finalize(out: str, manifest: dict, wall: float | None = None) -> RunResult:
+    """Merge every shard of a complete run into DIR/games.parquet, rounds.parquet, summary.json."""
+    import polars as pl
+
+    records = _shard_records(out, manifest)
+    missing = [i for i in range(manifest["n_shards"]) if i not in records]
+    if missing:
+        head = ", ".join(str(i) for i in missing[:10]) + (" ..." if len(missing) > 10 else "")
+        raise RunError(f"{out!r} is missing {len(missing)} of {manifest['n_shards']} shards: {head}")
+    agg = merge_aggregates(records[i]["aggregates"] for i in range(manifest["n_shards"]))
+    if not manifest["summary_only"]:
+        for what in ("games", "rounds"):
+            final = os.path.join(out, f"{what}.parquet")
+            parts = [_shard_base(out, i) + f".{what}.parquet" for i in range(manifest["n_shards"])]
+            present = [p for p in parts if os.path.exists(p)]
+            if not present:
+                continue
+            if len(present) != len(parts):
+                raise RunError(f"{out!r} is missing {what} files of finished shards")
+            tmp = f"{final}.tmp{os.getpid()}"
+            pl.scan_parquet(present).sink_parquet(tmp)
+            os.replace(tmp, final)
+            for p in present:
+                os.remove(p)
+    res = RunResult(manifest, agg, out=out, wall=wall)
+    summary = res.summary()
+    _atomic_write_text(os.path.join(out, "summary.json"), json.dumps(summary, indent=2))
+    return res
+
+
+def is_complete(out: str) -> bool:
+    return os.path.exists(os.path.join(out, "summary.json"))
+
+
+def load(out: str) -> RunResult:
+    """Open a finished run directory."""
+    manifest = _read_manifest(out)
+    if manifest is None:
+        raise RunError(f"{out!r} holds no run (no manifest.json)")
+    if not is_complete(out):
+        raise RunError(f"{out!r} is not complete; use resume or merge")
+    records = _shard_records(out, manifest)
+    agg = merge_aggregates(records[i]["aggregates"] for i in range(manifest["n_shards"]))
+    return RunResult(manifest, agg, out=out)
+
+
+def _drive(manifest, shards, out, n_jobs, backend, scheduler, progress, keep_cols):
+    t0 = time.perf_counter()
+    bar = Progress(sum(Plan(manifest["games"], manifest["shard_size"]).shard(i)[1] for i in shards),
+                   progress)
+    results = {}
+    try:
+        for i, agg, cols in _execute(manifest, shards, out, n_jobs, backend, scheduler,
+                                     keep_cols, bar):
+            results[i] = (agg, cols)
+    finally:
+        bar.close()
+    return results, time.perf_counter() - t0
+
+
+def simulate(variant: str | None = None, games: int = 1000, players: int | None = None,
+             policies="greedy", rules=None, seed: int = 0, n_jobs: int = 1, *,
+             seats: dict | None = None, out: str | None = None, summary_only: bool = False,
+             shard_size: int = DEFAULT_SHARD, backend: str = "local", scheduler: str | None = None,
+             shard: tuple[int, int] | None = None, engine: str = "c", progress: bool | None = False,
+             **switches) -> RunResult | None:
+    """Simulate `games` complete games of the run `seed`.
+
+    Returns a RunResult whose `.games` / `.rounds` are Polars DataFrames and whose
+    `.summary()` is the summary table.  With `out`, everything is written there
+    as the run goes (see the module docstring).  With `shard=(k, m)`, only array
+    task k of m runs (into `out`); it returns None, and `merge(out)` completes
+    the run once every task has finished.
+    """
+    if variant is not None:
+        switches["variant"] = variant
+    if players is not None:
+        switches["players"] = players
+    rules = make_rules(rules, **switches)
+    specs = seat_policies(policies, rules.players, seats)
+    if isinstance(games, bool) or not isinstance(games, (int, np.integer)) or games < 1:
+        raise RunError(f"invalid games {games!r}: expected a positive integer")
+    if isinstance(shard_size, bool) or not isinstance(shard_size, int) or shard_size < 1:
+        raise RunError(f"invalid shard_size {shard_size!r}: expected a positive integer")
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs == 0 or n_jobs < -1:
+        raise RunError(f"invalid jobs {n_jobs!r}: expected a positive integer or -1 (all cores)")
+    engine_module(engine)  # validates the name
+    manifest = make_manifest(rules, specs, seed, int(games), shard_size, summary_only, engine)
+    plan = Plan(int(games), shard_size)
+    if shard is not None:
+        k, m = shard
+        if out is None:
+            raise RunError("--shard needs --out: the array tasks meet in one directory")
+        if not (isinstance(m, int) and m >= 1 and isinstance(k, int) and 0 <= k < m):
+            raise RunError(f"invalid shard {k}/{m}: expected K/M with 0 <= K < M")
+        prepare_out(out, manifest, allow_same=True)
+        todo = [i for i in plan.slice(k, m) if not shard_done(out, i)]
+        _drive(manifest, todo, out, n_jobs, backend, scheduler, progress, False)
+        return None
+    if out is not None:
+        prepare_out(out, manifest, allow_same=False)
+    keep = out is None and not summary_only
+    results, wall = _drive(manifest, range(plan.n_shards), out, n_jobs, backend, scheduler,
+                           progress, keep)
+    if out is not None:
+        return finalize(out, manifest, wall)
+    order = range(plan.n_shards)
+    agg = merge_aggregates(results[i][0] for i in order)
+    cols = None
+    if keep:
+        cols = {k: np.concatenate([results[i][1][k] for i in order]) for k in results[0][1]}
+    return RunResult(manifest, agg, cols=cols, wall=wall)
+
+
+def resume(out: str, n_jobs: int = 1, backend: str = "local", scheduler: str | None = None,
+           progress: bool | None = False) -> RunResult:
+    """Finish an interrupted run: compute only the shards missing from `out`, then merge."""
+    manifest = _read_manifest(out)
+    if manifest is None:
+        raise RunError(f"cannot resume {out!r}: no manifest.json there")
+    if is_complete(out):
+        return load(out)
+    todo = [i for i in range(manifest["n_shards"]) if not shard_done(out, i)]
+    _, wall = _drive(manifest, todo, out, n_jobs, backend, scheduler, progress, False)
+    return finalize(out, manifest, wall)
+
+
+def merge(out: str) -> RunResult:
+    """Check that every shard of an array-job run is present and from one manifest; merge."""
+    manifest = _read_manifest(out)
+    if manifest is None:
+        raise RunError(f"cannot merge {out!r}: no manifest.json there")
+    if is_complete(out):
+        return load(out)
+    return finalize(out, manifest)
