@@ -179,7 +179,7 @@ static int reshuffle(uno_game *g)
     g->n_draw = m;
     g->discard[0] = g->discard[m];
     g->n_discard = 1;
-    uno_rng_shuffle_u8(g->rng, g->draw, m);
+    uno_rng_shuffle_u8(&g->deal, g->draw, m);
     g->reshuffles++;
     if (g->tr)
         uno_trace_event(g->tr, UNO_EV_RESHUFFLE, -1, m, 0, 0);
@@ -412,7 +412,8 @@ static int choose_dealer(uno_game *g)
     uint8_t pile[UNO_MAX_CARDS];
     for (int i = 0; i < size; i++)
         pile[i] = (uint8_t)i;
-    uno_rng_shuffle_u8(g->rng, pile, size);
+    uno_rng_seed_deal(&g->deal, &g->seeded, 0);
+    uno_rng_shuffle_u8(&g->deal, pile, size);
     int np = size;
     int redraw = g->cfg->dealer_draw == UNO_DEALER_REDRAW;
     int numbers = 0;
@@ -487,10 +488,11 @@ static int start_round(uno_game *g, int dealer, const uint8_t *deck)
     g->idle = 0;
     uint8_t *pile = g->draw; /* the draw pile from the start: top last */
     int np = size;
+    uno_rng_seed_deal(&g->deal, &g->seeded, (uint64_t)g->rounds);
     if (!deck) {
         for (int i = 0; i < size; i++)
             pile[i] = (uint8_t)i;
-        uno_rng_shuffle_u8(g->rng, pile, size);
+        uno_rng_shuffle_u8(&g->deal, pile, size);
     } else {
         for (int i = 0; i < size; i++)
             pile[i] = deck[size - 1 - i];
@@ -523,7 +525,7 @@ static int start_round(uno_game *g, int dealer, const uint8_t *deck)
         if (n_returned < UNO_MAX_CARDS)
             returned[n_returned++] = (uint8_t)card;
         pile[np++] = (uint8_t)card;
-        uno_rng_shuffle_u8(g->rng, pile, np);
+        uno_rng_shuffle_u8(&g->deal, pile, np);
     }
     g->n_draw = np;
     g->discard[0] = (uint8_t)card;
@@ -688,6 +690,8 @@ static void init_game(uno_game *g, const uno_config *cfg, const uno_table *t,
     g->t = t;
     g->pol = pol;
     g->rng = rng;
+    g->seeded = *rng;
+    uno_rng_seed_deal(&g->deal, &g->seeded, 0);
     g->tr = tr;
     g->n = cfg->players;
     g->n_active = g->n;

@@ -65,6 +65,31 @@ static inline void uno_rng_seed(uno_rng *r, const uint64_t key[4], uint64_t game
         r->s[0] = 1;
 }
 
+/*
+ * The deal stream of round `round` of a game whose generator was seeded to
+ * the state `seeded` (round 0 is the dealer draw).
+ *
+ * A game draws from two kinds of stream.  Policy decisions (bluffs,
+ * challenges, random moves) consume the game's own generator; everything
+ * the table does with the cards (the dealer draw, each round's shuffle, the
+ * starter cards put back, the reshuffles of C15) consumes a stream of its
+ * own, rebuilt at the start of every round from the game's seed state and
+ * the round number alone.  Two runs of the same (seed, game) therefore deal
+ * every round identically, whatever the policies did before: this is what
+ * makes paired comparisons (the same deals for both arms) possible.
+ */
+#define UNO_RNG_DEAL_TAG UINT64_C(0x243F6A8885A308D3)   /* pi's fraction */
+#define UNO_RNG_ROUND_MULTIPLIER UINT64_C(0x9E6C63D0676A9A99)
+
+static inline void uno_rng_seed_deal(uno_rng *deal, const uno_rng *seeded, uint64_t round)
+{
+    uint64_t r = UNO_RNG_DEAL_TAG ^ (round * UNO_RNG_ROUND_MULTIPLIER);
+    for (int i = 0; i < 4; i++)
+        deal->s[i] = uno_rng_mix(seeded->s[i] ^ r);
+    if ((deal->s[0] | deal->s[1] | deal->s[2] | deal->s[3]) == 0)
+        deal->s[0] = 1;
+}
+
 /* Raw xoshiro256** step: one uniformly distributed 64-bit word. */
 static inline uint64_t uno_rng_next(uno_rng *r)
 {

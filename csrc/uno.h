@@ -281,7 +281,9 @@ typedef struct uno_game {
     const uno_config *cfg;
     const uno_table *t;
     const uno_policy *pol; /* one per seat */
-    uno_rng *rng;
+    uno_rng *rng;    /* the policies' decisions */
+    uno_rng seeded;  /* rng's state when the game began */
+    uno_rng deal;    /* the table's cards this round: uno_rng_seed_deal */
     uno_trace *tr; /* NULL: no trace */
     int n;         /* players */
     int n_active;  /* seats not eliminated (C18) */

@@ -20,6 +20,7 @@ cdef extern from "rng.h":
     ctypedef struct uno_rng:
         uint64_t s[4]
     void uno_rng_seed(uno_rng *r, const uint64_t *key, uint64_t game) nogil
+    void uno_rng_seed_deal(uno_rng *deal, const uno_rng *seeded, uint64_t round) nogil
     uint64_t uno_rng_next(uno_rng *r) nogil
     uint32_t uno_rng_bounded(uno_rng *r, uint32_t n) nogil
     double uno_rng_uniform(uno_rng *r) nogil
@@ -82,6 +83,14 @@ def rng_seed_state(key, uint64_t game):
     """State after ``uno_rng_seed(key, game)``, as a 4-tuple."""
     cdef uno_rng r = _seeded(key, game)
     return _state(&r)
+
+
+def rng_deal_state(key, uint64_t game, uint64_t round):
+    """State of round ``round``'s deal stream of game ``game``, as a 4-tuple."""
+    cdef uno_rng r = _seeded(key, game)
+    cdef uno_rng d
+    uno_rng_seed_deal(&d, &r, round)
+    return _state(&d)
 
 
 def rng_stream(key, uint64_t game, Py_ssize_t n):

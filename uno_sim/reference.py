@@ -10,6 +10,12 @@ Conventions shared with the C engine
 * Piles are lists whose *last* element is the top card.  Hands are lists;
   playing removes a card by swapping the last card into its slot.
 * A drawn card is appended to the hand.
+* Two kinds of random stream: the game's generator ``rng`` serves the
+  policies' decisions; the table's cards (dealer draw, the shuffle of each
+  round, starter cards put back, reshuffles) come from ``deal``, a stream
+  rebuilt at each round from the game's seed state and the round number
+  (``uno_sim.rng.deal_state``), so a (seed, game) deals every round the same
+  whatever the policies do.
 * ``Rng.bernoulli(p)`` consumes nothing for p <= 0 or p >= 1, and ``pick(n)``
   consumes nothing for n == 1, so knobs at their extremes are free.
 """
@@ -20,7 +26,7 @@ from dataclasses import dataclass, field
 
 from .cards import COLORS, NO_COLOR, DrawReason, Effect, Starter, deck_for
 from .policies import PolicySpec, seat_policies
-from .rng import Rng, key_from_seed
+from .rng import Rng, deal_state, key_from_seed
 from .rules import Rules, RulesError
 
 DRAW = -1  # the "draw a card" action of choose_play
@@ -178,7 +184,9 @@ class Game:
         self.kinds = self.deck.kinds
         self.card_kind = self.deck.card_kind
         self.n = rules.players
-        self.rng = rng
+        self.rng = rng  # policy decisions
+        self.seeded = rng.state  # the deal streams derive from it (Rng.deal)
+        self.deal = rng.deal(0)  # the table's cards: dealer draw, shuffles
         specs = seat_policies(policies, self.n)
         self.specs = specs
         self.policies = [POLICY_CLASSES[s.name](s, rng) for s in specs]
@@ -245,7 +253,7 @@ class Game:
             return False
         top = self.discard.pop()
         pile, self.discard = self.discard, [top]
-        self.rng.shuffle(pile)
+        self.deal.shuffle(pile)
         self.draw_pile = pile
         self.reshuffles += 1
         self.emit("reshuffle", cards=len(pile))
@@ -391,8 +399,9 @@ class Game:
     # -- a round ----------------------------------------------------------------
     def choose_dealer(self) -> int:
         """C3: each player draws; highest number deals; ties draw again."""
+        self.deal = Rng.from_state(deal_state(self.seeded, 0))
         pile = list(range(self.deck.size))
-        self.rng.shuffle(pile)
+        self.deal.shuffle(pile)
         redraw = self.rules.dealer_draw == "redraw"
         numbers = sum(1 for c in pile if self.kind(c).effect == Effect.NUMBER)
         contenders = [s for s in range(self.n) if self.active[s]]
@@ -428,9 +437,10 @@ class Game:
         self.rounds += 1
         self.direction = 1
         self.idle = 0
+        self.deal = Rng.from_state(deal_state(self.seeded, self.rounds))
         if deck_order is None:
             pile = list(range(self.deck.size))
-            self.rng.shuffle(pile)
+            self.deal.shuffle(pile)
         else:
             pile = list(reversed(deck_order))
         deck_codes = self.codes(reversed(pile))
@@ -448,7 +458,7 @@ class Game:
                 break
             returned.append(k.code)
             pile.append(card)
-            self.rng.shuffle(pile)
+            self.deal.shuffle(pile)
         self.draw_pile = pile
         self.discard = [card]
         self.color, self.top_face = k.color, k.face

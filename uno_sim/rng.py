@@ -50,6 +50,27 @@ def seed_state(key: tuple[int, int, int, int], game: int) -> tuple[int, int, int
     return tuple(s)  # type: ignore[return-value]
 
 
+# The deal streams (see ``csrc/rng.h``, ``uno_rng_seed_deal``).
+DEAL_TAG = 0x243F6A8885A308D3
+ROUND_MULTIPLIER = 0x9E6C63D0676A9A99
+
+
+def deal_state(seeded: tuple[int, int, int, int], round_: int) -> tuple[int, int, int, int]:
+    """The state of round ``round_``'s deal stream (round 0: the dealer draw).
+
+    ``seeded`` is the state the game's generator started from.  The table's
+    randomness (dealer draw, shuffles, starter cards put back, reshuffles)
+    comes from these streams and the policies' from the game's generator, so
+    the same (seed, game) deals every round identically whatever the policies
+    decide: the basis of paired designs.
+    """
+    r = DEAL_TAG ^ ((round_ * ROUND_MULTIPLIER) & MASK64)
+    s = [mix(w ^ r) for w in seeded]
+    if s == [0, 0, 0, 0]:
+        s[0] = 1
+    return tuple(s)  # type: ignore[return-value]
+
+
 class Rng:
     """xoshiro256** generator for one game.
 
@@ -72,6 +93,10 @@ class Rng:
         rng = cls.__new__(cls)
         rng._s = [int(w) & MASK64 for w in state]
         return rng
+
+    def deal(self, round_: int) -> "Rng":
+        """Round ``round_``'s deal stream, derived from this generator's state."""
+        return Rng.from_state(deal_state(self.state, round_))
 
     @property
     def state(self) -> tuple[int, int, int, int]:
