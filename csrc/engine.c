@@ -550,7 +550,11 @@ static int start_round(uno_game *g, int dealer, const uint8_t *deck)
  */
 static int play_round(uno_game *g, int dealer, const uint8_t *deck)
 {
+    g->round_dealer = dealer;
+    g->round_turns0 = g->turns;
+    g->round_reshuffles0 = g->reshuffles;
     int p = start_round(g, dealer, deck);
+    g->round_starter = g->t->card_kind[g->discard[0]];
     if (p <= -3)
         return p;
     int32_t limit = g->cfg->max_turns > 0 ? g->cfg->max_turns : UNO_MAX_TURNS;
@@ -576,6 +580,28 @@ static int32_t hand_value(const uno_game *g, int s)
     for (int i = 0; i < g->hand_n[s]; i++)
         v += g->t->card_value[g->hand[s][i]];
     return v;
+}
+
+/* One row of uno_round_rows for the round just scored. */
+static void round_row(uno_game *g, int winner, const int32_t *points)
+{
+    uno_round_rows *r = g->rows;
+    if (r->n >= r->cap) {
+        g->rows_full = 1;
+        return;
+    }
+    int64_t i = r->n++;
+    int n = g->n;
+    r->game[i] = (int64_t)g->game_no;
+    r->round[i] = g->rounds;
+    r->dealer[i] = g->round_dealer;
+    r->starter[i] = g->round_starter;
+    r->winner[i] = winner;
+    r->turns[i] = g->turns - g->round_turns0;
+    r->reshuffles[i] = g->reshuffles - g->round_reshuffles0;
+    memcpy(r->points + i * n, points, (size_t)n * sizeof *points);
+    for (int s = 0; s < n; s++)
+        r->cards_left[i * n + s] = g->hand_n[s];
 }
 
 /* reference.Game.score_round (C17-C20): returns 1 when the game is over. */
@@ -626,6 +652,8 @@ static int score_round(uno_game *g, int winner)
             }
         }
     }
+    if (g->rows)
+        round_row(g, winner, points);
     if (g->tr) {
         uno_trace_event(g->tr, UNO_EV_ROUND_END, winner, g->rounds, 0, 0);
         uno_trace_ints(g->tr, points, n);
@@ -690,6 +718,9 @@ static void init_game(uno_game *g, const uno_config *cfg, const uno_table *t,
     g->t = t;
     g->pol = pol;
     g->rng = rng;
+    g->rows = NULL;
+    g->rows_full = 0;
+    g->game_no = 0;
     g->seeded = *rng;
     uno_rng_seed_deal(&g->deal, &g->seeded, 0);
     g->tr = tr;
@@ -718,13 +749,16 @@ static int fail(uno_result *res, int status, int card)
     return status;
 }
 
-int uno_play_game(const uno_config *cfg, const uno_table *t, const uno_policy *pol, uno_rng *rng,
-                  uno_trace *tr, uno_result *res)
+static int play_game(const uno_config *cfg, const uno_table *t, const uno_policy *pol,
+                     uno_rng *rng, uno_trace *tr, uno_result *res, uno_round_rows *rows,
+                     uint64_t game_no)
 {
     if (uno_config_check(cfg, t, pol) != UNO_OK)
         return fail(res, UNO_ERR_CONFIG, -1);
     uno_game g;
     init_game(&g, cfg, t, pol, rng, tr);
+    g.rows = rows;
+    g.game_no = game_no;
     int dealer = choose_dealer(&g);
     for (;;) {
         if (g.rounds >= UNO_MAX_ROUNDS)
@@ -741,8 +775,16 @@ int uno_play_game(const uno_config *cfg, const uno_table *t, const uno_policy *p
         dealer = uno_next(&g, dealer);
         g.direction = d;
     }
+    if (g.rows_full)
+        return fail(res, UNO_ERR_FULL, -1);
     result(&g, res);
     return UNO_OK;
+}
+
+int uno_play_game(const uno_config *cfg, const uno_table *t, const uno_policy *pol, uno_rng *rng,
+                  uno_trace *tr, uno_result *res)
+{
+    return play_game(cfg, t, pol, rng, tr, res, NULL, 0);
 }
 
 int uno_play_round(const uno_config *cfg, const uno_table *t, const uno_policy *pol, uno_rng *rng,
@@ -779,13 +821,18 @@ int uno_play_games(const uno_config *cfg, const uno_table *t, const uno_policy *
 {
     int n = cfg->players;
     uno_result res;
+    out->games_done = 0;
     for (int64_t i = 0; i < n_games; i++) {
         uno_rng rng;
         uint64_t game = first_game + (uint64_t)i;
+        int64_t rows_before = out->rows ? out->rows->n : 0;
         uno_rng_seed(&rng, key, game);
-        int st = uno_play_game(cfg, t, pol, &rng, NULL, &res);
-        if (st != UNO_OK)
+        int st = play_game(cfg, t, pol, &rng, NULL, &res, out->rows, game);
+        if (st != UNO_OK) {
+            if (out->rows)
+                out->rows->n = rows_before; /* only complete games keep their rows */
             return st;
+        }
         if (out->game)
             out->game[i] = (int64_t)game;
         if (out->winner)
@@ -807,6 +854,7 @@ int uno_play_games(const uno_config *cfg, const uno_table *t, const uno_policy *
         for (int c = 0; c < UNO_N_COUNTERS; c++)
             if (out->counters[c])
                 memcpy(out->counters[c] + i * n, res.counters[c], (size_t)n * sizeof(int32_t));
+        out->games_done = i + 1;
     }
     return UNO_OK;
 }

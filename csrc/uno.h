@@ -242,6 +242,7 @@ enum {
     UNO_ERR_CONFIG = 1,  /* rules or policies out of range */
     UNO_ERR_STARTER = 2, /* res->error_card was turned up but cannot start (C5) */
     UNO_ERR_LIMIT = 3,   /* the game ran past UNO_MAX_TURNS / UNO_MAX_ROUNDS */
+    UNO_ERR_FULL = 4,    /* uno_play_games: no room left for round rows (see uno_columns) */
 };
 
 /*
@@ -277,6 +278,8 @@ typedef struct uno_result {
  * Invariant (checked by UNO_CHECK): the hands, draw[0..n_draw) and
  * discard[0..n_discard) together hold every card id exactly once.
  */
+typedef struct uno_round_rows uno_round_rows; /* defined with uno_play_games */
+
 typedef struct uno_game {
     const uno_config *cfg;
     const uno_table *t;
@@ -285,6 +288,10 @@ typedef struct uno_game {
     uno_rng seeded;  /* rng's state when the game began */
     uno_rng deal;    /* the table's cards this round: uno_rng_seed_deal */
     uno_trace *tr; /* NULL: no trace */
+    uno_round_rows *rows; /* NULL: no round rows */
+    uint64_t game_no;     /* the game number written in round rows */
+    int rows_full;        /* a round row found no room */
+    int32_t round_dealer, round_starter, round_turns0, round_reshuffles0;
     int n;         /* players */
     int n_active;  /* seats not eliminated (C18) */
     int direction; /* +1 clockwise, -1 */
@@ -365,6 +372,15 @@ int uno_play_round(const uno_config *cfg, const uno_table *t, const uno_policy *
  * Any pointer may be NULL.  Per-seat columns are n_games x players,
  * row-major.
  */
+struct uno_round_rows {
+    int64_t cap;          /* rows of room in every array */
+    int64_t n;            /* rows written */
+    int64_t *game;
+    int32_t *round, *dealer, *starter, *winner, *turns, *reshuffles;
+    int32_t *points;      /* cap x players: what each seat scored (C17-C19) */
+    int32_t *cards_left;  /* cap x players: cards in hand when the round ended */
+};
+
 typedef struct uno_columns {
     int64_t *game;
     int8_t *winner, *team;
@@ -372,6 +388,14 @@ typedef struct uno_columns {
     int32_t *scores;      /* n_games x players */
     int32_t *team_scores; /* n_games x 2 */
     int32_t *counters[UNO_N_COUNTERS];
+    /*
+     * Per-round rows (NULL: none), one per round in play order.  When the
+     * next game's rounds would not fit, uno_play_games stops before that game
+     * with UNO_ERR_FULL, rows->n and games_done counting only the complete
+     * games: grow the arrays and call again from first_game + games_done.
+     */
+    uno_round_rows *rows;
+    int64_t games_done;
 } uno_columns;
 
 /*

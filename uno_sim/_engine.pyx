@@ -163,6 +163,7 @@ cdef extern from "uno.h":
         UNO_ERR_CONFIG
         UNO_ERR_STARTER
         UNO_ERR_LIMIT
+        UNO_ERR_FULL
         UNO_MAX_TURNS
         UNO_MAX_ROUNDS
 
@@ -203,6 +204,19 @@ cdef extern from "uno.h":
         int32_t rounds, turns, reshuffles, stalemates
         int32_t counters[7][10]
 
+    ctypedef struct uno_round_rows:
+        int64_t cap
+        int64_t n
+        int64_t *game
+        int32_t *round
+        int32_t *dealer
+        int32_t *starter
+        int32_t *winner
+        int32_t *turns
+        int32_t *reshuffles
+        int32_t *points
+        int32_t *cards_left
+
     ctypedef struct uno_columns:
         int64_t *game
         int8_t *winner
@@ -214,6 +228,8 @@ cdef extern from "uno.h":
         int32_t *scores
         int32_t *team_scores
         int32_t *counters[7]
+        uno_round_rows *rows
+        int64_t games_done
 
     int uno_table_init(uno_table *t, int n_kinds, const int32_t *color, const int32_t *face,
                        const int32_t *value, const int32_t *effect, const int32_t *amount,
@@ -287,6 +303,37 @@ class GameLimitError(RuntimeError):
 
 MAX_TURNS = UNO_MAX_TURNS
 MAX_ROUNDS = UNO_MAX_ROUNDS
+
+
+_ROUND_SCALARS = ("round", "dealer", "starter", "winner", "turns", "reshuffles")
+
+
+def _round_columns(int64_t cap, int n):
+    cols = {"game": np.empty(cap, dtype=np.int64)}
+    for name in _ROUND_SCALARS:
+        cols[name] = np.empty(cap, dtype=np.int32)
+    cols["points"] = np.empty((cap, n), dtype=np.int32)
+    cols["cards_left"] = np.empty((cap, n), dtype=np.int32)
+    return cols
+
+
+def _grown(a, int64_t cap):
+    b = np.empty((cap,) + a.shape[1:], dtype=a.dtype)
+    b[:a.shape[0]] = a
+    return b
+
+
+cdef void _point_rows(uno_round_rows *rows, dict cols, int64_t cap) except *:
+    rows.cap = cap
+    rows.game = <int64_t *>cnp.PyArray_DATA(cols["game"])
+    rows.round = <int32_t *>cnp.PyArray_DATA(cols["round"])
+    rows.dealer = <int32_t *>cnp.PyArray_DATA(cols["dealer"])
+    rows.starter = <int32_t *>cnp.PyArray_DATA(cols["starter"])
+    rows.winner = <int32_t *>cnp.PyArray_DATA(cols["winner"])
+    rows.turns = <int32_t *>cnp.PyArray_DATA(cols["turns"])
+    rows.reshuffles = <int32_t *>cnp.PyArray_DATA(cols["reshuffles"])
+    rows.points = <int32_t *>cnp.PyArray_DATA(cols["points"])
+    rows.cards_left = <int32_t *>cnp.PyArray_DATA(cols["cards_left"])
 
 
 cdef void _key(key, uint64_t *k) except *:
@@ -446,12 +493,19 @@ cdef class Engine:
         finally:
             uno_trace_free(&tr)
 
-    def play_games(self, key, uint64_t first_game, int64_t n_games):
-        """Games first_game .. first_game + n_games - 1 as columns (one call, GIL released)."""
+    def play_games(self, key, uint64_t first_game, int64_t n_games, bint rounds=False):
+        """Games first_game .. first_game + n_games - 1 as columns (one call, GIL released).
+
+        With ``rounds``, also one row per round: ``round_*`` columns (game,
+        round, dealer, starter kind, winner, turns, reshuffles, and per seat
+        points and cards_left).
+        """
         cdef uint64_t k[4]
         cdef uno_columns out
+        cdef uno_round_rows rows
         cdef int n = self.cfg.players
         cdef int st, c
+        cdef int64_t done = 0, cap
         cdef uno_result dummy
         _key(key, k)
         if n_games < 0:
@@ -468,22 +522,43 @@ cdef class Engine:
             "team_scores": np.empty((n_games, 2), dtype=np.int32),
         }
         counters = [np.empty((n_games, n), dtype=np.int32) for c in range(UNO_N_COUNTERS)]
-        out.game = <int64_t *>cnp.PyArray_DATA(cols["game"])
-        out.winner = <int8_t *>cnp.PyArray_DATA(cols["winner"])
-        out.team = <int8_t *>cnp.PyArray_DATA(cols["team"])
-        out.rounds = <int32_t *>cnp.PyArray_DATA(cols["rounds"])
-        out.turns = <int32_t *>cnp.PyArray_DATA(cols["turns"])
-        out.reshuffles = <int32_t *>cnp.PyArray_DATA(cols["reshuffles"])
-        out.stalemates = <int32_t *>cnp.PyArray_DATA(cols["stalemates"])
-        out.scores = <int32_t *>cnp.PyArray_DATA(cols["scores"])
-        out.team_scores = <int32_t *>cnp.PyArray_DATA(cols["team_scores"])
-        for c in range(UNO_N_COUNTERS):
-            out.counters[c] = <int32_t *>cnp.PyArray_DATA(counters[c])
-        with nogil:
-            st = uno_play_games(&self.cfg, &self.table, self.pol, k, first_game, n_games, &out)
+        rcols = {}
+        out.rows = NULL
+        rows.n = 0
+        if rounds:
+            cap = 16 * n_games + 64
+            rcols = _round_columns(cap, n)
+            _point_rows(&rows, rcols, cap)
+            out.rows = &rows
+        while True:
+            out.game = <int64_t *>cnp.PyArray_DATA(cols["game"]) + done
+            out.winner = <int8_t *>cnp.PyArray_DATA(cols["winner"]) + done
+            out.team = <int8_t *>cnp.PyArray_DATA(cols["team"]) + done
+            out.rounds = <int32_t *>cnp.PyArray_DATA(cols["rounds"]) + done
+            out.turns = <int32_t *>cnp.PyArray_DATA(cols["turns"]) + done
+            out.reshuffles = <int32_t *>cnp.PyArray_DATA(cols["reshuffles"]) + done
+            out.stalemates = <int32_t *>cnp.PyArray_DATA(cols["stalemates"]) + done
+            out.scores = <int32_t *>cnp.PyArray_DATA(cols["scores"]) + done * n
+            out.team_scores = <int32_t *>cnp.PyArray_DATA(cols["team_scores"]) + done * 2
+            for c in range(UNO_N_COUNTERS):
+                out.counters[c] = <int32_t *>cnp.PyArray_DATA(counters[c]) + done * n
+            with nogil:
+                st = uno_play_games(&self.cfg, &self.table, self.pol, k, first_game + done,
+                                    n_games - done, &out)
+            done += out.games_done
+            if st != UNO_ERR_FULL or not rounds:
+                break
+            # No room for the next game's rounds: grow and go on from there.
+            cap = 2 * rows.cap
+            rcols = {name: _grown(a, cap) for name, a in rcols.items()}
+            _point_rows(&rows, rcols, cap)
         if st != UNO_OK:
             memset(&dummy, 0, sizeof(dummy))
             self._check(st, &dummy, NULL, 0)
+        if rounds:
+            # "round_" is the round number (runner.rounds_frame names it "round").
+            cols.update({"round_" + ("" if name == "round" else name): a[:rows.n]
+                         for name, a in rcols.items()})
         return cols, counters
 
     cdef list _codes(self, const int32_t *d, int n):

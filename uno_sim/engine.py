@@ -135,7 +135,7 @@ def play_round(rules: Rules | None = None, policies="greedy", deck=None, dealer:
 
 
 def play_games(rules: Rules | None = None, policies="greedy", seed: int = 0, first_game: int = 0,
-               n_games: int = 1) -> dict:
+               n_games: int = 1, rounds: bool = False) -> dict:
     """Play games first_game .. first_game + n_games - 1 of the run `seed` in one C call.
 
     Returns columns: ``game`` (int64), ``winner`` and ``team`` (int8, -1 when
@@ -143,12 +143,20 @@ def play_games(rules: Rules | None = None, policies="greedy", seed: int = 0, fir
     ``scores`` (n_games x players), ``team_scores`` (n_games x 2) and one
     (n_games x players) int32 array per name of `SEAT_COUNTERS`.  Row i equals
     the result of ``play_game(rules, policies, seed, first_game + i)``.
+
+    With ``rounds=True`` the columns also hold one row per round, in play
+    order, under ``round_*`` names: ``round_game``, ``round_`` (the round
+    number, from 1), ``round_dealer``, ``round_starter`` (the starter's kind
+    index in the deck table), ``round_winner`` (-1 for a stalemate),
+    ``round_turns``, ``round_reshuffles``, and per seat (n_rounds x players)
+    ``round_points`` (what each seat scored: C17-C19) and ``round_cards_left``.
     """
     if isinstance(n_games, bool) or not isinstance(n_games, (int, np.integer)) or n_games < 0:
         raise ValueError(f"invalid n_games {n_games!r}: expected an integer >= 0")
     if first_game < 0 or first_game + n_games > MASK64 + 1:
         raise ValueError(f"invalid first_game {first_game!r}: games must lie in 0..2**64-1")
     rules, specs, eng = _setup(rules, policies)
-    cols, counters = eng.play_games(key_from_seed(seed), int(first_game), int(n_games))
+    cols, counters = eng.play_games(key_from_seed(seed), int(first_game), int(n_games),
+                                    rounds=bool(rounds))
     cols.update(zip(SEAT_COUNTERS, counters))
     return cols

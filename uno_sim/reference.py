@@ -197,6 +197,8 @@ class Game:
         self.counters = {name: [0] * self.n for name in SEAT_COUNTERS}
         self.rounds = self.turns = self.reshuffles = self.stalemates = 0
         self.direction = 1
+        # One dict per round scored: what engine.play_games(rounds=True) reports.
+        self.round_rows = []
 
     # -- helpers ----------------------------------------------------------
     def kind(self, card):
@@ -487,7 +489,10 @@ class Game:
 
     def play_round(self, dealer: int, deck_order=None):
         """Play one round to its end; returns the winning seat or None (stalemate)."""
+        turns0, reshuffles0 = self.turns, self.reshuffles
         p = self.start_round(dealer, deck_order)
+        self.round_row = {"dealer": dealer, "starter": self.card_kind[self.discard[0]],
+                          "turns0": turns0, "reshuffles0": reshuffles0}
         try:
             while p is not None:
                 self.turns += 1
@@ -532,6 +537,13 @@ class Game:
                     over = self.active_count() == 1
                 else:
                     over = any(sc >= r.target for sc in self.scores)
+        row = self.round_row
+        self.round_rows.append({
+            "round": self.rounds, "dealer": row["dealer"], "starter": row["starter"],
+            "winner": -1 if winner is None else winner,
+            "turns": self.turns - row["turns0"],
+            "reshuffles": self.reshuffles - row["reshuffles0"],
+            "points": points, "cards_left": [len(h) for h in self.hands]})
         fields = {"team_scores": list(self.team_scores)} if r.teams else {}
         self.emit("round_end", round=self.rounds, p=winner, points=points,
                   hands=[self.codes(h) for h in self.hands], scores=list(self.scores),

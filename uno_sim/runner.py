@@ -32,6 +32,7 @@ import numpy as np
 
 from . import __version__
 from .api import engine_module, make_rules
+from .cards import deck_for
 from .policies import parse_policy, seat_policies
 from .reference import SEAT_COUNTERS
 from .rules import Rules, RulesError
@@ -50,15 +51,27 @@ class RunError(RulesError):
 # Columns of one batch of games
 # ---------------------------------------------------------------------------
 
+ROUND_COLUMNS = ("round", "dealer", "starter", "winner", "turns", "reshuffles", "points",
+                 "cards_left")
+
+
 def reference_games(rules, policies, seed: int, first_game: int, n_games: int) -> dict:
-    """The columns of `engine.play_games`, computed with the reference engine."""
-    from .reference import play_game
+    """The columns of `engine.play_games(rounds=True)`, computed with the reference engine."""
+    from .reference import Game
+    from .rng import Rng, key_from_seed
 
     p = rules.players
+    key = key_from_seed(seed)
     cols = {k: [] for k in ("game", "winner", "team", "rounds", "turns", "reshuffles",
                             "stalemates", "scores", "team_scores", *SEAT_COUNTERS)}
+    rows = {k: [] for k in ("game", *ROUND_COLUMNS)}
     for g in range(first_game, first_game + n_games):
-        r = play_game(rules, policies, seed=seed, game=g)
+        game = Game(rules, policies, Rng(key, g))
+        r = game.play_game(seed=seed, game=g)
+        for row in game.round_rows:
+            rows["game"].append(g)
+            for k in ROUND_COLUMNS:
+                rows[k].append(row[k])
         for k in ("winner", "team", "rounds", "turns", "reshuffles", "stalemates", "scores",
                   "team_scores"):
             cols[k].append(getattr(r, k))
@@ -69,6 +82,12 @@ def reference_games(rules, policies, seed: int, first_game: int, n_games: int) -
     for k in ("scores", *SEAT_COUNTERS):
         out[k] = out[k].reshape(n_games, p)
     out["team_scores"] = out["team_scores"].reshape(n_games, 2)
+    out["round_game"] = np.asarray(rows.pop("game"), dtype=np.int64)
+    for k, v in rows.items():
+        a = np.asarray(v, dtype=np.int32)
+        if k in ("points", "cards_left"):
+            a = a.reshape(-1, p)
+        out["round_" if k == "round" else f"round_{k}"] = a
     return out
 
 
@@ -79,7 +98,8 @@ def play_columns(rules, specs, seed, first_game, n_games, engine="c") -> dict:
     parts = []
     for start in range(first_game, first_game + n_games, BATCH):
         k = min(BATCH, first_game + n_games - start)
-        parts.append(mod.play_games(rules, specs, seed=seed, first_game=start, n_games=k))
+        parts.append(mod.play_games(rules, specs, seed=seed, first_game=start, n_games=k,
+                                    rounds=True))
     if len(parts) == 1:
         return parts[0]
     return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
@@ -116,16 +136,27 @@ def games_frame(cols: dict):
     return pl.DataFrame(data)
 
 
-def rounds_frame(cols: dict):
-    """One row per round (engines that report rounds put them in `round_*` columns)."""
+def rounds_frame(cols: dict, rules: Rules | None = None):
+    """One row per round (engines that report rounds put them in `round_*` columns).
+
+    Columns: game, round (from 1), dealer, starter (the starter card's code
+    when `rules` is given, else its kind index), winner (-1: stalemate),
+    turns, reshuffles, and per seat points_i (scored this round, C17-C19)
+    and cards_left_i.
+    """
     import polars as pl
 
+    codes = None
+    if rules is not None:
+        codes = np.array([k.code for k in deck_for(rules).kinds])
     data = {}
     for k, v in cols.items():
         if not k.startswith("round_"):
             continue
         name = k[len("round_"):] or "round"
-        if v.ndim == 1:
+        if name == "starter" and codes is not None:
+            data[name] = pl.Series(name, codes[v], dtype=pl.String)
+        elif v.ndim == 1:
             data[name] = v
         else:
             for s in range(v.shape[1]):
@@ -226,7 +257,7 @@ class RunResult:
     def rounds(self):
         """One row per round (Polars DataFrame)."""
         if self.cols is not None:
-            return rounds_frame(self.cols)
+            return rounds_frame(self.cols, self.rules)
         return self._read("rounds")
 
     def _read(self, what):
@@ -380,7 +411,7 @@ def run_shard(manifest: dict, i: int, out: str | None, keep_cols: bool = False):
         base = _shard_base(out, i)
         if not manifest["summary_only"]:
             _atomic_write_parquet(games_frame(cols), base + ".games.parquet")
-            rf = rounds_frame(cols)
+            rf = rounds_frame(cols, rules)
             if rf is not None:
                 _atomic_write_parquet(rf, base + ".rounds.parquet")
         record = {"shard": i, "manifest": manifest_id(manifest), "first_game": first,
