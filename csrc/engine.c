@@ -147,7 +147,18 @@ static void check_cards(const uno_game *g, int seat, const char *where)
         abort();
     }
 }
+#ifdef UNO_CHECK_INJECT_LOSS
+/*
+ * Self-test of the checker (tests/test_check_build.py): a card vanishes from
+ * the mover's hand on turn UNO_CHECK_INJECT_LOSS, which must abort the run.
+ */
+#define CHECK_CARDS(g, seat, where)                                                                \
+    ((g)->turns == UNO_CHECK_INJECT_LOSS && (g)->hand_n[seat] > 0 ? (void)(g)->hand_n[seat]--      \
+                                                                   : (void)0,                      \
+     check_cards((g), (seat), (where)))
+#else
 #define CHECK_CARDS(g, seat, where) check_cards((g), (seat), (where))
+#endif
 #else
 #define CHECK_CARDS(g, seat, where) ((void)0)
 #endif
