@@ -26,13 +26,15 @@ DEBUG = os.environ.get("UNO_SIM_DEBUG", "") not in ("", "0")
 # No -std flag: Cython's generated C uses GNU extensions and compiler-specific
 # code paths; forcing -std=c99 produces warnings (or errors on some
 # toolchains).  csrc/ itself is plain C99 and is compiled with the same flags.
+# -ffp-contract=off: no fused multiply-add, so that floating-point policy
+# arithmetic rounds exactly as the Python reference engine's does.
 if DEBUG:
     # Python's own CFLAGS carry -DNDEBUG, which would silently compile out
     # every assert() that UNO_CHECK enables; -UNDEBUG (placed after it) wins.
-    extra_compile_args = ["-O0", "-g", "-UNDEBUG"]
+    extra_compile_args = ["-O0", "-g", "-UNDEBUG", "-ffp-contract=off"]
     define_macros = [("UNO_CHECK", "1")]
 else:
-    extra_compile_args = ["-O3"]
+    extra_compile_args = ["-O3", "-ffp-contract=off"]
     define_macros = []
 if os.name == "nt":  # MSVC does not understand GCC-style flags.
     extra_compile_args = ["/Od", "/Zi"] if DEBUG else ["/O2"]
