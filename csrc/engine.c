@@ -100,7 +100,7 @@ int uno_config_check(const uno_config *cfg, const uno_table *t, const uno_policy
         return UNO_ERR_CONFIG;
     if (cfg->dealer_draw < 0 || cfg->dealer_draw > 1 || cfg->drawn_card < 0 || cfg->drawn_card > 1 ||
         cfg->challenge < 0 || cfg->challenge > 1 || cfg->scoring < 0 || cfg->scoring > 2 ||
-        cfg->target < 1 || cfg->max_turns < 0)
+        cfg->target < 1 || cfg->max_turns < 0 || cfg->max_rounds < 0)
         return UNO_ERR_CONFIG;
     if (cfg->teams && (n % 2 || n < 4 || cfg->scoring != UNO_SCORING_STANDARD))
         return UNO_ERR_CONFIG;
@@ -772,7 +772,7 @@ static int play_game(const uno_config *cfg, const uno_table *t, const uno_policy
     g.game_no = game_no;
     int dealer = choose_dealer(&g);
     for (;;) {
-        if (g.rounds >= UNO_MAX_ROUNDS)
+        if (g.rounds >= (cfg->max_rounds > 0 ? cfg->max_rounds : UNO_MAX_ROUNDS))
             return fail(res, UNO_ERR_LIMIT, -1);
         int winner = play_round(&g, dealer, NULL);
         if (winner <= -3)

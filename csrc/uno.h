@@ -124,8 +124,10 @@ typedef struct uno_config {
     int32_t target;      /* score that ends the game */
     int32_t teams;       /* 0/1: two teams in alternating seats (C20) */
     int32_t hand_size;   /* cards dealt to each player (C4) */
-    /* not a rule: the safety limit on turns in one round; 0 = UNO_MAX_TURNS */
+    /* not rules: the safety limits on turns in one round (0 = UNO_MAX_TURNS)
+       and on rounds in one game (0 = UNO_MAX_ROUNDS) */
     int32_t max_turns;
+    int32_t max_rounds;
 } uno_config;
 
 /*

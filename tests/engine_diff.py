@@ -1,9 +1,10 @@
 """Helpers for comparing the C engine with the reference engine, game by game.
 
-Some policy settings never let a round end (the reference engine then loops
-forever, see UNO_MAX_TURNS in csrc/uno.h).  Both engines are therefore run
-under the same limit on the turns of a round, and when the limit is reached
-the traces are compared up to it.
+Some policy settings never let a round end, or stalemate every round so that
+the game never ends (the reference engine then loops forever, see
+UNO_MAX_TURNS and UNO_MAX_ROUNDS in csrc/uno.h).  Both engines are therefore
+run under the same limits on the turns of a round and the rounds of a game,
+and when a limit is reached the traces are compared up to it.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from uno_sim.rng import Rng, key_from_seed
 from uno_sim.rules import Rules
 
 MAX_TURNS = 2000  # turns in one round, in both engines
+MAX_ROUNDS = 300  # rounds in one game (some policies stalemate every round)
 
 
 class _Limit(Exception):
@@ -23,6 +25,8 @@ class LimitedGame(reference.Game):
     """reference.Game stopping before turn MAX_TURNS + 1 of a round, like the C engine."""
 
     def start_round(self, dealer, deck_order=None):
+        if self.rounds >= MAX_ROUNDS:
+            raise _Limit
         self.round_turns = 0
         return super().start_round(dealer, deck_order)
 
@@ -45,7 +49,8 @@ def reference_game(rules: Rules, policies, seed: int, game: int):
 
 def c_game(rules: Rules, policies, seed: int, game: int):
     try:
-        res = engine.play_game(rules, policies, seed, game, trace=True, max_turns=MAX_TURNS)
+        res = engine.play_game(rules, policies, seed, game, trace=True, max_turns=MAX_TURNS,
+                                 max_rounds=MAX_ROUNDS)
     except engine.GameLimitError as e:
         return None, e.events
     return res, res.events

@@ -30,6 +30,8 @@ def test_jobs_1_and_2_give_identical_games(tmp_path):
     assert one.summary()["win_share"] == two.summary()["win_share"]
     on_disk = simulate(games=3000, seed=11, n_jobs=2, shard_size=700, out=str(tmp_path / "d"), **SMALL)
     frame_equal(one.games, on_disk.games)
+    frame_equal(one.rounds, two.rounds)
+    frame_equal(one.rounds, on_disk.rounds)
     assert one.games["game"].to_list() == list(range(3000))
 
 
@@ -54,6 +56,15 @@ def test_summary_matches_hand_computed_aggregates():
     assert s["rounds_per_game_median"] == float(np.median(g["rounds"].to_numpy()))
     assert s["bluffs"] == sum(g[f"bluffs_{k}"].sum() for k in range(3))
     assert res.games.to_pandas().shape[0] == 800
+    r = res.rounds
+    assert r.height == s["rounds"]
+    assert s["turns_per_round_median"] == float(np.median(r["turns"].to_numpy()))
+    per_game = r.group_by("game").agg(pl.len().alias("n"), pl.col("turns").sum()).sort("game")
+    assert per_game["n"].to_list() == g["rounds"].to_list()
+    assert per_game["turns"].to_list() == g["turns"].to_list()
+    scored = r.group_by("game").agg([pl.col(f"points_{k}").sum() for k in range(3)]).sort("game")
+    for k in range(3):
+        assert scored[f"points_{k}"].to_list() == g[f"scores_{k}"].to_list()
 
 
 def test_dask_local_cluster_gives_identical_games():

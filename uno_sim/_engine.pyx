@@ -169,7 +169,7 @@ cdef extern from "uno.h":
 
     ctypedef struct uno_config:
         int32_t variant, players, edition, dealer_draw, drawn_card, challenge
-        int32_t wd4_value, scoring, target, teams, hand_size, max_turns
+        int32_t wd4_value, scoring, target, teams, hand_size, max_turns, max_rounds
 
     ctypedef struct uno_table:
         int32_t n_kinds, n_cards
@@ -368,6 +368,7 @@ cdef class Engine:
          self.cfg.drawn_card, self.cfg.challenge, self.cfg.wd4_value, self.cfg.scoring,
          self.cfg.target, self.cfg.teams, self.cfg.hand_size) = config
         self.cfg.max_turns = 0
+        self.cfg.max_rounds = 0
         names = _TABLE_COLUMNS + ("card_kind",)
         for i in range(9):
             a = np.ascontiguousarray(arrays[names[i]], dtype=np.int32)
@@ -424,10 +425,12 @@ cdef class Engine:
             "counters": [[res.counters[c][i] for i in range(n)] for c in range(UNO_N_COUNTERS)],
         }
 
-    def play_game(self, key, uint64_t game, bint trace=False, int32_t max_turns=0):
+    def play_game(self, key, uint64_t game, bint trace=False, int32_t max_turns=0,
+                  int32_t max_rounds=0):
         """One game; returns (result dict, events list or None).
 
-        ``max_turns`` > 0 lowers the safety limit on turns in a round; past it
+        ``max_turns`` > 0 lowers the safety limit on turns in a round, and
+        ``max_rounds`` > 0 the one on rounds in the game; past either
         GameLimitError is raised, carrying the events so far.
         """
         cdef uint64_t k[4]
@@ -437,9 +440,10 @@ cdef class Engine:
         cdef uno_trace *trp = NULL
         cdef uno_config cfg = self.cfg
         cdef int st
-        if max_turns < 0:
-            raise ValueError("max_turns must be >= 0")
+        if max_turns < 0 or max_rounds < 0:
+            raise ValueError("max_turns and max_rounds must be >= 0")
         cfg.max_turns = max_turns
+        cfg.max_rounds = max_rounds
         _key(key, k)
         uno_rng_seed(&rng, k, game)
         uno_trace_init(&tr)

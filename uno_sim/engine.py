@@ -85,18 +85,21 @@ def _limited(call, start: dict):
 
 
 def play_game(rules: Rules | None = None, policies="greedy", seed: int = 0, game: int = 0,
-              trace: bool = False, *, max_turns: int = 0) -> GameResult:
+              trace: bool = False, *, max_turns: int = 0, max_rounds: int = 0) -> GameResult:
     """Play one complete game (same result as `reference.play_game`).
 
     ``max_turns`` (0: `MAX_TURNS`) is a safety limit on the turns of one
     round: some policies never let a round end (the reference engine then
     loops forever); past the limit `GameLimitError` is raised, with the trace
-    so far in its ``events`` when `trace` is on.
+    so far in its ``events`` when `trace` is on.  ``max_rounds`` (0:
+    `MAX_ROUNDS`) likewise limits the rounds of the game: some policies
+    stalemate every round (e.g. two seats that nearly always draw instead of
+    playing hoard every card), and a stalemate scores nothing.
     """
     rules, specs, eng = _setup(rules, policies)
     key = key_from_seed(seed)
     r, events = _limited(
-        lambda: eng.play_game(key, int(game) & MASK64, bool(trace), max_turns),
+        lambda: eng.play_game(key, int(game) & MASK64, bool(trace), max_turns, max_rounds),
         _game_start(rules, specs, seed, game))
     res = _result(r, None)
     if trace:
