@@ -29,10 +29,12 @@ DEBUG = os.environ.get("UNO_SIM_DEBUG", "") not in ("", "0")
 if DEBUG:
     # Python's own CFLAGS carry -DNDEBUG, which would silently compile out
     # every assert() that UNO_CHECK enables; -UNDEBUG (placed after it) wins.
-    extra_compile_args = ["-O0", "-g", "-UNDEBUG"]
+    extra_compile_args = ["-O0", "-g", "-UNDEBUG", "-ffp-contract=off"]
     define_macros = [("UNO_CHECK", "1")]
 else:
-    extra_compile_args = ["-O3"]
+    # -ffp-contract=off: no fused multiply-add, so that floating-point expressions
+    # (challenge=auto's bluff estimate) round exactly as in Python.
+    extra_compile_args = ["-O3", "-ffp-contract=off"]
     define_macros = []
 if os.name == "nt":  # MSVC does not understand GCC-style flags.
     extra_compile_args = ["/Od", "/Zi"] if DEBUG else ["/O2"]

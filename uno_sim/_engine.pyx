@@ -176,6 +176,9 @@ cdef extern from "uno.h":
     ctypedef struct uno_policy:
         int32_t id, color_rule
         double bluff, challenge, forget_uno, catch_uno, play_drawn, voluntary
+        int32_t challenge_auto
+        double challenge_threshold
+        int32_t target_rule
 
     ctypedef struct uno_event:
         int32_t type, p, a, b, c, off, len
@@ -330,7 +333,8 @@ cdef class Engine:
         for i, p in enumerate(policies):
             (self.pol[i].id, self.pol[i].color_rule, self.pol[i].bluff, self.pol[i].challenge,
              self.pol[i].forget_uno, self.pol[i].catch_uno, self.pol[i].play_drawn,
-             self.pol[i].voluntary) = p
+             self.pol[i].voluntary, self.pol[i].challenge_auto,
+             self.pol[i].challenge_threshold, self.pol[i].target_rule) = p
         if uno_config_check(&self.cfg, &self.table, self.pol) != UNO_OK:
             raise RulesError("invalid rules or policies for the C engine")
         self.players = self.cfg.players

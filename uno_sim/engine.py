@@ -17,7 +17,7 @@ import numpy as np
 
 from . import _engine
 from .cards import deck_for
-from .policies import COLOR_RULES, seat_policies
+from .policies import COLOR_RULES, TARGET_RULES, seat_policies
 from .reference import SEAT_COUNTERS, GameResult
 from .rng import MASK64, key_from_seed
 from .rules import (CHALLENGE, DEALER_DRAW, DRAWN_CARD, EDITIONS, SCORING, VARIANTS, Rules,
@@ -41,10 +41,15 @@ def _config(rules: Rules) -> tuple:
 
 
 def _policy(spec) -> tuple:
+    """uno_policy as a tuple: id, color rule, knobs, challenge_auto, threshold, target rule."""
+    if spec.name == "user":
+        return (spec.policy_id, 0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0, 0.5, 0)
     k = spec.knobs()
+    auto = k["challenge"] == "auto"
     return (spec.policy_id, COLOR_RULES.index(k["color"]), float(k["bluff"]),
-            float(k["challenge"]), float(k["forget_uno"]), float(k["catch"]),
-            float(k["play_drawn"]), float(k["voluntary_draw"]))
+            0.0 if auto else float(k["challenge"]), float(k["forget_uno"]), float(k["catch"]),
+            float(k["play_drawn"]), float(k["voluntary_draw"]), int(auto),
+            float(k["challenge_threshold"]), TARGET_RULES.index(k["target"]))
 
 
 @lru_cache(maxsize=64)
