@@ -20,6 +20,7 @@ from .cards import deck_for
 from .policies import COLOR_RULES, TARGET_RULES, seat_policies
 from .reference import SEAT_COUNTERS, GameResult
 from .rng import MASK64, key_from_seed
+from .userpolicy import UserSeat
 from .rules import (CHALLENGE, DEALER_DRAW, DRAWN_CARD, EDITIONS, SCORING, VARIANTS, Rules,
                     RulesError)
 
@@ -62,7 +63,14 @@ def _engine_for(rules: Rules, policies: tuple) -> "_engine.Engine":
 def _setup(rules, policies):
     rules = rules or Rules()
     specs = seat_policies(policies, rules.players)
-    return rules, specs, _engine_for(rules, tuple(_policy(s) for s in specs))
+    pols = tuple(_policy(s) for s in specs)
+    if not any(s.name == "user" for s in specs):
+        return rules, specs, _engine_for(rules, pols)
+    # user seats: a fresh engine whose callback reaches these very objects
+    deck = deck_for(rules)
+    codes = [deck.code(c) for c in range(deck.size)]
+    users = [UserSeat(s, i, deck) if s.name == "user" else None for i, s in enumerate(specs)]
+    return rules, specs, _engine.Engine(_config(rules), deck.arrays(), list(pols), codes, users)
 
 
 def _game_start(rules, specs, seed, game) -> dict:
