@@ -151,7 +151,7 @@ static int strategic_score(const uno_game *g, int p, int i, const int mine[4], i
     int col = t->card_color[c], v = t->card_value[c], e = t->effect[t->card_kind[c]];
     int s;
     if (col != UNO_NO_COLOR) {
-        s = 8 * (mine[col] - 1) + v; /* stay in a color held; shed points */
+        s = 4 * (mine[col] - 1) + v; /* stay in a color held; shed points */
         if ((fail_nx >> col) & 1)    /* the next player could not follow this color */
             s += 25;
         if (low <= 2) /* someone is about to go out: dump high values */
@@ -275,9 +275,10 @@ int uno_choose_color(uno_game *g, int p)
         for (int i = 0; i < g->n_discard; i++)
             if (col[g->discard[i]] != UNO_NO_COLOR)
                 played[col[g->discard[i]]]++;
-        int fail_nx = g->failed[uno_next(g, p)];
+        int nx = uno_next(g, p);
+        int fail_nx = g->failed[nx], close = g->hand_n[nx] <= 2 ? 25 : 6;
         for (int c = 0; c < 4; c++)
-            score[c] = 12 * mine[c] + 3 * played[c] + (((fail_nx >> c) & 1) ? 20 : 0);
+            score[c] = 10 * mine[c] + played[c] / 4 + (((fail_nx >> c) & 1) ? close : 0);
     }
     int best = 0;
     for (int c = 1; c < 4; c++)

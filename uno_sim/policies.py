@@ -29,8 +29,8 @@ POLICIES = {
         "color": "most", "target": "fewest",
     }),
     "strategic": (2, {
-        "bluff": 0.0, "challenge": AUTO, **_COMMON, "play_drawn": 1.0, "voluntary_draw": 0.0,
-        "color": "smart", "target": "fewest",
+        "bluff": 0.0, "challenge": AUTO, **_COMMON, "challenge_threshold": 0.9,
+        "play_drawn": 1.0, "voluntary_draw": 0.0, "color": "smart", "target": "fewest",
     }),
 }
 USER_POLICY_ID = 3  # a user's Python policy (uno_sim.userpolicy)

@@ -66,8 +66,10 @@ class BuiltinPolicy:
                 col = g.kind(c).color
                 if col != NO_COLOR:
                     played[col] += 1
-            fail_nx = g.failed[g.adv(p, 1)]
-            counts = [12 * counts[c] + 3 * played[c] + (20 if (fail_nx >> c) & 1 else 0)
+            nx = g.adv(p, 1)
+            fail_nx = g.failed[nx]
+            close = 25 if len(g.hands[nx]) <= 2 else 6
+            counts = [10 * counts[c] + played[c] // 4 + (close if (fail_nx >> c) & 1 else 0)
                       for c in range(4)]
         best = 0
         for col in range(1, 4):
@@ -226,7 +228,7 @@ class StrategicPolicy(BuiltinPolicy):
         k = g.kind(c)
         col, v, e = k.color, k.value, k.effect
         if col != NO_COLOR:
-            s = 8 * (mine[col] - 1) + v  # stay in a color held; shed points
+            s = 4 * (mine[col] - 1) + v  # stay in a color held; shed points
             if (fail_nx >> col) & 1:  # the next player could not follow this color
                 s += 25
             if low <= 2:  # someone is about to go out: dump high values
