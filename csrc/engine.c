@@ -104,9 +104,14 @@ int uno_config_check(const uno_config *cfg, const uno_table *t, const uno_policy
         return UNO_ERR_CONFIG;
     if (cfg->teams && (n % 2 || n < 4 || cfg->scoring != UNO_SCORING_STANDARD))
         return UNO_ERR_CONFIG;
-    for (int s = 0; s < n; s++)
-        if (pol[s].id < 0 || pol[s].id > 1 || pol[s].color_rule < 0 || pol[s].color_rule > 1)
+    for (int s = 0; s < n; s++) {
+        const uno_policy *q = &pol[s];
+        if (q->id < 0 || q->id > UNO_POLICY_USER || q->color_rule < 0 ||
+            q->color_rule > UNO_COLOR_SMART || q->target_rule < 0 ||
+            q->target_rule > UNO_TARGET_RANDOM || !(q->challenge_threshold >= 0.0) ||
+            q->challenge_threshold > 1.0 || (q->id == UNO_POLICY_USER && !q->decide))
             return UNO_ERR_CONFIG;
+    }
     return UNO_OK;
 }
 
@@ -209,6 +214,8 @@ static int draw_cards(uno_game *g, int p, int k, int reason)
     }
     g->hand_n[p] = n;
     g->counters[UNO_CT_CARDS_DRAWN][p] += n - start;
+    if (reason != UNO_R_CANNOT_PLAY && reason != UNO_R_VOLUNTARY)
+        g->failed[p] = 0; /* penalty cards: it may hold any color now */
     if (g->tr) {
         uno_trace_event(g->tr, UNO_EV_DRAW, p, reason, 0, 0);
         uno_trace_cards(g->tr, h + start, n - start);
@@ -225,7 +232,7 @@ static inline void skip(uno_game *g, int victim)
 /* reference.Game.uno_check (C13). */
 static void uno_check(uno_game *g, int p)
 {
-    int forgot = uno_rng_bernoulli(g->rng, g->pol[p].forget_uno);
+    int forgot = uno_forgets_uno(g, p);
     if (g->tr)
         uno_trace_event(g->tr, UNO_EV_UNO, p, !forgot, 0, 0);
     if (!forgot)
@@ -236,7 +243,7 @@ static void uno_check(uno_game *g, int p)
         q = uno_next(g, q);
         if (teammates(g, p, q))
             continue;
-        if (uno_rng_bernoulli(g->rng, g->pol[q].catch_uno)) {
+        if (uno_catches(g, q, p)) {
             g->counters[UNO_CT_UNO_CAUGHT][p]++;
             if (g->tr)
                 uno_trace_event(g->tr, UNO_EV_CAUGHT, p, q, 0, 0);
@@ -306,7 +313,7 @@ static int resolve(uno_game *g, int p, int card, int bluff, int prev_color, int 
         return -3 - card;
     /* C12: a challenge, never on a last card (always legal, C14). */
     victim = uno_next(g, p);
-    if (out || !uno_rng_bernoulli(g->rng, g->pol[victim].challenge)) {
+    if (out || !uno_wants_challenge(g, victim, p, prev_color)) {
         draw_cards(g, victim, t->amount[k], t->reason[k]);
         if (out)
             return ROUND_OVER;
@@ -318,6 +325,9 @@ static int resolve(uno_game *g, int p, int card, int bluff, int prev_color, int 
         uno_trace_event(g->tr, UNO_EV_CHALLENGE, victim, p, bluff, 0);
         uno_trace_cards(g->tr, g->hand[p], g->hand_n[p]);
     }
+    g->reveal_from[victim] = p; /* the challenger has seen the offender's hand */
+    g->reveal_n[victim] = g->hand_n[p];
+    memcpy(g->reveal[victim], g->hand[p], (size_t)g->hand_n[p]);
     if (!bluff) {
         draw_cards(g, victim, t->amount[k] + 2, UNO_R_CHALLENGE);
         skip(g, victim);
@@ -356,10 +366,12 @@ static int play(uno_game *g, int p, int i)
     g->discard[g->n_discard++] = (uint8_t)card;
     g->top_face = t->card_face[card];
     int named = -1;
-    if (t->card_color[card] == UNO_NO_COLOR)
+    if (t->card_color[card] == UNO_NO_COLOR) {
         g->color = named = uno_choose_color(g, p);
-    else
+    } else {
         g->color = t->card_color[card];
+        g->failed[p] &= (uint8_t)~(1u << g->color);
+    }
     if (restricted)
         g->counters[UNO_CT_BLUFFS][p] += bluff;
     if (g->tr)
@@ -377,6 +389,8 @@ static int take_turn(uno_game *g, int p)
         g->idle = 0;
         return play(g, p, action);
     }
+    if (g->color >= 0) /* public: p drew on this color */
+        g->failed[p] |= (uint8_t)(1u << g->color);
     /* forced = not has_legal_play(p) */
     const uno_table *t = g->t;
     int has_color = uno_holds_color(g, p);
@@ -394,12 +408,11 @@ static int take_turn(uno_game *g, int p)
         int card = g->hand[p][last];
         if (uno_playable(g, card)) {
             int bluff = t->card_restricted[card] && uno_holds_color(g, p);
-            const uno_policy *pol = &g->pol[p];
             int play_it;
             if (!bluff && forced && g->cfg->drawn_card == UNO_DRAWN_MUST)
                 play_it = 1;
             else
-                play_it = uno_rng_bernoulli(g->rng, bluff ? pol->bluff : pol->play_drawn);
+                play_it = uno_plays_drawn(g, p, bluff);
             if (play_it)
                 return play(g, p, last);
         }
@@ -517,8 +530,12 @@ static int start_round(uno_game *g, int dealer, const uint8_t *deck)
             uno_trace_push(g->tr, pile[i]);
         uno_trace_close(g->tr, at);
     }
-    for (int s = 0; s < g->n; s++)
+    for (int s = 0; s < g->n; s++) {
         g->hand_n[s] = 0;
+        g->failed[s] = 0;
+        g->reveal_from[s] = -1;
+        g->reveal_n[s] = 0;
+    }
     for (int r = 0; r < g->cfg->hand_size; r++) { /* one at a time from the dealer's left */
         int q = dealer;
         for (int j = 0; j < g->n_active; j++) {
@@ -748,6 +765,12 @@ static void init_game(uno_game *g, const uno_config *cfg, const uno_table *t,
     memset(g->team_scores, 0, sizeof g->team_scores);
     memset(g->counters, 0, sizeof g->counters);
     memset(g->hand_n, 0, sizeof g->hand_n);
+    memset(g->failed, 0, sizeof g->failed);
+    for (int s = 0; s < UNO_MAX_PLAYERS; s++) {
+        g->reveal_from[s] = -1;
+        g->reveal_n[s] = 0;
+    }
+    g->bail = NULL;
     g->n_draw = g->n_discard = 0;
 }
 
@@ -767,9 +790,13 @@ static int play_game(const uno_config *cfg, const uno_table *t, const uno_policy
     if (uno_config_check(cfg, t, pol) != UNO_OK)
         return fail(res, UNO_ERR_CONFIG, -1);
     uno_game g;
+    jmp_buf bail;
     init_game(&g, cfg, t, pol, rng, tr);
     g.rows = rows;
     g.game_no = game_no;
+    g.bail = &bail;
+    if (setjmp(bail))
+        return fail(res, UNO_ERR_POLICY, -1);
     int dealer = choose_dealer(&g);
     for (;;) {
         if (g.rounds >= (cfg->max_rounds > 0 ? cfg->max_rounds : UNO_MAX_ROUNDS))
@@ -813,7 +840,11 @@ int uno_play_round(const uno_config *cfg, const uno_table *t, const uno_policy *
         }
     }
     uno_game g;
+    jmp_buf bail;
     init_game(&g, cfg, t, pol, rng, tr);
+    g.bail = &bail;
+    if (setjmp(bail))
+        return fail(res, UNO_ERR_POLICY, -1);
     if (scores)
         memcpy(g.scores, scores, (size_t)g.n * sizeof *scores);
     int winner = play_round(&g, dealer, deck);

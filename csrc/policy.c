@@ -1,6 +1,7 @@
 /*
- * policy.c - the built-in policies (RULES.md P2): the C twins of
- * reference.RandomPolicy and reference.GreedyPolicy.
+ * policy.c - the policies (RULES.md P2): the C twins of
+ * reference.RandomPolicy, GreedyPolicy and StrategicPolicy, and the calls
+ * into a user's policy (UNO_POLICY_USER) through its callback.
  *
  * Each function must consume random numbers exactly as its Python twin:
  * the same calls, in the same order, under the same conditions.  Two
@@ -95,18 +96,149 @@ static int greedy_play(uno_game *g, int p, const uno_policy *pol)
     return best_wild(g, p, has_color);
 }
 
+/* A user policy's decision; an abort ends the game (uno_play_game's setjmp). */
+static int call_user(uno_game *g, int p, int decision, int arg)
+{
+    const uno_policy *pol = &g->pol[p];
+    int r = pol->decide(pol->ctx, g, p, decision, arg);
+    if (r == UNO_DECIDE_ABORT)
+        longjmp(*g->bail, 1);
+    return r;
+}
+
+/* ------------------------------------------------------------------------- */
+/* Strategic (reference.StrategicPolicy): integer scores, visible state only.  */
+/* ------------------------------------------------------------------------- */
+
+/* The seat before p in the current direction (the one who plays after a Reverse). */
+static int prev_seat(const uno_game *g, int p)
+{
+    do {
+        p -= g->direction;
+        if (p >= g->n)
+            p = 0;
+        else if (p < 0)
+            p = g->n - 1;
+    } while (!g->active[p]);
+    return p;
+}
+
+/* Fewest cards held by an opponent of p (reference.fewest_opponent). */
+static int fewest_opponent(const uno_game *g, int p)
+{
+    int low = UNO_HAND_CAP + 1;
+    for (int q = 0; q < g->n; q++)
+        if (q != p && g->active[q] && g->hand_n[q] < low)
+            low = g->hand_n[q];
+    return low;
+}
+
+static void color_counts(const uno_game *g, int p, int mine[4])
+{
+    const int8_t *col = g->t->card_color;
+    mine[0] = mine[1] = mine[2] = mine[3] = 0;
+    for (int i = 0, n = g->hand_n[p]; i < n; i++)
+        if (col[g->hand[p][i]] != UNO_NO_COLOR)
+            mine[col[g->hand[p][i]]]++;
+}
+
+/* reference.StrategicPolicy.score: how much p likes playing hand[i] now. */
+static int strategic_score(const uno_game *g, int p, int i, const int mine[4], int nx_n, int pv_n,
+                           int low, int fail_nx)
+{
+    const uno_table *t = g->t;
+    int c = g->hand[p][i];
+    int col = t->card_color[c], v = t->card_value[c], e = t->effect[t->card_kind[c]];
+    int s;
+    if (col != UNO_NO_COLOR) {
+        s = 4 * (mine[col] - 1) + v; /* stay in a color held; shed points */
+        if ((fail_nx >> col) & 1)    /* the next player could not follow this color */
+            s += 25;
+        if (low <= 2) /* someone is about to go out: dump high values */
+            s += 2 * v;
+        if (e == UNO_SKIP || e == UNO_DRAW_CARDS || (e == UNO_REVERSE && g->n_active == 2))
+            s += nx_n <= 2 ? 80 : 10; /* hit the next player, hardest when it is close */
+        else if (e == UNO_REVERSE)
+            s += (nx_n <= 2 ? 40 : 0) - (pv_n <= 2 ? 40 : 0);
+    } else {
+        s = t->card_restricted[c] ? (nx_n <= 2 ? 150 : -40) : -80; /* keep wilds for the end */
+        if (nx_n <= 2)
+            s += 30; /* change the color on a player about to go out */
+        if (g->hand_n[p] <= 2)
+            s += 200; /* finish with it */
+        if (low <= 2)
+            s += v;
+    }
+    return s;
+}
+
+/* The best legal (never bluffing) card by strategic_score, first on ties; else UNO_DRAW. */
+static int strategic_best(const uno_game *g, int p, int has_color)
+{
+    const uno_table *t = g->t;
+    int mine[4];
+    color_counts(g, p, mine);
+    int nx = uno_next(g, p);
+    int nx_n = g->hand_n[nx], pv_n = g->hand_n[prev_seat(g, p)];
+    int low = fewest_opponent(g, p), fail_nx = g->failed[nx];
+    int best = UNO_DRAW, best_score = 0;
+    for (int i = 0, n = g->hand_n[p]; i < n; i++) {
+        int c = g->hand[p][i];
+        if (!uno_playable(g, c) || (t->card_restricted[c] && has_color))
+            continue;
+        int sc = strategic_score(g, p, i, mine, nx_n, pv_n, low, fail_nx);
+        if (best == UNO_DRAW || sc > best_score) {
+            best = i;
+            best_score = sc;
+        }
+    }
+    return best;
+}
+
+static int strategic_play(uno_game *g, int p, const uno_policy *pol)
+{
+    int has_color = uno_holds_color(g, p);
+    if (holds_bluff(g, p, has_color) && uno_rng_bernoulli(g->rng, pol->bluff)) {
+        const uint8_t *h = g->hand[p];
+        for (int i = 0, n = g->hand_n[p]; i < n; i++)
+            if (g->t->card_restricted[h[i]])
+                return i;
+    }
+    int best = strategic_best(g, p, has_color);
+    if (best != UNO_DRAW && g->t->card_color[g->hand[p][best]] != UNO_NO_COLOR &&
+        uno_rng_bernoulli(g->rng, pol->voluntary))
+        return UNO_DRAW;
+    return best;
+}
+
+/* ------------------------------------------------------------------------- */
+/* The decisions                                                              */
+/* ------------------------------------------------------------------------- */
+
 int uno_choose_play(uno_game *g, int p)
 {
     const uno_policy *pol = &g->pol[p];
-    if (pol->id == UNO_POLICY_RANDOM)
+    switch (pol->id) {
+    case UNO_POLICY_RANDOM:
         return random_play(g, p, pol);
-    return greedy_play(g, p, pol);
+    case UNO_POLICY_GREEDY:
+        return greedy_play(g, p, pol);
+    case UNO_POLICY_STRATEGIC:
+        return strategic_play(g, p, pol);
+    default:
+        return call_user(g, p, UNO_DEC_PLAY, 0);
+    }
 }
 
 int uno_choose_replacement(uno_game *g, int p)
 {
     int has_color = uno_holds_color(g, p);
-    if (g->pol[p].id == UNO_POLICY_RANDOM) {
+    int id = g->pol[p].id;
+    if (id == UNO_POLICY_USER)
+        return call_user(g, p, UNO_DEC_REPLACEMENT, 0);
+    if (id == UNO_POLICY_STRATEGIC)
+        return strategic_best(g, p, has_color);
+    if (id == UNO_POLICY_RANDOM) {
         const uno_table *t = g->t;
         const uint8_t *h = g->hand[p];
         int opts[UNO_HAND_CAP];
@@ -127,17 +259,97 @@ int uno_choose_replacement(uno_game *g, int p)
 
 int uno_choose_color(uno_game *g, int p)
 {
-    if (g->pol[p].color_rule == UNO_COLOR_RANDOM)
+    const uno_policy *pol = &g->pol[p];
+    if (pol->id == UNO_POLICY_USER)
+        return call_user(g, p, UNO_DEC_COLOR, 0);
+    if (pol->color_rule == UNO_COLOR_RANDOM)
         return (int)uno_rng_bounded(g->rng, 4);
-    int counts[4] = {0, 0, 0, 0};
-    const uint8_t *h = g->hand[p];
-    const int8_t *col = g->t->card_color;
-    for (int i = 0, n = g->hand_n[p]; i < n; i++)
-        if (col[h[i]] != UNO_NO_COLOR)
-            counts[col[h[i]]]++;
+    int mine[4];
+    color_counts(g, p, mine);
+    int score[4] = {mine[0], mine[1], mine[2], mine[3]};
+    if (pol->color_rule == UNO_COLOR_SMART) {
+        /* colors held, colors already played (fewer left for the others), colors the next
+           player could not follow (reference.BuiltinPolicy.choose_color) */
+        int played[4] = {0, 0, 0, 0};
+        const int8_t *col = g->t->card_color;
+        for (int i = 0; i < g->n_discard; i++)
+            if (col[g->discard[i]] != UNO_NO_COLOR)
+                played[col[g->discard[i]]]++;
+        int nx = uno_next(g, p);
+        int fail_nx = g->failed[nx], close = g->hand_n[nx] <= 2 ? 25 : 6;
+        for (int c = 0; c < 4; c++)
+            score[c] = 10 * mine[c] + played[c] / 4 + (((fail_nx >> c) & 1) ? close : 0);
+    }
     int best = 0;
     for (int c = 1; c < 4; c++)
-        if (counts[c] > counts[best])
+        if (score[c] > score[best])
             best = c;
     return best;
+}
+
+/*
+ * reference.bluff_probability (C12, challenge=auto): the victim's estimate that
+ * the offender held a card of the previous active color.  The cards the victim
+ * cannot see are the deck less its own hand and the discard pile; the
+ * offender's hand is taken as a uniform draw from them (hypergeometric):
+ * P(bluff) = 1 - prod_{i<h} (U-K-i)/(U-i), with U unseen cards, K of them of
+ * that color, h the offender's hand size.  Evaluated in this exact order in
+ * both engines (no contraction: -ffp-contract=off).
+ */
+double uno_bluff_probability(const uno_game *g, int victim, int offender, int prev_color)
+{
+    if (prev_color < 0)
+        return 0.0;
+    const int8_t *col = g->t->card_color;
+    int unseen = g->t->n_cards - g->hand_n[victim] - g->n_discard;
+    int k = 0;
+    for (int c = 0; c < g->t->n_cards; c++)
+        k += col[c] == prev_color;
+    for (int i = 0; i < g->hand_n[victim]; i++)
+        k -= col[g->hand[victim][i]] == prev_color;
+    for (int i = 0; i < g->n_discard; i++)
+        k -= col[g->discard[i]] == prev_color;
+    double q = 1.0;
+    for (int i = 0, h = g->hand_n[offender]; i < h; i++) {
+        if (unseen - k - i <= 0 || unseen - i <= 0) {
+            q = 0.0;
+            break;
+        }
+        q = q * (double)(unseen - k - i) / (double)(unseen - i);
+    }
+    return 1.0 - q;
+}
+
+int uno_wants_challenge(uno_game *g, int victim, int offender, int prev_color)
+{
+    const uno_policy *pol = &g->pol[victim];
+    if (pol->id == UNO_POLICY_USER)
+        return call_user(g, victim, UNO_DEC_CHALLENGE, offender | (prev_color + 1) << 8);
+    if (pol->challenge_auto)
+        return uno_bluff_probability(g, victim, offender, prev_color) > pol->challenge_threshold;
+    return uno_rng_bernoulli(g->rng, pol->challenge);
+}
+
+int uno_forgets_uno(uno_game *g, int p)
+{
+    const uno_policy *pol = &g->pol[p];
+    if (pol->id == UNO_POLICY_USER)
+        return call_user(g, p, UNO_DEC_FORGET_UNO, 0);
+    return uno_rng_bernoulli(g->rng, pol->forget_uno);
+}
+
+int uno_catches(uno_game *g, int q, int p)
+{
+    const uno_policy *pol = &g->pol[q];
+    if (pol->id == UNO_POLICY_USER)
+        return call_user(g, q, UNO_DEC_CATCH, p);
+    return uno_rng_bernoulli(g->rng, pol->catch_uno);
+}
+
+int uno_plays_drawn(uno_game *g, int p, int bluff)
+{
+    const uno_policy *pol = &g->pol[p];
+    if (pol->id == UNO_POLICY_USER)
+        return call_user(g, p, UNO_DEC_PLAY_DRAWN, bluff);
+    return uno_rng_bernoulli(g->rng, bluff ? pol->bluff : pol->play_drawn);
 }

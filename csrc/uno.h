@@ -28,9 +28,10 @@
  * rules    uno_config: one int per field of uno_sim.rules.Rules, enums as
  *          their index in the tuples of rules.py (DEALER_DRAW, DRAWN_CARD,
  *          CHALLENGE, SCORING, ...).
- * policy   uno_policy: policy id (policies.POLICIES: 0 random, 1 greedy),
- *          color rule (policies.COLOR_RULES: 0 most, 1 random) and the
- *          probability knobs.
+ * policy   uno_policy: policy id (policies.POLICIES: 0 random, 1 greedy,
+ *          2 strategic, 3 a user's Python policy), color rule
+ *          (policies.COLOR_RULES: 0 most, 1 random, 2 smart), target rule
+ *          (policies.TARGET_RULES) and the probability knobs.
  *
  * Trace
  * -----
@@ -71,6 +72,7 @@
 #ifndef UNO_H
 #define UNO_H
 
+#include <setjmp.h>
 #include <stdint.h>
 
 #include "rng.h"
@@ -163,18 +165,46 @@ int uno_table_init(uno_table *t, int n_kinds, const int32_t *color, const int32_
 /* The classic 108-card table of cards.classic_kinds(wd4_value) (tests, benchmarks). */
 void uno_classic_table(uno_table *t, int wd4_value);
 
-/* A built-in policy (policies.py, RULES.md P2). */
-enum { UNO_POLICY_RANDOM = 0, UNO_POLICY_GREEDY = 1 };
-enum { UNO_COLOR_MOST = 0, UNO_COLOR_RANDOM = 1 };
+/* A policy (policies.py, RULES.md P2): built in, or a user's Python policy. */
+enum { UNO_POLICY_RANDOM = 0, UNO_POLICY_GREEDY = 1, UNO_POLICY_STRATEGIC = 2, UNO_POLICY_USER = 3 };
+enum { UNO_COLOR_MOST = 0, UNO_COLOR_RANDOM = 1, UNO_COLOR_SMART = 2 };
+/* policies.TARGET_RULES: whom a targeted card picks (no classic card is targeted yet). */
+enum { UNO_TARGET_MOST = 0, UNO_TARGET_FEWEST = 1, UNO_TARGET_NEXT = 2, UNO_TARGET_RANDOM = 3 };
+
+/* The decisions of P2, as passed to a user policy's callback. */
+enum uno_decision {
+    UNO_DEC_PLAY = 0,        /* returns a hand index or UNO_DRAW */
+    UNO_DEC_REPLACEMENT = 1, /* vintage challenge: a legal hand index */
+    UNO_DEC_COLOR = 2,       /* returns 0..3 */
+    UNO_DEC_CHALLENGE = 3,   /* arg = offender | (previous color + 1) << 8; returns 0/1 */
+    UNO_DEC_FORGET_UNO = 4,  /* returns 1 to forget saying UNO */
+    UNO_DEC_CATCH = 5,       /* arg = the seat that forgot; returns 0/1 */
+    UNO_DEC_PLAY_DRAWN = 6   /* arg = 1 when playing it would be a bluff; returns 0/1 */
+};
+#define UNO_DECIDE_ABORT (-1000) /* a callback's "stop the game" (error kept by the caller) */
+
+struct uno_game;
+/*
+ * A user policy's decisions: called for every decision of a seat whose id is
+ * UNO_POLICY_USER.  It must return a legal answer (the binding validates it)
+ * or UNO_DECIDE_ABORT, which ends the game with UNO_ERR_POLICY.
+ */
+typedef int (*uno_decide_fn)(void *ctx, struct uno_game *g, int seat, int decision, int arg);
+
 typedef struct uno_policy {
     int32_t id;         /* UNO_POLICY_* */
     int32_t color_rule; /* UNO_COLOR_* */
     double bluff;       /* play a restricted wild illegally when it would be a bluff */
-    double challenge;   /* challenge a WD4 played on this seat */
+    double challenge;   /* challenge a WD4 played on this seat (unless challenge_auto) */
     double forget_uno;  /* forget to say UNO */
     double catch_uno;   /* catch an opponent who forgot */
     double play_drawn;  /* play a legally playable drawn card when free to choose */
-    double voluntary;   /* greedy: draw although a colored card could be played */
+    double voluntary;   /* greedy/strategic: draw although a colored card could be played */
+    int32_t challenge_auto;     /* 1: challenge when P(bluff) > challenge_threshold */
+    double challenge_threshold; /* see uno_bluff_probability */
+    int32_t target_rule;        /* UNO_TARGET_* */
+    uno_decide_fn decide;       /* UNO_POLICY_USER only */
+    void *ctx;                  /* passed to decide */
 } uno_policy;
 
 /* Trace records (see the table at the top). */
@@ -245,6 +275,7 @@ enum {
     UNO_ERR_STARTER = 2, /* res->error_card was turned up but cannot start (C5) */
     UNO_ERR_LIMIT = 3,   /* the game ran past UNO_MAX_TURNS / UNO_MAX_ROUNDS */
     UNO_ERR_FULL = 4,    /* uno_play_games: no room left for round rows (see uno_columns) */
+    UNO_ERR_POLICY = 5,  /* a user policy's callback returned UNO_DECIDE_ABORT */
 };
 
 /*
@@ -305,6 +336,13 @@ typedef struct uno_game {
     int32_t scores[UNO_MAX_PLAYERS];
     int32_t team_scores[2];
     int32_t counters[UNO_N_COUNTERS][UNO_MAX_PLAYERS];
+    /* Public history of the round (P1), reset by start_round. */
+    uint8_t failed[UNO_MAX_PLAYERS]; /* bit c: the seat drew on its turn with c active and has
+                                        not drawn penalty cards nor played color c since */
+    int reveal_from[UNO_MAX_PLAYERS]; /* challenger -> offender whose hand it saw, or -1 */
+    int reveal_n[UNO_MAX_PLAYERS];
+    uint8_t reveal[UNO_MAX_PLAYERS][UNO_HAND_CAP];
+    jmp_buf *bail; /* longjmp target when a user policy aborts */
     int hand_n[UNO_MAX_PLAYERS];
     int n_draw, n_discard;
     uint8_t draw[UNO_MAX_CARDS];
@@ -409,9 +447,19 @@ int uno_play_games(const uno_config *cfg, const uno_table *t, const uno_policy *
                    const uint64_t key[4], uint64_t first_game, int64_t n_games,
                    uno_columns *out);
 
-/* Policy decisions (policy.c), the C twins of reference.RandomPolicy / GreedyPolicy. */
+/*
+ * Policy decisions (policy.c), the C twins of the policy classes of
+ * reference.py.  Each dispatches on g->pol[p].id; a user policy's decision
+ * goes through its callback (an abort longjmps to g->bail).
+ */
 int uno_choose_play(uno_game *g, int p);
 int uno_choose_replacement(uno_game *g, int p);
 int uno_choose_color(uno_game *g, int p);
+int uno_wants_challenge(uno_game *g, int victim, int offender, int prev_color);
+int uno_forgets_uno(uno_game *g, int p);
+int uno_catches(uno_game *g, int q, int p);
+int uno_plays_drawn(uno_game *g, int p, int bluff);
+/* reference.bluff_probability: what `victim` can estimate (see policy.c). */
+double uno_bluff_probability(const uno_game *g, int victim, int offender, int prev_color);
 
 #endif /* UNO_H */

@@ -3,7 +3,8 @@
 The sweep plays N_DIFF games in all (default 10,000): every player count 2..10,
 both editions, the three scoring modes and team play, drawn_card may/must,
 both challenge outcomes and dealer draws, and policy sets with every knob at
-0, at intermediate values and at 1, uniform and mixed per seat.  Most games
+0, at intermediate values and at 1, uniform and mixed per seat, the strategic
+policy and challenge=auto.  Most games
 use low targets (the reference engine is slow); `test_full_games` plays a few
 hundred to the default 500.  ``N_DIFF=100000 pytest tests/test_differential.py``
 runs a bigger sweep.
@@ -46,6 +47,13 @@ def policy_set(name: str, players: int, rng: random.Random):
         return "greedy"
     if name == "random":
         return "random"
+    if name == "strategic":
+        return "strategic"
+    if name == "auto":  # strategic against the others, challenge=auto at several thresholds
+        pool = ["strategic", "greedy(challenge=auto,color=smart)",
+                "strategic(bluff=0.5,challenge_threshold=0.2,forget_uno=0.3)",
+                "random(challenge=auto,challenge_threshold=0.7,target=most)"]
+        return [pool[(s + players) % 4] for s in range(players)]
     if name == "zero":
         return [spec("greedy" if s % 2 else "random", "most" if s % 3 else "random", **ZERO)
                 for s in range(players)]
@@ -63,12 +71,15 @@ def policy_set(name: str, players: int, rng: random.Random):
             knobs["voluntary_draw"] = 0.9
         if knobs.get("forget_uno") == 1 and knobs.get("catch") == 1:
             knobs["catch"] = 0.5
-        out.append(spec(rng.choice(["random", "greedy"]), rng.choice([None, "most", "random"]),
-                        **knobs))
+        if rng.random() < 0.3:
+            knobs["challenge"] = "auto"
+            knobs["challenge_threshold"] = rng.choice([0, 0.3, 0.5, 0.9, 1])
+        out.append(spec(rng.choice(["random", "greedy", "strategic"]),
+                        rng.choice([None, "most", "random", "smart"]), **knobs))
     return out
 
 
-POLICY_SETS = ("greedy", "random", "zero", "mid", "one", "mixed")
+POLICY_SETS = ("greedy", "random", "strategic", "auto", "zero", "mid", "one", "mixed")
 MODES = ("standard", "elimination", "lowest", "teams")
 
 
@@ -131,6 +142,8 @@ FULL = [
     (Rules(players=5, scoring="lowest"), spec("random", **MID)),
     (Rules(players=4, scoring="elimination", target=300), "greedy"),
     (Rules(players=10), spec("greedy", "random", **MID)),
+    (Rules(players=4), ["strategic", "greedy", "strategic", "random"]),
+    (Rules(players=2, edition="vintage"), ["strategic", "greedy(challenge=auto)"]),
 ]
 
 

@@ -12,6 +12,7 @@ from libc.string cimport memset
 
 from uno_sim.cards import COLORS, DrawReason
 from uno_sim.rules import RulesError
+from uno_sim.userpolicy import RawState
 
 cnp.import_array()
 
@@ -164,6 +165,9 @@ cdef extern from "uno.h":
         UNO_ERR_STARTER
         UNO_ERR_LIMIT
         UNO_ERR_FULL
+        UNO_ERR_POLICY
+        UNO_POLICY_USER
+        UNO_DECIDE_ABORT
         UNO_MAX_TURNS
         UNO_MAX_ROUNDS
 
@@ -183,9 +187,31 @@ cdef extern from "uno.h":
         uint8_t reason[255]
         uint8_t card_kind[255]
 
+    ctypedef struct uno_game:
+        uno_rng *rng
+        int n, direction, color, n_draw, n_discard
+        int32_t rounds, turns
+        uint8_t active[10]
+        int32_t scores[10]
+        uint8_t failed[10]
+        int reveal_from[10]
+        int reveal_n[10]
+        uint8_t reveal[10][256]
+        int hand_n[10]
+        uint8_t discard[255]
+        uint8_t hand[10][256]
+
+    ctypedef int (*uno_decide_fn)(void *ctx, uno_game *g, int seat, int decision,
+                                  int arg) noexcept
+
     ctypedef struct uno_policy:
         int32_t id, color_rule
         double bluff, challenge, forget_uno, catch_uno, play_drawn, voluntary
+        int32_t challenge_auto
+        double challenge_threshold
+        int32_t target_rule
+        uno_decide_fn decide
+        void *ctx
 
     ctypedef struct uno_event:
         int32_t type, p, a, b, c, off, len
@@ -336,6 +362,42 @@ cdef void _point_rows(uno_round_rows *rows, dict cols, int64_t cap) except *:
     rows.cards_left = <int32_t *>cnp.PyArray_DATA(cols["cards_left"])
 
 
+cdef class _Bounded:
+    """obs.randint's source: the game's generator, live during one decision only."""
+
+    cdef uno_rng *r
+
+    def __call__(self, uint32_t n):
+        if self.r == NULL:
+            raise RuntimeError("this observation is no longer live")
+        return uno_rng_bounded(self.r, n)
+
+
+cdef object _raw_state(uno_game *g, int seat):
+    cdef int s, i
+    return RawState(
+        round=g.rounds, turn=g.turns, direction=g.direction, color=g.color,
+        hands=[[g.hand[s][i] for i in range(g.hand_n[s])] for s in range(g.n)],
+        discard=[g.discard[i] for i in range(g.n_discard)], n_draw=g.n_draw,
+        scores=[g.scores[s] for s in range(g.n)], active=[g.active[s] for s in range(g.n)],
+        failed=[g.failed[s] for s in range(g.n)], reveal_from=g.reveal_from[seat],
+        reveal=[g.reveal[seat][i] for i in range(g.reveal_n[seat])])
+
+
+cdef int _user_decide(void *ctx, uno_game *g, int seat, int decision, int arg) noexcept with gil:
+    """uno_policy.decide for a user seat: ask its UserSeat; keep any error for the caller."""
+    cdef Engine eng = <Engine>ctx
+    cdef _Bounded b = _Bounded()
+    b.r = g.rng
+    try:
+        return eng.users[seat].decide(_raw_state(g, seat), decision, arg, b)
+    except BaseException as exc:
+        eng.error = exc
+        return UNO_DECIDE_ABORT
+    finally:
+        b.r = NULL
+
+
 cdef void _key(key, uint64_t *k) except *:
     cdef int i
     if len(key) != 4:
@@ -358,8 +420,10 @@ cdef class Engine:
     cdef readonly int players
     cdef readonly int n_cards
     cdef list codes
+    cdef public list users  # per seat: a userpolicy.UserSeat, or None for a built-in
+    cdef public object error  # the exception that stopped the last game, if any
 
-    def __init__(self, config, dict arrays, policies, codes):
+    def __init__(self, config, dict arrays, policies, codes, users=None):
         cdef int32_t *cols[9]
         cdef list bufs = []
         cdef cnp.ndarray[cnp.int32_t, ndim=1] a
@@ -387,7 +451,16 @@ cdef class Engine:
         for i, p in enumerate(policies):
             (self.pol[i].id, self.pol[i].color_rule, self.pol[i].bluff, self.pol[i].challenge,
              self.pol[i].forget_uno, self.pol[i].catch_uno, self.pol[i].play_drawn,
-             self.pol[i].voluntary) = p
+             self.pol[i].voluntary, self.pol[i].challenge_auto,
+             self.pol[i].challenge_threshold, self.pol[i].target_rule) = p
+        self.users = list(users) if users is not None else [None] * len(policies)
+        self.error = None
+        for i in range(len(policies)):
+            if self.pol[i].id == UNO_POLICY_USER:
+                if self.users[i] is None:
+                    raise RulesError(f"invalid policies: seat {i} has no user policy")
+                self.pol[i].decide = _user_decide
+                self.pol[i].ctx = <void *>self
         if uno_config_check(&self.cfg, &self.table, self.pol) != UNO_OK:
             raise RulesError("invalid rules or policies for the C engine")
         self.players = self.cfg.players
@@ -397,13 +470,16 @@ cdef class Engine:
             raise RulesError("invalid card codes: one per card expected")
 
     cdef _check(self, int status, uno_result *res, uno_trace *tr, int32_t max_turns):
+        if status == UNO_ERR_POLICY:
+            err, self.error = self.error, None
+            raise err
         if status == UNO_ERR_STARTER:
             raise RulesError(f"card {self.codes[res.error_card]} cannot be a starter")
         if status == UNO_ERR_LIMIT:
             raise GameLimitError(
                 f"the game did not end within {max_turns or UNO_MAX_TURNS} turns in a round "
                 f"or {UNO_MAX_ROUNDS} rounds: the policies never let a round end (e.g. every "
-                f"seat greedy with voluntary_draw=1)",
+                f"seat greedy with voluntary_draw=1, or seats that stalemate every round)",
                 self._decode(tr) if tr != NULL and not tr.failed else None)
         if status != UNO_OK:
             raise RulesError(f"the C engine rejected the configuration (status {status})")

@@ -11,7 +11,7 @@ import re
 import sys
 
 from . import __version__
-from .policies import POLICIES, POLICY_HELP, KNOB_HELP, seat_policies
+from .policies import POLICIES, POLICY_HELP, KNOB_HELP, knob_range, seat_policies
 from .rules import RULE_KEYS, Rules, RulesError, parse_rule_value
 
 
@@ -200,19 +200,49 @@ def cmd_policies(args) -> int:
     for name, (_, defaults) in POLICIES.items():
         print(f"{name}: {POLICY_HELP[name]}")
         for knob, default in defaults.items():
-            rng = "most | random" if knob == "color" else "0..1"
-            print(f"    {knob:<15} {rng:<14} default {default:<7} {KNOB_HELP[knob]}")
+            print(f"    {knob:<19} {knob_range(knob):<26} default {default!s:<7} "
+                  f"{KNOB_HELP[knob]}")
+    print("spec: NAME or NAME(KNOB=VALUE,...), e.g. 'greedy(bluff=0.3,challenge=auto)'; "
+          "--policy for every seat, --seat I=SPEC for one")
+    print("user policies: Python callables, through the API (docs/policies.md)")
+    return 0
+
+
+def _split_players(text):
+    players = []
+    for item in str(text).split(","):
+        if not item.strip().isdigit() or not 2 <= int(item) <= 10:
+            raise UsageError(f"invalid --players {item!r}: expected numbers 2..10 separated by commas")
+        players.append(int(item))
+    return players
+
+
+def cmd_tournament(args) -> int:
+    from .policies import parse_policy
+    from .tournament import tournament
+
+    policies = args.policy or ["strategic", "greedy", "random"]
+    for p in policies:
+        parse_policy(p)
+    if len(policies) < 2:
+        raise UsageError("a tournament needs at least two --policy")
+    rules = Rules()
+    for item in args.rule or []:
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise UsageError(f"invalid --rule {item!r}: expected KEY=VALUE")
+        rules = rules.replace(**{key.strip(): parse_rule_value(key.strip(), value.strip())})
+    deals = parse_count(args.deals, "deals")
+    for res in tournament(policies, _split_players(args.players), deals, args.seed, rules,
+                          args.engine):
+        print(res.line())
     return 0
 
 
 def cmd_bench(args) -> int:
     from .bench import run_bench
 
-    players = []
-    for item in args.players.split(","):
-        if not item.strip().isdigit() or not 2 <= int(item) <= 10:
-            raise UsageError(f"invalid --players {item!r}: expected numbers 2..10 separated by commas")
-        players.append(int(item))
+    players = _split_players(args.players)
     variants = args.variant.split(",")
     for v in variants:
         Rules(variant=v)  # validates the name
@@ -288,6 +318,21 @@ def build_parser() -> argparse.ArgumentParser:
                        description="List every built-in policy with its parameters, ranges and "
                                    "defaults.")
     p.set_defaults(func=cmd_policies)
+
+    p = sub.add_parser("tournament", help="paired tournament between policies",
+                       description="Play every pairing of the policies on the same deals with "
+                                   "the seats rotated; print A's win share with a 95% interval "
+                                   "against the even share.")
+    p.add_argument("--policy", action="append", metavar="SPEC",
+                   help="a contestant (repeatable; default strategic, greedy, random)")
+    p.add_argument("--players", default="2,4", help="player counts (default 2,4)")
+    p.add_argument("--deals", default="2000", help="deals per pairing and player count "
+                                                   "(each played once per rotation; default 2000)")
+    p.add_argument("--rule", action="append", metavar="KEY=VALUE", help="rule switch (repeatable)")
+    p.add_argument("--seed", type=int, default=0, help="seed (default 0)")
+    p.add_argument("--engine", choices=("c", "reference"), default="c",
+                   help="compiled engine (default) or the Python reference engine")
+    p.set_defaults(func=cmd_tournament)
     return parser
 
 

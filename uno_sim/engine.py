@@ -17,9 +17,10 @@ import numpy as np
 
 from . import _engine
 from .cards import deck_for
-from .policies import COLOR_RULES, seat_policies
+from .policies import COLOR_RULES, TARGET_RULES, seat_policies
 from .reference import SEAT_COUNTERS, GameResult
 from .rng import MASK64, key_from_seed
+from .userpolicy import UserSeat
 from .rules import (CHALLENGE, DEALER_DRAW, DRAWN_CARD, EDITIONS, SCORING, VARIANTS, Rules,
                     RulesError)
 
@@ -41,10 +42,15 @@ def _config(rules: Rules) -> tuple:
 
 
 def _policy(spec) -> tuple:
+    """uno_policy as a tuple: id, color rule, knobs, challenge_auto, threshold, target rule."""
+    if spec.name == "user":
+        return (spec.policy_id, 0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0, 0.5, 0)
     k = spec.knobs()
+    auto = k["challenge"] == "auto"
     return (spec.policy_id, COLOR_RULES.index(k["color"]), float(k["bluff"]),
-            float(k["challenge"]), float(k["forget_uno"]), float(k["catch"]),
-            float(k["play_drawn"]), float(k["voluntary_draw"]))
+            0.0 if auto else float(k["challenge"]), float(k["forget_uno"]), float(k["catch"]),
+            float(k["play_drawn"]), float(k["voluntary_draw"]), int(auto),
+            float(k["challenge_threshold"]), TARGET_RULES.index(k["target"]))
 
 
 @lru_cache(maxsize=64)
@@ -57,7 +63,14 @@ def _engine_for(rules: Rules, policies: tuple) -> "_engine.Engine":
 def _setup(rules, policies):
     rules = rules or Rules()
     specs = seat_policies(policies, rules.players)
-    return rules, specs, _engine_for(rules, tuple(_policy(s) for s in specs))
+    pols = tuple(_policy(s) for s in specs)
+    if not any(s.name == "user" for s in specs):
+        return rules, specs, _engine_for(rules, pols)
+    # user seats: a fresh engine whose callback reaches these very objects
+    deck = deck_for(rules)
+    codes = [deck.code(c) for c in range(deck.size)]
+    users = [UserSeat(s, i, deck) if s.name == "user" else None for i, s in enumerate(specs)]
+    return rules, specs, _engine.Engine(_config(rules), deck.arrays(), list(pols), codes, users)
 
 
 def _game_start(rules, specs, seed, game) -> dict:

@@ -12,39 +12,67 @@ from dataclasses import dataclass, field
 
 from .rules import RulesError
 
-COLOR_RULES = ("most", "random")
+COLOR_RULES = ("most", "random", "smart")
+TARGET_RULES = ("most", "fewest", "next", "random")  # policy.c UNO_TARGET_*
+AUTO = "auto"  # challenge=auto: challenge when the estimated P(bluff) > challenge_threshold
+
+_COMMON = {"forget_uno": 0.05, "catch": 0.5, "challenge_threshold": 0.5}
 
 # name -> (policy id in both engines, {knob: default})
 POLICIES = {
     "random": (0, {
-        "bluff": 0.5, "challenge": 0.5, "forget_uno": 0.05, "catch": 0.5,
-        "play_drawn": 0.5, "voluntary_draw": 0.0, "color": "random",
+        "bluff": 0.5, "challenge": 0.5, **_COMMON, "play_drawn": 0.5, "voluntary_draw": 0.0,
+        "color": "random", "target": "random",
     }),
     "greedy": (1, {
-        "bluff": 0.0, "challenge": 0.0, "forget_uno": 0.05, "catch": 0.5,
-        "play_drawn": 1.0, "voluntary_draw": 0.0, "color": "most",
+        "bluff": 0.0, "challenge": 0.0, **_COMMON, "play_drawn": 1.0, "voluntary_draw": 0.0,
+        "color": "most", "target": "fewest",
+    }),
+    "strategic": (2, {
+        "bluff": 0.0, "challenge": AUTO, **_COMMON, "challenge_threshold": 0.9,
+        "play_drawn": 1.0, "voluntary_draw": 0.0, "color": "smart", "target": "fewest",
     }),
 }
+USER_POLICY_ID = 3  # a user's Python policy (uno_sim.userpolicy)
 
 KNOB_HELP = {
     "bluff": "probability of playing a restricted wild (WD4) illegally when one is held "
              "and a card of the active color is too (C7, C12)",
-    "challenge": "probability of challenging a WD4 played on this seat (C12)",
+    "challenge": "probability of challenging a WD4 played on this seat, or auto: challenge "
+                 "when the estimated probability that it was a bluff exceeds "
+                 "challenge_threshold (C12)",
+    "challenge_threshold": "with challenge=auto, the estimated bluff probability above which "
+                           "to challenge (C12)",
     "forget_uno": "probability of forgetting to say UNO on the second-to-last card (C13)",
     "catch": "probability of catching an opponent who forgot UNO (C13)",
     "play_drawn": "probability of playing a legally playable drawn card when the rules leave "
                   "the choice (C8)",
-    "voluntary_draw": "probability of drawing instead of playing when a card could be played "
-                      "(greedy only; random draws as one of its uniform options) (C8)",
-    "color": "color named on a wild: most (the color held most, ties to R,Y,G,B order) or "
-             "random (C9)",
+    "voluntary_draw": "probability of drawing instead of playing when a colored card could be "
+                      "played (greedy, strategic; random draws as one of its uniform "
+                      "options) (C8)",
+    "color": "color named on a wild: most (the color held most, ties to R,Y,G,B order), "
+             "random, or smart (held, already played, and failed by the next player) (C9)",
+    "target": "whom a targeted card picks: the opponent with the most or fewest cards, the "
+              "next player, or a random opponent (P2; no classic card is targeted)",
 }
+
+KNOB_RANGE = {"color": " | ".join(COLOR_RULES), "target": " | ".join(TARGET_RULES),
+              "challenge": "0..1 | auto"}
 
 POLICY_HELP = {
     "random": "uniform over the playable cards and drawing; uniform color",
     "greedy": "sheds the highest-value playable card, keeps wilds until nothing else "
               "plays (WD4 before Wild), names the color it holds most of",
+    "strategic": "scores every legal card from visible information only: stays in the colors "
+                 "it holds, plays colors the next player failed to follow, hits the next "
+                 "player with Skip/Draw Two/WD4 when it is close to going out, keeps wilds "
+                 "for the end, dumps high values when anyone is at two cards or fewer; "
+                 "challenges a WD4 by its estimated bluff probability",
 }
+
+
+def knob_range(knob: str) -> str:
+    return KNOB_RANGE.get(knob, "0..1")
 
 
 @dataclass(frozen=True)
@@ -69,13 +97,43 @@ class PolicySpec:
         return f"{self.name}({inner})"
 
 
+class UserPolicySpec:
+    """A seat played by a user's Python policy (see uno_sim.userpolicy, docs/policies.md)."""
+
+    name = "user"
+    policy_id = USER_POLICY_ID
+
+    def __init__(self, policy):
+        self.policy = policy
+
+    def __eq__(self, other):
+        return isinstance(other, UserPolicySpec) and other.policy is self.policy
+
+    def __hash__(self):
+        return id(self.policy)
+
+    def __str__(self) -> str:
+        p = self.policy
+        label = getattr(p, "name", None) or getattr(p, "__name__", None) or type(p).__name__
+        return f"user:{label}"
+
+
 _SPEC = re.compile(r"^\s*([A-Za-z_][\w-]*)\s*(?:\((.*)\))?\s*$")
 
 
 def parse_policy(spec) -> PolicySpec:
-    """Parse `greedy(bluff=0.3,challenge=1)`; a PolicySpec passes through."""
-    if isinstance(spec, PolicySpec):
+    """Parse `greedy(bluff=0.3,challenge=1)`; a PolicySpec passes through.
+
+    A user policy (any object that is not a string: a callable or an object with
+    a ``decide`` method, see docs/policies.md) is wrapped in a UserPolicySpec.
+    """
+    if isinstance(spec, (PolicySpec, UserPolicySpec)):
         return spec
+    if not isinstance(spec, str):
+        if callable(spec) or callable(getattr(spec, "decide", None)):
+            return UserPolicySpec(spec)
+        raise RulesError(f"invalid policy {spec!r}: expected a spec string or a user policy "
+                         f"(a callable, or an object with a decide method)")
     m = _SPEC.match(str(spec))
     if not m:
         raise RulesError(f"invalid policy spec {spec!r}: expected name or name(key=value,...)")
@@ -91,17 +149,23 @@ def parse_policy(spec) -> PolicySpec:
             raise RulesError(
                 f"unknown parameter {key!r} for policy {name}: expected one of {', '.join(defaults)}"
             )
-        if key == "color":
-            if text not in COLOR_RULES:
-                raise RulesError(f"invalid color {text!r} for policy {name}: expected most or random")
+        if key in ("color", "target"):
+            allowed = COLOR_RULES if key == "color" else TARGET_RULES
+            if text not in allowed:
+                raise RulesError(f"invalid {key} {text!r} for policy {name}: expected one of "
+                                 f"{', '.join(allowed)}")
             params[key] = text
+            continue
+        if key == "challenge" and text == AUTO:
+            params[key] = AUTO
             continue
         try:
             value = float(text)
         except ValueError:
             value = float("nan")
         if not 0.0 <= value <= 1.0:
-            raise RulesError(f"invalid {key} {text!r} for policy {name}: expected a probability in [0, 1]")
+            what = "a probability in [0, 1]" + (" or auto" if key == "challenge" else "")
+            raise RulesError(f"invalid {key} {text!r} for policy {name}: expected {what}")
         params[key] = value
     return PolicySpec(name, params)
 

@@ -54,6 +54,9 @@ class BuiltinPolicy:
         self.play_drawn_p = k["play_drawn"]
         self.voluntary_p = k["voluntary_draw"]
         self.color_rule = k["color"]
+        self.challenge_auto = k["challenge"] == "auto"
+        self.challenge_threshold = k["challenge_threshold"]
+        self.target_rule = k["target"]
 
     def pick(self, n: int) -> int:
         return 0 if n == 1 else self.rng.bounded(n)
@@ -61,24 +64,34 @@ class BuiltinPolicy:
     def choose_color(self, g: "Game", p: int) -> int:
         if self.color_rule == "random":
             return self.rng.bounded(4)
-        counts = [0, 0, 0, 0]
-        for c in g.hands[p]:
-            col = g.kind(c).color
-            if col != NO_COLOR:
-                counts[col] += 1
+        counts = color_counts(g, p)
+        if self.color_rule == "smart":
+            # held, already played (fewer left for the others), failed by the next player
+            played = [0, 0, 0, 0]
+            for c in g.discard:
+                col = g.kind(c).color
+                if col != NO_COLOR:
+                    played[col] += 1
+            nx = g.adv(p, 1)
+            fail_nx = g.failed[nx]
+            close = 25 if len(g.hands[nx]) <= 2 else 6
+            counts = [10 * counts[c] + played[c] // 4 + (close if (fail_nx >> c) & 1 else 0)
+                      for c in range(4)]
         best = 0
         for col in range(1, 4):
             if counts[col] > counts[best]:
                 best = col
         return best
 
-    def wants_challenge(self, g, p) -> bool:
+    def wants_challenge(self, g, p, offender, prev_color) -> bool:
+        if self.challenge_auto:
+            return bluff_probability(g, p, offender, prev_color) > self.challenge_threshold
         return self.rng.bernoulli(self.challenge_p)
 
     def forgets_uno(self, g, p) -> bool:
         return self.rng.bernoulli(self.forget_p)
 
-    def catches(self, g, p) -> bool:
+    def catches(self, g, p, forgetter) -> bool:
         return self.rng.bernoulli(self.catch_p)
 
     def plays_drawn(self, g, p, bluff: bool) -> bool:
@@ -142,7 +155,113 @@ class GreedyPolicy(BuiltinPolicy):
         return wild
 
 
-POLICY_CLASSES = {"random": RandomPolicy, "greedy": GreedyPolicy}
+def color_counts(g, p) -> list:
+    counts = [0, 0, 0, 0]
+    for c in g.hands[p]:
+        col = g.kind(c).color
+        if col != NO_COLOR:
+            counts[col] += 1
+    return counts
+
+
+def bluff_probability(g, victim, offender, prev_color) -> float:
+    """challenge=auto (C12): the victim's estimate that the offender held the previous color.
+
+    The cards the victim cannot see are the deck less its own hand and the
+    discard pile; the offender's hand is taken as a uniform draw from them
+    (hypergeometric): P(bluff) = 1 - prod_{i<h} (U-K-i)/(U-i), U unseen cards,
+    K of them of that color, h the offender's hand size.  policy.c evaluates
+    the same expression in the same order.
+    """
+    if prev_color < 0:
+        return 0.0
+    color = [g.kind(c).color for c in range(g.deck.size)]
+    unseen = g.deck.size - len(g.hands[victim]) - len(g.discard)
+    k = (sum(1 for c in color if c == prev_color)
+         - sum(1 for c in g.hands[victim] if color[c] == prev_color)
+         - sum(1 for c in g.discard if color[c] == prev_color))
+    q = 1.0
+    for i in range(len(g.hands[offender])):
+        if unseen - k - i <= 0 or unseen - i <= 0:
+            q = 0.0
+            break
+        q = q * float(unseen - k - i) / float(unseen - i)
+    return 1.0 - q
+
+
+class StrategicPolicy(BuiltinPolicy):
+    """The strongest built-in heuristic; integer scores on visible information only (P1).
+
+    Mirrored in policy.c (strategic_*): every score is an int, ties go to the
+    first card in hand order.
+    """
+
+    def choose_play(self, g: "Game", p: int) -> int:
+        hand = g.hands[p]
+        if g.holds_bluff(p) and self.rng.bernoulli(self.bluff):
+            for i, c in enumerate(hand):
+                if g.is_bluff(p, c):
+                    return i
+        best = self.best(g, p)
+        if best != DRAW and g.kind(hand[best]).color != NO_COLOR \
+                and self.rng.bernoulli(self.voluntary_p):
+            return DRAW
+        return best
+
+    def choose_replacement(self, g, p) -> int:
+        return self.best(g, p)
+
+    def best(self, g, p) -> int:
+        mine = color_counts(g, p)
+        nx = g.adv(p, 1)
+        g.direction = -g.direction
+        pv = g.adv(p, 1)
+        g.direction = -g.direction
+        nx_n, pv_n = len(g.hands[nx]), len(g.hands[pv])
+        low = min(len(g.hands[q]) for q in range(g.n) if q != p and g.active[q])
+        fail_nx = g.failed[nx]
+        best, best_score = DRAW, 0
+        for i, c in enumerate(g.hands[p]):
+            if not g.playable(c) or g.is_bluff(p, c):
+                continue
+            sc = self.score(g, p, c, mine, nx_n, pv_n, low, fail_nx)
+            if best == DRAW or sc > best_score:
+                best, best_score = i, sc
+        return best
+
+    @staticmethod
+    def score(g, p, c, mine, nx_n, pv_n, low, fail_nx) -> int:
+        k = g.kind(c)
+        col, v, e = k.color, k.value, k.effect
+        if col != NO_COLOR:
+            s = 4 * (mine[col] - 1) + v  # stay in a color held; shed points
+            if (fail_nx >> col) & 1:  # the next player could not follow this color
+                s += 25
+            if low <= 2:  # someone is about to go out: dump high values
+                s += 2 * v
+            if e in (Effect.SKIP, Effect.DRAW) or (e == Effect.REVERSE and g.active_count() == 2):
+                s += 80 if nx_n <= 2 else 10  # hit the next player, hardest when close
+            elif e == Effect.REVERSE:
+                s += (40 if nx_n <= 2 else 0) - (40 if pv_n <= 2 else 0)
+        else:
+            s = (150 if nx_n <= 2 else -40) if k.restricted else -80  # keep wilds for the end
+            if nx_n <= 2:
+                s += 30  # change the color on a player about to go out
+            if len(g.hands[p]) <= 2:
+                s += 200  # finish with it
+            if low <= 2:
+                s += v
+        return s
+
+
+POLICY_CLASSES = {"random": RandomPolicy, "greedy": GreedyPolicy, "strategic": StrategicPolicy}
+
+
+def make_policy(spec, rng: Rng, seat: int):
+    if spec.name == "user":
+        from .userpolicy import ReferenceUserSeat
+        return ReferenceUserSeat(spec, seat)
+    return POLICY_CLASSES[spec.name](spec, rng)
 
 
 # ---------------------------------------------------------------------------
@@ -189,7 +308,7 @@ class Game:
         self.deal = rng.deal(0)  # the table's cards: dealer draw, shuffles
         specs = seat_policies(policies, self.n)
         self.specs = specs
-        self.policies = [POLICY_CLASSES[s.name](s, rng) for s in specs]
+        self.policies = [make_policy(s, rng, i) for i, s in enumerate(specs)]
         self.events = [] if trace else None
         self.scores = [0] * self.n
         self.team_scores = [0, 0]
@@ -269,6 +388,8 @@ class Game:
             got.append(self.draw_pile.pop())
         self.hands[p].extend(got)
         self.counters["cards_drawn"][p] += len(got)
+        if reason not in (DrawReason.CANNOT_PLAY, DrawReason.VOLUNTARY):
+            self.failed[p] = 0  # penalty cards: it may hold any color now
         self.emit("draw", p=p, cards=self.codes(got), reason=reason.name.lower())
         return got
 
@@ -280,6 +401,8 @@ class Game:
         if action != DRAW:
             self.idle = 0
             return self.play(p, action)
+        if self.color >= 0:  # public: p drew on this color
+            self.failed[p] |= 1 << self.color
         forced = not self.has_legal_play(p)
         got = self.draw(p, 1, DrawReason.CANNOT_PLAY if forced else DrawReason.VOLUNTARY)
         if got:
@@ -316,6 +439,7 @@ class Game:
             fields["color"] = COLORS[self.color]
         else:
             self.color = k.color
+            self.failed[p] &= ~(1 << k.color)
         if k.restricted:
             fields["legal"] = not bluff
             self.counters["bluffs"][p] += bluff
@@ -336,7 +460,7 @@ class Game:
             q = self.adv(q, 1)
             if self.teammates(p, q):
                 continue
-            if self.policies[q].catches(self, q):
+            if self.policies[q].catches(self, q, p):
                 self.counters["uno_caught"][p] += 1
                 self.emit("caught", p=p, by=q)
                 self.draw(p, 2, DrawReason.UNO_PENALTY)
@@ -373,7 +497,7 @@ class Game:
             self.skip(victim)
             return self.adv(p, 2)
         # WILD_DRAW: C12 challenge (never on a last card, which is always legal: C14)
-        if out or not self.policies[victim].wants_challenge(self, victim):
+        if out or not self.policies[victim].wants_challenge(self, victim, p, prev[0]):
             self.draw(victim, k.amount, k.reason)
             if out:
                 return None
@@ -381,6 +505,7 @@ class Game:
             return self.adv(p, 2)
         self.counters["challenges"][victim] += 1
         self.emit("challenge", p=victim, target=p, bluff=bluff, hand=self.codes(self.hands[p]))
+        self.revealed[victim] = (p, list(self.hands[p]))  # the challenger saw the hand
         if not bluff:
             self.draw(victim, k.amount + 2, DrawReason.CHALLENGE)
             self.skip(victim)
@@ -447,6 +572,8 @@ class Game:
             pile = list(reversed(deck_order))
         deck_codes = self.codes(reversed(pile))
         self.hands = [[] for _ in range(self.n)]
+        self.failed = [0] * self.n  # public history (P1): bit c = drew on color c
+        self.revealed = [None] * self.n  # challenger -> (offender, hand it saw)
         for _ in range(self.rules.hand_size):  # C4: one at a time from the dealer's left
             q = dealer
             for _ in range(self.active_count()):

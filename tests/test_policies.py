@@ -1,0 +1,302 @@
+"""Policies (RULES.md P1, P2): every knob at its extremes through the event trace,
+challenge=auto, user policies in Python (observation, hidden information,
+errors), and the paired tournament.  Every test runs on both engines.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+import uno_sim
+from uno_sim import Rules, arrange
+from uno_sim.policies import POLICIES, parse_policy
+from uno_sim.userpolicy import DRAW_ACTION, PolicyError
+
+NAMES = tuple(POLICIES)  # random, greedy, strategic
+BASE = {"bluff": 0, "challenge": 0, "forget_uno": 0, "catch": 0, "play_drawn": 1,
+        "voluntary_draw": 0}
+
+
+@pytest.fixture(params=["reference", "c"])
+def engine(request):
+    return request.param
+
+
+def pol(name, **knobs):
+    k = dict(BASE)
+    k.update(knobs)
+    return f"{name}(" + ",".join(f"{a}={b}" for a, b in k.items()) + ")"
+
+
+def games(engine, policies, n=12, players=3, **rules):
+    rules.setdefault("target", 150)
+    for g in range(n):
+        yield uno_sim.play_game(players=players, policies=policies, seed=11, game=g, trace=True,
+                                engine=engine, **rules).events
+
+
+def plays(events):
+    return [e for e in events if e["e"] == "play"]
+
+
+# --- bluff (C7, C12) ----------------------------------------------------------
+
+def bluff_deck():
+    # seat 1 plays first on R3 holding R5 and W+4: W+4 would be a bluff
+    return arrange(players=2, dealer=0, hands={1: ["W+4", "R5", "G1", "G2", "B1", "B2", "Y1"]},
+                   starter="R3")
+
+
+@pytest.mark.parametrize("name", ["greedy", "strategic"])
+def test_c12_bluff_1_always_bluffs_when_it_can(engine, name):
+    ev = uno_sim.play_round(players=2, policies=pol(name, bluff=1), deck=bluff_deck(),
+                            engine=engine).events
+    first = plays(ev)[0]
+    assert first["p"] == 1 and first["card"] == "W+4" and first["legal"] is False
+
+
+def test_c12_bluff_1_random_keeps_the_bluff_among_its_uniform_options(engine):
+    # random: bluff is the probability that the illegal W+4 joins its uniform choice
+    firsts = {plays(uno_sim.play_round(players=2, policies=pol("random", bluff=1),
+                                       deck=bluff_deck(), seed=s, engine=engine).events)[0]
+              .get("legal") for s in range(30)}
+    assert False in firsts
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_c12_bluff_0_never_bluffs(engine, name):
+    ev = uno_sim.play_round(players=2, policies=pol(name, bluff=0), deck=bluff_deck(),
+                            engine=engine).events
+    assert plays(ev)[0]["card"] != "W+4"
+    for events in games(engine, pol(name, bluff=0), n=6):
+        assert all(e.get("legal", True) for e in plays(events))
+
+
+# --- challenge (C12) -------------------------------------------------------------
+
+def after_wd4(events):
+    """For each W+4 play that did not end the round: whether a challenge followed it."""
+    out = []
+    for i, e in enumerate(events):
+        if e["e"] == "play" and e["card"] == "W+4":
+            for f in events[i + 1:]:
+                if f["e"] in ("challenge", "play", "pass", "round_end"):
+                    if f["e"] != "round_end":
+                        out.append(f["e"] == "challenge")
+                    break
+    return out
+
+
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("p", [0, 1])
+def test_c12_challenge_0_never_1_always(engine, name, p):
+    seen = []
+    for events in games(engine, pol(name, challenge=p), n=8):
+        seen += after_wd4(events)
+    assert seen and all(x == bool(p) for x in seen)
+
+
+def auto_deck():
+    # seat 1 holds no red and no 3: it must play its W+4 on R3, legally; seat 0 holds no red
+    return arrange(players=2, dealer=0,
+                   hands={0: ["Y2", "Y4", "Y5", "Y6", "B4", "B5", "B6"],
+                          1: ["W+4", "G1", "G2", "G4", "B1", "B2", "Y1"]}, starter="R3")
+
+
+def test_c12_challenge_auto_estimate_is_hypergeometric():
+    # victim seat 0 sees its 7 cards and the discards R3, W+4: 99 unseen, 24 of them red;
+    # the offender holds 6 cards
+    from uno_sim import reference
+    from uno_sim.rng import Rng, key_from_seed
+
+    g = reference.Game(Rules(players=2), "greedy", Rng(key_from_seed(0)), trace=False)
+    g.start_round(0, g.deck.cards_from_codes(auto_deck()))
+    wd4 = g.deck.cards_from_codes(["W+4"])[0]
+    g.hands[1].remove(wd4)  # seat 1 has just played it; seat 0 decides now
+    g.discard.append(wd4)
+    expected = 1 - math.comb(99 - 24, 6) / math.comb(99, 6)
+    assert reference.bluff_probability(g, 0, 1, 0) == pytest.approx(expected, rel=1e-12)
+    assert 0.8 < expected < 0.85
+
+
+@pytest.mark.parametrize("threshold,challenged", [(0.5, True), (0.8, True), (0.85, False),
+                                                   (1, False)])
+def test_c12_challenge_auto_compares_estimate_with_threshold(engine, threshold, challenged):
+    policies = [pol("greedy", challenge="auto", challenge_threshold=threshold), pol("greedy")]
+    ev = uno_sim.play_round(players=2, policies=policies, deck=auto_deck(), engine=engine).events
+    assert after_wd4(ev)[0] is challenged
+    if challenged:  # the WD4 was legal: the challenger draws 6
+        ch = next(e for e in ev if e["e"] == "challenge")
+        assert ch["bluff"] is False and ch["hand"] and ch["p"] == 0
+
+
+# --- forget_uno and catch (C13) --------------------------------------------------
+
+@pytest.mark.parametrize("name", NAMES)
+def test_c13_forget_uno_1_always_forgets_0_never(engine, name):
+    for f in (0, 1):
+        calls = [e["called"] for events in games(engine, pol(name, forget_uno=f), n=4)
+                 for e in events if e["e"] == "uno"]
+        assert calls and all(c == (f == 0) for c in calls)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_c13_catch_1_always_catches_0_never(engine, name):
+    for c in (0, 1):
+        # seat 0 always forgets; the others catch with probability c
+        policies = [pol(name, forget_uno=1), pol(name, catch=c), pol(name, catch=c)]
+        n_forgot = n_caught = 0
+        for events in games(engine, policies, n=4):
+            for i, e in enumerate(events):
+                if e["e"] == "uno" and not e["called"]:
+                    n_forgot += 1
+                    n_caught += events[i + 1]["e"] == "caught"
+        assert n_forgot and n_caught == (n_forgot if c else 0)
+
+
+# --- play_drawn and voluntary_draw (C8) --------------------------------------------
+
+@pytest.mark.parametrize("name", NAMES)
+def test_c8_play_drawn_1_plays_0_never(engine, name):
+    for p in (0, 1):
+        played_drawn = 0
+        for events in games(engine, pol(name, play_drawn=p), n=6):
+            for i, e in enumerate(events[:-1]):
+                if e["e"] == "draw" and e["reason"] in ("cannot_play", "voluntary"):
+                    nxt = events[i + 1]
+                    if nxt["e"] == "play" and nxt["p"] == e["p"]:
+                        assert nxt["card"] == e["cards"][0]
+                        played_drawn += 1
+        assert (played_drawn > 0) == bool(p)
+
+
+@pytest.mark.parametrize("name", ["greedy", "strategic"])
+def test_c8_voluntary_draw_1_draws_although_it_could_play(engine, name):
+    deck = arrange(players=2, dealer=0, hands={1: ["R5", "G1", "G2", "B1", "B2", "Y1", "Y2"]},
+                   starter="R3")
+    ev = uno_sim.play_round(players=2, policies=[pol(name), pol(name, voluntary_draw=1)],
+                            deck=deck, engine=engine).events
+    first = next(e for e in ev if e["e"] in ("draw", "play") and e["p"] == 1)
+    assert first["e"] == "draw" and first["reason"] == "voluntary"
+    ev0 = uno_sim.play_round(players=2, policies=pol(name), deck=deck, engine=engine).events
+    assert not any(e["e"] == "draw" and e["reason"] == "voluntary" for e in ev0)
+
+
+# --- knob parsing --------------------------------------------------------------------
+
+def test_p2_every_policy_parses_every_knob_and_target():
+    for name, (_, defaults) in POLICIES.items():
+        s = parse_policy(f"{name}(challenge=auto,challenge_threshold=0.3,target=next)")
+        assert s.knob("challenge") == "auto" and s.knob("target") == "next"
+        assert set(s.knobs()) == set(defaults)
+    with pytest.raises(uno_sim.RulesError, match="'sideways'"):
+        parse_policy("greedy(target=sideways)")
+    with pytest.raises(uno_sim.RulesError, match="'maybe'"):
+        parse_policy("greedy(challenge=maybe)")
+
+
+# --- user policies (P1) --------------------------------------------------------------
+
+class Recorder:
+    """A deterministic user policy that keeps every observation it is given."""
+
+    name = "recorder"
+
+    def __init__(self):
+        self.seen = []
+
+    def decide(self, obs):
+        self.seen.append(obs)
+        if obs.decision in ("play", "replacement"):
+            legal = [a for a in obs.actions if a != DRAW_ACTION and not a.bluff]
+            return legal[obs.randint(len(legal))] if legal else obs.actions[-1]
+        return obs.actions[obs.randint(len(obs.actions))]
+
+
+def test_p1_user_policy_same_game_and_observations_on_both_engines():
+    rules = Rules(players=3, target=150)
+    out = {}
+    for engine in ("reference", "c"):
+        rec = Recorder()
+        res = uno_sim.play_game(rules, [rec, "strategic", "random"], seed=3, game=1, trace=True,
+                                engine=engine)
+        out[engine] = (res, rec.seen)
+    (r_ref, o_ref), (r_c, o_c) = out["reference"], out["c"]
+    assert r_ref == r_c
+    assert len(o_ref) > 20 and o_ref == o_c
+    decisions = {o.decision for o in o_ref}
+    assert {"play", "color"} <= decisions
+
+
+def test_p1_observation_unchanged_when_hidden_cards_are_permuted():
+    from uno_sim import reference
+    from uno_sim.rng import Rng, key_from_seed
+
+    rec = Recorder()
+    g = reference.Game(Rules(players=4), [rec, "greedy", "greedy", "greedy"],
+                       Rng(key_from_seed(5)), trace=False)
+    g.start_round(3)
+    g.failed[2] = 0b101  # some public history
+    g.policies[0].choose_play(g, 0)
+    before = rec.seen[-1]
+    # permute the opponents' cards among them (sizes kept) and the draw pile
+    pool = [c for s in (1, 2, 3) for c in g.hands[s]]
+    pool.reverse()
+    sizes = [len(g.hands[s]) for s in (1, 2, 3)]
+    for s, k in zip((1, 2, 3), sizes):
+        g.hands[s], pool = pool[:k], pool[k:]
+    g.draw_pile.reverse()
+    g.policies[0].choose_play(g, 0)
+    after = rec.seen[-1]
+    assert before == after
+    assert before.hand_sizes == tuple(len(h) for h in g.hands)
+    fields = set(type(before).__dataclass_fields__)
+    assert not {"hands", "draw", "deck"} & fields  # nothing hidden is even named
+
+
+def test_p1_illegal_action_names_seat_round_turn_and_action(engine):
+    def cheat(obs):
+        return "W+4" if obs.decision == "play" else obs.actions[0]
+
+    with pytest.raises(PolicyError, match=r"illegal action 'W\+4'.* seat 1, round 1, turn \d+"):
+        uno_sim.play_game(players=2, policies=["greedy", cheat], engine=engine)
+
+
+def test_p1_exception_in_user_code_propagates_with_its_traceback(engine):
+    def broken_policy(obs):
+        return 1 // 0
+
+    with pytest.raises(ZeroDivisionError) as info:
+        uno_sim.play_game(players=2, policies=[broken_policy, "greedy"], engine=engine)
+    assert any(t.name == "broken_policy" for t in info.traceback)
+
+
+def test_p1_play_games_calls_user_seats_and_matches_play_game():
+    from uno_sim import engine as ceng
+
+    cols = ceng.play_games(Rules(players=2, target=100), [Recorder(), "greedy"], seed=2,
+                           n_games=3)
+    for g in range(3):
+        r = ceng.play_game(Rules(players=2, target=100), [Recorder(), "greedy"], seed=2, game=g)
+        assert cols["winner"][g] == r.winner and list(cols["scores"][g]) == r.scores
+
+
+# --- tournament ----------------------------------------------------------------------
+
+def test_tournament_is_paired_and_strategic_beats_random():
+    from uno_sim.tournament import play_pair
+
+    res = play_pair("strategic", "random", players=2, deals=60, seed=1)
+    assert res.even == 0.5 and res.low > 0.5
+    assert play_pair("greedy", "greedy", players=3, deals=20, seed=1).even == pytest.approx(2 / 3)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("players", [2, 4])
+def test_tournament_strategic_beats_greedy_beats_random(players):
+    from uno_sim.tournament import play_pair
+
+    assert play_pair("strategic", "greedy", players, deals=6000, seed=1).low > 0.5
+    assert play_pair("greedy", "random", players, deals=300, seed=1).low > 0.5

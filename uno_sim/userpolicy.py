@@ -1,0 +1,243 @@
+"""User policies in Python: the observation, the legal actions, the checks.
+
+A user policy is a callable ``policy(obs) -> action`` or an object with a
+``decide(obs) -> action`` method (docs/policies.md).  It is called for every
+decision of the seats it plays (RULES.md P2) with an `Observation` holding
+exactly what P1 lets that player see, and must return one of
+``obs.actions``.
+
+Both engines go through `UserSeat.decide` with the same raw state, so they
+build the same observation, ask the same question and apply the same answer:
+the reference engine from its `Game`, the C engine from its ``uno_game``
+through a callback (``uno_policy.decide``, set by uno_sim/_engine.pyx) -- the
+built-in seats of the same game stay in C.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, NamedTuple
+
+from .cards import COLORS, NO_COLOR
+from .rules import RulesError
+
+# The decisions, in the order of enum uno_decision (csrc/uno.h).
+DECISIONS = ("play", "replacement", "color", "challenge", "call_uno", "catch", "play_drawn")
+DRAW = -1
+
+
+class PolicyError(RulesError):
+    """A user policy returned an action that is not one of the legal actions."""
+
+
+class Action(NamedTuple):
+    """A play-decision action: ``kind`` "play" (hand ``index``, ``card`` code) or "draw"."""
+
+    kind: str
+    index: int = DRAW
+    card: str | None = None
+    bluff: bool = False  # a restricted wild played while holding the active color (C7)
+
+
+DRAW_ACTION = Action("draw")
+YES_NO = (True, False)
+
+
+@dataclass(frozen=True)
+class Observation:
+    """What seat `seat` sees when it must take `decision` (P1), and its legal `actions`.
+
+    Decisions and their actions:
+
+    ``play``         your turn: `Action` tuples, each playable card and DRAW_ACTION
+    ``replacement``  vintage challenge lost: a legal card to play instead (`Action`)
+    ``color``        the color to name: "R", "Y", "G", "B"
+    ``challenge``    challenge the WD4 `offender` just played on you? True / False
+    ``call_uno``     you are playing your second-to-last card: say UNO? True / False
+    ``catch``        `forgetter` did not say UNO: catch it? True / False
+    ``play_drawn``   play the card just drawn (`drawn`)? True / False
+    """
+
+    seat: int
+    decision: str
+    actions: tuple
+    hand: tuple  # own cards (codes), in hand order (Action.index indexes it)
+    top: str  # the discard pile's top card
+    color: str | None  # active color, None only before a starter Wild's color is named
+    direction: int  # +1 clockwise, -1
+    hand_sizes: tuple  # every seat's card count
+    scores: tuple
+    active: tuple  # seats still in the game (elimination scoring)
+    round: int
+    turn: int  # turns played in the game so far
+    discards: tuple  # the discard pile, bottom first (every card in it was played face up)
+    draw_pile: int  # cards left in the draw pile
+    failed_colors: tuple  # per seat: colors it drew on this round and has not shown since
+    revealed: tuple | None  # (seat, hand codes) that your last challenge this round showed you
+    next_seat: int
+    offender: int | None = None  # challenge: who played the WD4
+    previous_color: str | None = None  # challenge: the active color before the WD4
+    forgetter: int | None = None  # catch: who forgot to say UNO
+    drawn: str | None = None  # play_drawn: the card just drawn (last in hand)
+    _bounded: Callable | None = field(default=None, repr=False, compare=False)
+
+    def randint(self, n: int) -> int:
+        """Uniform integer in [0, n) from the game's seeded generator (reproducible)."""
+        if self._bounded is None:
+            raise RuntimeError("this observation is no longer live")
+        if not 1 <= n < 1 << 32:
+            raise ValueError("randint(n) needs 1 <= n < 2**32")
+        return int(self._bounded(n))
+
+
+@dataclass
+class RawState:
+    """The engine state a `UserSeat` reads (card ids); built by either engine."""
+
+    round: int
+    turn: int
+    direction: int
+    color: int
+    hands: list  # every hand (only the decider's own cards reach the observation)
+    discard: list
+    n_draw: int
+    scores: list
+    active: list
+    failed: list
+    reveal_from: int  # for the decider, or -1
+    reveal: list
+
+
+class UserSeat:
+    """One seat played by a user policy; the same code serves both engines."""
+
+    def __init__(self, spec, seat: int, deck):
+        self.spec = spec
+        self.policy = spec.policy
+        self.seat = seat
+        self.deck = deck
+        kinds, ck = deck.kinds, deck.card_kind
+        self.color_of = [kinds[ck[c]].color for c in range(deck.size)]
+        self.face_of = [kinds[ck[c]].face for c in range(deck.size)]
+        self.restricted = [bool(kinds[ck[c]].restricted) for c in range(deck.size)]
+        self.code = [deck.code(c) for c in range(deck.size)]
+        method = getattr(self.policy, "decide", None)
+        self.call = method if callable(method) else self.policy
+
+    def _next(self, raw: RawState) -> int:
+        n = len(raw.hands)
+        p = self.seat
+        while True:
+            p = (p + raw.direction) % n
+            if raw.active[p]:
+                return p
+
+    def decide(self, raw: RawState, decision: int, arg: int, bounded=None) -> int:
+        p = self.seat
+        name = DECISIONS[decision]
+        hand = raw.hands[p]
+        code = self.code
+        top = raw.discard[-1]
+        extra = {}
+        if name in ("play", "replacement"):
+            has_color = any(self.color_of[c] == raw.color for c in hand)
+            actions = []
+            for i, c in enumerate(hand):
+                col = self.color_of[c]
+                if not (col == NO_COLOR or col == raw.color or self.face_of[c] == self.face_of[top]):
+                    continue
+                bluff = self.restricted[c] and has_color
+                if name == "replacement" and bluff:
+                    continue
+                actions.append(Action("play", i, code[c], bluff))
+            if name == "play":
+                actions.append(DRAW_ACTION)
+        elif name == "color":
+            actions = list(COLORS)
+        else:
+            actions = list(YES_NO)
+            if name == "challenge":
+                prev = (arg >> 8) - 1
+                extra = {"offender": arg & 0xFF,
+                         "previous_color": COLORS[prev] if prev >= 0 else None}
+            elif name == "catch":
+                extra = {"forgetter": arg}
+            elif name == "play_drawn":
+                extra = {"drawn": code[hand[-1]]}
+        failed = tuple("".join(COLORS[c] for c in range(4) if (f >> c) & 1) for f in raw.failed)
+        revealed = None
+        if raw.reveal_from >= 0:
+            revealed = (raw.reveal_from, tuple(code[c] for c in raw.reveal))
+        obs = Observation(
+            seat=p, decision=name, actions=tuple(actions), hand=tuple(code[c] for c in hand),
+            top=code[top], color=COLORS[raw.color] if raw.color >= 0 else None,
+            direction=raw.direction, hand_sizes=tuple(len(h) for h in raw.hands),
+            scores=tuple(raw.scores), active=tuple(bool(a) for a in raw.active),
+            round=raw.round, turn=raw.turn, discards=tuple(code[c] for c in raw.discard),
+            draw_pile=raw.n_draw, failed_colors=failed, revealed=revealed,
+            next_seat=self._next(raw), _bounded=bounded, **extra)
+        try:
+            action = self.call(obs)
+        finally:
+            object.__setattr__(obs, "_bounded", None)
+        return self.encode(obs, action)
+
+    def encode(self, obs: Observation, action) -> int:
+        """The engine's int for a legal action; PolicyError for anything else."""
+        ok = any(type(action) is type(a) and action == a for a in obs.actions)
+        if not ok:
+            shown = ", ".join(repr(a) for a in obs.actions[:12])
+            more = ", ..." if len(obs.actions) > 12 else ""
+            raise PolicyError(
+                f"illegal action {action!r} from user policy {self.spec} at seat {obs.seat}, "
+                f"round {obs.round}, turn {obs.turn} (decision {obs.decision}): expected one "
+                f"of {shown}{more}")
+        d = obs.decision
+        if d in ("play", "replacement"):
+            return action.index
+        if d == "color":
+            return COLORS.index(action)
+        if d == "call_uno":
+            return 0 if action else 1  # the engine asks "forgets?"
+        return 1 if action else 0
+
+
+class ReferenceUserSeat:
+    """The reference engine's side: `reference.Game` -> RawState -> UserSeat."""
+
+    def __init__(self, spec, seat: int):
+        self.spec = spec
+        self.seat = seat
+        self.user = None
+
+    def _ask(self, g, decision: str, arg: int = 0) -> int:
+        if self.user is None:
+            self.user = UserSeat(self.spec, self.seat, g.deck)
+        p = self.seat
+        rev = g.revealed[p]
+        raw = RawState(round=g.rounds, turn=g.turns, direction=g.direction, color=g.color,
+                       hands=g.hands, discard=g.discard, n_draw=len(g.draw_pile),
+                       scores=g.scores, active=g.active, failed=g.failed,
+                       reveal_from=rev[0] if rev else -1, reveal=rev[1] if rev else [])
+        return self.user.decide(raw, DECISIONS.index(decision), arg, g.rng.bounded)
+
+    def choose_play(self, g, p) -> int:
+        return self._ask(g, "play")
+
+    def choose_replacement(self, g, p) -> int:
+        return self._ask(g, "replacement")
+
+    def choose_color(self, g, p) -> int:
+        return self._ask(g, "color")
+
+    def wants_challenge(self, g, p, offender, prev_color) -> bool:
+        return bool(self._ask(g, "challenge", offender | (prev_color + 1) << 8))
+
+    def forgets_uno(self, g, p) -> bool:
+        return bool(self._ask(g, "call_uno"))
+
+    def catches(self, g, p, forgetter) -> bool:
+        return bool(self._ask(g, "catch", forgetter))
+
+    def plays_drawn(self, g, p, bluff: bool) -> bool:
+        return bool(self._ask(g, "play_drawn", int(bluff)))
