@@ -288,6 +288,13 @@ def build_parser() -> argparse.ArgumentParser:
                        description="List every built-in policy with its parameters, ranges and "
                                    "defaults.")
     p.set_defaults(func=cmd_policies)
+
+    try:  # `study` and `report` live in the analysis package (docs/studies.md)
+        from analysis.cli import add_commands
+    except ImportError:
+        pass
+    else:
+        add_commands(sub, parse_count)
     return parser
 
 
