@@ -155,13 +155,13 @@ def study(variant: str = "classic", players: int = 4, games: int = 1000, seed: i
     brs = br["best_c"].to_list()
     text.append("Best-response challenge rate by bluff rate: "
                 + ", ".join(f"b={b:g} -> c={c:g}" for b, c in zip(br["b"], brs)) + ".")
-    if not pure_b0.is_empty():
-        spread = pure_b0["share"].max() - pure_b0["share"].min()
-        text.append(f"Against an honest seat (b = 0), challenging only hurts the challengers: "
-                    f"seat 0's share ranges over {spread:.4f} across c." if
-                    pure_b0.sort("c")["share"][-1] >= pure_b0.sort("c")["share"][0] else
-                    f"Against an honest seat (b = 0), seat 0's share ranges over {spread:.4f} "
-                    "across c.")
+    if pure_b0.height > 1:
+        h = pure_b0.sort("c")
+        lo_c, hi_c = h.row(0, named=True), h.row(-1, named=True)
+        text.append(f"Against an honest seat (b = 0), seat 0's share is {lo_c['share']:.4f} "
+                    f"[{lo_c['low']:.4f}, {lo_c['high']:.4f}] at c = {lo_c['c']:g} and "
+                    f"{hi_c['share']:.4f} [{hi_c['low']:.4f}, {hi_c['high']:.4f}] at "
+                    f"c = {hi_c['c']:g}.")
     sec.p(" ".join(text))
     sec.figure(f"Seat 0 win share by challenge rate, and the equilibrium ({setup.text()})", fig)
     sec.table(f"Best-response challenge rate per bluff rate ({setup.text()})",
