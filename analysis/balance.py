@@ -285,11 +285,11 @@ def _fig_length(d, setup, path):
     if d["rounds"] is not None:
         for k in sorted(set(d["rounds"]["players"].to_list())):
             t = d["rounds"].filter(pl.col("players") == k)["turns"].to_numpy()
-            hist = np.bincount(t) / max(1, t.size)
-            ax.plot(range(len(hist)), hist, lw=1, label=f"{k}p")
+            hist = np.bincount(t // 5) / max(1, t.size)  # bins of 5 turns
+            ax.plot(np.arange(len(hist)) * 5 + 2, hist, lw=1, label=f"{k}p")
         ax.set_xlim(0, np.percentile(d["rounds"]["turns"].to_numpy(), 99))
     ax.set_xlabel("turns per round (traced sample)")
-    ax.set_ylabel("share of rounds")
+    ax.set_ylabel("share of rounds (bins of 5 turns)")
     ax.legend(fontsize=6, ncol=2)
     return save(fig, path)
 

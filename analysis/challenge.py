@@ -152,6 +152,11 @@ def study(variant: str = "classic", players: int = 4, games: int = 1000, seed: i
             f"value {eq['value']:.4f} for the bluffing seat (a fair share is {fair:.4f}); "
             f"equilibrium bluff mix {{{_mix_text(eq['b'], eq['bluff_mix'])}}}, challenge mix "
             f"{{{_mix_text(eq['c'], eq['challenge_mix'])}}}."]
+    base = table.filter((pl.col("b") == 0) & (pl.col("c") == 0))
+    if base.height:
+        r0 = base.row(0, named=True)
+        text.append(f"For comparison, seat 0's share when nobody bluffs or challenges is "
+                    f"{r0['share']:.4f} [{r0['low']:.4f}, {r0['high']:.4f}].")
     brs = br["best_c"].to_list()
     text.append("Best-response challenge rate by bluff rate: "
                 + ", ".join(f"b={b:g} -> c={c:g}" for b, c in zip(br["b"], brs)) + ".")
