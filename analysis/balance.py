@@ -361,8 +361,8 @@ def study(variant: str = "classic", players=range(2, 11), games: int = 1000, see
             f"{1 / best['players']:.4f}; largest disadvantage: seat {worst['seat']} with "
             f"{worst['players']} players, {worst['share']:.4f} [{worst['low']:.4f}, "
             f"{worst['high']:.4f}] against {1 / worst['players']:.4f}. With "
-            f"{games:,} games per player count, differences smaller than about "
-            f"{2 * Z95 * math.sqrt(0.25 / games):.3f} in share cannot be told apart.")
+            f"{games:,} games per player count, a seat's 95% interval is at most "
+            f"+-{Z95 * math.sqrt(0.25 / games):.3f} wide around its share.")
     f1 = _fig_shares(d, setup, os.path.join(out, f"balance-shares-{variant}.png"))
     sec.figure(f"Seat win shares ({setup.text()})", f1)
     sec.table(f"Chi-square test of equal seat shares ({setup.text()})", chi)
