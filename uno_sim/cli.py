@@ -333,6 +333,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--engine", choices=("c", "reference"), default="c",
                    help="compiled engine (default) or the Python reference engine")
     p.set_defaults(func=cmd_tournament)
+
+    try:  # `study` and `report` live in the analysis package (docs/studies.md)
+        from analysis.cli import add_commands
+    except ImportError:
+        pass
+    else:
+        add_commands(sub, parse_count)
     return parser
 
 

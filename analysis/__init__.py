@@ -1,0 +1,48 @@
+"""Studies over uno_sim runs: Polars pipelines plus Matplotlib figures (Agg backend).
+
+Each study is a function ``study(variant, players, games, seed, out, ...)`` that
+returns a `StudyResult` (sections for a report, frames in ``.data``), runnable
+as ``uno-sim study NAME`` and importable in a notebook::
+
+    from analysis import bluff
+    res = bluff.study(variant="classic", players=4, games=500, seed=1)
+    res.data["effects"]          # Polars frame of paired effects
+
+See docs/studies.md.
+"""
+
+from __future__ import annotations
+
+from .common import StudyError, variants
+
+STUDIES = ("bluff", "challenge", "balance")
+
+__all__ = ["STUDIES", "StudyError", "variants", "run_study"]
+
+
+def run_study(name: str, variant: str = "classic", players=None, games: int = 1000,
+              seed: int = 0, out: str | None = None, **kw):
+    """Run one study by name; `players` is a count or a list (balance: default 2..10)."""
+    from .common import parse_players
+
+    if name not in STUDIES:
+        raise StudyError(f"unknown study {name!r}: expected one of {', '.join(STUDIES)}")
+    if name == "balance":
+        from . import balance
+
+        return balance.study(variant, parse_players(players, range(2, 11)), games, seed, out,
+                             **kw)
+    from . import bluff, challenge
+
+    ks = parse_players(players, (4,))
+    mod = bluff if name == "bluff" else challenge
+    results = [mod.study(variant, k, games, seed, out, **kw) for k in ks]
+    if len(results) == 1:
+        return results[0]
+    first = results[0]
+    for r in results[1:]:
+        first.sections += r.sections
+        first.figures += r.figures
+        first.data = {**first.data, **{f"{k}_{r.data['setup'].players}p": v
+                                       for k, v in r.data.items()}}
+    return first

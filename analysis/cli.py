@@ -1,0 +1,69 @@
+"""The `uno-sim study` and `uno-sim report` subcommands (hooked into uno_sim.cli)."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import sys
+
+
+def add_commands(sub, parse_count) -> None:
+    from . import STUDIES
+
+    p = sub.add_parser("study", help="run one study (bluff, challenge, balance) with figures",
+                       description="Run one study over fresh simulations; print its readings "
+                                   "and tables as Markdown and write the figures and "
+                                   "study.md to --out. See docs/studies.md.")
+    p.add_argument("name", choices=STUDIES, help="which study")
+    p.add_argument("--games", default="1000", help="games per arm / player count (default 1000)")
+    p.add_argument("--players", default=None,
+                   help="player counts: 4, 2,4 or 2-10 (default 4; balance 2-10)")
+    p.add_argument("--seed", type=int, default=0, help="seed (default 0)")
+    p.add_argument("--variant", default="classic", help="variant (default classic)")
+    p.add_argument("--out", metavar="DIR", default=None,
+                   help="directory for figures and study.md (default studies/NAME)")
+    p.set_defaults(func=lambda args: _cmd_study(args, parse_count))
+
+    p = sub.add_parser("report", help="run every study and write a Markdown and HTML report",
+                       description="Run the bluff, challenge and balance studies for each "
+                                   "variant and write report.md, report.html (figures embedded) "
+                                   "and PNG figures to --out.")
+    p.add_argument("--variants", default="all", help="all or a comma list (default all)")
+    p.add_argument("--games", default="2000", help="games per arm / player count (default 2000)")
+    p.add_argument("--players", default="4",
+                   help="player counts of the bluff and challenge studies (default 4)")
+    p.add_argument("--seed", type=int, default=0, help="seed (default 0)")
+    p.add_argument("--out", metavar="DIR", default="reports/latest",
+                   help="report directory (default reports/latest)")
+    p.set_defaults(func=lambda args: _cmd_report(args, parse_count))
+
+
+def _cmd_study(args, parse_count) -> int:
+    from . import run_study
+    from .common import parse_variants
+
+    games = parse_count(args.games)
+    variant = parse_variants(args.variant)
+    if len(variant) != 1:
+        from .common import StudyError
+        raise StudyError(f"invalid --variant {args.variant!r}: a study takes one variant")
+    out = args.out or os.path.join("studies", args.name)
+    res = run_study(args.name, variant[0], args.players, games, args.seed, out)
+    md = res.markdown(base=out)
+    with open(os.path.join(out, "study.md"), "w", encoding="utf-8") as f:
+        f.write(md)
+    print(md)
+    print(f"figures and study.md in {out}")
+    return 0
+
+
+def _cmd_report(args, parse_count) -> int:
+    from .report import build
+
+    games = parse_count(args.games)
+    cmd = "uno-sim " + " ".join(shlex.quote(a) for a in sys.argv[1:]) \
+        if sys.argv and "report" in sys.argv[1:] else None
+    res = build(args.variants, games, args.seed, args.out, args.players, command=cmd,
+                log=lambda m: print(m, file=sys.stderr))
+    print(f"report in {res['md']} and {res['html']} ({res['seconds']:.0f} s)")
+    return 0

@@ -1,0 +1,118 @@
+"""A study's output as blocks that render to Markdown and to self-contained HTML."""
+
+from __future__ import annotations
+
+import base64
+import html
+import os
+from dataclasses import dataclass, field
+
+import polars as pl
+
+
+@dataclass
+class Section:
+    """A titled list of blocks: ("p", text), ("table", caption, frame), ("figure", caption, path),
+    ("code", text)."""
+
+    title: str
+    blocks: list = field(default_factory=list)
+
+    def p(self, text: str) -> "Section":
+        self.blocks.append(("p", text))
+        return self
+
+    def table(self, caption: str, frame: pl.DataFrame) -> "Section":
+        self.blocks.append(("table", caption, frame))
+        return self
+
+    def figure(self, caption: str, path: str) -> "Section":
+        self.blocks.append(("figure", caption, path))
+        return self
+
+    def code(self, text: str) -> "Section":
+        self.blocks.append(("code", text))
+        return self
+
+
+@dataclass
+class StudyResult:
+    """What a study returns: sections for the report, frames for a notebook."""
+
+    name: str
+    sections: list
+    data: dict = field(default_factory=dict)
+    figures: list = field(default_factory=list)
+
+    def markdown(self, base: str | None = None) -> str:
+        return render_markdown(self.sections, base)
+
+
+def _cell(v) -> str:
+    if v is None:
+        return "-"
+    if isinstance(v, float):
+        return f"{v:.4g}" if abs(v) >= 1e-3 or v == 0 else f"{v:.2e}"
+    return str(v)
+
+
+def _rows(frame: pl.DataFrame):
+    return [[_cell(v) for v in row] for row in frame.iter_rows()]
+
+
+def render_markdown(sections, base: str | None = None, level: int = 2) -> str:
+    out = []
+    for sec in sections:
+        out.append(f"{'#' * level} {sec.title}\n")
+        for blk in sec.blocks:
+            kind = blk[0]
+            if kind == "p":
+                out.append(blk[1] + "\n")
+            elif kind == "code":
+                out.append("```\n" + blk[1] + "\n```\n")
+            elif kind == "table":
+                _, caption, frame = blk
+                out.append(f"*{caption}*\n")
+                out.append("| " + " | ".join(frame.columns) + " |")
+                out.append("|" + "---|" * len(frame.columns))
+                out += ["| " + " | ".join(r) + " |" for r in _rows(frame)]
+                out.append("")
+            elif kind == "figure":
+                _, caption, path = blk
+                rel = os.path.relpath(path, base) if base else path
+                out.append(f"![{caption}]({rel})\n\n*{caption}*\n")
+    return "\n".join(out)
+
+
+def render_html(sections, title: str, preamble: str = "", level: int = 2) -> str:
+    e = html.escape
+    body = [f"<h1>{e(title)}</h1>", preamble]
+    for sec in sections:
+        body.append(f"<h{level}>{e(sec.title)}</h{level}>")
+        for blk in sec.blocks:
+            kind = blk[0]
+            if kind == "p":
+                body.append(f"<p>{e(blk[1])}</p>")
+            elif kind == "code":
+                body.append(f"<pre>{e(blk[1])}</pre>")
+            elif kind == "table":
+                _, caption, frame = blk
+                head = "".join(f"<th>{e(c)}</th>" for c in frame.columns)
+                rows = "".join("<tr>" + "".join(f"<td>{e(c)}</td>" for c in r) + "</tr>"
+                               for r in _rows(frame))
+                body.append(f"<table><caption>{e(caption)}</caption><thead><tr>{head}</tr></thead>"
+                            f"<tbody>{rows}</tbody></table>")
+            elif kind == "figure":
+                _, caption, path = blk
+                with open(path, "rb") as f:
+                    data = base64.b64encode(f.read()).decode("ascii")
+                body.append(f'<figure><img alt="{e(caption)}" src="data:image/png;base64,{data}">'
+                            f"<figcaption>{e(caption)}</figcaption></figure>")
+    style = ("body{font-family:sans-serif;max-width:60em;margin:2em auto;padding:0 1em;"
+             "line-height:1.4}table{border-collapse:collapse;margin:1em 0;font-size:90%}"
+             "td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}"
+             "caption{text-align:left;font-style:italic;padding:4px 0}"
+             "img{max-width:100%}figcaption{font-style:italic;font-size:90%}"
+             "pre{background:#f4f4f4;padding:0.5em;overflow-x:auto}")
+    return (f"<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{e(title)}</title>"
+            f"<style>{style}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n")
