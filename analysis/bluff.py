@@ -53,6 +53,17 @@ def run_grid(variant: str = "classic", players: int = 4, games: int = 1000, seed
                                          pl.lit(players).alias("players"))
 
 
+def grid_setup(variant: str, players: int, games: int, seed: int, out: str | None,
+               prefix: str) -> tuple[str, Setup]:
+    """The output folder (made if needed) and the stated setup of a bluff x challenge grid."""
+    out = out or tempfile.mkdtemp(prefix=prefix)
+    os.makedirs(out, exist_ok=True)
+    setup = Setup(variant, players, games, seed,
+                  "seat 0 greedy(bluff=b), others greedy(challenge=c)",
+                  rules_text(Rules(variant=variant, players=players)))
+    return out, setup
+
+
 def effects(grid: pl.DataFrame) -> pl.DataFrame:
     """Paired effect of b against b = 0 at the same c: d_win, d_ppr with 95% intervals."""
     return paired_diff(grid, "b", 0.0, ["win", "ppr"], keys=["c"])
@@ -151,13 +162,9 @@ def study(variant: str = "classic", players: int = 4, games: int = 1000, seed: i
           out: str | None = None, bluffs=GRID, challenges=GRID, grid: pl.DataFrame | None = None,
           n_jobs: int = 1) -> StudyResult:
     """Run (or reuse `grid`) and return tables, heatmap and reading for one variant and K."""
-    out = out or tempfile.mkdtemp(prefix="uno-bluff-")
-    os.makedirs(out, exist_ok=True)
+    out, setup = grid_setup(variant, players, games, seed, out, "uno-bluff-")
     if grid is None:
         grid = run_grid(variant, players, games, seed, bluffs, challenges, n_jobs)
-    setup = Setup(variant, players, games, seed,
-                  "seat 0 greedy(bluff=b), others greedy(challenge=c)",
-                  rules_text(Rules(variant=variant, players=players)))
     eff = effects(grid)
     be = break_even(eff)
     fig = heatmap(eff, setup, os.path.join(out, f"bluff-{variant}-{players}p.png"))

@@ -18,17 +18,16 @@ that minimizes the bluffer's best-response share (minimax over the b grid).
 from __future__ import annotations
 
 import os
-import tempfile
 
 import numpy as np
 import polars as pl
 
-from .bluff import GRID, run_grid
-from .common import Setup, new_figure, run_games, rules_text, save
+from .bluff import GRID, grid_setup, run_grid
+from .common import new_figure, run_games, save
 from .doc import Section, StudyResult
 from .gamestats import solve_zero_sum
 from uno_sim.policies import parse_policy
-from uno_sim.rules import Rules, RulesError
+from uno_sim.rules import RulesError
 from uno_sim.stats import wilson
 
 THRESHOLDS = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
@@ -133,13 +132,9 @@ def _mix_text(values, mix):
 def study(variant: str = "classic", players: int = 4, games: int = 1000, seed: int = 0,
           out: str | None = None, bluffs=GRID, challenges=GRID, grid: pl.DataFrame | None = None,
           thresholds=THRESHOLDS, n_jobs: int = 1) -> StudyResult:
-    out = out or tempfile.mkdtemp(prefix="uno-challenge-")
-    os.makedirs(out, exist_ok=True)
+    out, setup = grid_setup(variant, players, games, seed, out, "uno-challenge-")
     if grid is None:
         grid = run_grid(variant, players, games, seed, bluffs, challenges, n_jobs)
-    setup = Setup(variant, players, games, seed,
-                  "seat 0 greedy(bluff=b), others greedy(challenge=c)",
-                  rules_text(Rules(variant=variant, players=players)))
     table = payoff_table(grid)
     br = best_responses(table)
     eq = equilibrium(table)
