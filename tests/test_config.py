@@ -53,3 +53,11 @@ def test_wilson_interval_known_values():
     assert lo == pytest.approx(0.40383, abs=1e-5) and hi == pytest.approx(0.59617, abs=1e-5)
     lo, hi = wilson(0, 10)
     assert lo == 0.0 and hi == pytest.approx(0.27753, abs=1e-5)
+
+
+def test_share_ci_never_claims_certainty():
+    from uno_sim.stats import share_ci
+    m, lo, hi = share_ci([1.0] * 400)
+    assert m == 1.0 and hi > 1 - 1e-12 and 0.98 < lo < 0.995  # Wilson, not [1, 1]
+    m, lo, hi = share_ci([0.0, 1.0] * 50)
+    assert m == 0.5 and lo < 0.41 and hi > 0.59  # the normal interval otherwise

@@ -33,3 +33,16 @@ def mean_ci(values, z: float = Z95) -> tuple[float, float, float]:
     var = sum((v - m) ** 2 for v in values) / (n - 1)
     half = z * math.sqrt(var / n)
     return (m, m - half, m + half)
+
+
+def share_ci(values, z: float = Z95) -> tuple[float, float, float]:
+    """Mean and 95% interval of per-unit shares in [0, 1] (e.g. a seat's share per deal).
+
+    The normal interval of `mean_ci`, except where every unit scored the same 0
+    or 1: a zero-width interval would claim certainty, so the Wilson interval of
+    that many all-or-nothing trials is given instead.
+    """
+    m, lo, hi = mean_ci(values, z)
+    if len(values) > 1 and lo == hi and m in (0.0, 1.0):
+        lo, hi = wilson(m * len(values), len(values), z)
+    return (m, lo, hi)

@@ -3,11 +3,12 @@
 For a pairing A vs B at K players, seats alternate A, B, A, B, ... (an odd K
 gives A one seat more, which the even share accounts for) and every deal is
 played K times, once per rotation of that assignment, with the same game
-number: the same seed, so the same dealer draw and first deal for every
-rotation (later draws differ as soon as the policies decide differently).
+number: the same seed, so the same dealer draw and the same deal of every
+round for every rotation (the deals come from their own random streams,
+whatever the policies decide; see docs/engine.md).
 A's score on a deal is the mean, over its K rotations, of the share of the
 game won by A's seats; the reported interval is the normal 95% interval of
-that per-deal score over the deals (`stats.mean_ci`), which respects the
+that per-deal score over the deals (`stats.share_ci`), which respects the
 pairing.  The even share is the fraction of seats A holds.
 """
 
@@ -19,7 +20,7 @@ import numpy as np
 
 from .policies import parse_policy
 from .rules import Rules, RulesError
-from .stats import mean_ci
+from .stats import share_ci
 
 
 @dataclass
@@ -58,7 +59,7 @@ def play_pair(a, b, players: int = 2, deals: int = 1000, seed: int = 0, rules: R
         cols = play_columns(rules, specs, seed, 0, deals, engine=engine)
         score += win_matrix(cols)[:, mine].sum(axis=1)
     score /= players
-    m, lo, hi = mean_ci(list(score))
+    m, lo, hi = share_ci(list(score))
     return PairResult(str(sa), str(sb), players, deals, m, lo, hi, sum(base) / players)
 
 
