@@ -21,7 +21,7 @@ static int holds_bluff(const uno_game *g, int p, int has_color)
         return 0;
     const uint8_t *h = g->hand[p];
     for (int i = 0, n = g->hand_n[p]; i < n; i++)
-        if (g->t->card_restricted[h[i]])
+        if (uno_restricted(g, h[i]))
             return 1;
     return 0;
 }
@@ -29,14 +29,13 @@ static int holds_bluff(const uno_game *g, int p, int has_color)
 /* The highest-value playable colored card, first in hand order on ties; else UNO_DRAW. */
 static int best_colored(const uno_game *g, int p)
 {
-    const uno_table *t = g->t;
     const uint8_t *h = g->hand[p];
     int best = UNO_DRAW, best_value = -1;
     for (int i = 0, n = g->hand_n[p]; i < n; i++) {
         int c = h[i];
-        if (t->card_color[c] != UNO_NO_COLOR && uno_matches(g, c) && t->card_value[c] > best_value) {
+        if (uno_color(g, c) != UNO_NO_COLOR && uno_matches(g, c) && uno_value(g, c) > best_value) {
             best = i;
-            best_value = t->card_value[c];
+            best_value = uno_value(g, c);
         }
     }
     return best;
@@ -45,13 +44,12 @@ static int best_colored(const uno_game *g, int p)
 /* A legal restricted wild first (it also hurts the next player), else the first Wild. */
 static int best_wild(const uno_game *g, int p, int has_color)
 {
-    const uno_table *t = g->t;
     const uint8_t *h = g->hand[p];
     int wild = UNO_DRAW;
     for (int i = 0, n = g->hand_n[p]; i < n; i++) {
         int c = h[i];
-        if (t->card_color[c] == UNO_NO_COLOR) {
-            if (t->card_restricted[c]) {
+        if (uno_color(g, c) == UNO_NO_COLOR) {
+            if (uno_restricted(g, c)) {
                 if (!has_color)
                     return i;
             } else if (wild == UNO_DRAW) {
@@ -64,7 +62,6 @@ static int best_wild(const uno_game *g, int p, int has_color)
 
 static int random_play(uno_game *g, int p, const uno_policy *pol)
 {
-    const uno_table *t = g->t;
     const uint8_t *h = g->hand[p];
     int n = g->hand_n[p];
     int has_color = uno_holds_color(g, p);
@@ -73,7 +70,7 @@ static int random_play(uno_game *g, int p, const uno_policy *pol)
     int m = 0;
     for (int i = 0; i < n; i++) {
         int c = h[i];
-        if (uno_playable(g, c) && (bluff_ok || !(t->card_restricted[c] && has_color)))
+        if (uno_playable(g, c) && (bluff_ok || !(uno_restricted(g, c) && has_color)))
             opts[m++] = i;
     }
     opts[m++] = UNO_DRAW;
@@ -86,7 +83,7 @@ static int greedy_play(uno_game *g, int p, const uno_policy *pol)
     if (holds_bluff(g, p, has_color) && uno_rng_bernoulli(g->rng, pol->bluff)) {
         const uint8_t *h = g->hand[p];
         for (int i = 0, n = g->hand_n[p]; i < n; i++)
-            if (g->t->card_restricted[h[i]])
+            if (uno_restricted(g, h[i]))
                 return i;
     }
     int best = best_colored(g, p);
@@ -107,13 +104,12 @@ int uno_choose_replacement(uno_game *g, int p)
 {
     int has_color = uno_holds_color(g, p);
     if (g->pol[p].id == UNO_POLICY_RANDOM) {
-        const uno_table *t = g->t;
         const uint8_t *h = g->hand[p];
         int opts[UNO_HAND_CAP];
         int m = 0;
         for (int i = 0, n = g->hand_n[p]; i < n; i++) {
             int c = h[i];
-            if (uno_playable(g, c) && !(t->card_restricted[c] && has_color))
+            if (uno_playable(g, c) && !(uno_restricted(g, c) && has_color))
                 opts[m++] = i;
         }
 #if UNO_CHECK
@@ -125,19 +121,21 @@ int uno_choose_replacement(uno_game *g, int p)
     return best != UNO_DRAW ? best : best_wild(g, p, has_color);
 }
 
+/* One of the four colors of the side in play: 4 * side .. 4 * side + 3. */
 int uno_choose_color(uno_game *g, int p)
 {
+    int base = 4 * g->side;
     if (g->pol[p].color_rule == UNO_COLOR_RANDOM)
-        return (int)uno_rng_bounded(g->rng, 4);
+        return base + (int)uno_rng_bounded(g->rng, 4);
     int counts[4] = {0, 0, 0, 0};
     const uint8_t *h = g->hand[p];
-    const int8_t *col = g->t->card_color;
+    const int8_t *col = g->t->card_color[g->side];
     for (int i = 0, n = g->hand_n[p]; i < n; i++)
         if (col[h[i]] != UNO_NO_COLOR)
-            counts[col[h[i]]]++;
+            counts[col[h[i]] - base]++;
     int best = 0;
     for (int c = 1; c < 4; c++)
         if (counts[c] > counts[best])
             best = c;
-    return best;
+    return base + best;
 }

@@ -18,7 +18,7 @@ import numpy as np
 from . import _engine
 from .cards import deck_for
 from .policies import COLOR_RULES, seat_policies
-from .reference import SEAT_COUNTERS, GameResult
+from .reference import SEAT_COUNTERS, GameResult, scenario_deck
 from .rng import MASK64, key_from_seed
 from .rules import (CHALLENGE, DEALER_DRAW, DRAWN_CARD, EDITIONS, SCORING, VARIANTS, Rules,
                     RulesError)
@@ -36,7 +36,7 @@ def _config(rules: Rules) -> tuple:
         VARIANTS.index(rules.variant), rules.players, EDITIONS.index(rules.edition),
         DEALER_DRAW.index(rules.dealer_draw), DRAWN_CARD.index(rules.drawn_card),
         CHALLENGE.index(rules.challenge), rules.wd4_value, SCORING.index(rules.scoring),
-        rules.target, int(rules.teams), rules.hand_size,
+        rules.target, int(rules.teams), rules.hand_size, int(rules.flip_pairing == "game"),
     )
 
 
@@ -47,17 +47,24 @@ def _policy(spec) -> tuple:
             float(k["play_drawn"]), float(k["voluntary_draw"]))
 
 
-@lru_cache(maxsize=64)
-def _engine_for(rules: Rules, policies: tuple) -> "_engine.Engine":
-    deck = deck_for(rules)
-    codes = [deck.code(c) for c in range(deck.size)]
+def _make_engine(rules: Rules, policies: tuple, deck) -> "_engine.Engine":
+    codes = [[deck.code(c, side) for c in range(deck.size)] for side in range(deck.sides)]
     return _engine.Engine(_config(rules), deck.arrays(), list(policies), codes)
 
 
-def _setup(rules, policies):
+@lru_cache(maxsize=64)
+def _engine_for(rules: Rules, policies: tuple) -> "_engine.Engine":
+    return _make_engine(rules, policies, deck_for(rules))
+
+
+def _setup(rules, policies, deck=None):
+    """(rules, specs, engine); `deck`: a DeckTable other than the rules' (scenario pairings)."""
     rules = rules or Rules()
     specs = seat_policies(policies, rules.players)
-    return rules, specs, _engine_for(rules, tuple(_policy(s) for s in specs))
+    pols = tuple(_policy(s) for s in specs)
+    if deck is not None and deck is not deck_for(rules):
+        return rules, specs, _make_engine(rules, pols, deck)
+    return rules, specs, _engine_for(rules, pols)
 
 
 def _game_start(rules, specs, seed, game) -> dict:
@@ -114,11 +121,10 @@ def play_round(rules: Rules | None = None, policies="greedy", deck=None, dealer:
     Same arguments, validation and result as `reference.play_round`; the trace
     is always kept.  `scores` sets the scores before the round.
     """
-    rules, specs, eng = _setup(rules, policies)
-    table = deck_for(rules)
-    order = None
-    if deck is not None:
-        order = table.cards_from_codes(deck)
+    rules = rules or Rules()
+    table, order = scenario_deck(rules, deck)
+    rules, specs, eng = _setup(rules, policies, table)
+    if order is not None:
         if len(order) != table.size:
             raise RulesError(
                 f"invalid deck: {len(order)} cards given, the {table.name} deck has {table.size}"
