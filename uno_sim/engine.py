@@ -62,7 +62,7 @@ def _setup(rules, policies, deck=None):
     rules = rules or Rules()
     specs = seat_policies(policies, rules.players)
     pols = tuple(_policy(s) for s in specs)
-    if deck is not None and deck is not deck_for(rules):
+    if deck is not None and deck != deck_for(rules):
         return rules, specs, _make_engine(rules, pols, deck)
     return rules, specs, _engine_for(rules, pols)
 
