@@ -4,7 +4,7 @@
  *   gcc -std=c99 -O1 -g -DUNO_CHECK -fsanitize=address,undefined \
  *       -fno-sanitize-recover=all -Icsrc csrc/engine.c csrc/policy.c csrc/trace.c \
  *       tests/c/check_main.c -o check
- *   ./check [games_per_config [seed]]
+ *   ./check [games_per_config [seed [classic|flip]]]
  *
  * Plays seeded games over a grid of configurations (classic and UNO Flip
  * decks, Flip with its pairing fixed and re-paired per game; players 2..10, both
@@ -127,6 +127,7 @@ int main(int argc, char **argv)
 {
     int per_config = argc > 1 ? atoi(argv[1]) : 4;
     uint64_t seed = argc > 2 ? strtoull(argv[2], NULL, 10) : 2024;
+    int only = argc > 3 ? (strcmp(argv[3], "flip") == 0 ? 1 : 0) : -1; /* -1: both decks */
     uint64_t key[4] = {seed, 0x9E3779B97F4A7C15u ^ seed, 0xD1B54A32D192ED03u, 12345u};
     static uno_table tables[3];
     uno_classic_table(&tables[0], 50);
@@ -140,7 +141,7 @@ int main(int argc, char **argv)
     uint64_t game_no = 0;
 
     for (int flip = 0; flip < 2; flip++)
-    for (int players = 2; players <= 10; players++) {
+    for (int players = 2; players <= 10 && (only < 0 || only == flip); players++) {
         for (int edition = 0; edition < 2; edition++) {
             for (int mode = 0; mode < 4; mode++) { /* standard, elimination, lowest, teams */
                 if (mode == 3 && (players < 4 || players % 2))
