@@ -729,7 +729,7 @@ class Game:
         """Play one round to its end; returns the winning seat or None (stalemate)."""
         turns0, reshuffles0 = self.turns, self.reshuffles
         p = self.start_round(dealer, deck_order)
-        self.round_row = {"dealer": dealer, "starter": self.card_kind[self.discard[0]],
+        self.round_row = {"dealer": dealer, "starter": self.side_kinds[0][self.discard[0]],
                           "turns0": turns0, "reshuffles0": reshuffles0}
         try:
             while p is not None:
