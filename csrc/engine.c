@@ -1,5 +1,5 @@
 /*
- * engine.c - the rules of RULES.md C1-C21, the C twin of
+ * engine.c - the rules of RULES.md C1-C21 and F1-F6 (UNO Flip), the C twin of
  * uno_sim/reference.py.  Function for function it follows reference.Game;
  * each function names its Python twin.  Keep them in step: the differential
  * test (tests/test_differential.py) compares the two event by event.
@@ -24,7 +24,7 @@
 int uno_table_init(uno_table *t, int n_kinds, const int32_t *color, const int32_t *face,
                    const int32_t *value, const int32_t *effect, const int32_t *amount,
                    const int32_t *restricted, const int32_t *starter, const int32_t *reason,
-                   int n_cards, const int32_t *card_kind)
+                   int n_cards, const int32_t *card_kind, const int32_t *dark_kind)
 {
     if (n_kinds < 1 || n_kinds > UNO_MAX_KINDS || n_cards < 1 || n_cards > UNO_MAX_CARDS)
         return -1;
@@ -32,9 +32,9 @@ int uno_table_init(uno_table *t, int n_kinds, const int32_t *color, const int32_
     t->n_kinds = n_kinds;
     t->n_cards = n_cards;
     for (int k = 0; k < n_kinds; k++) {
-        if (color[k] < -1 || color[k] > 3 || face[k] < 0 || face[k] > 255 || effect[k] < 0 ||
-            effect[k] > UNO_WILD_DRAW || amount[k] < 0 || amount[k] > 255 || starter[k] < 0 ||
-            starter[k] > UNO_STARTER_RETURN || reason[k] < 0 || reason[k] > UNO_R_UNO_PENALTY ||
+        if (color[k] < -1 || color[k] > 7 || face[k] < 0 || face[k] > 255 || effect[k] < 0 ||
+            effect[k] > UNO_WILD_DRAW_COLOR || amount[k] < 0 || amount[k] > 255 || starter[k] < 0 ||
+            starter[k] > UNO_STARTER_RETURN || reason[k] < 0 || reason[k] > UNO_R_WILD_DRAW_COLOR ||
             value[k] < 0 || value[k] > 1000000)
             return -1;
         t->color[k] = (int8_t)color[k];
@@ -46,17 +46,28 @@ int uno_table_init(uno_table *t, int n_kinds, const int32_t *color, const int32_
         t->starter[k] = (uint8_t)starter[k];
         t->reason[k] = (uint8_t)reason[k];
     }
-    for (int c = 0; c < n_cards; c++) {
-        int k = card_kind[c];
-        if (k < 0 || k >= n_kinds)
-            return -1;
-        t->card_kind[c] = (uint8_t)k;
-        t->card_color[c] = t->color[k];
-        t->card_face[c] = t->face[k];
-        t->card_restricted[c] = t->restricted[k];
-        t->card_value[c] = t->value[k];
+    t->n_sides = dark_kind ? 2 : 1;
+    for (int side = 0; side < t->n_sides; side++) {
+        const int32_t *kinds = side ? dark_kind : card_kind;
+        for (int c = 0; c < n_cards; c++) {
+            if (kinds[c] < 0 || kinds[c] >= n_kinds)
+                return -1;
+            t->card_kind[side][c] = (uint8_t)kinds[c];
+        }
+        uno_table_derive(t, side);
     }
     return 0;
+}
+
+void uno_table_derive(uno_table *t, int side)
+{
+    for (int c = 0; c < t->n_cards; c++) {
+        int k = t->card_kind[side][c];
+        t->card_color[side][c] = t->color[k];
+        t->card_face[side][c] = t->face[k];
+        t->card_restricted[side][c] = t->restricted[k];
+        t->card_value[side][c] = t->value[k];
+    }
 }
 
 void uno_classic_table(uno_table *t, int wd4_value)
@@ -90,7 +101,66 @@ void uno_classic_table(uno_table *t, int wd4_value)
         for (int j = 0; j < count[i]; j++)
             card_kind[n++] = i;
     uno_table_init(t, k, color, face, value, effect, amount, restricted, starter, reason, n,
-                   card_kind);
+                   card_kind, NULL);
+}
+
+void uno_flip_table(uno_table *t, const uint64_t key[4])
+{
+    /*
+     * cards.flip_kinds: per light color 1-9, +1, Reverse, Skip, Flip, then W,
+     * W+2; per dark color 1-9, +5, Reverse, Skip Everyone, Flip, then DW, DW+C.
+     * Every kind but the wilds has two copies.
+     */
+    int32_t color[108], face[108], value[108], effect[108], amount[108], restricted[108],
+        starter[108], reason[108], count[108], card_kind[112], dark_kind[112];
+    static const int32_t light_face[4] = {15, 11, 10, 18}, dark_face[4] = {16, 11, 17, 18};
+    static const int32_t light_value[4] = {10, 20, 20, 20}, dark_value[4] = {20, 20, 30, 20};
+    static const int32_t light_effect[4] = {UNO_DRAW_CARDS, UNO_REVERSE, UNO_SKIP, UNO_FLIP};
+    static const int32_t dark_effect[4] = {UNO_DRAW_CARDS, UNO_REVERSE, UNO_SKIP_ALL, UNO_FLIP};
+    int k = 0;
+    for (int side = 0; side < 2; side++) {
+        for (int c = 0; c < 4; c++) {
+            for (int f = 0; f < 13; f++, k++) {
+                int a = f - 9; /* the action index, 0..3 */
+                color[k] = 4 * side + c;
+                face[k] = f < 9 ? f + 1 : side ? dark_face[a] : light_face[a];
+                value[k] = f < 9 ? f + 1 : side ? dark_value[a] : light_value[a];
+                effect[k] = f < 9 ? UNO_NUMBER : side ? dark_effect[a] : light_effect[a];
+                amount[k] = f == 9 ? (side ? 5 : 1) : 0;
+                restricted[k] = 0;
+                starter[k] = effect[k] == UNO_FLIP || effect[k] == UNO_SKIP_ALL;
+                reason[k] = f == 9 ? (side ? UNO_R_DRAW_FIVE : UNO_R_DRAW_ONE) : UNO_R_CANNOT_PLAY;
+                count[k] = 2;
+            }
+        }
+        color[k] = UNO_NO_COLOR, face[k] = 13, value[k] = 40, effect[k] = UNO_WILD, amount[k] = 0;
+        restricted[k] = 0, starter[k] = UNO_STARTER_PLAY, reason[k] = UNO_R_CANNOT_PLAY;
+        count[k] = 4;
+        k++;
+        color[k] = UNO_NO_COLOR, face[k] = side ? 20 : 19, value[k] = side ? 60 : 50;
+        effect[k] = side ? UNO_WILD_DRAW_COLOR : UNO_WILD_DRAW, amount[k] = side ? 0 : 2;
+        restricted[k] = 1, starter[k] = UNO_STARTER_RETURN;
+        reason[k] = side ? UNO_R_WILD_DRAW_COLOR : UNO_R_WILD_DRAW_TWO, count[k] = 4;
+        k++;
+    }
+    int n = 0, m = 0;
+    for (int i = 0; i < k; i++)
+        for (int j = 0; j < count[i]; j++) {
+            if (i < k / 2)
+                card_kind[n++] = i;
+            else
+                dark_kind[m++] = i;
+        }
+    uno_rng r;
+    uno_rng_seed(&r, key, 0x464C4950u);
+    for (int i = m - 1; i > 0; i--) { /* uno_rng_shuffle_u8, on int32 */
+        uint32_t j = uno_rng_bounded(&r, (uint32_t)i + 1);
+        int32_t tmp = dark_kind[i];
+        dark_kind[i] = dark_kind[j];
+        dark_kind[j] = tmp;
+    }
+    uno_table_init(t, k, color, face, value, effect, amount, restricted, starter, reason, n,
+                   card_kind, dark_kind);
 }
 
 int uno_config_check(const uno_config *cfg, const uno_table *t, const uno_policy *pol)
@@ -100,7 +170,8 @@ int uno_config_check(const uno_config *cfg, const uno_table *t, const uno_policy
         return UNO_ERR_CONFIG;
     if (cfg->dealer_draw < 0 || cfg->dealer_draw > 1 || cfg->drawn_card < 0 || cfg->drawn_card > 1 ||
         cfg->challenge < 0 || cfg->challenge > 1 || cfg->scoring < 0 || cfg->scoring > 2 ||
-        cfg->target < 1 || cfg->max_turns < 0 || cfg->max_rounds < 0)
+        cfg->target < 1 || cfg->max_turns < 0 || cfg->max_rounds < 0 || cfg->repair < 0 ||
+        cfg->repair > 1)
         return UNO_ERR_CONFIG;
     if (cfg->teams && (n % 2 || n < 4 || cfg->scoring != UNO_SCORING_STANDARD))
         return UNO_ERR_CONFIG;
@@ -223,6 +294,38 @@ static int draw_cards(uno_game *g, int p, int k, int reason)
     return n - start;
 }
 
+/* reference.Game.draw_until (F4): draw until a card of the active color, or nothing is left. */
+static void draw_until(uno_game *g, int p, int reason)
+{
+    uint8_t *h = g->hand[p];
+    int start = g->hand_n[p], n = start;
+    while (g->n_draw > 0 || reshuffle(g)) {
+        int card = g->draw[--g->n_draw];
+        h[n++] = (uint8_t)card;
+        if (uno_color(g, card) == g->color)
+            break;
+    }
+    g->hand_n[p] = n;
+    g->counters[UNO_CT_CARDS_DRAWN][p] += n - start;
+    g->failed[p] = 0; /* penalty cards: it may hold any color now */
+    if (g->tr) {
+        uno_trace_event(g->tr, UNO_EV_DRAW_UNTIL, p, reason, g->color, 0);
+        uno_trace_cards(g->tr, h + start, n - start);
+    }
+}
+
+/* reference.Game.penalty: what draw card kind k makes p draw, plus `extra`. */
+static void penalty(uno_game *g, int p, int k, int reason, int extra)
+{
+    if (g->t->effect[k] == UNO_WILD_DRAW_COLOR) {
+        draw_until(g, p, reason);
+        if (extra)
+            draw_cards(g, p, extra, reason);
+    } else {
+        draw_cards(g, p, g->t->amount[k] + extra, reason);
+    }
+}
+
 static inline void skip(uno_game *g, int victim)
 {
     if (g->tr)
@@ -255,6 +358,42 @@ static void uno_check(uno_game *g, int p)
 
 static int play(uno_game *g, int p, int i);
 
+static void reverse_u8(uint8_t *a, int n)
+{
+    for (int i = 0, j = n - 1; i < j; i++, j--) {
+        uint8_t tmp = a[i];
+        a[i] = a[j];
+        a[j] = tmp;
+    }
+}
+
+/*
+ * reference.Game.flip (F3): every card turns over.  The discard pile and the
+ * draw pile are turned as stacks (their order reverses); the former bottom
+ * discard comes up on top and takes no effect; a wild there gets its color
+ * from p (unless p went out).
+ */
+static void flip(uno_game *g, int p, int out)
+{
+    g->side ^= 1;
+    reverse_u8(g->discard, g->n_discard);
+    reverse_u8(g->draw, g->n_draw);
+    int top = g->discard[g->n_discard - 1];
+    g->top_face = uno_face(g, top);
+    if (g->tr)
+        uno_trace_event(g->tr, UNO_EV_FLIP, p, g->side, top, 0);
+    int col = uno_color(g, top);
+    if (col != UNO_NO_COLOR) {
+        g->color = col;
+    } else if (out) {
+        g->color = UNO_NO_COLOR;
+    } else {
+        g->color = uno_choose_color(g, p);
+        if (g->tr)
+            uno_trace_event(g->tr, UNO_EV_COLOR, p, g->color, 0, 0);
+    }
+}
+
 /*
  * The one effect dispatcher (C9-C12, C11 at two players, C14 on a last
  * card), for plays (reference.Game.resolve) and for the starter card
@@ -266,7 +405,7 @@ static int resolve(uno_game *g, int p, int card, int bluff, int prev_color, int 
                    int starter)
 {
     const uno_table *t = g->t;
-    int k = t->card_kind[card];
+    int k = t->card_kind[g->side][card];
     int out = !starter && g->hand_n[p] == 0;
     int victim;
     switch (t->effect[k]) {
@@ -286,6 +425,22 @@ static int resolve(uno_game *g, int p, int card, int bluff, int prev_color, int 
             return ROUND_OVER;
         skip(g, uno_next(g, p));
         return adv(g, p, 2);
+    case UNO_SKIP_ALL: /* F4: everyone else loses a turn */
+        if (starter)
+            return -3 - card;
+        if (out)
+            return ROUND_OVER;
+        victim = p;
+        for (int i = 0, m = g->n_active - 1; i < m; i++) {
+            victim = uno_next(g, victim);
+            skip(g, victim);
+        }
+        return p;
+    case UNO_FLIP: /* F3, also on a last card */
+        if (starter)
+            return -3 - card;
+        flip(g, p, out);
+        return out ? ROUND_OVER : uno_next(g, p);
     case UNO_REVERSE:
         if (out)
             return ROUND_OVER;
@@ -306,15 +461,15 @@ static int resolve(uno_game *g, int p, int card, int bluff, int prev_color, int 
             return ROUND_OVER;
         skip(g, victim);
         return adv(g, p, 2);
-    default: /* UNO_WILD_DRAW */
+    default: /* UNO_WILD_DRAW, UNO_WILD_DRAW_COLOR */
         break;
     }
     if (starter)
         return -3 - card;
-    /* C12: a challenge, never on a last card (always legal, C14). */
+    /* C12 / F4: a challenge, never on a last card (always legal, C14). */
     victim = uno_next(g, p);
     if (out || !uno_wants_challenge(g, victim, p, prev_color)) {
-        draw_cards(g, victim, t->amount[k], t->reason[k]);
+        penalty(g, victim, k, t->reason[k], 0);
         if (out)
             return ROUND_OVER;
         skip(g, victim);
@@ -329,13 +484,13 @@ static int resolve(uno_game *g, int p, int card, int bluff, int prev_color, int 
     g->reveal_n[victim] = g->hand_n[p];
     memcpy(g->reveal[victim], g->hand[p], (size_t)g->hand_n[p]);
     if (!bluff) {
-        draw_cards(g, victim, t->amount[k] + 2, UNO_R_CHALLENGE);
+        penalty(g, victim, k, UNO_R_CHALLENGE, 2);
         skip(g, victim);
         return adv(g, p, 2);
     }
     g->counters[UNO_CT_CHALLENGES_WON][victim]++;
     if (g->cfg->challenge == UNO_CHALLENGE_MODERN) {
-        draw_cards(g, p, t->amount[k], UNO_R_CHALLENGE);
+        penalty(g, p, k, UNO_R_CHALLENGE, 0);
         return victim;
     }
     /* vintage: take the card back, play a legal card instead (with its effect), draw */
@@ -346,30 +501,29 @@ static int resolve(uno_game *g, int p, int card, int bluff, int prev_color, int 
     if (g->tr)
         uno_trace_event(g->tr, UNO_EV_TAKE_BACK, p, card, 0, 0);
     int nxt = play(g, p, uno_choose_replacement(g, p));
-    draw_cards(g, p, t->amount[k], UNO_R_CHALLENGE);
+    penalty(g, p, k, UNO_R_CHALLENGE, 0);
     return nxt;
 }
 
 /* reference.Game.play: p plays the card at hand index i. */
 static int play(uno_game *g, int p, int i)
 {
-    const uno_table *t = g->t;
     uint8_t *h = g->hand[p];
 #if UNO_CHECK
     assert(i >= 0 && i < g->hand_n[p]);
 #endif
     int card = h[i];
     h[i] = h[--g->hand_n[p]];
-    int restricted = t->card_restricted[card];
+    int restricted = uno_restricted(g, card);
     int bluff = restricted && uno_holds_color(g, p);
     int prev_color = g->color, prev_face = g->top_face;
     g->discard[g->n_discard++] = (uint8_t)card;
-    g->top_face = t->card_face[card];
+    g->top_face = uno_face(g, card);
     int named = -1;
-    if (t->card_color[card] == UNO_NO_COLOR) {
+    if (uno_color(g, card) == UNO_NO_COLOR) {
         g->color = named = uno_choose_color(g, p);
     } else {
-        g->color = t->card_color[card];
+        g->color = uno_color(g, card);
         g->failed[p] &= (uint8_t)~(1u << g->color);
     }
     if (restricted)
@@ -392,12 +546,11 @@ static int take_turn(uno_game *g, int p)
     if (g->color >= 0) /* public: p drew on this color */
         g->failed[p] |= (uint8_t)(1u << g->color);
     /* forced = not has_legal_play(p) */
-    const uno_table *t = g->t;
     int has_color = uno_holds_color(g, p);
     int forced = 1;
     for (int i = 0, n = g->hand_n[p]; i < n; i++) {
         int c = g->hand[p][i];
-        if (uno_playable(g, c) && !(t->card_restricted[c] && has_color)) {
+        if (uno_playable(g, c) && !(uno_restricted(g, c) && has_color)) {
             forced = 0;
             break;
         }
@@ -407,7 +560,7 @@ static int take_turn(uno_game *g, int p)
         int last = g->hand_n[p] - 1;
         int card = g->hand[p][last];
         if (uno_playable(g, card)) {
-            int bluff = t->card_restricted[card] && uno_holds_color(g, p);
+            int bluff = uno_restricted(g, card) && uno_holds_color(g, p);
             int play_it;
             if (!bluff && forced && g->cfg->drawn_card == UNO_DRAWN_MUST)
                 play_it = 1;
@@ -436,13 +589,13 @@ static int choose_dealer(uno_game *g)
     uint8_t pile[UNO_MAX_CARDS];
     for (int i = 0; i < size; i++)
         pile[i] = (uint8_t)i;
-    uno_rng_seed_deal(&g->deal, &g->seeded, 0);
+    /* the round-0 deal stream, seeded by init_game (a re-pairing may have used it first) */
     uno_rng_shuffle_u8(&g->deal, pile, size);
     int np = size;
     int redraw = g->cfg->dealer_draw == UNO_DEALER_REDRAW;
     int numbers = 0;
     for (int i = 0; i < size; i++)
-        numbers += t->effect[t->card_kind[pile[i]]] == UNO_NUMBER;
+        numbers += t->effect[t->card_kind[0][pile[i]]] == UNO_NUMBER;
     int contenders[UNO_MAX_PLAYERS] = {0}, values[UNO_MAX_PLAYERS] = {0}, nc = 0;
     for (int s = 0; s < g->n; s++)
         if (g->active[s])
@@ -464,7 +617,7 @@ static int choose_dealer(uno_game *g)
                     uno_trace_push(g->tr, contenders[j]);
                     uno_trace_push(g->tr, c);
                 }
-                int k = t->card_kind[c];
+                int k = t->card_kind[0][c]; /* the light side (F2) */
                 if (t->effect[k] == UNO_NUMBER) {
                     numbers--;
                     values[j] = t->face[k];
@@ -510,6 +663,7 @@ static int start_round(uno_game *g, int dealer, const uint8_t *deck)
     g->rounds++;
     g->direction = 1;
     g->idle = 0;
+    g->side = 0; /* F2: every round starts on the light side */
     uint8_t *pile = g->draw; /* the draw pile from the start: top last */
     int np = size;
     uno_rng_seed_deal(&g->deal, &g->seeded, (uint64_t)g->rounds);
@@ -548,7 +702,7 @@ static int start_round(uno_game *g, int dealer, const uint8_t *deck)
     int card;
     for (;;) { /* C5 */
         card = pile[--np];
-        if (t->starter[t->card_kind[card]] != UNO_STARTER_RETURN)
+        if (t->starter[t->card_kind[0][card]] != UNO_STARTER_RETURN)
             break;
         if (n_returned < UNO_MAX_CARDS)
             returned[n_returned++] = (uint8_t)card;
@@ -558,8 +712,8 @@ static int start_round(uno_game *g, int dealer, const uint8_t *deck)
     g->n_draw = np;
     g->discard[0] = (uint8_t)card;
     g->n_discard = 1;
-    g->color = t->card_color[card];
-    g->top_face = t->card_face[card];
+    g->color = uno_color(g, card);
+    g->top_face = uno_face(g, card);
     if (g->tr) {
         if (!g->tr->failed)
             g->tr->ev[ev].c = card;
@@ -582,7 +736,7 @@ static int play_round(uno_game *g, int dealer, const uint8_t *deck)
     g->round_turns0 = g->turns;
     g->round_reshuffles0 = g->reshuffles;
     int p = start_round(g, dealer, deck);
-    g->round_starter = g->t->card_kind[g->discard[0]];
+    g->round_starter = g->t->card_kind[0][g->discard[0]]; /* light side (F2) */
     if (p <= -3)
         return p;
     int32_t limit = g->cfg->max_turns > 0 ? g->cfg->max_turns : UNO_MAX_TURNS;
@@ -606,7 +760,7 @@ static int32_t hand_value(const uno_game *g, int s)
 {
     int32_t v = 0;
     for (int i = 0; i < g->hand_n[s]; i++)
-        v += g->t->card_value[g->hand[s][i]];
+        v += uno_value(g, g->hand[s][i]);
     return v;
 }
 
@@ -700,6 +854,7 @@ static void result(const uno_game *g, uno_result *res)
 {
     const uno_config *r = g->cfg;
     int n = g->n;
+    memset(res, 0, sizeof *res); /* winners[] past n_winners too: results compare bytewise */
     res->status = UNO_OK;
     res->error_card = -1;
     res->team = -1;
@@ -757,6 +912,7 @@ static void init_game(uno_game *g, const uno_config *cfg, const uno_table *t,
     g->direction = 1;
     g->color = UNO_NO_COLOR;
     g->top_face = -1;
+    g->side = 0;
     g->idle = 0;
     g->rounds = g->turns = g->reshuffles = g->stalemates = 0;
     memset(g->active, 0, sizeof g->active);
@@ -797,6 +953,19 @@ static int play_game(const uno_config *cfg, const uno_table *t, const uno_policy
     g.bail = &bail;
     if (setjmp(bail))
         return fail(res, UNO_ERR_POLICY, -1);
+    if (cfg->repair && t->n_sides == 2) {
+        /* F1 switch: a new pairing every game.  The table's cards, so it draws from the
+           round-0 deal stream (seeded by init_game) before the dealer draw continues it:
+           two arms with different policies get the same pairing and deals. */
+        memcpy(&g.own, t, sizeof g.own);
+        uno_rng_shuffle_u8(&g.deal, g.own.card_kind[1], t->n_cards);
+        uno_table_derive(&g.own, 1);
+        g.t = &g.own;
+        if (tr) {
+            uno_trace_event(tr, UNO_EV_PAIRING, -1, 0, 0, 0);
+            uno_trace_cards(tr, g.own.card_kind[1], t->n_cards);
+        }
+    }
     int dealer = choose_dealer(&g);
     for (;;) {
         if (g.rounds >= (cfg->max_rounds > 0 ? cfg->max_rounds : UNO_MAX_ROUNDS))

@@ -22,7 +22,7 @@ static int holds_bluff(const uno_game *g, int p, int has_color)
         return 0;
     const uint8_t *h = g->hand[p];
     for (int i = 0, n = g->hand_n[p]; i < n; i++)
-        if (g->t->card_restricted[h[i]])
+        if (uno_restricted(g, h[i]))
             return 1;
     return 0;
 }
@@ -30,14 +30,13 @@ static int holds_bluff(const uno_game *g, int p, int has_color)
 /* The highest-value playable colored card, first in hand order on ties; else UNO_DRAW. */
 static int best_colored(const uno_game *g, int p)
 {
-    const uno_table *t = g->t;
     const uint8_t *h = g->hand[p];
     int best = UNO_DRAW, best_value = -1;
     for (int i = 0, n = g->hand_n[p]; i < n; i++) {
         int c = h[i];
-        if (t->card_color[c] != UNO_NO_COLOR && uno_matches(g, c) && t->card_value[c] > best_value) {
+        if (uno_color(g, c) != UNO_NO_COLOR && uno_matches(g, c) && uno_value(g, c) > best_value) {
             best = i;
-            best_value = t->card_value[c];
+            best_value = uno_value(g, c);
         }
     }
     return best;
@@ -46,13 +45,12 @@ static int best_colored(const uno_game *g, int p)
 /* A legal restricted wild first (it also hurts the next player), else the first Wild. */
 static int best_wild(const uno_game *g, int p, int has_color)
 {
-    const uno_table *t = g->t;
     const uint8_t *h = g->hand[p];
     int wild = UNO_DRAW;
     for (int i = 0, n = g->hand_n[p]; i < n; i++) {
         int c = h[i];
-        if (t->card_color[c] == UNO_NO_COLOR) {
-            if (t->card_restricted[c]) {
+        if (uno_color(g, c) == UNO_NO_COLOR) {
+            if (uno_restricted(g, c)) {
                 if (!has_color)
                     return i;
             } else if (wild == UNO_DRAW) {
@@ -65,7 +63,6 @@ static int best_wild(const uno_game *g, int p, int has_color)
 
 static int random_play(uno_game *g, int p, const uno_policy *pol)
 {
-    const uno_table *t = g->t;
     const uint8_t *h = g->hand[p];
     int n = g->hand_n[p];
     int has_color = uno_holds_color(g, p);
@@ -74,7 +71,7 @@ static int random_play(uno_game *g, int p, const uno_policy *pol)
     int m = 0;
     for (int i = 0; i < n; i++) {
         int c = h[i];
-        if (uno_playable(g, c) && (bluff_ok || !(t->card_restricted[c] && has_color)))
+        if (uno_playable(g, c) && (bluff_ok || !(uno_restricted(g, c) && has_color)))
             opts[m++] = i;
     }
     opts[m++] = UNO_DRAW;
@@ -87,7 +84,7 @@ static int greedy_play(uno_game *g, int p, const uno_policy *pol)
     if (holds_bluff(g, p, has_color) && uno_rng_bernoulli(g->rng, pol->bluff)) {
         const uint8_t *h = g->hand[p];
         for (int i = 0, n = g->hand_n[p]; i < n; i++)
-            if (g->t->card_restricted[h[i]])
+            if (uno_restricted(g, h[i]))
                 return i;
     }
     int best = best_colored(g, p);
@@ -133,13 +130,28 @@ static int fewest_opponent(const uno_game *g, int p)
     return low;
 }
 
+/* p's cards per color of the side in play (mine[c] counts color 4 * side + c). */
 static void color_counts(const uno_game *g, int p, int mine[4])
 {
-    const int8_t *col = g->t->card_color;
+    const int8_t *col = g->t->card_color[g->side];
+    int base = 4 * g->side;
     mine[0] = mine[1] = mine[2] = mine[3] = 0;
     for (int i = 0, n = g->hand_n[p]; i < n; i++)
         if (col[g->hand[p][i]] != UNO_NO_COLOR)
-            mine[col[g->hand[p][i]]]++;
+            mine[col[g->hand[p][i]] - base]++;
+}
+
+/*
+ * F6: whether the other faces of q's hand (public: they face the table) hold
+ * a wild, i.e. whether q keeps a wild after a Flip (reference.other_side_wild).
+ */
+static int other_side_wild(const uno_game *g, int q)
+{
+    const uno_table *t = g->t;
+    for (int i = 0, n = g->hand_n[q]; i < n; i++)
+        if (t->color[uno_other_kind(g, g->hand[q][i])] == UNO_NO_COLOR)
+            return 1;
+    return 0;
 }
 
 /* reference.StrategicPolicy.score: how much p likes playing hand[i] now. */
@@ -148,10 +160,10 @@ static int strategic_score(const uno_game *g, int p, int i, const int mine[4], i
 {
     const uno_table *t = g->t;
     int c = g->hand[p][i];
-    int col = t->card_color[c], v = t->card_value[c], e = t->effect[t->card_kind[c]];
+    int col = uno_color(g, c), v = uno_value(g, c), e = t->effect[t->card_kind[g->side][c]];
     int s;
     if (col != UNO_NO_COLOR) {
-        s = 4 * (mine[col] - 1) + v; /* stay in a color held; shed points */
+        s = 4 * (mine[col - 4 * g->side] - 1) + v; /* stay in a color held; shed points */
         if ((fail_nx >> col) & 1)    /* the next player could not follow this color */
             s += 25;
         if (low <= 2) /* someone is about to go out: dump high values */
@@ -160,8 +172,12 @@ static int strategic_score(const uno_game *g, int p, int i, const int mine[4], i
             s += nx_n <= 2 ? 80 : 10; /* hit the next player, hardest when it is close */
         else if (e == UNO_REVERSE)
             s += (nx_n <= 2 ? 40 : 0) - (pv_n <= 2 ? 40 : 0);
+        else if (e == UNO_SKIP_ALL) /* F4: every opponent loses a turn */
+            s += low <= 2 ? 80 : 10;
+        else if (e == UNO_FLIP && nx_n <= 2) /* F3/F6: flip a close next player's hand over, */
+            s += other_side_wild(g, uno_next(g, p)) ? -40 : 40; /* unless a wild is there */
     } else {
-        s = t->card_restricted[c] ? (nx_n <= 2 ? 150 : -40) : -80; /* keep wilds for the end */
+        s = uno_restricted(g, c) ? (nx_n <= 2 ? 150 : -40) : -80; /* keep wilds for the end */
         if (nx_n <= 2)
             s += 30; /* change the color on a player about to go out */
         if (g->hand_n[p] <= 2)
@@ -184,7 +200,7 @@ static int strategic_best(const uno_game *g, int p, int has_color)
     int best = UNO_DRAW, best_score = 0;
     for (int i = 0, n = g->hand_n[p]; i < n; i++) {
         int c = g->hand[p][i];
-        if (!uno_playable(g, c) || (t->card_restricted[c] && has_color))
+        if (!uno_playable(g, c) || (uno_restricted(g, c) && has_color))
             continue;
         int sc = strategic_score(g, p, i, mine, nx_n, pv_n, low, fail_nx);
         if (best == UNO_DRAW || sc > best_score) {
@@ -201,11 +217,11 @@ static int strategic_play(uno_game *g, int p, const uno_policy *pol)
     if (holds_bluff(g, p, has_color) && uno_rng_bernoulli(g->rng, pol->bluff)) {
         const uint8_t *h = g->hand[p];
         for (int i = 0, n = g->hand_n[p]; i < n; i++)
-            if (g->t->card_restricted[h[i]])
+            if (uno_restricted(g, h[i]))
                 return i;
     }
     int best = strategic_best(g, p, has_color);
-    if (best != UNO_DRAW && g->t->card_color[g->hand[p][best]] != UNO_NO_COLOR &&
+    if (best != UNO_DRAW && uno_color(g, g->hand[p][best]) != UNO_NO_COLOR &&
         uno_rng_bernoulli(g->rng, pol->voluntary))
         return UNO_DRAW;
     return best;
@@ -239,13 +255,12 @@ int uno_choose_replacement(uno_game *g, int p)
     if (id == UNO_POLICY_STRATEGIC)
         return strategic_best(g, p, has_color);
     if (id == UNO_POLICY_RANDOM) {
-        const uno_table *t = g->t;
         const uint8_t *h = g->hand[p];
         int opts[UNO_HAND_CAP];
         int m = 0;
         for (int i = 0, n = g->hand_n[p]; i < n; i++) {
             int c = h[i];
-            if (uno_playable(g, c) && !(t->card_restricted[c] && has_color))
+            if (uno_playable(g, c) && !(uno_restricted(g, c) && has_color))
                 opts[m++] = i;
         }
 #if UNO_CHECK
@@ -257,34 +272,37 @@ int uno_choose_replacement(uno_game *g, int p)
     return best != UNO_DRAW ? best : best_wild(g, p, has_color);
 }
 
+/* One of the four colors of the side in play: 4 * side .. 4 * side + 3. */
 int uno_choose_color(uno_game *g, int p)
 {
     const uno_policy *pol = &g->pol[p];
     if (pol->id == UNO_POLICY_USER)
         return call_user(g, p, UNO_DEC_COLOR, 0);
+    int base = 4 * g->side;
     if (pol->color_rule == UNO_COLOR_RANDOM)
-        return (int)uno_rng_bounded(g->rng, 4);
+        return base + (int)uno_rng_bounded(g->rng, 4);
     int mine[4];
     color_counts(g, p, mine);
     int score[4] = {mine[0], mine[1], mine[2], mine[3]};
     if (pol->color_rule == UNO_COLOR_SMART) {
         /* colors held, colors already played (fewer left for the others), colors the next
-           player could not follow (reference.BuiltinPolicy.choose_color) */
+           player could not follow (reference.BuiltinPolicy.choose_color); all of the side
+           in play */
         int played[4] = {0, 0, 0, 0};
-        const int8_t *col = g->t->card_color;
+        const int8_t *col = g->t->card_color[g->side];
         for (int i = 0; i < g->n_discard; i++)
             if (col[g->discard[i]] != UNO_NO_COLOR)
-                played[col[g->discard[i]]]++;
+                played[col[g->discard[i]] - base]++;
         int nx = uno_next(g, p);
         int fail_nx = g->failed[nx], close = g->hand_n[nx] <= 2 ? 25 : 6;
         for (int c = 0; c < 4; c++)
-            score[c] = 10 * mine[c] + played[c] / 4 + (((fail_nx >> c) & 1) ? close : 0);
+            score[c] = 10 * mine[c] + played[c] / 4 + (((fail_nx >> (base + c)) & 1) ? close : 0);
     }
     int best = 0;
     for (int c = 1; c < 4; c++)
         if (score[c] > score[best])
             best = c;
-    return best;
+    return base + best;
 }
 
 /*
@@ -300,7 +318,7 @@ double uno_bluff_probability(const uno_game *g, int victim, int offender, int pr
 {
     if (prev_color < 0)
         return 0.0;
-    const int8_t *col = g->t->card_color;
+    const int8_t *col = g->t->card_color[g->side]; /* F1: the side in play */
     int unseen = g->t->n_cards - g->hand_n[victim] - g->n_discard;
     int k = 0;
     for (int c = 0; c < g->t->n_cards; c++)

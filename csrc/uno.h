@@ -10,13 +10,19 @@
  * Encodings
  * ---------
  * card     A physical card id 0..n_cards-1 (uint8_t; n_cards <= 255).  Its
- *          kind is table->card_kind[card]; a kind is one row of the deck
+ *          kind is table->card_kind[side][card]; a kind is one row of the deck
  *          table of uno_sim/cards.py (DeckTable.arrays()), so a variant is
  *          data, never code.
- * color    0..3 = R, Y, G, B; -1 (UNO_NO_COLOR) for a wild kind.
+ * side     A two-faced deck (UNO Flip, RULES.md F1) has n_sides = 2: side 0
+ *          (light) and side 1 (dark) each map every card to a kind.  Every
+ *          card shows the same side (uno_game.side); all questions about a
+ *          card are asked of that side.  One-sided decks have side 0 only.
+ * color    0..3 = R, Y, G, B (classic, Flip light), 4..7 = P, T, O, V (Flip
+ *          dark: pink, teal, orange, purple); -1 (UNO_NO_COLOR) for a wild.
  * face     the matching symbol: 0..9 numbers, 10 Skip, 11 Reverse,
- *          12 Draw Two, 13 Wild, 14 WD4 (cards.FACE_*).  Two cards match by
- *          symbol when their faces are equal.
+ *          12 Draw Two, 13 Wild, 14 WD4, 15 +1, 16 +5, 17 Skip Everyone,
+ *          18 Flip, 19 Wild Draw Two, 20 Wild Draw Color (cards.FACE_*).
+ *          Two cards match by symbol when their faces are equal.
  * effect   uno_effect (cards.Effect); starter: uno_starter (cards.Starter);
  *          reason: uno_reason (cards.DrawReason).
  * hand     uint8_t card ids, unordered; a drawn card is appended, a played
@@ -59,6 +65,12 @@
  *   ROUND_END         winner  round     -        -        points, one hand per seat,
  *                    (-1: stalemate)                      scores, eliminated,
  *                                                         team_scores (teams only)
+ *   FLIP              seat    side      top      -        -    (F3: the side now in play
+ *                                                              and the card come up)
+ *   DRAW_UNTIL        seat    reason    color    -        cards (F4 Wild Draw Color)
+ *   PAIRING           -       -         -        -        dark kind per card (written
+ *                                                         first when cfg->repair; no
+ *                                                         event of its own in Python)
  *
  * Tracing costs nothing when off: every write is behind `if (g->tr)`.
  *
@@ -91,7 +103,10 @@ enum uno_effect {
     UNO_REVERSE = 2,
     UNO_DRAW_CARDS = 3,
     UNO_WILD = 4,
-    UNO_WILD_DRAW = 5
+    UNO_WILD_DRAW = 5,
+    UNO_SKIP_ALL = 6,       /* F4 Skip Everyone */
+    UNO_FLIP = 7,           /* F3 */
+    UNO_WILD_DRAW_COLOR = 8 /* F4: draw until the named color */
 };
 
 /* cards.Starter */
@@ -104,7 +119,11 @@ enum uno_reason {
     UNO_R_DRAW_TWO = 2,
     UNO_R_WD4 = 3,
     UNO_R_CHALLENGE = 4,
-    UNO_R_UNO_PENALTY = 5
+    UNO_R_UNO_PENALTY = 5,
+    UNO_R_DRAW_ONE = 6,
+    UNO_R_DRAW_FIVE = 7,
+    UNO_R_WILD_DRAW_TWO = 8,
+    UNO_R_WILD_DRAW_COLOR = 9
 };
 
 /* Rules switches, as indices into the tuples of rules.py. */
@@ -126,6 +145,7 @@ typedef struct uno_config {
     int32_t target;      /* score that ends the game */
     int32_t teams;       /* 0/1: two teams in alternating seats (C20) */
     int32_t hand_size;   /* cards dealt to each player (C4) */
+    int32_t repair;      /* 1: a two-faced deck is re-paired every game (F1 flip_pairing) */
     /* not rules: the safety limits on turns in one round (0 = UNO_MAX_TURNS)
        and on rounds in one game (0 = UNO_MAX_ROUNDS) */
     int32_t max_turns;
@@ -139,6 +159,7 @@ typedef struct uno_config {
  */
 typedef struct uno_table {
     int32_t n_kinds, n_cards;
+    int32_t n_sides; /* 1, or 2 for a two-faced deck (F1) */
     /* per kind */
     int8_t color[UNO_MAX_KINDS];
     uint8_t face[UNO_MAX_KINDS];
@@ -148,22 +169,34 @@ typedef struct uno_table {
     uint8_t restricted[UNO_MAX_KINDS];
     uint8_t starter[UNO_MAX_KINDS];
     uint8_t reason[UNO_MAX_KINDS];
-    /* per card */
-    uint8_t card_kind[UNO_MAX_CARDS];
-    int8_t card_color[UNO_MAX_CARDS];
-    uint8_t card_face[UNO_MAX_CARDS];
-    uint8_t card_restricted[UNO_MAX_CARDS];
-    int32_t card_value[UNO_MAX_CARDS];
+    /* per side, per card (side 1 only when n_sides == 2) */
+    uint8_t card_kind[2][UNO_MAX_CARDS];
+    int8_t card_color[2][UNO_MAX_CARDS];
+    uint8_t card_face[2][UNO_MAX_CARDS];
+    uint8_t card_restricted[2][UNO_MAX_CARDS];
+    int32_t card_value[2][UNO_MAX_CARDS];
 } uno_table;
 
-/* Returns 0, or -1 when a column is out of range (sizes, ids, enums). */
+/*
+ * Returns 0, or -1 when a column is out of range (sizes, ids, enums).
+ * `dark_kind` (NULL for a one-sided deck) gives each card's side-1 kind.
+ */
 int uno_table_init(uno_table *t, int n_kinds, const int32_t *color, const int32_t *face,
                    const int32_t *value, const int32_t *effect, const int32_t *amount,
                    const int32_t *restricted, const int32_t *starter, const int32_t *reason,
-                   int n_cards, const int32_t *card_kind);
+                   int n_cards, const int32_t *card_kind, const int32_t *dark_kind);
+
+/* Recomputes the per-card columns of `side` from t->card_kind[side] (after a re-pairing). */
+void uno_table_derive(uno_table *t, int side);
 
 /* The classic 108-card table of cards.classic_kinds(wd4_value) (tests, benchmarks). */
 void uno_classic_table(uno_table *t, int wd4_value);
+
+/*
+ * The UNO Flip table of cards.build_flip_deck (tests, benchmarks): the pairing
+ * is shuffled by game 0x464C4950 of the run `key` (cards.PAIRING_GAME).
+ */
+void uno_flip_table(uno_table *t, const uint64_t key[4]);
 
 /* A policy (policies.py, RULES.md P2): built in, or a user's Python policy. */
 enum { UNO_POLICY_RANDOM = 0, UNO_POLICY_GREEDY = 1, UNO_POLICY_STRATEGIC = 2, UNO_POLICY_USER = 3 };
@@ -175,7 +208,7 @@ enum { UNO_TARGET_MOST = 0, UNO_TARGET_FEWEST = 1, UNO_TARGET_NEXT = 2, UNO_TARG
 enum uno_decision {
     UNO_DEC_PLAY = 0,        /* returns a hand index or UNO_DRAW */
     UNO_DEC_REPLACEMENT = 1, /* vintage challenge: a legal hand index */
-    UNO_DEC_COLOR = 2,       /* returns 0..3 */
+    UNO_DEC_COLOR = 2,       /* returns a color of the side in play: 4 * side + 0..3 */
     UNO_DEC_CHALLENGE = 3,   /* arg = offender | (previous color + 1) << 8; returns 0/1 */
     UNO_DEC_FORGET_UNO = 4,  /* returns 1 to forget saying UNO */
     UNO_DEC_CATCH = 5,       /* arg = the seat that forgot; returns 0/1 */
@@ -223,6 +256,9 @@ enum uno_event_type {
     UNO_EV_TAKE_BACK,
     UNO_EV_RESHUFFLE,
     UNO_EV_ROUND_END,
+    UNO_EV_FLIP,
+    UNO_EV_DRAW_UNTIL,
+    UNO_EV_PAIRING,
     UNO_EV_COUNT
 };
 
@@ -330,6 +366,7 @@ typedef struct uno_game {
     int direction; /* +1 clockwise, -1 */
     int color;     /* the active color */
     int top_face;  /* face of the discard pile's top card */
+    int side;      /* the side every card shows (F1, F3); 0 for a one-sided deck */
     int idle;      /* consecutive turns on which nothing could be drawn */
     int32_t rounds, turns, reshuffles, stalemates;
     uint8_t active[UNO_MAX_PLAYERS];
@@ -348,26 +385,59 @@ typedef struct uno_game {
     uint8_t draw[UNO_MAX_CARDS];
     uint8_t discard[UNO_MAX_CARDS];
     uint8_t hand[UNO_MAX_PLAYERS][UNO_HAND_CAP];
+    uno_table own; /* the game's re-paired copy of the table (cfg->repair); t points to it */
 } uno_game;
 
 /* Queries on a state, shared by the engine and the policies. */
 
+/* The color / face / value / restriction of a card on the side in play. */
+static inline int uno_color(const uno_game *g, int card)
+{
+    return g->t->card_color[g->side][card];
+}
+
+static inline int uno_face(const uno_game *g, int card)
+{
+    return g->t->card_face[g->side][card];
+}
+
+static inline int uno_value(const uno_game *g, int card)
+{
+    return g->t->card_value[g->side][card];
+}
+
+static inline int uno_restricted(const uno_game *g, int card)
+{
+    return g->t->card_restricted[g->side][card];
+}
+
+/*
+ * F6 visible information: the kind on a card's face that is not in play.
+ * Public for the cards in the other players' hands and the top of the draw
+ * pile (draw[n_draw - 1]); a policy must not ask it about its own hand.
+ * One-sided decks: the card's only kind.
+ */
+static inline int uno_other_kind(const uno_game *g, int card)
+{
+    return g->t->card_kind[g->t->n_sides == 2 ? g->side ^ 1 : 0][card];
+}
+
 /* C6 without the wild clause: the active color, or the top card's face. */
 static inline int uno_matches(const uno_game *g, int card)
 {
-    return g->t->card_color[card] == g->color || g->t->card_face[card] == g->top_face;
+    return uno_color(g, card) == g->color || uno_face(g, card) == g->top_face;
 }
 
 static inline int uno_playable(const uno_game *g, int card)
 {
-    return g->t->card_color[card] == UNO_NO_COLOR || uno_matches(g, card);
+    return uno_color(g, card) == UNO_NO_COLOR || uno_matches(g, card);
 }
 
 /* Whether p holds a card of the active color: what makes a restricted card a bluff (C7). */
 static inline int uno_holds_color(const uno_game *g, int p)
 {
     const uint8_t *h = g->hand[p];
-    const int8_t *col = g->t->card_color;
+    const int8_t *col = g->t->card_color[g->side];
     for (int i = 0, n = g->hand_n[p]; i < n; i++)
         if (col[h[i]] == g->color)
             return 1;

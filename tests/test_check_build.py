@@ -1,10 +1,13 @@
 """The checking build: card conservation asserted after every turn (UNO_CHECK).
 
-`tests/c/check_main.c` plays a grid of seeded games (players 2..10, both
-editions, every scoring mode and teams, every knob at 0, 0.5 and 1) through
-the C engine compiled with ``-DUNO_CHECK`` and, where the compiler has them,
-AddressSanitizer and UBSan.  A second build loses a card on purpose, to show
-that the check really fires.
+`tests/c/check_main.c` plays a grid of seeded games (classic and UNO Flip
+decks, Flip with its pairing fixed and re-paired per game; players 2..10, both
+editions, every scoring mode and teams, every knob at 0, 0.5 and 1, strategic
+seats) through the C engine compiled with ``-DUNO_CHECK`` and, where the
+compiler has them, AddressSanitizer and UBSan.  For Flip every one of the 112
+cards must be exactly once in the hands, the draw pile and the discard pile
+after the deal and after every turn, flips included.  A second build loses a
+card on purpose, to show that the check really fires.
 """
 
 import shutil
@@ -54,3 +57,13 @@ def test_checking_build_catches_a_lost_card(tmp_path):
     proc = subprocess.run([str(exe), "1"], capture_output=True, text=True, timeout=600)
     assert proc.returncode != 0
     assert "card conservation violated" in proc.stderr
+
+
+def test_flip_conserves_all_112_cards(tmp_path):
+    """Flip only, another seed: the plain checking build (no sanitizer needed)."""
+    exe, err = _build(tmp_path, "check_flip")
+    assert exe is not None, err
+    run = subprocess.run([str(exe), "1", "2024", "flip"], capture_output=True, text=True,
+                         timeout=300)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert "games ok" in run.stdout

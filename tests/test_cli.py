@@ -108,3 +108,16 @@ def test_ci_runs_the_readme_set_up_commands_verbatim():
     install_and_run, tests = blocks[0], blocks[1]
     assert "uno-sim run" in install_and_run and "pytest" in tests
     assert install_and_run in ci.splitlines() and tests in ci
+
+
+def test_run_variant_flip(capsys):
+    assert main(["run", "--variant", "flip", "--games", "50", "--players", "3",
+                 "--rule", "flip_pairing=game", "--rule", "deck_seed=4"]) == 0
+    out = capsys.readouterr().out
+    assert "variant flip, 3 players" in out and "50 games" in out
+
+
+def test_bench_takes_the_flip_variant(capsys):
+    assert main(["bench", "--variant", "flip", "--players", "2", "--games", "20",
+                 "--repeats", "1"]) == 0
+    assert any(line.startswith("flip ") for line in capsys.readouterr().out.splitlines())

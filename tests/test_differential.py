@@ -8,6 +8,11 @@ policy and challenge=auto.  Most games
 use low targets (the reference engine is slow); `test_full_games` plays a few
 hundred to the default 500.  ``N_DIFF=100000 pytest tests/test_differential.py``
 runs a bigger sweep.
+
+UNO Flip (RULES.md F1-F6) has its own, smaller sweep (`test_flip_sweep`,
+about N_DIFF / 12 games): player counts 2..10, both editions, every scoring
+mode, the pairing fixed by two deck seeds or re-paired every game, and the
+same policy sets.
 """
 
 from __future__ import annotations
@@ -97,9 +102,12 @@ CASES = list(cases())
 GAMES_PER_CASE = max(1, (N_DIFF - N_FULL) // len(CASES))
 
 
-def game_rules(players: int, edition: str, mode: str, j: int) -> Rules:
+def game_rules(players: int, edition: str, mode: str, j: int, variant: str = "classic") -> Rules:
     """Game j of a case: rotates the switches the edition leaves open, targets and hand sizes."""
-    kw = {"players": players, "edition": edition}
+    kw = {"players": players, "edition": edition, "variant": variant}
+    if variant == "flip":
+        kw["flip_pairing"] = "game" if j % 3 == 1 else "deck"
+        kw["deck_seed"] = j % 2
     if mode == "teams":
         kw["teams"] = True
     else:
@@ -133,6 +141,30 @@ def test_sweep(players, edition, mode, pol):
         compare_game(rules, policy_set(pol, players, rng), seed=case, game=1000 * j + case)
 
 
+def flip_cases():
+    for players in (2, 3, 4, 5, 7, 10):
+        for mode in MODES:
+            if mode == "teams" and (players < 4 or players % 2):
+                continue
+            for pol in POLICY_SETS:
+                yield players, ("modern", "vintage")[(players + len(pol)) % 2], mode, pol
+
+
+FLIP_CASES = list(flip_cases())
+FLIP_GAMES_PER_CASE = max(1, N_DIFF // 12 // len(FLIP_CASES))
+
+
+@pytest.mark.parametrize("players,edition,mode,pol", FLIP_CASES,
+                         ids=[f"p{p}-{e}-{m}-{q}" for p, e, m, q in FLIP_CASES])
+def test_flip_sweep(players, edition, mode, pol):
+    case = FLIP_CASES.index((players, edition, mode, pol))
+    rng = random.Random(10_000 + case)
+    for j in range(FLIP_GAMES_PER_CASE):
+        rules = game_rules(players, edition, mode, j, variant="flip")
+        compare_game(rules, policy_set(pol, players, rng), seed=500 + case,
+                     game=1000 * j + case)
+
+
 FULL = [
     (Rules(players=4), "greedy"),
     (Rules(players=2), "greedy"),
@@ -144,11 +176,18 @@ FULL = [
     (Rules(players=10), spec("greedy", "random", **MID)),
     (Rules(players=4), ["strategic", "greedy", "strategic", "random"]),
     (Rules(players=2, edition="vintage"), ["strategic", "greedy(challenge=auto)"]),
+    (Rules(variant="flip", players=4), "greedy"),
+    (Rules(variant="flip", players=3, flip_pairing="game"), spec("random", **MID)),
+    (Rules(variant="flip", players=4, flip_pairing="game"),
+     ["strategic", "greedy(color=smart)", "strategic(challenge=auto)", "random"]),
+    (Rules(variant="flip", players=2, edition="vintage"),
+     ["strategic", "strategic(challenge=auto,challenge_threshold=0.3)"]),
 ]
 
 
 @pytest.mark.parametrize("i", range(len(FULL)),
-                         ids=[f"{r.players}p-{r.edition}-{r.scoring}{'-teams' if r.teams else ''}"
+                         ids=[f"{r.variant}-{r.players}p-{r.edition}-{r.scoring}"
+                              f"{'-teams' if r.teams else ''}"
                               for r, _ in FULL])
 def test_full_games(i):
     rules, policies = FULL[i]

@@ -14,8 +14,10 @@ CASES = [
     (Rules(players=6, teams=True, target=200), ["greedy", "random(bluff=0.5)"] * 3),
     (Rules(players=5, scoring="elimination", target=80), "greedy(challenge=0.5,bluff=0.3)"),
     (Rules(players=3, scoring="lowest", target=150), "random"),
+    (Rules(variant="flip", players=4, flip_pairing="game", target=200),
+     ["strategic", "greedy(color=smart)", "strategic(challenge=auto)", "random"]),
 ]
-IDS = ["4p", "2p-vintage", "6p-teams", "5p-elimination", "3p-lowest"]
+IDS = ["4p", "2p-vintage", "6p-teams", "5p-elimination", "3p-lowest", "4p-flip-strategic"]
 
 
 @pytest.mark.parametrize("rules,policies", CASES, ids=IDS)

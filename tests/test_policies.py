@@ -300,3 +300,84 @@ def test_tournament_strategic_beats_greedy_beats_random(players):
 
     assert play_pair("strategic", "greedy", players, deals=6000, seed=1).low > 0.5
     assert play_pair("greedy", "random", players, deals=300, seed=1).low > 0.5
+
+
+# --- UNO Flip (F1-F6) ------------------------------------------------------------------
+
+def test_p1_f6_user_policy_in_flip_same_observations_on_both_engines():
+    """The observation follows the side in play and the game's pairing, and shows F6."""
+    rules = Rules(variant="flip", players=3, target=150, flip_pairing="game")
+    out = {}
+    for engine in ("reference", "c"):
+        rec = Recorder()
+        res = uno_sim.play_game(rules, [rec, "strategic(challenge=auto)", "greedy(color=smart)"],
+                                seed=4, game=2, trace=True, engine=engine)
+        out[engine] = (res, rec.seen)
+    (r_ref, o_ref), (r_c, o_c) = out["reference"], out["c"]
+    assert r_ref == r_c
+    assert len(o_ref) > 20 and o_ref == o_c
+    assert {o.side for o in o_ref} == {"light", "dark"}
+    for o in o_ref:
+        assert o.other_faces[o.seat] is None
+        assert all(len(f) == n for q, (f, n) in enumerate(zip(o.other_faces, o.hand_sizes))
+                   if q != o.seat)
+        assert (o.next_draw is None) == (o.draw_pile == 0)
+        if o.decision == "color":
+            assert o.actions == (("R", "Y", "G", "B") if o.side == "light" else
+                                 ("P", "T", "O", "V"))
+        if o.decision == "play":
+            assert all(a.card is None or a.card in o.hand for a in o.actions)
+
+
+def test_p1_f6_other_faces_are_those_of_the_game():
+    from uno_sim import reference
+    from uno_sim.rng import Rng, key_from_seed
+
+    rec = Recorder()
+    g = reference.Game(Rules(variant="flip", players=3, flip_pairing="game"),
+                       [rec, "greedy", "greedy"], Rng(key_from_seed(5), 1))
+    g.deal.shuffle(g.side_kinds[1])
+    g.start_round(2)
+    for side in (0, 1):
+        g.side, g.card_kind = side, g.side_kinds[side]
+        g.color = 4 * side
+        g.policies[0].choose_play(g, 0)
+        o = rec.seen[-1]
+        assert o.side == ("light", "dark")[side]
+        assert o.hand == tuple(g.codes(g.hands[0]))
+        assert o.other_faces[1:] == tuple(tuple(k.code for k in g.visible_other_faces(0)[q])
+                                          for q in (1, 2))
+        assert o.next_draw == g.next_draw_other_face().code
+    classic = Recorder()
+    uno_sim.play_game(players=2, policies=[classic, "greedy"], engine="c", target=50)
+    assert all(o.side is None and o.other_faces is None and o.next_draw is None
+               for o in classic.seen)
+
+
+@pytest.mark.parametrize("engine", ["reference", "c"])
+def test_f1_repairing_comes_from_the_deal_stream_whatever_the_policies(engine):
+    """flip_pairing=game: the same pairing and deals for both arms of a paired design."""
+    def decks(policies):
+        res = uno_sim.play_game(variant="flip", flip_pairing="game", players=3, target=150,
+                                seed=9, game=4, policies=policies, trace=True, engine=engine)
+        return [e["deck"] for e in res.events if e["e"] == "round_start"]
+
+    a = decks("greedy")
+    b = decks(["random(bluff=0.5,challenge=0.5)", "strategic", "random"])
+    n = min(len(a), len(b))
+    assert n >= 2 and a[:n] == b[:n]
+    def pairs(pairing, game):  # the multiset of light/dark pairs of a game's first deal
+        res = uno_sim.play_game(variant="flip", flip_pairing=pairing, players=3, target=50,
+                                seed=9, game=game, policies="greedy", trace=True, engine=engine)
+        return sorted(next(e["deck"] for e in res.events if e["e"] == "round_start"))
+
+    assert pairs("game", 4) == sorted(a[0]) != pairs("game", 5)
+    assert pairs("deck", 4) == pairs("deck", 5)
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_tournament_flip_strategic_beats_greedy(players):
+    from uno_sim.tournament import play_pair
+
+    rules = Rules(variant="flip")
+    assert play_pair("strategic", "greedy", players, deals=3000, seed=1, rules=rules).low > 0.5

@@ -173,10 +173,10 @@ cdef extern from "uno.h":
 
     ctypedef struct uno_config:
         int32_t variant, players, edition, dealer_draw, drawn_card, challenge
-        int32_t wd4_value, scoring, target, teams, hand_size, max_turns, max_rounds
+        int32_t wd4_value, scoring, target, teams, hand_size, repair, max_turns, max_rounds
 
     ctypedef struct uno_table:
-        int32_t n_kinds, n_cards
+        int32_t n_kinds, n_cards, n_sides
         int8_t color[255]
         uint8_t face[255]
         int32_t value[255]
@@ -185,11 +185,12 @@ cdef extern from "uno.h":
         uint8_t restricted[255]
         uint8_t starter[255]
         uint8_t reason[255]
-        uint8_t card_kind[255]
+        uint8_t card_kind[2][255]
 
     ctypedef struct uno_game:
+        const uno_table *t
         uno_rng *rng
-        int n, direction, color, n_draw, n_discard
+        int n, direction, color, side, n_draw, n_discard
         int32_t rounds, turns
         uint8_t active[10]
         int32_t scores[10]
@@ -198,6 +199,7 @@ cdef extern from "uno.h":
         int reveal_n[10]
         uint8_t reveal[10][256]
         int hand_n[10]
+        uint8_t draw[255]
         uint8_t discard[255]
         uint8_t hand[10][256]
 
@@ -260,8 +262,9 @@ cdef extern from "uno.h":
     int uno_table_init(uno_table *t, int n_kinds, const int32_t *color, const int32_t *face,
                        const int32_t *value, const int32_t *effect, const int32_t *amount,
                        const int32_t *restricted, const int32_t *starter, const int32_t *reason,
-                       int n_cards, const int32_t *card_kind) nogil
+                       int n_cards, const int32_t *card_kind, const int32_t *dark_kind) nogil
     void uno_classic_table(uno_table *t, int wd4_value) nogil
+    void uno_flip_table(uno_table *t, const uint64_t *key) nogil
     int uno_config_check(const uno_config *cfg, const uno_table *t, const uno_policy *pol) nogil
     void uno_trace_init(uno_trace *tr) nogil
     void uno_trace_free(uno_trace *tr) nogil
@@ -292,17 +295,18 @@ cdef enum:
     EV_TAKE_BACK
     EV_RESHUFFLE
     EV_ROUND_END
+    EV_FLIP
+    EV_DRAW_UNTIL
+    EV_PAIRING
 
+_SIDES = ("light", "dark")
 _REASONS = tuple(r.name.lower() for r in sorted(DrawReason))
 _TABLE_COLUMNS = ("color", "face", "value", "effect", "amount", "restricted", "starter",
                   "reason")
 
 
-def classic_table_arrays(int wd4_value=50):
-    """The C twin of the classic table (``uno_classic_table``), as DeckTable.arrays() columns."""
-    cdef uno_table t
+cdef dict _table_arrays(uno_table *t):
     cdef int k
-    uno_classic_table(&t, wd4_value)
     return {
         "color": [t.color[k] for k in range(t.n_kinds)],
         "face": [t.face[k] for k in range(t.n_kinds)],
@@ -312,8 +316,25 @@ def classic_table_arrays(int wd4_value=50):
         "restricted": [t.restricted[k] for k in range(t.n_kinds)],
         "starter": [t.starter[k] for k in range(t.n_kinds)],
         "reason": [t.reason[k] for k in range(t.n_kinds)],
-        "card_kind": [t.card_kind[k] for k in range(t.n_cards)],
+        "card_kind": [t.card_kind[0][k] for k in range(t.n_cards)],
+        "dark_kind": [t.card_kind[1][k] for k in range(t.n_cards)] if t.n_sides == 2 else [],
     }
+
+
+def classic_table_arrays(int wd4_value=50):
+    """The C twin of the classic table (``uno_classic_table``), as DeckTable.arrays() columns."""
+    cdef uno_table t
+    uno_classic_table(&t, wd4_value)
+    return _table_arrays(&t)
+
+
+def flip_table_arrays(key):
+    """The C twin of cards.build_flip_deck (``uno_flip_table``) for the run key of a deck seed."""
+    cdef uno_table t
+    cdef uint64_t k[4]
+    _key(key, k)
+    uno_flip_table(&t, k)
+    return _table_arrays(&t)
 
 
 class GameLimitError(RuntimeError):
@@ -381,7 +402,10 @@ cdef object _raw_state(uno_game *g, int seat):
         discard=[g.discard[i] for i in range(g.n_discard)], n_draw=g.n_draw,
         scores=[g.scores[s] for s in range(g.n)], active=[g.active[s] for s in range(g.n)],
         failed=[g.failed[s] for s in range(g.n)], reveal_from=g.reveal_from[seat],
-        reveal=[g.reveal[seat][i] for i in range(g.reveal_n[seat])])
+        reveal=[g.reveal[seat][i] for i in range(g.reveal_n[seat])], side=g.side,
+        dark_kind=tuple([g.t.card_kind[1][i] for i in range(g.t.n_cards)])
+        if g.t.n_sides == 2 else None,
+        draw_top=g.draw[g.n_draw - 1] if g.n_draw > 0 else -1)
 
 
 cdef int _user_decide(void *ctx, uno_game *g, int seat, int decision, int arg) noexcept with gil:
@@ -409,9 +433,9 @@ cdef void _key(key, uint64_t *k) except *:
 cdef class Engine:
     """One rules + policies configuration, ready to play (used by uno_sim.engine).
 
-    ``config``: the 11 ints of uno_config; ``arrays``: DeckTable.arrays();
+    ``config``: the 12 ints of uno_config; ``arrays``: DeckTable.arrays();
     ``policies``: per seat (id, color_rule, bluff, challenge, forget_uno, catch,
-    play_drawn, voluntary_draw); ``codes``: card id -> card code.
+    play_drawn, voluntary_draw); ``codes``: per side, card id -> card code.
     """
 
     cdef uno_config cfg
@@ -419,22 +443,24 @@ cdef class Engine:
     cdef uno_policy pol[10]
     cdef readonly int players
     cdef readonly int n_cards
-    cdef list codes
+    cdef list codes  # per side: card id -> code of that face
+    cdef list pairs  # card id -> code of the whole card (round_start)
+    cdef dict dark_codes  # kind id -> code, for the dark kinds (EV_PAIRING)
     cdef public list users  # per seat: a userpolicy.UserSeat, or None for a built-in
     cdef public object error  # the exception that stopped the last game, if any
 
     def __init__(self, config, dict arrays, policies, codes, users=None):
-        cdef int32_t *cols[9]
+        cdef int32_t *cols[10]
         cdef list bufs = []
         cdef cnp.ndarray[cnp.int32_t, ndim=1] a
         cdef int i
         (self.cfg.variant, self.cfg.players, self.cfg.edition, self.cfg.dealer_draw,
          self.cfg.drawn_card, self.cfg.challenge, self.cfg.wd4_value, self.cfg.scoring,
-         self.cfg.target, self.cfg.teams, self.cfg.hand_size) = config
+         self.cfg.target, self.cfg.teams, self.cfg.hand_size, self.cfg.repair) = config
         self.cfg.max_turns = 0
         self.cfg.max_rounds = 0
-        names = _TABLE_COLUMNS + ("card_kind",)
-        for i in range(9):
+        names = _TABLE_COLUMNS + ("card_kind", "dark_kind")
+        for i in range(10):
             a = np.ascontiguousarray(arrays[names[i]], dtype=np.int32)
             bufs.append(a)
             cols[i] = <int32_t *>cnp.PyArray_DATA(a)
@@ -443,7 +469,8 @@ cdef class Engine:
             if len(bufs[i]) != n_kinds:
                 raise RulesError(f"invalid deck table: column {names[i]} has the wrong length")
         if uno_table_init(&self.table, n_kinds, cols[0], cols[1], cols[2], cols[3], cols[4],
-                          cols[5], cols[6], cols[7], len(bufs[8]), cols[8]) != 0:
+                          cols[5], cols[6], cols[7], len(bufs[8]), cols[8],
+                          cols[9] if len(bufs[9]) else NULL) != 0:
             raise RulesError("invalid deck table: a column is out of range")
         if not 2 <= self.cfg.players <= UNO_MAX_PLAYERS or len(policies) != self.cfg.players:
             raise RulesError("invalid players or policies for the C engine")
@@ -465,16 +492,25 @@ cdef class Engine:
             raise RulesError("invalid rules or policies for the C engine")
         self.players = self.cfg.players
         self.n_cards = self.table.n_cards
-        self.codes = list(codes)
-        if len(self.codes) != self.n_cards:
-            raise RulesError("invalid card codes: one per card expected")
+        self.codes = [list(side) for side in codes]
+        if (len(self.codes) != self.table.n_sides or len(bufs[9]) not in (0, self.n_cards)
+                or any(len(side) != self.n_cards for side in self.codes)):
+            raise RulesError("invalid card codes: one per card and side expected")
+        self.dark_codes = {}
+        if self.table.n_sides == 2:
+            for i in range(self.n_cards):
+                self.dark_codes[self.table.card_kind[1][i]] = self.codes[1][i]
+        if self.table.n_sides == 2:
+            self.pairs = [f"{lc}/{dc}" for lc, dc in zip(self.codes[0], self.codes[1])]
+        else:
+            self.pairs = self.codes[0]
 
     cdef _check(self, int status, uno_result *res, uno_trace *tr, int32_t max_turns):
         if status == UNO_ERR_POLICY:
             err, self.error = self.error, None
             raise err
         if status == UNO_ERR_STARTER:
-            raise RulesError(f"card {self.codes[res.error_card]} cannot be a starter")
+            raise RulesError(f"card {self.codes[0][res.error_card]} cannot be a starter")
         if status == UNO_ERR_LIMIT:
             raise GameLimitError(
                 f"the game did not end within {max_turns or UNO_MAX_TURNS} turns in a round "
@@ -641,14 +677,19 @@ cdef class Engine:
                          for name, a in rcols.items()})
         return cols, counters
 
-    cdef list _codes(self, const int32_t *d, int n):
-        cdef list codes = self.codes
+    cdef list _codes(self, const int32_t *d, int n, list codes):
         return [codes[d[i]] for i in range(n)]
 
     cdef list _decode(self, const uno_trace *tr):
-        """The trace records as the dicts reference.Game.emit writes."""
+        """The trace records as the dicts reference.Game.emit writes.
+
+        Card codes name the face in play, which the decoder follows from the
+        round_start (light) and flip records; round_start shows whole cards.
+        """
         cdef list events = []
-        cdef list codes = self.codes
+        cdef list sides = self.codes
+        cdef list codes = sides[0]
+        cdef list pairs = self.pairs
         cdef int64_t i
         cdef const uno_event *e
         cdef const int32_t *d
@@ -666,7 +707,7 @@ cdef class Engine:
                 if e.c >= 0:
                     ev["legal"] = bool(e.c)
             elif t == EV_DRAW:
-                ev = {"e": "draw", "p": e.p, "cards": self._codes(d + 1, d[0]),
+                ev = {"e": "draw", "p": e.p, "cards": self._codes(d + 1, d[0], codes),
                       "reason": _REASONS[e.a]}
             elif t == EV_PASS:
                 ev = {"e": "pass", "p": e.p}
@@ -682,7 +723,7 @@ cdef class Engine:
                 ev = {"e": "color", "p": e.p, "color": COLORS[e.a]}
             elif t == EV_CHALLENGE:
                 ev = {"e": "challenge", "p": e.p, "target": e.a, "bluff": bool(e.b),
-                      "hand": self._codes(d + 1, d[0])}
+                      "hand": self._codes(d + 1, d[0], codes)}
             elif t == EV_TAKE_BACK:
                 ev = {"e": "take_back", "p": e.p, "card": codes[e.a]}
             elif t == EV_RESHUFFLE:
@@ -692,22 +733,33 @@ cdef class Engine:
                 ev = {"e": "dealer_draw",
                       "draws": [[d[1 + 2 * j], codes[d[2 + 2 * j]]] for j in range(m)],
                       "dealer": e.a}
+            elif t == EV_PAIRING:  # this game's own pairing of faces (F1 switch)
+                sides = [sides[0], [self.dark_codes[d[1 + j]] for j in range(d[0])]]
+                pairs = [f"{lc}/{dc}" for lc, dc in zip(sides[0], sides[1])]
+                continue
+            elif t == EV_FLIP:
+                codes = sides[e.a]
+                ev = {"e": "flip", "p": e.p, "side": _SIDES[e.a], "top": codes[e.b]}
+            elif t == EV_DRAW_UNTIL:
+                ev = {"e": "draw_until", "p": e.p, "color": COLORS[e.b],
+                      "cards": self._codes(d + 1, d[0], codes), "reason": _REASONS[e.a]}
             elif t == EV_ROUND_START:
-                deck = self._codes(d + 1, d[0])
+                codes = sides[0]
+                deck = self._codes(d + 1, d[0], pairs)
                 d += 1 + d[0]
                 hands = []
                 for s in range(n):
-                    hands.append(self._codes(d + 1, d[0]))
+                    hands.append(self._codes(d + 1, d[0], pairs))
                     d += 1 + d[0]
                 ev = {"e": "round_start", "round": e.a, "dealer": e.b, "deck": deck,
                       "hands": hands, "starter": codes[e.c],
-                      "returned": self._codes(d + 1, d[0])}
+                      "returned": self._codes(d + 1, d[0], codes)}
             elif t == EV_ROUND_END:
                 points = [d[1 + j] for j in range(d[0])]
                 d += 1 + d[0]
                 hands = []
                 for s in range(n):
-                    hands.append(self._codes(d + 1, d[0]))
+                    hands.append(self._codes(d + 1, d[0], codes))
                     d += 1 + d[0]
                 scores = [d[1 + j] for j in range(d[0])]
                 d += 1 + d[0]

@@ -13,6 +13,18 @@ Card codes (used in traces, scenarios and the CLI)
 ``W``       Wild
 ``W+4``     Wild Draw Four
 ==========  ===========================================================
+
+UNO Flip (RULES.md F1) cards have two faces; a code names one face:
+
+==========  ===========================================================
+``R7``      light side: colors R, Y, G, B; digits 1-9
+``B+1``     +1, ``GR`` Reverse, ``YS`` Skip, ``RF`` Flip
+``W``       Wild (light), ``W+2`` Wild Draw Two
+``T7``      dark side: colors P (pink), T (teal), O (orange), V (purple)
+``O+5``     +5, ``PR`` Reverse, ``VSE`` Skip Everyone, ``TF`` Flip
+``DW``      Wild (dark), ``DW+C`` Wild Draw Color
+``R7/T+5``  a whole physical card: light face / dark face
+==========  ===========================================================
 """
 
 from __future__ import annotations
@@ -20,9 +32,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import IntEnum
 
-COLORS = ("R", "Y", "G", "B")
-COLOR_NAMES = ("red", "yellow", "green", "blue")
+# Colors 0..3 are the classic (and Flip light-side) colors, 4..7 the Flip dark side.
+COLORS = ("R", "Y", "G", "B", "P", "T", "O", "V")
+COLOR_NAMES = ("red", "yellow", "green", "blue", "pink", "teal", "orange", "purple")
 NO_COLOR = -1
+SIDES = ("light", "dark")  # F1: the two faces of a Flip card; play starts light (F2)
 
 
 class Effect(IntEnum):
@@ -34,6 +48,9 @@ class Effect(IntEnum):
     DRAW = 3  # next player draws `amount` and loses the turn
     WILD = 4  # the player names a color
     WILD_DRAW = 5  # names a color; next draws `amount`, loses the turn; challengeable
+    SKIP_ALL = 6  # every other player loses a turn; the same player plays again (F4)
+    FLIP = 7  # every card turns over; the new top takes no effect (F3)
+    WILD_DRAW_COLOR = 8  # names a color; next draws until that color, loses the turn (F4)
 
 
 class Starter(IntEnum):
@@ -52,6 +69,10 @@ class DrawReason(IntEnum):
     WD4 = 3
     CHALLENGE = 4
     UNO_PENALTY = 5
+    DRAW_ONE = 6  # Flip +1
+    DRAW_FIVE = 7  # Flip +5
+    WILD_DRAW_TWO = 8
+    WILD_DRAW_COLOR = 9
 
 
 # Faces beyond the digits 0..9.  Two cards "match by symbol" when faces are equal.
@@ -60,6 +81,15 @@ FACE_REVERSE = 11
 FACE_DRAW_TWO = 12
 FACE_WILD = 13
 FACE_WILD_DRAW_FOUR = 14
+FACE_DRAW_ONE = 15
+FACE_DRAW_FIVE = 16
+FACE_SKIP_ALL = 17
+FACE_FLIP = 18
+FACE_WILD_DRAW_TWO = 19
+FACE_WILD_DRAW_COLOR = 20
+
+# The deck seed's pairing of Flip faces is shuffled by the game stream of this number.
+PAIRING_GAME = 0x464C4950  # "FLIP"
 
 
 @dataclass(frozen=True)
@@ -80,14 +110,28 @@ class Kind:
 class DeckTable:
     name: str
     kinds: tuple[Kind, ...]
-    card_kind: tuple[int, ...]  # physical card id -> kind id
+    card_kind: tuple[int, ...]  # physical card id -> kind id (light side for Flip)
+    dark_kind: tuple[int, ...] | None = None  # Flip: physical card id -> dark-side kind id
 
     @property
     def size(self) -> int:
         return len(self.card_kind)
 
-    def code(self, card: int) -> str:
-        return self.kinds[self.card_kind[card]].code
+    @property
+    def sides(self) -> int:
+        return 1 if self.dark_kind is None else 2
+
+    def side_kinds(self, side: int) -> tuple[int, ...]:
+        return self.dark_kind if side else self.card_kind
+
+    def code(self, card: int, side: int = 0) -> str:
+        return self.kinds[self.side_kinds(side)[card]].code
+
+    def pair_code(self, card: int) -> str:
+        """`R7/T+5` for a two-faced card (light/dark), else the plain code."""
+        if self.dark_kind is None:
+            return self.code(card)
+        return f"{self.code(card, 0)}/{self.code(card, 1)}"
 
     def kind_of_code(self, code: str) -> int:
         for i, k in enumerate(self.kinds):
@@ -96,19 +140,53 @@ class DeckTable:
         raise ValueError(f"unknown card code {code!r}")
 
     def cards_from_codes(self, codes) -> list[int]:
-        """Map codes to distinct physical card ids (copies taken in id order)."""
-        free: dict[int, list[int]] = {}
+        """Map codes to distinct physical card ids (copies taken in id order).
+
+        For a two-faced deck a code names the light face (``R7``) or both
+        faces (``R7/T+5``, only where the deck pairs them so).
+        """
+        free: dict[object, list[int]] = {}
         for card, kind in enumerate(self.card_kind):
             free.setdefault(kind, []).append(card)
+            if self.dark_kind is not None:
+                free.setdefault((kind, self.dark_kind[card]), []).append(card)
         for ids in free.values():
             ids.reverse()
+        taken = set()
         out = []
         for code in codes:
-            ids = free.get(self.kind_of_code(code))
+            light, sep, dark = code.partition("/")
+            key = self.kind_of_code(light)
+            if sep:
+                if self.dark_kind is None:
+                    raise ValueError(f"invalid card code {code!r}: the {self.name} deck is one-sided")
+                key = (key, self.kind_of_code(dark))
+            ids = free.get(key, [])
+            while ids and ids[-1] in taken:
+                ids.pop()
             if not ids:
                 raise ValueError(f"too many copies of card {code!r} for the {self.name} deck")
+            taken.add(ids[-1])
             out.append(ids.pop())
         return out
+
+    def with_pairing(self, pairs) -> "DeckTable":
+        """This two-faced deck with its cards re-paired as `pairs` ("light/dark" codes).
+
+        Card i of the new table is pairs[i]; both sides must hold the deck's cards.
+        """
+        if self.dark_kind is None:
+            raise ValueError(f"the {self.name} deck is one-sided")
+        light, dark = [], []
+        for code in pairs:
+            lc, sep, dc = code.partition("/")
+            if not sep:
+                raise ValueError(f"invalid card code {code!r}: expected light/dark")
+            light.append(self.kind_of_code(lc))
+            dark.append(self.kind_of_code(dc))
+        if sorted(light) != sorted(self.card_kind) or sorted(dark) != sorted(self.dark_kind):
+            raise ValueError(f"invalid deck: the faces given are not those of the {self.name} deck")
+        return DeckTable(self.name, self.kinds, tuple(light), tuple(dark))
 
     def arrays(self) -> dict[str, list[int]]:
         """The table as flat integer columns, the form the C engine takes."""
@@ -123,13 +201,14 @@ class DeckTable:
             "starter": [int(k.starter) for k in ks],
             "reason": [int(k.reason) for k in ks],
             "card_kind": list(self.card_kind),
+            "dark_kind": list(self.dark_kind or ()),
         }
 
 
 def classic_kinds(wd4_value: int = 50) -> list[Kind]:
     """C1 / C16: per color one 0, two each of 1-9, Skip, Reverse, Draw Two; 4 Wild, 4 WD4."""
     kinds = []
-    for c, letter in enumerate(COLORS):
+    for c, letter in enumerate(COLORS[:4]):
         for n in range(10):
             kinds.append(Kind(f"{letter}{n}", c, n, n, Effect.NUMBER, count=1 if n == 0 else 2))
         kinds.append(Kind(f"{letter}S", c, FACE_SKIP, 20, Effect.SKIP, count=2))
@@ -146,6 +225,39 @@ def classic_kinds(wd4_value: int = 50) -> list[Kind]:
     return kinds
 
 
+def flip_kinds() -> tuple[list[Kind], list[Kind]]:
+    """F1 / F5: the light and the dark kinds of UNO Flip (counts per side, 112 each)."""
+    light, dark = [], []
+    for c, letter in enumerate(COLORS[:4]):
+        for n in range(1, 10):
+            light.append(Kind(f"{letter}{n}", c, n, n, Effect.NUMBER, count=2))
+        light.append(Kind(f"{letter}+1", c, FACE_DRAW_ONE, 10, Effect.DRAW, amount=1,
+                          reason=DrawReason.DRAW_ONE, count=2))
+        light.append(Kind(f"{letter}R", c, FACE_REVERSE, 20, Effect.REVERSE, count=2))
+        light.append(Kind(f"{letter}S", c, FACE_SKIP, 20, Effect.SKIP, count=2))
+        light.append(Kind(f"{letter}F", c, FACE_FLIP, 20, Effect.FLIP, starter=Starter.RETURN,
+                          count=2))
+    light.append(Kind("W", NO_COLOR, FACE_WILD, 40, Effect.WILD, count=4))
+    light.append(Kind("W+2", NO_COLOR, FACE_WILD_DRAW_TWO, 50, Effect.WILD_DRAW, amount=2,
+                      restricted=True, starter=Starter.RETURN, reason=DrawReason.WILD_DRAW_TWO,
+                      count=4))
+    for c, letter in enumerate(COLORS[4:], start=4):
+        for n in range(1, 10):
+            dark.append(Kind(f"{letter}{n}", c, n, n, Effect.NUMBER, count=2))
+        dark.append(Kind(f"{letter}+5", c, FACE_DRAW_FIVE, 20, Effect.DRAW, amount=5,
+                         reason=DrawReason.DRAW_FIVE, count=2))
+        dark.append(Kind(f"{letter}R", c, FACE_REVERSE, 20, Effect.REVERSE, count=2))
+        dark.append(Kind(f"{letter}SE", c, FACE_SKIP_ALL, 30, Effect.SKIP_ALL,
+                         starter=Starter.RETURN, count=2))
+        dark.append(Kind(f"{letter}F", c, FACE_FLIP, 20, Effect.FLIP, starter=Starter.RETURN,
+                         count=2))
+    dark.append(Kind("DW", NO_COLOR, FACE_WILD, 40, Effect.WILD, count=4))
+    dark.append(Kind("DW+C", NO_COLOR, FACE_WILD_DRAW_COLOR, 60, Effect.WILD_DRAW_COLOR,
+                     restricted=True, starter=Starter.RETURN,
+                     reason=DrawReason.WILD_DRAW_COLOR, count=4))
+    return light, dark
+
+
 def build_deck(name: str, kinds: list[Kind]) -> DeckTable:
     card_kind = []
     for i, k in enumerate(kinds):
@@ -153,8 +265,38 @@ def build_deck(name: str, kinds: list[Kind]) -> DeckTable:
     return DeckTable(name, tuple(kinds), tuple(card_kind))
 
 
+def build_flip_deck(deck_seed: int = 0) -> DeckTable:
+    """F1: 112 two-faced cards; the pairing is a permutation fixed by `deck_seed`.
+
+    Card ids follow the light kinds in table order; the dark kinds, in table
+    order, are shuffled onto them by game PAIRING_GAME of the seed's stream.
+    """
+    from .rng import Rng, key_from_seed
+
+    light, dark = flip_kinds()
+    kinds = light + dark
+    card_kind, dark_kind = [], []
+    for i, k in enumerate(light):
+        card_kind.extend([i] * k.count)
+    for i, k in enumerate(dark, start=len(light)):
+        dark_kind.extend([i] * k.count)
+    Rng(key_from_seed(deck_seed), PAIRING_GAME).shuffle(dark_kind)
+    return DeckTable("flip", tuple(kinds), tuple(card_kind), tuple(dark_kind))
+
+
 def deck_for(rules) -> DeckTable:
     """The deck table a rules object plays with."""
     if rules.variant == "classic":
         return build_deck("classic", classic_kinds(rules.wd4_value))
+    if rules.variant == "flip":
+        return _flip_deck(rules.deck_seed)
     raise ValueError(f"unknown variant {rules.variant!r}")
+
+
+_FLIP_DECKS: dict[int, DeckTable] = {}
+
+
+def _flip_deck(deck_seed: int) -> DeckTable:
+    if deck_seed not in _FLIP_DECKS:
+        _FLIP_DECKS[deck_seed] = build_flip_deck(deck_seed)
+    return _FLIP_DECKS[deck_seed]

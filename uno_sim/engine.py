@@ -18,7 +18,7 @@ import numpy as np
 from . import _engine
 from .cards import deck_for
 from .policies import COLOR_RULES, TARGET_RULES, seat_policies
-from .reference import SEAT_COUNTERS, GameResult
+from .reference import SEAT_COUNTERS, GameResult, scenario_deck
 from .rng import MASK64, key_from_seed
 from .userpolicy import UserSeat
 from .rules import (CHALLENGE, DEALER_DRAW, DRAWN_CARD, EDITIONS, SCORING, VARIANTS, Rules,
@@ -37,7 +37,7 @@ def _config(rules: Rules) -> tuple:
         VARIANTS.index(rules.variant), rules.players, EDITIONS.index(rules.edition),
         DEALER_DRAW.index(rules.dealer_draw), DRAWN_CARD.index(rules.drawn_card),
         CHALLENGE.index(rules.challenge), rules.wd4_value, SCORING.index(rules.scoring),
-        rules.target, int(rules.teams), rules.hand_size,
+        rules.target, int(rules.teams), rules.hand_size, int(rules.flip_pairing == "game"),
     )
 
 
@@ -53,24 +53,29 @@ def _policy(spec) -> tuple:
             float(k["challenge_threshold"]), TARGET_RULES.index(k["target"]))
 
 
+def _make_engine(rules: Rules, policies: tuple, deck, users=None) -> "_engine.Engine":
+    codes = [[deck.code(c, side) for c in range(deck.size)] for side in range(deck.sides)]
+    return _engine.Engine(_config(rules), deck.arrays(), list(policies), codes, users)
+
+
 @lru_cache(maxsize=64)
 def _engine_for(rules: Rules, policies: tuple) -> "_engine.Engine":
-    deck = deck_for(rules)
-    codes = [deck.code(c) for c in range(deck.size)]
-    return _engine.Engine(_config(rules), deck.arrays(), list(policies), codes)
+    return _make_engine(rules, policies, deck_for(rules))
 
 
-def _setup(rules, policies):
+def _setup(rules, policies, deck=None):
+    """(rules, specs, engine); `deck`: a DeckTable other than the rules' (scenario pairings)."""
     rules = rules or Rules()
     specs = seat_policies(policies, rules.players)
     pols = tuple(_policy(s) for s in specs)
     if not any(s.name == "user" for s in specs):
+        if deck is not None and deck != deck_for(rules):
+            return rules, specs, _make_engine(rules, pols, deck)
         return rules, specs, _engine_for(rules, pols)
     # user seats: a fresh engine whose callback reaches these very objects
-    deck = deck_for(rules)
-    codes = [deck.code(c) for c in range(deck.size)]
+    deck = deck if deck is not None else deck_for(rules)
     users = [UserSeat(s, i, deck) if s.name == "user" else None for i, s in enumerate(specs)]
-    return rules, specs, _engine.Engine(_config(rules), deck.arrays(), list(pols), codes, users)
+    return rules, specs, _make_engine(rules, pols, deck, users)
 
 
 def _game_start(rules, specs, seed, game) -> dict:
@@ -130,11 +135,10 @@ def play_round(rules: Rules | None = None, policies="greedy", deck=None, dealer:
     Same arguments, validation and result as `reference.play_round`; the trace
     is always kept.  `scores` sets the scores before the round.
     """
-    rules, specs, eng = _setup(rules, policies)
-    table = deck_for(rules)
-    order = None
-    if deck is not None:
-        order = table.cards_from_codes(deck)
+    rules = rules or Rules()
+    table, order = scenario_deck(rules, deck)
+    rules, specs, eng = _setup(rules, policies, table)
+    if order is not None:
         if len(order) != table.size:
             raise RulesError(
                 f"invalid deck: {len(order)} cards given, the {table.name} deck has {table.size}"

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .cards import COLORS, NO_COLOR, DrawReason, Effect, Starter, deck_for
+from .cards import COLORS, NO_COLOR, SIDES, DrawReason, Effect, Starter, deck_for
 from .policies import PolicySpec, seat_policies
 from .rng import Rng, deal_state, key_from_seed
 from .rules import Rules, RulesError
@@ -62,26 +62,30 @@ class BuiltinPolicy:
         return 0 if n == 1 else self.rng.bounded(n)
 
     def choose_color(self, g: "Game", p: int) -> int:
+        """One of the four colors of the side in play (colors 4*side .. 4*side+3)."""
+        base = 4 * g.side
         if self.color_rule == "random":
-            return self.rng.bounded(4)
+            return base + self.rng.bounded(4)
         counts = color_counts(g, p)
         if self.color_rule == "smart":
-            # held, already played (fewer left for the others), failed by the next player
+            # held, already played (fewer left for the others), failed by the next player;
+            # all of the side in play
             played = [0, 0, 0, 0]
             for c in g.discard:
                 col = g.kind(c).color
                 if col != NO_COLOR:
-                    played[col] += 1
+                    played[col - base] += 1
             nx = g.adv(p, 1)
             fail_nx = g.failed[nx]
             close = 25 if len(g.hands[nx]) <= 2 else 6
-            counts = [10 * counts[c] + played[c] // 4 + (close if (fail_nx >> c) & 1 else 0)
+            counts = [10 * counts[c] + played[c] // 4
+                      + (close if (fail_nx >> (base + c)) & 1 else 0)
                       for c in range(4)]
         best = 0
         for col in range(1, 4):
             if counts[col] > counts[best]:
                 best = col
-        return best
+        return base + best
 
     def wants_challenge(self, g, p, offender, prev_color) -> bool:
         if self.challenge_auto:
@@ -156,12 +160,19 @@ class GreedyPolicy(BuiltinPolicy):
 
 
 def color_counts(g, p) -> list:
+    """p's cards per color of the side in play (counts[c] is color 4 * side + c)."""
+    base = 4 * g.side
     counts = [0, 0, 0, 0]
     for c in g.hands[p]:
         col = g.kind(c).color
         if col != NO_COLOR:
-            counts[col] += 1
+            counts[col - base] += 1
     return counts
+
+
+def other_side_wild(g, q) -> bool:
+    """F6: whether the other faces of q's hand (public) hold a wild: q keeps one after a Flip."""
+    return any(g.other_face(c).color == NO_COLOR for c in g.hands[q])
 
 
 def bluff_probability(g, victim, offender, prev_color) -> float:
@@ -234,7 +245,7 @@ class StrategicPolicy(BuiltinPolicy):
         k = g.kind(c)
         col, v, e = k.color, k.value, k.effect
         if col != NO_COLOR:
-            s = 4 * (mine[col] - 1) + v  # stay in a color held; shed points
+            s = 4 * (mine[col - 4 * g.side] - 1) + v  # stay in a color held; shed points
             if (fail_nx >> col) & 1:  # the next player could not follow this color
                 s += 25
             if low <= 2:  # someone is about to go out: dump high values
@@ -243,6 +254,10 @@ class StrategicPolicy(BuiltinPolicy):
                 s += 80 if nx_n <= 2 else 10  # hit the next player, hardest when close
             elif e == Effect.REVERSE:
                 s += (40 if nx_n <= 2 else 0) - (40 if pv_n <= 2 else 0)
+            elif e == Effect.SKIP_ALL:  # F4: every opponent loses a turn
+                s += 80 if low <= 2 else 10
+            elif e == Effect.FLIP and nx_n <= 2:  # F3/F6: flip a close next player's hand,
+                s += -40 if other_side_wild(g, g.adv(p, 1)) else 40  # unless a wild is there
         else:
             s = (150 if nx_n <= 2 else -40) if k.restricted else -80  # keep wilds for the end
             if nx_n <= 2:
@@ -297,11 +312,15 @@ class GameResult:
 
 
 class Game:
-    def __init__(self, rules: Rules, policies, rng: Rng, trace: bool = False):
+    def __init__(self, rules: Rules, policies, rng: Rng, trace: bool = False, deck=None):
         self.rules = rules
-        self.deck = deck_for(rules)
+        self.deck = deck or deck_for(rules)
         self.kinds = self.deck.kinds
-        self.card_kind = self.deck.card_kind
+        # Per side, physical card id -> kind id.  F1: the dark side of a Flip deck;
+        # `card_kind` is always the side in play (`side`), which every query reads.
+        self.side_kinds = [list(self.deck.side_kinds(s)) for s in range(self.deck.sides)]
+        self.side = 0
+        self.card_kind = self.side_kinds[0]
         self.n = rules.players
         self.rng = rng  # policy decisions
         self.seeded = rng.state  # the deal streams derive from it (Rng.deal)
@@ -328,6 +347,35 @@ class Game:
 
     def codes(self, cards) -> list:
         return [self.code(c) for c in cards]
+
+    def pair_codes(self, cards) -> list:
+        """Codes of whole cards: `light/dark` for a two-faced deck (round_start)."""
+        if len(self.side_kinds) == 1:
+            return self.codes(cards)
+        light, dark = self.side_kinds
+        return [f"{self.kinds[light[c]].code}/{self.kinds[dark[c]].code}" for c in cards]
+
+    # -- visible information (F6) ---------------------------------------------
+    def other_face(self, card):
+        """The kind on the face of `card` not in play (None for a one-sided deck).
+
+        F6: public for the cards in the *other* players' hands and for the top
+        of the draw pile; a policy must not ask it about its own hand.
+        """
+        if len(self.side_kinds) == 1:
+            return None
+        return self.kinds[self.side_kinds[self.side ^ 1][card]]
+
+    def visible_other_faces(self, p) -> dict:
+        """F6: seat -> the other faces of its hand, for every seat but p."""
+        return {q: [self.other_face(c) for c in self.hands[q]]
+                for q in range(self.n) if q != p and self.active[q]}
+
+    def next_draw_other_face(self):
+        """F6: the other face of the next card to be drawn (None if unknown or none)."""
+        if not self.draw_pile:
+            return None
+        return self.other_face(self.draw_pile[-1])
 
     def emit(self, e: str, **fields):
         if self.events is not None:
@@ -392,6 +440,54 @@ class Game:
             self.failed[p] = 0  # penalty cards: it may hold any color now
         self.emit("draw", p=p, cards=self.codes(got), reason=reason.name.lower())
         return got
+
+    def draw_until(self, p: int, reason: DrawReason) -> list:
+        """F4 Wild Draw Color: draw until a card of the active color (a wild is not one).
+
+        Stops early when neither the draw pile nor the discards can give a card.
+        """
+        got = []
+        while self.draw_pile or self.reshuffle():
+            card = self.draw_pile.pop()
+            got.append(card)
+            if self.kind(card).color == self.color:
+                break
+        self.hands[p].extend(got)
+        self.counters["cards_drawn"][p] += len(got)
+        self.failed[p] = 0  # penalty cards: it may hold any color now
+        self.emit("draw_until", p=p, color=COLORS[self.color], cards=self.codes(got),
+                  reason=reason.name.lower())
+        return got
+
+    def penalty(self, p: int, k, reason: DrawReason, extra: int = 0):
+        """What a draw card makes p draw (F4: until the color for Wild Draw Color), plus `extra`."""
+        if k.effect == Effect.WILD_DRAW_COLOR:
+            self.draw_until(p, reason)
+            if extra:
+                self.draw(p, extra, reason)
+        else:
+            self.draw(p, k.amount + extra, reason)
+
+    def flip(self, p: int, out: bool):
+        """F3: turn the discard pile, the draw pile and every hand over.
+
+        The former bottom of the discard pile comes up on top and takes no
+        effect; if it is a wild, p names the color (not when p went out).
+        """
+        self.side ^= 1
+        self.card_kind = self.side_kinds[self.side]
+        self.discard.reverse()
+        self.draw_pile.reverse()
+        k = self.kind(self.discard[-1])
+        self.top_face = k.face
+        self.emit("flip", p=p, side=SIDES[self.side], top=k.code)
+        if k.color != NO_COLOR:
+            self.color = k.color
+        elif out:
+            self.color = NO_COLOR
+        else:
+            self.color = self.policies[p].choose_color(self, p)
+            self.emit("color", p=p, color=COLORS[self.color])
 
     # -- a turn ---------------------------------------------------------------
     def take_turn(self, p: int):
@@ -480,6 +576,17 @@ class Game:
                 return None
             self.skip(self.adv(p, 1))
             return self.adv(p, 2)
+        if e == Effect.SKIP_ALL:  # F4: everyone else loses a turn
+            if out:
+                return None
+            q = p
+            for _ in range(self.active_count() - 1):
+                q = self.adv(q, 1)
+                self.skip(q)
+            return p
+        if e == Effect.FLIP:  # F3 (also on a last card: the hands left are scored flipped)
+            self.flip(p, out)
+            return None if out else self.adv(p, 1)
         if e == Effect.REVERSE:
             if out:
                 return None
@@ -496,9 +603,10 @@ class Game:
                 return None
             self.skip(victim)
             return self.adv(p, 2)
-        # WILD_DRAW: C12 challenge (never on a last card, which is always legal: C14)
+        # WILD_DRAW, WILD_DRAW_COLOR: C12 / F4 challenge (never on a last card, which is
+        # always legal: C14)
         if out or not self.policies[victim].wants_challenge(self, victim, p, prev[0]):
-            self.draw(victim, k.amount, k.reason)
+            self.penalty(victim, k, k.reason)
             if out:
                 return None
             self.skip(victim)
@@ -507,12 +615,12 @@ class Game:
         self.emit("challenge", p=victim, target=p, bluff=bluff, hand=self.codes(self.hands[p]))
         self.revealed[victim] = (p, list(self.hands[p]))  # the challenger saw the hand
         if not bluff:
-            self.draw(victim, k.amount + 2, DrawReason.CHALLENGE)
+            self.penalty(victim, k, DrawReason.CHALLENGE, extra=2)
             self.skip(victim)
             return self.adv(p, 2)
         self.counters["challenges_won"][victim] += 1
         if self.rules.challenge == "modern":
-            self.draw(p, k.amount, DrawReason.CHALLENGE)
+            self.penalty(p, k, DrawReason.CHALLENGE)
             return victim
         # vintage: take the card back, play a legal card instead (with its effect), draw
         self.discard.pop()
@@ -520,13 +628,13 @@ class Game:
         self.color, self.top_face = prev
         self.emit("take_back", p=p, card=k.code)
         nxt = self.play(p, self.policies[p].choose_replacement(self, p))
-        self.draw(p, k.amount, DrawReason.CHALLENGE)
+        self.penalty(p, k, DrawReason.CHALLENGE)
         return nxt
 
     # -- a round ----------------------------------------------------------------
     def choose_dealer(self) -> int:
         """C3: each player draws; highest number deals; ties draw again."""
-        self.deal = Rng.from_state(deal_state(self.seeded, 0))
+        # the round-0 deal stream of __init__ (a re-pairing may have used it first)
         pile = list(range(self.deck.size))
         self.deal.shuffle(pile)
         redraw = self.rules.dealer_draw == "redraw"
@@ -565,12 +673,14 @@ class Game:
         self.direction = 1
         self.idle = 0
         self.deal = Rng.from_state(deal_state(self.seeded, self.rounds))
+        self.side = 0  # F2: every round starts on the light side
+        self.card_kind = self.side_kinds[0]
         if deck_order is None:
             pile = list(range(self.deck.size))
             self.deal.shuffle(pile)
         else:
             pile = list(reversed(deck_order))
-        deck_codes = self.codes(reversed(pile))
+        deck_codes = self.pair_codes(reversed(pile))
         self.hands = [[] for _ in range(self.n)]
         self.failed = [0] * self.n  # public history (P1): bit c = drew on color c
         self.revealed = [None] * self.n  # challenger -> (offender, hand it saw)
@@ -592,7 +702,8 @@ class Game:
         self.discard = [card]
         self.color, self.top_face = k.color, k.face
         self.emit("round_start", round=self.rounds, dealer=dealer, deck=deck_codes,
-                  hands=[self.codes(h) for h in self.hands], starter=k.code, returned=returned)
+                  hands=[self.pair_codes(h) for h in self.hands], starter=k.code,
+                  returned=returned)
         first = self.adv(dealer, 1)
         e = k.effect
         if e == Effect.WILD:
@@ -618,7 +729,7 @@ class Game:
         """Play one round to its end; returns the winning seat or None (stalemate)."""
         turns0, reshuffles0 = self.turns, self.reshuffles
         p = self.start_round(dealer, deck_order)
-        self.round_row = {"dealer": dealer, "starter": self.card_kind[self.discard[0]],
+        self.round_row = {"dealer": dealer, "starter": self.side_kinds[0][self.discard[0]],
                           "turns0": turns0, "reshuffles0": reshuffles0}
         try:
             while p is not None:
@@ -702,6 +813,10 @@ class Game:
         self.emit("game_start", seed=seed, game=game, variant=self.rules.variant,
                   rules=self.rules.to_dict(), players=self.n,
                   policies=[str(s) for s in self.specs])
+        if self.rules.flip_pairing == "game" and len(self.side_kinds) == 2:
+            # F1 switch: a new pairing every game.  The table's cards: drawn from the round-0
+            # deal stream before the dealer draw, so arms with other policies get it too.
+            self.deal.shuffle(self.side_kinds[1])
         dealer = self.choose_dealer()
         while True:
             winner = self.play_round(dealer)
@@ -725,6 +840,30 @@ def play_game(rules: Rules | None = None, policies="greedy", seed: int = 0, game
     return g.play_game(seed=seed, game=game)
 
 
+def scenario_deck(rules: Rules, deck):
+    """(table, card ids) for a scenario deck given as codes, top card first.
+
+    For a two-faced deck given entirely as `light/dark` codes, the deck also
+    fixes the pairing (card i is deck[i]); plain codes keep the rules' pairing.
+    """
+    table = deck_for(rules)
+    if deck is None:
+        return table, None
+    deck = list(deck)
+    if table.sides == 2 and deck and all("/" in c for c in deck):
+        if len(deck) != table.size:
+            raise RulesError(
+                f"invalid deck: {len(deck)} cards given, the {table.name} deck has {table.size}")
+        try:
+            return table.with_pairing(deck), list(range(table.size))
+        except ValueError as exc:
+            raise RulesError(str(exc)) from None
+    try:
+        return table, table.cards_from_codes(deck)
+    except ValueError as exc:
+        raise RulesError(str(exc)) from None
+
+
 def play_round(rules: Rules | None = None, policies="greedy", deck=None, dealer: int = 0,
                seed: int = 0, game: int = 0, scores=None) -> GameResult:
     """Scenario API: play one round from a chosen deck order (codes, top card first).
@@ -732,10 +871,9 @@ def play_round(rules: Rules | None = None, policies="greedy", deck=None, dealer:
     The trace is always kept.  `scores` sets the scores before the round.
     """
     rules = rules or Rules()
-    g = Game(rules, policies, Rng(key_from_seed(seed), game), trace=True)
-    order = None
-    if deck is not None:
-        order = g.deck.cards_from_codes(deck)
+    table, order = scenario_deck(rules, deck)
+    g = Game(rules, policies, Rng(key_from_seed(seed), game), trace=True, deck=table)
+    if order is not None:
         if len(order) != g.deck.size:
             raise RulesError(
                 f"invalid deck: {len(order)} cards given, the {g.deck.name} deck has {g.deck.size}"

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields
 
-VARIANTS = ("classic",)
+VARIANTS = ("classic", "flip")
 EDITIONS = ("modern", "vintage")
 DRAWN_CARD = ("may", "must")
 CHALLENGE = ("modern", "vintage")
 DEALER_DRAW = ("zero", "redraw")
 SCORING = ("standard", "elimination", "lowest")
+FLIP_PAIRING = ("deck", "game")
+DECK_SIZE = {"classic": 108, "flip": 112}
 MIN_PLAYERS, MAX_PLAYERS = 2, 10
 
 # edition -> defaults of the switches left as None
@@ -59,6 +61,9 @@ class Rules:
     target                  score that ends the game                    C17
     teams                   two teams in alternating seats              C20
     hand_size               cards dealt to each player                  C4
+    flip_pairing            Flip faces paired once per deck_seed        F1
+                            (deck) | re-paired every game (game)
+    deck_seed               seed of the deck's light/dark pairing       F1
     ======================  ==========================================  =======
     """
 
@@ -73,6 +78,8 @@ class Rules:
     target: int = 500
     teams: bool = False
     hand_size: int = 7
+    flip_pairing: str = "deck"
+    deck_seed: int = 0
 
     def __post_init__(self):
         _choice("variant", self.variant, VARIANTS)
@@ -88,6 +95,8 @@ class Rules:
         _choice("scoring", self.scoring, SCORING)
         _int("target", self.target, 1)
         _int("hand_size", self.hand_size, 1, 20)
+        _choice("flip_pairing", self.flip_pairing, FLIP_PAIRING)
+        _int("deck_seed", self.deck_seed, 0, 2**63 - 1)
         if not isinstance(self.teams, bool):
             raise RulesError(f"invalid teams {self.teams!r}: expected true or false")
         if self.teams:
@@ -95,7 +104,7 @@ class Rules:
                 raise RulesError(f"invalid players {self.players} for teams: expected 4, 6, 8 or 10")
             if self.scoring != "standard":
                 raise RulesError(f"invalid scoring {self.scoring!r} for teams: expected standard")
-        if self.players * self.hand_size + 1 > 108:
+        if self.players * self.hand_size + 1 > DECK_SIZE[self.variant]:
             raise RulesError(
                 f"invalid hand_size {self.hand_size}: {self.players} hands of it do not fit the deck"
             )
@@ -123,7 +132,7 @@ def parse_rule_value(key: str, text: str):
     """Parse `--rule KEY=VALUE` text into the field's type."""
     if key not in RULE_KEYS:
         raise RulesError(f"unknown rule {key!r}: expected one of {', '.join(RULE_KEYS)}")
-    if key in ("players", "target", "hand_size", "wd4_value"):
+    if key in ("players", "target", "hand_size", "wd4_value", "deck_seed"):
         try:
             return int(text)
         except ValueError:

@@ -9,6 +9,11 @@ depends on a shuffle until the draw pile runs out.
     deck = arrange(players=3, dealer=0, hands={1: ["R5", "W+4"], 2: ["B1"]},
                    starter="R3", draws=["G7"], hand_size=2)
     play_round(rules, "greedy", deck=deck, dealer=0)
+
+For a two-faced deck (UNO Flip) every chosen card may name both faces
+(``"RF/T5"``) or only its light face (``"R5"``: a dark number is put on the
+back); the order returned names every card as ``light/dark``, so that it also
+fixes the pairing of the faces for the round.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ def arrange(players: int = 4, dealer: int = 0, hands: dict | None = None, starte
     """
     rules = rules or Rules(players=players, hand_size=hand_size)
     table = deck_for(rules)
+    two = table.sides == 2
     hands = {s: list(h) for s, h in (hands or {}).items()}
     for s, h in hands.items():
         if not 0 <= s < players:
@@ -35,10 +41,18 @@ def arrange(players: int = 4, dealer: int = 0, hands: dict | None = None, starte
         if len(h) > hand_size:
             raise RulesError(f"invalid hand for seat {s}: {len(h)} cards, hand_size is {hand_size}")
     chosen = [c for h in hands.values() for c in h] + ([starter] if starter else []) + list(draws)
-    table.cards_from_codes(chosen)  # raises on a card asked for too often
+    lights = [c.split("/")[0] for c in chosen]
+    table.cards_from_codes(lights)  # raises on a card asked for too often
+    darks = [table.code(c, 1) for c in range(table.size)] if two else []
+    for code in chosen:
+        light, sep, dark = code.partition("/")
+        if sep:
+            if not two or dark not in darks:
+                raise RulesError(f"invalid card {code!r}: no such face left in the {table.name} deck")
+            darks.remove(dark)
 
     remaining = [table.code(c) for c in range(table.size)]
-    for code in chosen:
+    for code in lights:
         remaining.remove(code)
     plain = [c for c in remaining if _is_plain(table, c)]
     rest = [c for c in remaining if not _is_plain(table, c)]
@@ -62,6 +76,9 @@ def arrange(players: int = 4, dealer: int = 0, hands: dict | None = None, starte
     order.append(starter if starter else take())
     order += list(draws)
     order += pool
+    if two:  # backs for the cards named by their light face: dark numbers first
+        darks.sort(key=lambda c: (not _is_plain(table, c), table.kind_of_code(c)))
+        order = [c if "/" in c else f"{c}/{darks.pop(0)}" for c in order]
     return order
 
 

@@ -79,6 +79,11 @@ def describe(e: dict) -> str | None:
         return f"{p} names {_color(e['color'])}"
     if t == "draw":
         return f"{p} draws {_cards(e['cards'])} ({e['reason'].replace('_', ' ')})"
+    if t == "draw_until":
+        return (f"{p} draws until {_color(e['color'])}: {_cards(e['cards'])} "
+                f"({e['reason'].replace('_', ' ')})")
+    if t == "flip":
+        return f"{p} flips: play goes on on the {e['side']} side, {e['top']} comes up"
     if t == "pass":
         return f"{p} passes"
     if t == "skip":

@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, NamedTuple
 
-from .cards import COLORS, NO_COLOR
+from .cards import COLORS, NO_COLOR, SIDES
 from .rules import RulesError
 
 # The decisions, in the order of enum uno_decision (csrc/uno.h).
@@ -47,11 +47,16 @@ YES_NO = (True, False)
 class Observation:
     """What seat `seat` sees when it must take `decision` (P1), and its legal `actions`.
 
+    Card codes name the face in play (UNO Flip: the side `side`).  In UNO Flip
+    (RULES.md F6) the other faces of the other players' hands and of the next
+    card to be drawn face the table: `other_faces` and `next_draw` hold them.
+
     Decisions and their actions:
 
     ``play``         your turn: `Action` tuples, each playable card and DRAW_ACTION
     ``replacement``  vintage challenge lost: a legal card to play instead (`Action`)
-    ``color``        the color to name: "R", "Y", "G", "B"
+    ``color``        the color to name: "R", "Y", "G", "B" (UNO Flip dark side: "P", "T",
+                     "O", "V")
     ``challenge``    challenge the WD4 `offender` just played on you? True / False
     ``call_uno``     you are playing your second-to-last card: say UNO? True / False
     ``catch``        `forgetter` did not say UNO: catch it? True / False
@@ -79,6 +84,12 @@ class Observation:
     previous_color: str | None = None  # challenge: the active color before the WD4
     forgetter: int | None = None  # catch: who forgot to say UNO
     drawn: str | None = None  # play_drawn: the card just drawn (last in hand)
+    # UNO Flip only (None for a one-sided deck):
+    side: str | None = None  # the side in play, "light" or "dark" (F1, F3)
+    # F6: per seat, the other faces of its hand in hand order; None for your own seat
+    # (you do not see the backs of your own cards) and for seats out of the game
+    other_faces: tuple | None = None
+    next_draw: str | None = None  # F6: the other face of the draw pile's top card
     _bounded: Callable | None = field(default=None, repr=False, compare=False)
 
     def randint(self, n: int) -> int:
@@ -106,6 +117,9 @@ class RawState:
     failed: list
     reveal_from: int  # for the decider, or -1
     reveal: list
+    side: int = 0  # the side in play (UNO Flip)
+    dark_kind: tuple | None = None  # this game's pairing: card id -> dark kind (Flip), else None
+    draw_top: int = -1  # the draw pile's top card, -1 when it is empty
 
 
 class UserSeat:
@@ -116,13 +130,25 @@ class UserSeat:
         self.policy = spec.policy
         self.seat = seat
         self.deck = deck
-        kinds, ck = deck.kinds, deck.card_kind
-        self.color_of = [kinds[ck[c]].color for c in range(deck.size)]
-        self.face_of = [kinds[ck[c]].face for c in range(deck.size)]
-        self.restricted = [bool(kinds[ck[c]].restricted) for c in range(deck.size)]
-        self.code = [deck.code(c) for c in range(deck.size)]
+        self._tables = {}  # pairing (RawState.dark_kind) -> per-side card tables
         method = getattr(self.policy, "decide", None)
         self.call = method if callable(method) else self.policy
+
+    def _side_tables(self, dark_kind) -> list:
+        """Per side: (color, face, restricted, code) lists by card id, for this pairing."""
+        t = self._tables.get(dark_kind)
+        if t is None:
+            kinds, n = self.deck.kinds, self.deck.size
+            t = []
+            for ck in (self.deck.card_kind,) + ((dark_kind,) if dark_kind is not None else ()):
+                t.append(([kinds[ck[c]].color for c in range(n)],
+                          [kinds[ck[c]].face for c in range(n)],
+                          [bool(kinds[ck[c]].restricted) for c in range(n)],
+                          [kinds[ck[c]].code for c in range(n)]))
+            if len(self._tables) >= 16:
+                self._tables.clear()
+            self._tables[dark_kind] = t
+        return t
 
     def _next(self, raw: RawState) -> int:
         n = len(raw.hands)
@@ -136,24 +162,25 @@ class UserSeat:
         p = self.seat
         name = DECISIONS[decision]
         hand = raw.hands[p]
-        code = self.code
+        tables = self._side_tables(raw.dark_kind)
+        color_of, face_of, restricted, code = tables[raw.side]
         top = raw.discard[-1]
         extra = {}
         if name in ("play", "replacement"):
-            has_color = any(self.color_of[c] == raw.color for c in hand)
+            has_color = any(color_of[c] == raw.color for c in hand)
             actions = []
             for i, c in enumerate(hand):
-                col = self.color_of[c]
-                if not (col == NO_COLOR or col == raw.color or self.face_of[c] == self.face_of[top]):
+                col = color_of[c]
+                if not (col == NO_COLOR or col == raw.color or face_of[c] == face_of[top]):
                     continue
-                bluff = self.restricted[c] and has_color
+                bluff = restricted[c] and has_color
                 if name == "replacement" and bluff:
                     continue
                 actions.append(Action("play", i, code[c], bluff))
             if name == "play":
                 actions.append(DRAW_ACTION)
         elif name == "color":
-            actions = list(COLORS)
+            actions = list(COLORS[4 * raw.side:4 * raw.side + 4])
         else:
             actions = list(YES_NO)
             if name == "challenge":
@@ -164,7 +191,15 @@ class UserSeat:
                 extra = {"forgetter": arg}
             elif name == "play_drawn":
                 extra = {"drawn": code[hand[-1]]}
-        failed = tuple("".join(COLORS[c] for c in range(4) if (f >> c) & 1) for f in raw.failed)
+        failed = tuple("".join(COLORS[c] for c in range(len(COLORS)) if (f >> c) & 1)
+                       for f in raw.failed)
+        if len(tables) == 2:  # F6: what faces the table
+            other = tables[raw.side ^ 1][3]
+            extra["side"] = SIDES[raw.side]
+            extra["other_faces"] = tuple(
+                None if q == p or not raw.active[q] else tuple(other[c] for c in raw.hands[q])
+                for q in range(len(raw.hands)))
+            extra["next_draw"] = other[raw.draw_top] if raw.draw_top >= 0 else None
         revealed = None
         if raw.reveal_from >= 0:
             revealed = (raw.reveal_from, tuple(code[c] for c in raw.reveal))
@@ -215,10 +250,13 @@ class ReferenceUserSeat:
             self.user = UserSeat(self.spec, self.seat, g.deck)
         p = self.seat
         rev = g.revealed[p]
+        two = len(g.side_kinds) == 2
         raw = RawState(round=g.rounds, turn=g.turns, direction=g.direction, color=g.color,
                        hands=g.hands, discard=g.discard, n_draw=len(g.draw_pile),
                        scores=g.scores, active=g.active, failed=g.failed,
-                       reveal_from=rev[0] if rev else -1, reveal=rev[1] if rev else [])
+                       reveal_from=rev[0] if rev else -1, reveal=rev[1] if rev else [],
+                       side=g.side, dark_kind=tuple(g.side_kinds[1]) if two else None,
+                       draw_top=g.draw_pile[-1] if g.draw_pile else -1)
         return self.user.decide(raw, DECISIONS.index(decision), arg, g.rng.bounded)
 
     def choose_play(self, g, p) -> int:

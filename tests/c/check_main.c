@@ -4,13 +4,14 @@
  *   gcc -std=c99 -O1 -g -DUNO_CHECK -fsanitize=address,undefined \
  *       -fno-sanitize-recover=all -Icsrc csrc/engine.c csrc/policy.c csrc/trace.c \
  *       tests/c/check_main.c -o check
- *   ./check [games_per_config [seed]]
+ *   ./check [games_per_config [seed [classic|flip]]]
  *
- * Plays seeded games over a grid of configurations (players 2..10, both
+ * Plays seeded games over a grid of configurations (classic and UNO Flip
+ * decks, Flip with its pairing fixed and re-paired per game; players 2..10, both
  * editions, standard / elimination / lowest scoring and teams, random and
  * greedy policies with their knobs at 0, 0.5 and 1, default knobs, mixed
- * seats).  With UNO_CHECK the engine aborts on any card-conservation
- * violation; the harness itself checks that results are consistent, that a
+ * seats, strategic seats with challenge=auto).  With UNO_CHECK the engine aborts on any card-conservation
+ * violation (for Flip: all 112 cards across every flip); the harness itself checks that results are consistent, that a
  * replayed game gives the same result, and that every trace record's lists
  * stay inside the trace.  Prints "N games ok" and exits 0 when all is well.
  */
@@ -36,6 +37,7 @@ static long failures = 0;
 
 static void set_policy(uno_policy *p, int id, double knob, int color_rule)
 {
+    memset(p, 0, sizeof *p);
     p->id = id;
     p->color_rule = color_rule;
     p->bluff = p->challenge = p->forget_uno = p->catch_uno = p->play_drawn = p->voluntary = knob;
@@ -56,7 +58,7 @@ static void default_policy(uno_policy *p, int id)
 }
 
 /* Policy set `k` for n seats; `r` draws the mixed seats. */
-#define N_POLICY_SETS 9
+#define N_POLICY_SETS 10
 static void policy_set(uno_policy *pol, int n, int k, uno_rng *r)
 {
     static const double levels[] = {0.0, 0.5, 1.0};
@@ -66,7 +68,15 @@ static void policy_set(uno_policy *pol, int n, int k, uno_rng *r)
             set_policy(&pol[s], k / 3, levels[k % 3], s % 2);
         else if (k < 8)
             default_policy(&pol[s], k - 6);
-        else {
+        else if (k == 9) { /* strategic (policies.py defaults), greedy on odd seats */
+            set_policy(&pol[s], s % 2 ? UNO_POLICY_GREEDY : UNO_POLICY_STRATEGIC, 0.0,
+                       s % 2 ? UNO_COLOR_MOST : UNO_COLOR_SMART);
+            pol[s].forget_uno = 0.05;
+            pol[s].catch_uno = 0.5;
+            pol[s].play_drawn = 1.0;
+            pol[s].challenge_auto = s % 2 == 0;
+            pol[s].challenge_threshold = 0.9;
+        } else {
             set_policy(&pol[s], (int)uno_rng_bounded(r, 2), 0.0, (int)uno_rng_bounded(r, 2));
             pol[s].bluff = mixed[uno_rng_bounded(r, 5)];
             pol[s].challenge = mixed[uno_rng_bounded(r, 5)];
@@ -95,7 +105,8 @@ static void check_trace(const uno_trace *tr, int n)
         EXPECT(at == end, "event %ld: lists overrun their record", (long)i);
         int want = e->type == UNO_EV_ROUND_START ? n + 2
                  : e->type == UNO_EV_ROUND_END ? -1
-                 : (e->type == UNO_EV_DRAW || e->type == UNO_EV_CHALLENGE || e->type == UNO_EV_DEALER_DRAW) ? 1
+                 : (e->type == UNO_EV_DRAW || e->type == UNO_EV_CHALLENGE || e->type == UNO_EV_DEALER_DRAW ||
+                    e->type == UNO_EV_DRAW_UNTIL || e->type == UNO_EV_PAIRING) ? 1
                  : 0;
         if (want >= 0)
             EXPECT(lists == want, "event %ld (type %d): %d lists, %d expected", (long)i, e->type, lists, want);
@@ -125,10 +136,12 @@ int main(int argc, char **argv)
 {
     int per_config = argc > 1 ? atoi(argv[1]) : 4;
     uint64_t seed = argc > 2 ? strtoull(argv[2], NULL, 10) : 2024;
+    int only = argc > 3 ? (strcmp(argv[3], "flip") == 0 ? 1 : 0) : -1; /* -1: both decks */
     uint64_t key[4] = {seed, 0x9E3779B97F4A7C15u ^ seed, 0xD1B54A32D192ED03u, 12345u};
-    uno_table tables[2];
+    static uno_table tables[3];
     uno_classic_table(&tables[0], 50);
     uno_classic_table(&tables[1], 70);
+    uno_flip_table(&tables[2], key);
     uno_trace tr;
     uno_trace_init(&tr);
     uno_rng mix;
@@ -136,7 +149,8 @@ int main(int argc, char **argv)
     long games = 0, limited = 0, traced = 0;
     uint64_t game_no = 0;
 
-    for (int players = 2; players <= 10; players++) {
+    for (int flip = 0; flip < 2; flip++)
+    for (int players = 2; players <= 10 && (only < 0 || only == flip); players++) {
         for (int edition = 0; edition < 2; edition++) {
             for (int mode = 0; mode < 4; mode++) { /* standard, elimination, lowest, teams */
                 if (mode == 3 && (players < 4 || players % 2))
@@ -156,11 +170,13 @@ int main(int argc, char **argv)
                         cfg.scoring = mode == 3 ? UNO_SCORING_STANDARD : mode;
                         cfg.teams = mode == 3;
                         cfg.target = mode == 1 ? 200 : 500;
+                        cfg.variant = flip;
+                        cfg.repair = flip && j % 2;
+                        const uno_table *t = &tables[flip ? 2 : edition];
                         cfg.hand_size = j % 5 == 4 ? 1 + (int)(game_no % 20) : 7;
-                        if (players * cfg.hand_size + 1 > 108)
-                            cfg.hand_size = 107 / players;
+                        if (players * cfg.hand_size + 1 > t->n_cards)
+                            cfg.hand_size = (t->n_cards - 1) / players;
                         cfg.max_turns = MAX_TURNS;
-                        const uno_table *t = &tables[edition];
                         int trace = j % 3 == 0;
                         uno_rng r1, r2;
                         uno_result a, b;
@@ -170,7 +186,8 @@ int main(int argc, char **argv)
                         int st = uno_play_game(&cfg, t, pol, &r1, trace ? &tr : NULL, &a);
                         int st2 = uno_play_game(&cfg, t, pol, &r2, NULL, &b);
                         char where[128];
-                        snprintf(where, sizeof where, "players %d edition %d mode %d policies %d game %lu",
+                        snprintf(where, sizeof where,
+                                 "flip %d players %d edition %d mode %d policies %d game %lu", flip,
                                  players, edition, mode, ps, (unsigned long)game_no);
                         EXPECT(st == st2 && memcmp(&a, &b, sizeof a) == 0, "%s: a replay differs", where);
                         EXPECT(st == UNO_OK || st == UNO_ERR_LIMIT, "%s: status %d", where, st);
