@@ -185,10 +185,12 @@ def study(variant: str = "classic", players: int = 4, games: int = 1000, seed: i
                  .agg(pl.col("b").first().alias("bluffer_best_b"),
                       pl.col("share").first().alias("bluffer_best_share")).sort("t"))
         best = worst.sort("bluffer_best_share").row(0, named=True)
-        sec2.p(f"Setup: {setup.text().replace('greedy(challenge=c)', 'greedy(challenge=auto,challenge_threshold=t)')}. "
+        auto_setup = setup.text().replace("greedy(challenge=c)",
+                                          "greedy(challenge=auto,challenge_threshold=t)")
+        sec2.p(f"Setup: {auto_setup}. "
                f"The threshold that leaves a best-responding bluffer the least is t = {best['t']:g}: "
                f"the bluffer's best rate there is b = {best['bluffer_best_b']:g} for a share of "
                f"{best['bluffer_best_share']:.4f} (fair share {fair:.4f}).")
-        sec2.table(f"Bluffer's best response per threshold ({setup.text()})", worst)
+        sec2.table(f"Bluffer's best response per threshold ({auto_setup})", worst)
         data["auto"] = at
     return StudyResult("challenge", [sec, sec2], data=data, figures=[fig])
