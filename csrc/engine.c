@@ -61,12 +61,15 @@ int uno_table_init(uno_table *t, int n_kinds, const int32_t *color, const int32_
 
 void uno_table_derive(uno_table *t, int side)
 {
+    t->restricted_colored[side] = 0;
     for (int c = 0; c < t->n_cards; c++) {
         int k = t->card_kind[side][c];
         t->card_color[side][c] = t->color[k];
         t->card_face[side][c] = t->face[k];
         t->card_restricted[side][c] = t->restricted[k];
         t->card_value[side][c] = t->value[k];
+        if (t->restricted[k] && t->color[k] != UNO_NO_COLOR)
+            t->restricted_colored[side] = 1;
     }
 }
 

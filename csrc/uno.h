@@ -175,6 +175,9 @@ typedef struct uno_table {
     uint8_t card_face[2][UNO_MAX_CARDS];
     uint8_t card_restricted[2][UNO_MAX_CARDS];
     int32_t card_value[2][UNO_MAX_CARDS];
+    /* per side: 1 when some card of the side is restricted yet has a color (no stock deck
+       has one); the policies' fast paths assume 0 */
+    uint8_t restricted_colored[2];
 } uno_table;
 
 /*
