@@ -829,6 +829,7 @@ static int score_round(uno_game *g, int winner)
                         g->n_active--;
                         eliminated[n_elim++] = s;
                     }
+                uno_seats_update(g);
                 over = g->n_active == 1;
             } else {
                 for (int s = 0; s < n; s++)
@@ -920,6 +921,7 @@ static void init_game(uno_game *g, const uno_config *cfg, const uno_table *t,
     g->rounds = g->turns = g->reshuffles = g->stalemates = 0;
     memset(g->active, 0, sizeof g->active);
     memset(g->active, 1, (size_t)g->n);
+    uno_seats_update(g);
     memset(g->scores, 0, sizeof g->scores);
     memset(g->team_scores, 0, sizeof g->team_scores);
     memset(g->counters, 0, sizeof g->counters);
