@@ -596,8 +596,8 @@ static int choose_dealer(uno_game *g)
     uno_rng_shuffle_u8(&g->deal, pile, size);
     int np = size;
     int redraw = g->cfg->dealer_draw == UNO_DEALER_REDRAW;
-    int numbers = 0;
-    for (int i = 0; i < size; i++)
+    int numbers = 0; /* number cards left in the pack: only the redraw rule uses it */
+    for (int i = 0; redraw && i < size; i++)
         numbers += t->effect[t->card_kind[0][pile[i]]] == UNO_NUMBER;
     int contenders[UNO_MAX_PLAYERS] = {0}, values[UNO_MAX_PLAYERS] = {0}, nc = 0;
     for (int s = 0; s < g->n; s++)
@@ -693,13 +693,17 @@ static int start_round(uno_game *g, int dealer, const uint8_t *deck)
         g->reveal_from[s] = -1;
         g->reveal_n[s] = 0;
     }
-    for (int r = 0; r < g->cfg->hand_size; r++) { /* one at a time from the dealer's left */
-        int q = dealer;
-        for (int j = 0; j < g->n_active; j++) {
-            q = uno_next(g, q);
-            g->hand[q][g->hand_n[q]++] = pile[--np];
-        }
-    }
+    /* One at a time from the dealer's left: the seats in dealing order, each of them
+       gets its r-th card in pass r (the hands were emptied above). */
+    int order[UNO_MAX_PLAYERS];
+    const int n_deal = g->n_active, hand_size = g->cfg->hand_size;
+    for (int j = 0, q = dealer; j < n_deal; j++)
+        order[j] = q = uno_next(g, q);
+    for (int r = 0; r < hand_size; r++)
+        for (int j = 0; j < n_deal; j++)
+            g->hand[order[j]][r] = pile[--np];
+    for (int j = 0; j < n_deal; j++)
+        g->hand_n[order[j]] = hand_size;
     uint8_t returned[UNO_MAX_CARDS];
     int n_returned = 0;
     int card;
