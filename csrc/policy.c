@@ -115,6 +115,32 @@ static int greedy_play(uno_game *g, int p, const uno_policy *pol)
     const int top = g->top_face;
     int has_color = 0, restricted_wild = -1, wild = UNO_DRAW;
     int best = UNO_DRAW, best_value = -1;
+    if (pol->bluff <= 0.0) {
+        /* Never bluffs (bernoulli(0) draws nothing), so only the best colored card is
+           needed; without one, no card has the active color (it would match), and the
+           wild comes from a second pass. */
+        for (int i = 0, n = g->hand_n[p]; i < n; i++) {
+            int c = h[i], cc = col[c];
+            if (cc != color && (cc == UNO_NO_COLOR || face[c] != top))
+                continue;
+            if (val[c] > best_value) {
+                best = i;
+                best_value = val[c];
+            }
+        }
+        if (best != UNO_DRAW)
+            return uno_rng_bernoulli(g->rng, pol->voluntary) ? UNO_DRAW : best;
+        for (int i = 0, n = g->hand_n[p]; i < n; i++) {
+            int c = h[i];
+            if (col[c] == UNO_NO_COLOR) {
+                if (restr[c])
+                    return i; /* !has_color: a legal restricted wild first */
+                if (wild == UNO_DRAW)
+                    wild = i;
+            }
+        }
+        return wild;
+    }
     for (int i = 0, n = g->hand_n[p]; i < n; i++) {
         int c = h[i], cc = col[c];
         if (cc == color) {
