@@ -516,18 +516,22 @@ static int play(uno_game *g, int p, int i)
     assert(i >= 0 && i < g->hand_n[p]);
 #endif
     int card = h[i];
+    /* the card's columns before the uint8_t stores below (which may alias g->t, g->side) */
+    const uno_table *t = g->t;
+    const int side = g->side;
+    const int restricted = t->card_restricted[side][card];
+    const int col = t->card_color[side][card], face = t->card_face[side][card];
     h[i] = h[--g->hand_n[p]];
-    int restricted = uno_restricted(g, card);
     int bluff = restricted && uno_holds_color(g, p);
     int prev_color = g->color, prev_face = g->top_face;
     g->discard[g->n_discard++] = (uint8_t)card;
-    g->top_face = uno_face(g, card);
+    g->top_face = face;
     int named = -1;
-    if (uno_color(g, card) == UNO_NO_COLOR) {
+    if (col == UNO_NO_COLOR) {
         g->color = named = uno_choose_color(g, p);
     } else {
-        g->color = uno_color(g, card);
-        g->failed[p] &= (uint8_t)~(1u << g->color);
+        g->color = col;
+        g->failed[p] &= (uint8_t)~(1u << col);
     }
     if (restricted)
         g->counters[UNO_CT_BLUFFS][p] += bluff;
