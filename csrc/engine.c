@@ -61,12 +61,15 @@ int uno_table_init(uno_table *t, int n_kinds, const int32_t *color, const int32_
 
 void uno_table_derive(uno_table *t, int side)
 {
+    t->restricted_colored[side] = 0;
     for (int c = 0; c < t->n_cards; c++) {
         int k = t->card_kind[side][c];
         t->card_color[side][c] = t->color[k];
         t->card_face[side][c] = t->face[k];
         t->card_restricted[side][c] = t->restricted[k];
         t->card_value[side][c] = t->value[k];
+        if (t->restricted[k] && t->color[k] != UNO_NO_COLOR)
+            t->restricted_colored[side] = 1;
     }
 }
 
@@ -513,18 +516,22 @@ static int play(uno_game *g, int p, int i)
     assert(i >= 0 && i < g->hand_n[p]);
 #endif
     int card = h[i];
+    /* the card's columns before the uint8_t stores below (which may alias g->t, g->side) */
+    const uno_table *t = g->t;
+    const int side = g->side;
+    const int restricted = t->card_restricted[side][card];
+    const int col = t->card_color[side][card], face = t->card_face[side][card];
     h[i] = h[--g->hand_n[p]];
-    int restricted = uno_restricted(g, card);
     int bluff = restricted && uno_holds_color(g, p);
     int prev_color = g->color, prev_face = g->top_face;
     g->discard[g->n_discard++] = (uint8_t)card;
-    g->top_face = uno_face(g, card);
+    g->top_face = face;
     int named = -1;
-    if (uno_color(g, card) == UNO_NO_COLOR) {
+    if (col == UNO_NO_COLOR) {
         g->color = named = uno_choose_color(g, p);
     } else {
-        g->color = uno_color(g, card);
-        g->failed[p] &= (uint8_t)~(1u << g->color);
+        g->color = col;
+        g->failed[p] &= (uint8_t)~(1u << col);
     }
     if (restricted)
         g->counters[UNO_CT_BLUFFS][p] += bluff;
@@ -593,8 +600,8 @@ static int choose_dealer(uno_game *g)
     uno_rng_shuffle_u8(&g->deal, pile, size);
     int np = size;
     int redraw = g->cfg->dealer_draw == UNO_DEALER_REDRAW;
-    int numbers = 0;
-    for (int i = 0; i < size; i++)
+    int numbers = 0; /* number cards left in the pack: only the redraw rule uses it */
+    for (int i = 0; redraw && i < size; i++)
         numbers += t->effect[t->card_kind[0][pile[i]]] == UNO_NUMBER;
     int contenders[UNO_MAX_PLAYERS] = {0}, values[UNO_MAX_PLAYERS] = {0}, nc = 0;
     for (int s = 0; s < g->n; s++)
@@ -690,13 +697,17 @@ static int start_round(uno_game *g, int dealer, const uint8_t *deck)
         g->reveal_from[s] = -1;
         g->reveal_n[s] = 0;
     }
-    for (int r = 0; r < g->cfg->hand_size; r++) { /* one at a time from the dealer's left */
-        int q = dealer;
-        for (int j = 0; j < g->n_active; j++) {
-            q = uno_next(g, q);
-            g->hand[q][g->hand_n[q]++] = pile[--np];
-        }
-    }
+    /* One at a time from the dealer's left: the seats in dealing order, each of them
+       gets its r-th card in pass r (the hands were emptied above). */
+    int order[UNO_MAX_PLAYERS];
+    const int n_deal = g->n_active, hand_size = g->cfg->hand_size;
+    for (int j = 0, q = dealer; j < n_deal; j++)
+        order[j] = q = uno_next(g, q);
+    for (int r = 0; r < hand_size; r++)
+        for (int j = 0; j < n_deal; j++)
+            g->hand[order[j]][r] = pile[--np];
+    for (int j = 0; j < n_deal; j++)
+        g->hand_n[order[j]] = hand_size;
     uint8_t returned[UNO_MAX_CARDS];
     int n_returned = 0;
     int card;
@@ -826,6 +837,7 @@ static int score_round(uno_game *g, int winner)
                         g->n_active--;
                         eliminated[n_elim++] = s;
                     }
+                uno_seats_update(g);
                 over = g->n_active == 1;
             } else {
                 for (int s = 0; s < n; s++)
@@ -917,6 +929,7 @@ static void init_game(uno_game *g, const uno_config *cfg, const uno_table *t,
     g->rounds = g->turns = g->reshuffles = g->stalemates = 0;
     memset(g->active, 0, sizeof g->active);
     memset(g->active, 1, (size_t)g->n);
+    uno_seats_update(g);
     memset(g->scores, 0, sizeof g->scores);
     memset(g->team_scores, 0, sizeof g->team_scores);
     memset(g->counters, 0, sizeof g->counters);

@@ -78,7 +78,7 @@ static int random_play(uno_game *g, int p, const uno_policy *pol)
     return opts[pick(g, m)];
 }
 
-static int greedy_play(uno_game *g, int p, const uno_policy *pol)
+static int greedy_play_scan(uno_game *g, int p, const uno_policy *pol)
 {
     int has_color = uno_holds_color(g, p);
     if (holds_bluff(g, p, has_color) && uno_rng_bernoulli(g->rng, pol->bluff)) {
@@ -91,6 +91,84 @@ static int greedy_play(uno_game *g, int p, const uno_policy *pol)
     if (best != UNO_DRAW)
         return uno_rng_bernoulli(g->rng, pol->voluntary) ? UNO_DRAW : best;
     return best_wild(g, p, has_color);
+}
+
+/*
+ * reference.GreedyPolicy.choose_play.  With an active color and every
+ * restricted card colorless (every stock deck), one pass over the hand finds
+ * what uno_holds_color, holds_bluff, best_colored and best_wild would each
+ * find, with the same first-in-hand-order tie rules; the decisions and the
+ * random draws that follow are greedy_play_scan's, in the same order.
+ * Otherwise (no active color: a colorless card then "holds" it) the scans.
+ */
+static int greedy_play(uno_game *g, int p, const uno_policy *pol)
+{
+    const uno_table *t = g->t;
+    const int side = g->side, color = g->color;
+    if (color < 0 || t->restricted_colored[side])
+        return greedy_play_scan(g, p, pol);
+    const int8_t *col = t->card_color[side];
+    const uint8_t *face = t->card_face[side];
+    const uint8_t *restr = t->card_restricted[side];
+    const int32_t *val = t->card_value[side];
+    const uint8_t *h = g->hand[p];
+    const int top = g->top_face;
+    int has_color = 0, restricted_wild = -1, wild = UNO_DRAW;
+    int best = UNO_DRAW, best_value = -1;
+    if (pol->bluff <= 0.0) {
+        /* Never bluffs (bernoulli(0) draws nothing), so only the best colored card is
+           needed; without one, no card has the active color (it would match), and the
+           wild comes from a second pass. */
+        for (int i = 0, n = g->hand_n[p]; i < n; i++) {
+            int c = h[i], cc = col[c];
+            if (cc != color && (cc == UNO_NO_COLOR || face[c] != top))
+                continue;
+            if (val[c] > best_value) {
+                best = i;
+                best_value = val[c];
+            }
+        }
+        if (best != UNO_DRAW)
+            return uno_rng_bernoulli(g->rng, pol->voluntary) ? UNO_DRAW : best;
+        for (int i = 0, n = g->hand_n[p]; i < n; i++) {
+            int c = h[i];
+            if (col[c] == UNO_NO_COLOR) {
+                if (restr[c])
+                    return i; /* !has_color: a legal restricted wild first */
+                if (wild == UNO_DRAW)
+                    wild = i;
+            }
+        }
+        return wild;
+    }
+    for (int i = 0, n = g->hand_n[p]; i < n; i++) {
+        int c = h[i], cc = col[c];
+        if (cc == color) {
+            has_color = 1;
+        } else if (cc == UNO_NO_COLOR) {
+            if (restr[c]) {
+                if (restricted_wild < 0)
+                    restricted_wild = i;
+            } else if (wild == UNO_DRAW) {
+                wild = i;
+            }
+            continue;
+        } else if (face[c] != top) {
+            continue;
+        }
+        if (val[c] > best_value) {
+            best = i;
+            best_value = val[c];
+        }
+    }
+    /* restricted cards are all wilds here: the first restricted card is restricted_wild */
+    if (has_color && restricted_wild >= 0 && uno_rng_bernoulli(g->rng, pol->bluff))
+        return restricted_wild;
+    if (best != UNO_DRAW)
+        return uno_rng_bernoulli(g->rng, pol->voluntary) ? UNO_DRAW : best;
+    if (!has_color && restricted_wild >= 0)
+        return restricted_wild;
+    return wild;
 }
 
 /* A user policy's decision; an abort ends the game (uno_play_game's setjmp). */

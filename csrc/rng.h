@@ -183,12 +183,17 @@ static inline int uno_rng_bernoulli(uno_rng *r, double p)
  */
 static inline void uno_rng_shuffle_u8(uno_rng *r, uint8_t *a, int n)
 {
+    /* The state lives in a local copy while shuffling: stores through a
+       uint8_t pointer may alias anything, so with r->s the compiler would
+       reload and store the state around every swap.  Same draws, same order. */
+    uno_rng local = *r;
     for (int i = n - 1; i > 0; i--) {
-        uint32_t j = uno_rng_bounded(r, (uint32_t)i + 1);
+        uint32_t j = uno_rng_bounded(&local, (uint32_t)i + 1);
         uint8_t tmp = a[i];
         a[i] = a[j];
         a[j] = tmp;
     }
+    *r = local;
 }
 
 #endif /* UNO_RNG_H */

@@ -175,6 +175,9 @@ typedef struct uno_table {
     uint8_t card_face[2][UNO_MAX_CARDS];
     uint8_t card_restricted[2][UNO_MAX_CARDS];
     int32_t card_value[2][UNO_MAX_CARDS];
+    /* per side: 1 when some card of the side is restricted yet has a color (no stock deck
+       has one); the policies' fast paths assume 0 */
+    uint8_t restricted_colored[2];
 } uno_table;
 
 /*
@@ -370,6 +373,9 @@ typedef struct uno_game {
     int idle;      /* consecutive turns on which nothing could be drawn */
     int32_t rounds, turns, reshuffles, stalemates;
     uint8_t active[UNO_MAX_PLAYERS];
+    /* next_seat[direction > 0][p]: uno_next's answer, kept by uno_seats_update whenever
+       active[] changes */
+    int8_t next_seat[2][UNO_MAX_PLAYERS];
     int32_t scores[UNO_MAX_PLAYERS];
     int32_t team_scores[2];
     int32_t counters[UNO_N_COUNTERS][UNO_MAX_PLAYERS];
@@ -444,17 +450,35 @@ static inline int uno_holds_color(const uno_game *g, int p)
     return 0;
 }
 
+/*
+ * Recomputes g->next_seat from g->active (the engine calls it whenever a
+ * seat's active flag changes): for each seat and direction, the next active
+ * seat walking that way.
+ */
+static inline void uno_seats_update(uno_game *g)
+{
+    for (int d = 0; d < 2; d++) {
+        int step = d ? 1 : -1;
+        for (int s = 0; s < g->n; s++) {
+            int p = s;
+            for (int k = 0; k < g->n; k++) { /* at most n steps: never spins */
+                p += step;
+                if (p >= g->n)
+                    p = 0;
+                else if (p < 0)
+                    p = g->n - 1;
+                if (g->active[p])
+                    break;
+            }
+            g->next_seat[d][s] = (int8_t)p;
+        }
+    }
+}
+
 /* The seat after p in the current direction, skipping eliminated seats. */
 static inline int uno_next(const uno_game *g, int p)
 {
-    do {
-        p += g->direction;
-        if (p >= g->n)
-            p = 0;
-        else if (p < 0)
-            p = g->n - 1;
-    } while (!g->active[p]);
-    return p;
+    return g->next_seat[g->direction > 0][p];
 }
 
 /* Validates a config against a table; returns UNO_OK or UNO_ERR_CONFIG. */
