@@ -78,15 +78,24 @@ static int random_play(uno_game *g, int p, const uno_policy *pol)
     return opts[pick(g, m)];
 }
 
-static int greedy_play_scan(uno_game *g, int p, const uno_policy *pol)
+/* The bluff knob (C7, C12): the hand index of a restricted card to play illegally, or -1. */
+static int bluff_choice(uno_game *g, int p, const uno_policy *pol, int has_color)
 {
-    int has_color = uno_holds_color(g, p);
     if (holds_bluff(g, p, has_color) && uno_rng_bernoulli(g->rng, pol->bluff)) {
         const uint8_t *h = g->hand[p];
         for (int i = 0, n = g->hand_n[p]; i < n; i++)
             if (uno_restricted(g, h[i]))
                 return i;
     }
+    return -1;
+}
+
+static int greedy_play_scan(uno_game *g, int p, const uno_policy *pol)
+{
+    int has_color = uno_holds_color(g, p);
+    int bluff = bluff_choice(g, p, pol, has_color);
+    if (bluff >= 0)
+        return bluff;
     int best = best_colored(g, p);
     if (best != UNO_DRAW)
         return uno_rng_bernoulli(g->rng, pol->voluntary) ? UNO_DRAW : best;
@@ -292,12 +301,9 @@ static int strategic_best(const uno_game *g, int p, int has_color)
 static int strategic_play(uno_game *g, int p, const uno_policy *pol)
 {
     int has_color = uno_holds_color(g, p);
-    if (holds_bluff(g, p, has_color) && uno_rng_bernoulli(g->rng, pol->bluff)) {
-        const uint8_t *h = g->hand[p];
-        for (int i = 0, n = g->hand_n[p]; i < n; i++)
-            if (uno_restricted(g, h[i]))
-                return i;
-    }
+    int bluff = bluff_choice(g, p, pol, has_color);
+    if (bluff >= 0)
+        return bluff;
     int best = strategic_best(g, p, has_color);
     if (best != UNO_DRAW && uno_color(g, g->hand[p][best]) != UNO_NO_COLOR &&
         uno_rng_bernoulli(g->rng, pol->voluntary))

@@ -98,6 +98,14 @@ class BuiltinPolicy:
     def catches(self, g, p, forgetter) -> bool:
         return self.rng.bernoulli(self.catch_p)
 
+    def bluff_choice(self, g: "Game", p: int):
+        """The bluff knob (C7, C12): index of a restricted card to play illegally, or None."""
+        if g.holds_bluff(p) and self.rng.bernoulli(self.bluff):
+            for i, c in enumerate(g.hands[p]):
+                if g.is_bluff(p, c):
+                    return i
+        return None
+
     def plays_drawn(self, g, p, bluff: bool) -> bool:
         return self.rng.bernoulli(self.bluff if bluff else self.play_drawn_p)
 
@@ -119,10 +127,9 @@ class RandomPolicy(BuiltinPolicy):
 class GreedyPolicy(BuiltinPolicy):
     def choose_play(self, g: "Game", p: int) -> int:
         hand = g.hands[p]
-        if g.holds_bluff(p) and self.rng.bernoulli(self.bluff):
-            for i, c in enumerate(hand):
-                if g.is_bluff(p, c):
-                    return i
+        bluff = self.bluff_choice(g, p)
+        if bluff is not None:
+            return bluff
         best = self.best_colored(g, p)
         if best != DRAW and self.rng.bernoulli(self.voluntary_p):
             return DRAW
@@ -209,10 +216,9 @@ class StrategicPolicy(BuiltinPolicy):
 
     def choose_play(self, g: "Game", p: int) -> int:
         hand = g.hands[p]
-        if g.holds_bluff(p) and self.rng.bernoulli(self.bluff):
-            for i, c in enumerate(hand):
-                if g.is_bluff(p, c):
-                    return i
+        bluff = self.bluff_choice(g, p)
+        if bluff is not None:
+            return bluff
         best = self.best(g, p)
         if best != DRAW and g.kind(hand[best]).color != NO_COLOR \
                 and self.rng.bernoulli(self.voluntary_p):
