@@ -10,24 +10,12 @@ import math
 import pytest
 
 import uno_sim
+from specs import pinned as pol
 from uno_sim import Rules, arrange
 from uno_sim.policies import POLICIES, parse_policy
 from uno_sim.userpolicy import DRAW_ACTION, PolicyError
 
 NAMES = tuple(POLICIES)  # random, greedy, strategic
-BASE = {"bluff": 0, "challenge": 0, "forget_uno": 0, "catch": 0, "play_drawn": 1,
-        "voluntary_draw": 0}
-
-
-@pytest.fixture(params=["reference", "c"])
-def engine(request):
-    return request.param
-
-
-def pol(name, **knobs):
-    k = dict(BASE)
-    k.update(knobs)
-    return f"{name}(" + ",".join(f"{a}={b}" for a, b in k.items()) + ")"
 
 
 def games(engine, policies, n=12, players=3, **rules):

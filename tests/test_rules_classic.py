@@ -7,9 +7,8 @@ made deterministic by pinning the greedy policy's knobs at 0 or 1; the few
 tests that need a random choice sweep seeds and assert what must (and must
 never) happen.
 
-Every test runs on both engines: ``reference`` (uno_sim/reference.py) and
-``c`` (uno_sim/engine.py); the ``c`` parameter is skipped while
-``import uno_sim.engine`` fails.
+Every test runs on both engines (the ``engine`` fixture of conftest.py):
+``reference`` (uno_sim/reference.py) and ``c`` (uno_sim/engine.py).
 """
 
 from __future__ import annotations
@@ -21,6 +20,7 @@ from pathlib import Path
 import pytest
 
 import uno_sim
+from specs import greedy
 from uno_sim import Rules, RulesError, arrange
 
 # ---------------------------------------------------------------------------
@@ -30,22 +30,6 @@ from uno_sim import Rules, RulesError, arrange
 COLORS = "RYGB"
 
 
-@pytest.fixture(params=["reference", "c"])
-def engine(request):
-    if request.param == "c":
-        try:
-            import uno_sim.engine  # noqa: F401
-        except ImportError as exc:
-            pytest.skip(f"C engine not importable yet (uno_sim.engine): {exc}")
-    return request.param
-
-
-def greedy(**knobs) -> str:
-    """A greedy policy spec with every probability knob pinned (overridable)."""
-    k = {"bluff": 0, "challenge": 0, "forget_uno": 0, "catch": 0, "play_drawn": 1,
-         "voluntary_draw": 0}
-    k.update(knobs)
-    return "greedy(" + ",".join(f"{a}={b}" for a, b in k.items()) + ")"
 
 
 def random_pol(**knobs) -> str:

@@ -14,20 +14,11 @@ from collections import Counter
 import pytest
 
 import uno_sim
+from specs import greedy
 from uno_sim import Rules, arrange
 from uno_sim.trace import replay_lines
 
 
-@pytest.fixture(params=["reference", "c"])
-def engine(request):
-    return request.param
-
-
-def greedy(**knobs) -> str:
-    k = {"bluff": 0, "challenge": 0, "forget_uno": 0, "catch": 0, "play_drawn": 1,
-         "voluntary_draw": 0}
-    k.update(knobs)
-    return "greedy(" + ",".join(f"{a}={b}" for a, b in k.items()) + ")"
 
 
 G = greedy()
