@@ -67,3 +67,11 @@ def test_round_rows_grow_past_the_first_guess():
            for g in range(3)]
     for k in c:
         assert np.array_equal(c[k], np.concatenate([o[k] for o in one])), k
+
+
+def test_limit_errors_name_the_limit_that_applied():
+    with pytest.raises(engine.GameLimitError, match=r"within 100000 turns in a round or 1 rounds"):
+        engine.play_game(Rules(players=4), "greedy", seed=1, max_rounds=1)
+    with pytest.raises(engine.GameLimitError, match=r"within 5 turns in a round") as e:
+        engine.play_game(Rules(players=4), "greedy", seed=1, max_turns=5, trace=True)
+    assert e.value.events  # the trace up to the limit

@@ -505,7 +505,7 @@ cdef class Engine:
         else:
             self.pairs = self.codes[0]
 
-    cdef _check(self, int status, uno_result *res, uno_trace *tr, int32_t max_turns):
+    cdef _check(self, int status, uno_result *res, uno_trace *tr, const uno_config *cfg):
         if status == UNO_ERR_POLICY:
             err, self.error = self.error, None
             raise err
@@ -513,8 +513,9 @@ cdef class Engine:
             raise RulesError(f"card {self.codes[0][res.error_card]} cannot be a starter")
         if status == UNO_ERR_LIMIT:
             raise GameLimitError(
-                f"the game did not end within {max_turns or UNO_MAX_TURNS} turns in a round "
-                f"or {UNO_MAX_ROUNDS} rounds: the policies never let a round end (e.g. every "
+                f"the game did not end within {cfg.max_turns or UNO_MAX_TURNS} turns in a round "
+                f"or {cfg.max_rounds or UNO_MAX_ROUNDS} rounds: the policies never let a round "
+                f"end (e.g. every "
                 f"seat greedy with voluntary_draw=1, or seats that stalemate every round)",
                 self._decode(tr) if tr != NULL and not tr.failed else None)
         if status != UNO_OK:
@@ -564,7 +565,7 @@ cdef class Engine:
         try:
             with nogil:
                 st = uno_play_game(&cfg, &self.table, self.pol, &rng, trp, &res)
-            self._check(st, &res, trp, max_turns)
+            self._check(st, &res, trp, &cfg)
             return self._result(&res), (self._decode(trp) if trace else None)
         finally:
             uno_trace_free(&tr)
@@ -604,7 +605,7 @@ cdef class Engine:
             with nogil:
                 st = uno_play_round(&cfg, &self.table, self.pol, &rng, dp, dealer, sp, &tr,
                                     &res)
-            self._check(st, &res, &tr, max_turns)
+            self._check(st, &res, &tr, &cfg)
             return self._result(&res), self._decode(&tr)
         finally:
             uno_trace_free(&tr)
@@ -670,7 +671,7 @@ cdef class Engine:
             _point_rows(&rows, rcols, cap)
         if st != UNO_OK:
             memset(&dummy, 0, sizeof(dummy))
-            self._check(st, &dummy, NULL, 0)
+            self._check(st, &dummy, NULL, &self.cfg)
         if rounds:
             # "round_" is the round number (runner.rounds_frame names it "round").
             cols.update({"round_" + ("" if name == "round" else name): a[:rows.n]
