@@ -30,6 +30,7 @@ UNO Flip (RULES.md F1) cards have two faces; a code names one face:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from enum import IntEnum
 
 # Colors 0..3 are the classic (and Flip light-side) colors, 4..7 the Flip dark side.
@@ -285,18 +286,15 @@ def build_flip_deck(deck_seed: int = 0) -> DeckTable:
 
 
 def deck_for(rules) -> DeckTable:
-    """The deck table a rules object plays with."""
-    if rules.variant == "classic":
-        return build_deck("classic", classic_kinds(rules.wd4_value))
-    if rules.variant == "flip":
-        return _flip_deck(rules.deck_seed)
-    raise ValueError(f"unknown variant {rules.variant!r}")
+    """The deck table a rules object plays with (built once per distinct deck)."""
+    return _deck(rules.variant, rules.wd4_value, rules.deck_seed)
 
 
-_FLIP_DECKS: dict[int, DeckTable] = {}
-
-
-def _flip_deck(deck_seed: int) -> DeckTable:
-    if deck_seed not in _FLIP_DECKS:
-        _FLIP_DECKS[deck_seed] = build_flip_deck(deck_seed)
-    return _FLIP_DECKS[deck_seed]
+@lru_cache(maxsize=None)
+def _deck(variant: str, wd4_value: int, deck_seed: int) -> DeckTable:
+    # DeckTable is frozen and made of tuples, so one instance serves every game.
+    if variant == "classic":
+        return build_deck("classic", classic_kinds(wd4_value))
+    if variant == "flip":
+        return build_flip_deck(deck_seed)
+    raise ValueError(f"unknown variant {variant!r}")

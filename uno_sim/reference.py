@@ -126,7 +126,6 @@ class RandomPolicy(BuiltinPolicy):
 
 class GreedyPolicy(BuiltinPolicy):
     def choose_play(self, g: "Game", p: int) -> int:
-        hand = g.hands[p]
         bluff = self.bluff_choice(g, p)
         if bluff is not None:
             return bluff
