@@ -278,7 +278,6 @@ static int strategic_score(const uno_game *g, int p, int i, const int mine[4], i
 /* The best legal (never bluffing) card by strategic_score, first on ties; else UNO_DRAW. */
 static int strategic_best(const uno_game *g, int p, int has_color)
 {
-    const uno_table *t = g->t;
     int mine[4];
     color_counts(g, p, mine);
     int nx = uno_next(g, p);
@@ -446,6 +445,44 @@ int uno_catches(uno_game *g, int q, int p)
     if (pol->id == UNO_POLICY_USER)
         return call_user(g, q, UNO_DEC_CATCH, p);
     return uno_rng_bernoulli(g->rng, pol->catch_uno);
+}
+
+/*
+ * P2: the seat a targeted card of p aims at (reference.BuiltinPolicy.choose_target).
+ * The candidates are the active opponents (teammates excluded, C20) in play
+ * order from p; `card` is the card that targets (passed to a user policy).
+ * Returns p itself only when there is no candidate.
+ */
+int uno_choose_target(uno_game *g, int p, int card)
+{
+    const uno_policy *pol = &g->pol[p];
+    if (pol->id == UNO_POLICY_USER)
+        return call_user(g, p, UNO_DEC_TARGET, card);
+    int cand[UNO_MAX_PLAYERS], m = 0;
+    for (int i = 0, q = p, n = g->n_active - 1; i < n; i++) {
+        q = uno_next(g, q);
+        if (!(g->cfg->teams && q % 2 == p % 2))
+            cand[m++] = q;
+    }
+    if (m == 0)
+        return p;
+    int best = 0;
+    switch (pol->target_rule) {
+    case UNO_TARGET_RANDOM:
+        return cand[pick(g, m)];
+    case UNO_TARGET_NEXT:
+        return cand[0];
+    case UNO_TARGET_MOST:
+        for (int i = 1; i < m; i++)
+            if (g->hand_n[cand[i]] > g->hand_n[cand[best]])
+                best = i;
+        return cand[best];
+    default: /* UNO_TARGET_FEWEST */
+        for (int i = 1; i < m; i++)
+            if (g->hand_n[cand[i]] < g->hand_n[cand[best]])
+                best = i;
+        return cand[best];
+    }
 }
 
 int uno_plays_drawn(uno_game *g, int p, int bluff)

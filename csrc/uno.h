@@ -204,7 +204,7 @@ void uno_flip_table(uno_table *t, const uint64_t key[4]);
 /* A policy (policies.py, RULES.md P2): built in, or a user's Python policy. */
 enum { UNO_POLICY_RANDOM = 0, UNO_POLICY_GREEDY = 1, UNO_POLICY_STRATEGIC = 2, UNO_POLICY_USER = 3 };
 enum { UNO_COLOR_MOST = 0, UNO_COLOR_RANDOM = 1, UNO_COLOR_SMART = 2 };
-/* policies.TARGET_RULES: whom a targeted card picks (no classic card is targeted yet). */
+/* policies.TARGET_RULES: whom a targeted card picks (uno_choose_target). */
 enum { UNO_TARGET_MOST = 0, UNO_TARGET_FEWEST = 1, UNO_TARGET_NEXT = 2, UNO_TARGET_RANDOM = 3 };
 
 /* The decisions of P2, as passed to a user policy's callback. */
@@ -215,7 +215,8 @@ enum uno_decision {
     UNO_DEC_CHALLENGE = 3,   /* arg = offender | (previous color + 1) << 8; returns 0/1 */
     UNO_DEC_FORGET_UNO = 4,  /* returns 1 to forget saying UNO */
     UNO_DEC_CATCH = 5,       /* arg = the seat that forgot; returns 0/1 */
-    UNO_DEC_PLAY_DRAWN = 6   /* arg = 1 when playing it would be a bluff; returns 0/1 */
+    UNO_DEC_PLAY_DRAWN = 6,  /* arg = 1 when playing it would be a bluff; returns 0/1 */
+    UNO_DEC_TARGET = 7       /* arg = the targeting card id; returns an opponent's seat */
 };
 #define UNO_DECIDE_ABORT (-1000) /* a callback's "stop the game" (error kept by the caller) */
 
@@ -553,6 +554,8 @@ int uno_wants_challenge(uno_game *g, int victim, int offender, int prev_color);
 int uno_forgets_uno(uno_game *g, int p);
 int uno_catches(uno_game *g, int q, int p);
 int uno_plays_drawn(uno_game *g, int p, int bluff);
+/* P2: the opponent a targeted card of p aims at (see policy.c). */
+int uno_choose_target(uno_game *g, int p, int card);
 /* reference.bluff_probability: what `victim` can estimate (see policy.c). */
 double uno_bluff_probability(const uno_game *g, int victim, int offender, int prev_color);
 

@@ -189,6 +189,7 @@ cdef extern from "uno.h":
 
     ctypedef struct uno_game:
         const uno_table *t
+        const uno_config *cfg
         uno_rng *rng
         int n, direction, color, side, n_draw, n_discard
         int32_t rounds, turns
@@ -405,7 +406,7 @@ cdef object _raw_state(uno_game *g, int seat):
         reveal=[g.reveal[seat][i] for i in range(g.reveal_n[seat])], side=g.side,
         dark_kind=tuple([g.t.card_kind[1][i] for i in range(g.t.n_cards)])
         if g.t.n_sides == 2 else None,
-        draw_top=g.draw[g.n_draw - 1] if g.n_draw > 0 else -1)
+        draw_top=g.draw[g.n_draw - 1] if g.n_draw > 0 else -1, teams=bool(g.cfg.teams))
 
 
 cdef int _user_decide(void *ctx, uno_game *g, int seat, int decision, int arg) noexcept with gil:

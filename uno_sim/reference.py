@@ -42,6 +42,16 @@ class Stalemate(Exception):
 # ---------------------------------------------------------------------------
 
 
+def target_candidates(g: "Game", p: int) -> list[int]:
+    """The seats a targeted card of p may aim at: active opponents in play order from p."""
+    out, q = [], p
+    for _ in range(g.active_count() - 1):
+        q = g.adv(q, 1)
+        if not g.teammates(p, q):
+            out.append(q)
+    return out
+
+
 class BuiltinPolicy:
     def __init__(self, spec: PolicySpec, rng: Rng):
         self.spec = spec
@@ -108,6 +118,27 @@ class BuiltinPolicy:
 
     def plays_drawn(self, g, p, bluff: bool) -> bool:
         return self.rng.bernoulli(self.bluff if bluff else self.play_drawn_p)
+
+    def choose_target(self, g: "Game", p: int, card: int) -> int:
+        """P2: the opponent a targeted card aims at (the target knob).
+
+        Candidates are the active opponents (teammates excluded, C20) in play
+        order from p; ties go to the first.  p itself when there is none.
+        """
+        cand = target_candidates(g, p)
+        if not cand:
+            return p
+        rule = self.target_rule
+        if rule == "random":
+            return cand[self.pick(len(cand))]
+        if rule == "next":
+            return cand[0]
+        best = cand[0]
+        for q in cand[1:]:
+            n, b = len(g.hands[q]), len(g.hands[best])
+            if (n > b) if rule == "most" else (n < b):
+                best = q
+        return best
 
 
 class RandomPolicy(BuiltinPolicy):

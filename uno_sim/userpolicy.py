@@ -22,7 +22,8 @@ from .cards import COLORS, NO_COLOR, SIDES
 from .rules import RulesError
 
 # The decisions, in the order of enum uno_decision (csrc/uno.h).
-DECISIONS = ("play", "replacement", "color", "challenge", "call_uno", "catch", "play_drawn")
+DECISIONS = ("play", "replacement", "color", "challenge", "call_uno", "catch", "play_drawn",
+             "target")
 DRAW = -1
 
 
@@ -61,6 +62,8 @@ class Observation:
     ``call_uno``     you are playing your second-to-last card: say UNO? True / False
     ``catch``        `forgetter` did not say UNO: catch it? True / False
     ``play_drawn``   play the card just drawn (`drawn`)? True / False
+    ``target``       whom the targeted card `card` aims at: the seats of the active
+                     opponents (teammates excluded), in play order
     """
 
     seat: int
@@ -84,6 +87,7 @@ class Observation:
     previous_color: str | None = None  # challenge: the active color before the WD4
     forgetter: int | None = None  # catch: who forgot to say UNO
     drawn: str | None = None  # play_drawn: the card just drawn (last in hand)
+    card: str | None = None  # target: the card that aims
     # UNO Flip only (None for a one-sided deck):
     side: str | None = None  # the side in play, "light" or "dark" (F1, F3)
     # F6: per seat, the other faces of its hand in hand order; None for your own seat
@@ -120,6 +124,7 @@ class RawState:
     side: int = 0  # the side in play (UNO Flip)
     dark_kind: tuple | None = None  # this game's pairing: card id -> dark kind (Flip), else None
     draw_top: int = -1  # the draw pile's top card, -1 when it is empty
+    teams: bool = False  # C20: seats of the same parity are partners
 
 
 class UserSeat:
@@ -158,6 +163,16 @@ class UserSeat:
             if raw.active[p]:
                 return p
 
+    def _targets(self, raw: RawState) -> list:
+        """Active opponents in play order from this seat (teammates excluded, C20)."""
+        n, p, out = len(raw.hands), self.seat, []
+        q = p
+        for _ in range(n - 1):
+            q = (q + raw.direction) % n
+            if raw.active[q] and q != p and not (raw.teams and q % 2 == p % 2):
+                out.append(q)
+        return out
+
     def decide(self, raw: RawState, decision: int, arg: int, bounded=None) -> int:
         p = self.seat
         name = DECISIONS[decision]
@@ -181,6 +196,9 @@ class UserSeat:
                 actions.append(DRAW_ACTION)
         elif name == "color":
             actions = list(COLORS[4 * raw.side:4 * raw.side + 4])
+        elif name == "target":  # P2: the opponents a targeted card may aim at
+            actions = self._targets(raw)
+            extra = {"card": code[arg]}
         else:
             actions = list(YES_NO)
             if name == "challenge":
@@ -232,6 +250,8 @@ class UserSeat:
             return action.index
         if d == "color":
             return COLORS.index(action)
+        if d == "target":
+            return action
         if d == "call_uno":
             return 0 if action else 1  # the engine asks "forgets?"
         return 1 if action else 0
@@ -256,7 +276,7 @@ class ReferenceUserSeat:
                        scores=g.scores, active=g.active, failed=g.failed,
                        reveal_from=rev[0] if rev else -1, reveal=rev[1] if rev else [],
                        side=g.side, dark_kind=tuple(g.side_kinds[1]) if two else None,
-                       draw_top=g.draw_pile[-1] if g.draw_pile else -1)
+                       draw_top=g.draw_pile[-1] if g.draw_pile else -1, teams=g.rules.teams)
         return self.user.decide(raw, DECISIONS.index(decision), arg, g.rng.bounded)
 
     def choose_play(self, g, p) -> int:
@@ -279,3 +299,6 @@ class ReferenceUserSeat:
 
     def plays_drawn(self, g, p, bluff: bool) -> bool:
         return bool(self._ask(g, "play_drawn", int(bluff)))
+
+    def choose_target(self, g, p, card) -> int:
+        return self._ask(g, "target", card)
