@@ -9,14 +9,19 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields
 
-VARIANTS = ("classic", "flip")
+VARIANTS = ("classic", "flip", "extreme")
 EDITIONS = ("modern", "vintage")
 DRAWN_CARD = ("may", "must")
 CHALLENGE = ("modern", "vintage")
 DEALER_DRAW = ("zero", "redraw")
 SCORING = ("standard", "elimination", "lowest")
 FLIP_PAIRING = ("deck", "game")
-DECK_SIZE = {"classic": 108, "flip": 112}
+LAUNCHER = ("model", "dist")  # E2: the launcher's firing law
+LAUNCHER_MAX = 32  # E2: most entries in a launcher weight table
+# E2 defaults: a model, not a measurement (no firing law is published; docs/rules.md)
+LAUNCHER_BURST = (1, 2, 5, 7, 7, 7, 6, 5, 2, 1, 1, 1)  # burst of 1..12 cards: mostly 3-8
+LAUNCHER_WEIGHTS = (92,) + LAUNCHER_BURST  # dist: 0..12 cards, fires on 1 press in 3
+DECK_SIZE = {"classic": 108, "flip": 112, "extreme": 112}
 MIN_PLAYERS, MAX_PLAYERS = 2, 10
 
 # edition -> defaults of the switches left as None
@@ -33,6 +38,29 @@ class RulesError(ValueError):
 def _choice(name, value, allowed):
     if value not in allowed:
         raise RulesError(f"invalid {name} {value!r}: expected one of {', '.join(allowed)}")
+
+
+def _weights(name, value, first: int) -> tuple:
+    """A launcher weight table (E2): integers >= 0 as a tuple, a list or "1,2,3" text.
+
+    Entry i weighs `first + i` cards; some entry for one card or more must be positive.
+    """
+    shown = value if isinstance(value, str) else ",".join(map(str, value)) \
+        if isinstance(value, (list, tuple)) else value
+    try:
+        items = value.split(",") if isinstance(value, str) else list(value)
+        w = tuple(int(x) if isinstance(x, str) else x for x in items)
+    except (TypeError, ValueError):
+        w = None
+    if (not w or len(w) > LAUNCHER_MAX
+            or any(isinstance(x, bool) or not isinstance(x, int) or x < 0 for x in w)):
+        raise RulesError(f"invalid {name} {shown!r}: expected 1 to {LAUNCHER_MAX} "
+                         f"comma-separated integers >= 0")
+    if sum(w) > 2**31 - 1:
+        raise RulesError(f"invalid {name} {shown!r}: the weights add up to more than 2**31 - 1")
+    if not any(w[i] for i in range(len(w)) if first + i >= 1):
+        raise RulesError(f"invalid {name} {shown!r}: no weight on firing a card")
+    return w
 
 
 def _int(name, value, lo, hi=None):
@@ -64,6 +92,13 @@ class Rules:
     flip_pairing            Flip faces paired once per deck_seed        F1
                             (deck) | re-paired every game (game)
     deck_seed               seed of the deck's light/dark pairing       F1
+    launcher                Extreme launcher law: model (stateful       E2
+                            schedule, default) | dist (i.i.d. per press)
+    launcher_fire           model: chance per mille that a press fires  E2
+    launcher_max_silent     model: a press fires after this many silent E2
+                            presses in a row
+    launcher_burst          model: weights of bursts of 1, 2, ... cards E2
+    launcher_weights        dist: weights of firing 0, 1, 2, ... cards  E2
     ======================  ==========================================  =======
     """
 
@@ -80,6 +115,12 @@ class Rules:
     hand_size: int = 7
     flip_pairing: str = "deck"
     deck_seed: int = 0
+    # UNO Extreme (E2): the launcher's firing law
+    launcher: str = "model"
+    launcher_fire: int = 333
+    launcher_max_silent: int = 5
+    launcher_burst: tuple = LAUNCHER_BURST
+    launcher_weights: tuple = LAUNCHER_WEIGHTS
 
     def __post_init__(self):
         _choice("variant", self.variant, VARIANTS)
@@ -97,6 +138,12 @@ class Rules:
         _int("hand_size", self.hand_size, 1, 20)
         _choice("flip_pairing", self.flip_pairing, FLIP_PAIRING)
         _int("deck_seed", self.deck_seed, 0, 2**63 - 1)
+        _choice("launcher", self.launcher, LAUNCHER)
+        _int("launcher_fire", self.launcher_fire, 0, 1000)
+        _int("launcher_max_silent", self.launcher_max_silent, 0, 1000)
+        object.__setattr__(self, "launcher_burst", _weights("launcher_burst", self.launcher_burst, 1))
+        object.__setattr__(self, "launcher_weights",
+                           _weights("launcher_weights", self.launcher_weights, 0))
         if not isinstance(self.teams, bool):
             raise RulesError(f"invalid teams {self.teams!r}: expected true or false")
         if self.teams:
@@ -132,7 +179,8 @@ def parse_rule_value(key: str, text: str):
     """Parse `--rule KEY=VALUE` text into the field's type."""
     if key not in RULE_KEYS:
         raise RulesError(f"unknown rule {key!r}: expected one of {', '.join(RULE_KEYS)}")
-    if key in ("players", "target", "hand_size", "wd4_value", "deck_seed"):
+    if key in ("players", "target", "hand_size", "wd4_value", "deck_seed", "launcher_fire",
+               "launcher_max_silent"):
         try:
             return int(text)
         except ValueError:
