@@ -4,10 +4,11 @@
  *   gcc -std=c99 -O1 -g -DUNO_CHECK -fsanitize=address,undefined \
  *       -fno-sanitize-recover=all -Icsrc csrc/engine.c csrc/policy.c csrc/trace.c \
  *       tests/c/check_main.c -o check
- *   ./check [games_per_config [seed [classic|flip]]]
+ *   ./check [games_per_config [seed [classic|flip|extreme]]]
  *
- * Plays seeded games over a grid of configurations (classic and UNO Flip
- * decks, Flip with its pairing fixed and re-paired per game; players 2..10, both
+ * Plays seeded games over a grid of configurations (classic, UNO Flip and UNO
+ * Extreme decks, Flip with its pairing fixed and re-paired per game, Extreme
+ * with both launcher laws at default and extreme parameters; players 2..10, both
  * editions, standard / elimination / lowest scoring and teams, random and
  * greedy policies with their knobs at 0, 0.5 and 1, default knobs, mixed
  * seats, strategic seats with challenge=auto).  With UNO_CHECK the engine aborts on any card-conservation
@@ -22,6 +23,9 @@
 #include "uno.h"
 
 #define MAX_TURNS 3000 /* some knob settings never end a round (see uno.h) */
+/* ... or stalemate every round: UNO Extreme seats that always press (voluntary_draw=1)
+   end up holding every card, round after round */
+#define MAX_ROUNDS 300
 
 static long failures = 0;
 
@@ -106,13 +110,30 @@ static void check_trace(const uno_trace *tr, int n)
         int want = e->type == UNO_EV_ROUND_START ? n + 2
                  : e->type == UNO_EV_ROUND_END ? -1
                  : (e->type == UNO_EV_DRAW || e->type == UNO_EV_CHALLENGE || e->type == UNO_EV_DEALER_DRAW ||
-                    e->type == UNO_EV_DRAW_UNTIL || e->type == UNO_EV_PAIRING) ? 1
+                    e->type == UNO_EV_DRAW_UNTIL || e->type == UNO_EV_PAIRING ||
+                    e->type == UNO_EV_PRESS || e->type == UNO_EV_DISCARD_ALL) ? 1
                  : 0;
         if (want >= 0)
             EXPECT(lists == want, "event %ld (type %d): %d lists, %d expected", (long)i, e->type, lists, want);
         else
             EXPECT(lists == n + 3 || lists == n + 4, "round_end with %d lists", lists);
     }
+}
+
+/* E2: the launcher law of game j (rotates the laws and their parameters). */
+static void set_launcher(uno_config *cfg, int j)
+{
+    static const int32_t burst[12] = {1, 2, 5, 7, 7, 7, 6, 5, 2, 1, 1, 1};
+    cfg->launcher = j % 4 == 1 ? UNO_LAUNCHER_DIST : UNO_LAUNCHER_MODEL;
+    cfg->launcher_fire = j % 4 == 2 ? 0 : j % 4 == 3 ? 1000 : 333;
+    cfg->launcher_max_silent = j % 4 == 2 ? 3 : 5;
+    cfg->launcher_n_burst = j % 4 == 3 ? 32 : 12;
+    for (int i = 0; i < 32; i++)
+        cfg->launcher_burst[i] = i < 12 ? burst[i] : 1;
+    cfg->launcher_n_weights = 13;
+    cfg->launcher_weights[0] = 92;
+    for (int i = 1; i < 13; i++)
+        cfg->launcher_weights[i] = burst[i - 1];
 }
 
 static void check_result(const uno_config *cfg, const uno_result *res, const char *where)
@@ -136,12 +157,15 @@ int main(int argc, char **argv)
 {
     int per_config = argc > 1 ? atoi(argv[1]) : 4;
     uint64_t seed = argc > 2 ? strtoull(argv[2], NULL, 10) : 2024;
-    int only = argc > 3 ? (strcmp(argv[3], "flip") == 0 ? 1 : 0) : -1; /* -1: both decks */
+    int only = -1; /* -1: every deck; 0 classic, 1 flip, 2 extreme */
+    if (argc > 3)
+        only = strcmp(argv[3], "flip") == 0 ? 1 : strcmp(argv[3], "extreme") == 0 ? 2 : 0;
     uint64_t key[4] = {seed, 0x9E3779B97F4A7C15u ^ seed, 0xD1B54A32D192ED03u, 12345u};
-    static uno_table tables[3];
+    static uno_table tables[4];
     uno_classic_table(&tables[0], 50);
     uno_classic_table(&tables[1], 70);
     uno_flip_table(&tables[2], key);
+    uno_extreme_table(&tables[3]);
     uno_trace tr;
     uno_trace_init(&tr);
     uno_rng mix;
@@ -149,8 +173,9 @@ int main(int argc, char **argv)
     long games = 0, limited = 0, traced = 0;
     uint64_t game_no = 0;
 
-    for (int flip = 0; flip < 2; flip++)
-    for (int players = 2; players <= 10 && (only < 0 || only == flip); players++) {
+    for (int variant = 0; variant < 3; variant++)
+    for (int players = 2; players <= 10 && (only < 0 || only == variant); players++) {
+        int flip = variant == 1;
         for (int edition = 0; edition < 2; edition++) {
             for (int mode = 0; mode < 4; mode++) { /* standard, elimination, lowest, teams */
                 if (mode == 3 && (players < 4 || players % 2))
@@ -170,13 +195,16 @@ int main(int argc, char **argv)
                         cfg.scoring = mode == 3 ? UNO_SCORING_STANDARD : mode;
                         cfg.teams = mode == 3;
                         cfg.target = mode == 1 ? 200 : 500;
-                        cfg.variant = flip;
+                        cfg.variant = variant;
                         cfg.repair = flip && j % 2;
-                        const uno_table *t = &tables[flip ? 2 : edition];
+                        if (variant == UNO_VARIANT_EXTREME)
+                            set_launcher(&cfg, j + players);
+                        const uno_table *t = &tables[variant == 2 ? 3 : flip ? 2 : edition];
                         cfg.hand_size = j % 5 == 4 ? 1 + (int)(game_no % 20) : 7;
                         if (players * cfg.hand_size + 1 > t->n_cards)
                             cfg.hand_size = (t->n_cards - 1) / players;
                         cfg.max_turns = MAX_TURNS;
+                        cfg.max_rounds = MAX_ROUNDS;
                         int trace = j % 3 == 0;
                         uno_rng r1, r2;
                         uno_result a, b;
@@ -187,7 +215,7 @@ int main(int argc, char **argv)
                         int st2 = uno_play_game(&cfg, t, pol, &r2, NULL, &b);
                         char where[128];
                         snprintf(where, sizeof where,
-                                 "flip %d players %d edition %d mode %d policies %d game %lu", flip,
+                                 "variant %d players %d edition %d mode %d policies %d game %lu", variant,
                                  players, edition, mode, ps, (unsigned long)game_no);
                         EXPECT(st == st2 && memcmp(&a, &b, sizeof a) == 0, "%s: a replay differs", where);
                         EXPECT(st == UNO_OK || st == UNO_ERR_LIMIT, "%s: status %d", where, st);
