@@ -433,3 +433,53 @@ def test_bench_takes_the_extreme_variant(capsys):
                  "--repeats", "1"]) == 0
     rows = [l for l in capsys.readouterr().out.splitlines() if l.startswith("extreme ")]
     assert len(rows) == 4
+
+
+class Recorder:
+    """A user policy that keeps every observation (P1, P2 in UNO Extreme)."""
+
+    def __init__(self):
+        self.seen = []
+
+    def __call__(self, obs):
+        self.seen.append(obs)
+        if obs.decision == "play":
+            legal = [a for a in obs.actions if a != DRAW_ACTION]
+            return legal[obs.randint(len(legal))] if legal else DRAW_ACTION
+        return obs.actions[obs.randint(len(obs.actions))]
+
+
+def test_user_policy_sees_the_launcher_and_aims_on_both_engines():
+    rules = Rules(variant="extreme", players=3, target=200)
+    out = {}
+    for engine in ("reference", "c"):
+        rec = Recorder()
+        res = uno_sim.play_game(rules, [rec, "strategic", "random"], seed=4, game=2,
+                                trace=True, engine=engine)
+        out[engine] = (res, rec.seen)
+    (r_ref, o_ref), (r_c, o_c) = out["reference"], out["c"]
+    assert r_ref == r_c and o_ref == o_c
+    decisions = Counter(o.decision for o in o_ref)
+    assert decisions["play"] > 0 and "play_drawn" not in decisions  # E3: never asked
+    assert decisions["target"] == 1  # E6: the user picks the Extreme Hit's target
+    (t,) = [o for o in o_ref if o.decision == "target"]
+    assert t.card == "WX" and set(t.actions) == {1, 2}
+    (aim,) = [e for e in r_ref.events if e["e"] == "aim" and e["p"] == 0]
+    # draw_pile counts the cards in the launcher: what the trace says it holds
+    presses = [e for e in r_ref.events if e["e"] == "press" and e["by"] == 0
+               and e["reason"] in ("cannot_play", "voluntary")]
+    assert presses and all(o.draw_pile >= 0 for o in o_ref)
+    for o in o_ref:
+        assert DRAW_ACTION in o.actions if o.decision == "play" else True
+
+
+def test_replay_renders_the_extreme_events(engine):
+    from uno_sim.trace import replay_lines
+    rules, deck = deal(players=4, hands={2: ["WX", "G1", "G2", "G3"], 1: ["RDA", "R5", "B1", "B2"]},
+                       starter="RH2", hand_size=4)
+    res = run(engine, rules, deck, policies=[G, G, greedy(target="next"), G])
+    text = "\n".join(replay_lines(res.events))
+    assert "P1 presses the launcher: fires " in text and "(hit two)" in text
+    assert "P2 aims the launcher at P3" in text
+    assert "P2 presses the launcher: fires " in text and " at P3 (extreme hit)" in text
+    assert "{" not in text  # every event has its own line, none falls back to JSON

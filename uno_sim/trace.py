@@ -85,8 +85,10 @@ def describe(e: dict) -> str | None:
     if t == "flip":
         return f"{p} flips: play goes on on the {e['side']} side, {e['top']} comes up"
     if t == "press":  # E2: one press of the UNO Extreme launcher
-        who = p if e.get("by") in (None, e.get("p")) else f"P{e['by']} (at {p})"
-        got = f"fires {_cards(e['cards'])} to {p}" if e["cards"] else "fires nothing"
+        own = e.get("by") in (None, e.get("p"))
+        who = p if own else f"P{e['by']}"
+        got = f"fires {_cards(e['cards'])}" if e["cards"] else "fires nothing"
+        got += "" if own else f" at {p}"
         return f"{who} presses the launcher: {got} ({e['reason'].replace('_', ' ')})"
     if t == "discard_all":
         return f"{p} puts down with it: {_cards(e['cards'])}"
