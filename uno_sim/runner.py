@@ -32,7 +32,7 @@ import numpy as np
 
 from . import __version__
 from .api import engine_module, make_rules
-from .cards import deck_for
+from .cards import deck_for, deck_text
 from .policies import parse_policy, seat_policies
 from .reference import SEAT_COUNTERS
 from .rules import Rules, RulesError
@@ -308,6 +308,10 @@ class RunResult:
         lines = [
             f"variant {r.variant}, {r.players} players, {r.scoring} scoring to {r.target}"
             + (", teams" if r.teams else "") + f", edition {r.edition}",
+        ]
+        if r.deck:
+            lines.append(f"deck ({deck_for(r).size} cards): " + deck_text(r.deck))
+        lines += [
             f"policies: {', '.join(str(p) for p in self.policies)}",
             f"seed {self.seed}: {s['games']:,} games, {s['rounds']:,} rounds",
             f"rounds per game: mean {s['rounds_per_game_mean']:.2f}, "
