@@ -69,8 +69,23 @@ def time_reference(rules: Rules, policy: str, games: int, seed: int = 1) -> floa
     return games / (time.perf_counter() - t0)
 
 
+def first_action(obs):
+    """The user policy timed by `--user-games`: the first legal action, in Python."""
+    return obs.actions[0]
+
+
+def time_user(rules: Rules, policy: str, games: int, seed: int = 1) -> float:
+    """Games per second with seat 0 played by a Python policy (`first_action`)."""
+    from . import engine
+    specs = [first_action] + [policy] * (rules.players - 1)
+    t0 = time.perf_counter()
+    for g in range(games):
+        engine.play_game(rules, specs, seed=seed, game=g)
+    return games / (time.perf_counter() - t0)
+
+
 def run_bench(variants=("classic",), players=(2, 4, 7, 10), policy="greedy", games=20000,
-              repeats=5, reference_games=0, out=print) -> list[dict]:
+              repeats=5, reference_games=0, user_games=0, out=print) -> list[dict]:
     out(f"machine: {machine()}")
     out(f"commit:  {commit()}")
     out(f"policy {policy}; complete games to 500; median of {repeats} runs of {games} games; one core")
@@ -86,12 +101,19 @@ def run_bench(variants=("classic",), players=(2, 4, 7, 10), policy="greedy", gam
             rows.append(row)
             out(f"{v:<12} {p:>7} {r['games_per_s']:>10,.0f} {r['rounds_per_s']:>11,.0f} "
                 f"{r['ns_per_turn']:>8.1f} {r['turns_per_game']:>10.1f}")
-    if reference_games:
+    if reference_games or user_games:
         out("")
-        for p in (2, 4):
-            rate = time_reference(Rules(players=p), policy, reference_games)
+    for v in variants:
+        for p in players if reference_games or user_games else ():
             c = next((r["games_per_s"] for r in rows if r["players"] == p
-                      and r["variant"] == "classic"), None)
-            ratio = f" (C engine {c / rate:,.0f}x faster)" if c else ""
-            out(f"reference engine, classic, {p} players: {rate:,.1f} games/s{ratio}")
+                      and r["variant"] == v), None)
+            if reference_games:
+                rate = time_reference(Rules(variant=v, players=p), policy, reference_games)
+                ratio = f" (C engine {c / rate:,.0f}x faster)" if c else ""
+                out(f"reference engine, {v}, {p} players: {rate:,.1f} games/s{ratio}")
+            if user_games:
+                rate = time_user(Rules(variant=v, players=p), policy, user_games)
+                ratio = f" ({c / rate:,.0f}x slower than all {policy})" if c else ""
+                out(f"C engine, {v}, {p} players, seat 0 a Python policy: "
+                    f"{rate:,.1f} games/s{ratio}")
     return rows
