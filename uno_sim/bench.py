@@ -1,7 +1,9 @@
 """`uno-sim bench`: complete games per second per core, per variant and player count.
 
 Each figure is the median of several timed calls of one batch into the C engine
-(one core, no runner, no I/O), after a warm-up call.  The machine and the
+(one core, no runner, no I/O), after a warm-up call.  `games/s` is by the wall
+clock; `games/CPU-s` divides by the CPU time the process used, which other
+processes on a shared machine do not inflate (one thread: one core).  The machine and the
 commit are printed with the table so that figures can be compared honestly.
 """
 
@@ -49,14 +51,16 @@ def time_games(rules: Rules, policy: str, games: int, repeats: int, seed: int = 
 
     specs = [policy] * rules.players
     engine.play_games(rules, specs, seed=seed, first_game=0, n_games=max(1, games // 10))
-    times, rounds, turns = [], 0, 0
+    times, cpu, rounds, turns = [], [], 0, 0
     for r in range(repeats):
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         cols = engine.play_games(rules, specs, seed=seed, first_game=r * games, n_games=games)
         times.append(time.perf_counter() - t0)
+        cpu.append(time.process_time() - c0)
         rounds, turns = int(cols["rounds"].sum()), int(cols["turns"].sum())
     t = statistics.median(times)
-    return {"games_per_s": games / t, "rounds_per_s": rounds / t, "ns_per_turn": 1e9 * t / turns,
+    return {"games_per_s": games / t, "games_per_cpu_s": games / statistics.median(cpu),
+            "rounds_per_s": rounds / t, "ns_per_turn": 1e9 * t / turns,
             "turns_per_game": turns / games}
 
 
@@ -90,8 +94,8 @@ def run_bench(variants=("classic",), players=(2, 4, 7, 10), policy="greedy", gam
     out(f"commit:  {commit()}")
     out(f"policy {policy}; complete games to 500; median of {repeats} runs of {games} games; one core")
     out("")
-    out(f"{'variant':<12} {'players':>7} {'games/s':>10} {'rounds/s':>11} {'ns/turn':>8} "
-        f"{'turns/game':>10}")
+    out(f"{'variant':<12} {'players':>7} {'games/s':>10} {'games/CPU-s':>11} {'rounds/s':>11} "
+        f"{'ns/turn':>8} {'turns/game':>10}")
     rows = []
     for v in variants:
         for p in players:
@@ -99,8 +103,9 @@ def run_bench(variants=("classic",), players=(2, 4, 7, 10), policy="greedy", gam
             r = time_games(rules, policy, games, repeats)
             row = {"variant": v, "players": p, **r}
             rows.append(row)
-            out(f"{v:<12} {p:>7} {r['games_per_s']:>10,.0f} {r['rounds_per_s']:>11,.0f} "
-                f"{r['ns_per_turn']:>8.1f} {r['turns_per_game']:>10.1f}")
+            out(f"{v:<12} {p:>7} {r['games_per_s']:>10,.0f} {r['games_per_cpu_s']:>11,.0f} "
+                f"{r['rounds_per_s']:>11,.0f} {r['ns_per_turn']:>8.1f} "
+                f"{r['turns_per_game']:>10.1f}")
     if reference_games or user_games:
         out("")
     for v in variants:
