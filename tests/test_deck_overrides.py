@@ -97,6 +97,7 @@ def test_flip_override_keeps_both_sides_equal():
     ("classic", {"count": {"R5": -1}}, "invalid count of R5 -1"),
     ("classic", {"count": {"R5": 256}}, "invalid count of R5 256"),
     ("classic", {"value": {"W": "ten"}}, "invalid value of W 'ten'"),
+    ("classic", {"value": {"W": 10**7}}, "invalid value of W 10000000: expected 0..1000000"),
     ("classic", {"colour": {"W": 1}}, "unknown table 'colour'"),
     ("classic", {"count": {f"*{n}": 0 for n in range(10)} | {"*S": 0, "*R": 0, "*+2": 0}},
      "too few to deal 4 hands of 7"),

@@ -163,7 +163,7 @@ def _deck_overrides(deck) -> tuple:
         if count is not None:
             _int(f"count of {pattern}", count, 0, 255)
         if value is not None:
-            _int(f"value of {pattern}", value, 0)
+            _int(f"value of {pattern}", value, 0, 1_000_000)
         out.append((pattern, count, value))
     return tuple(out)
 
