@@ -169,9 +169,12 @@ class Rules:
                 raise RulesError(str(exc)) from None
 
     def to_dict(self) -> dict:
-        """The fields as plain JSON values (`deck` as a list of [card, count, value])."""
+        """The fields as plain JSON values (`deck` as a list of [card, count, value], the
+        launcher weight tables as lists)."""
         d = asdict(self)
         d["deck"] = [list(t) for t in self.deck]
+        d["launcher_burst"] = list(self.launcher_burst)
+        d["launcher_weights"] = list(self.launcher_weights)
         return d
 
     @classmethod
