@@ -223,7 +223,8 @@ int uno_config_check(const uno_config *cfg, const uno_table *t, const uno_policy
         if (cfg->launcher < 0 || cfg->launcher > UNO_LAUNCHER_DIST || cfg->launcher_fire < 0 ||
             cfg->launcher_fire > 1000 || cfg->launcher_max_silent < 0 ||
             cfg->launcher_n_burst < 1 || cfg->launcher_n_burst > UNO_LAUNCH_MAX ||
-            cfg->launcher_n_weights < 1 || cfg->launcher_n_weights > UNO_LAUNCH_MAX)
+            cfg->launcher_n_weights < 1 || cfg->launcher_n_weights > UNO_LAUNCH_MAX ||
+            cfg->hit_target_presses < 0 || cfg->hit_target_presses > 10)
             return UNO_ERR_CONFIG;
         int64_t burst = 0, any = 0, total = 0;
         for (int i = 0; i < cfg->launcher_n_burst; i++) {
@@ -561,6 +562,7 @@ static int resolve(uno_game *g, int p, int card, int bluff, int prev_color, int 
         victim = uno_choose_target(g, p, card);
         if (g->tr)
             uno_trace_event(g->tr, UNO_EV_AIM, p, victim, 0, 0);
+        presses(g, victim, victim, g->cfg->hit_target_presses, t->reason[k]);
         presses(g, p, victim, t->amount[k], t->reason[k]);
         return out ? ROUND_OVER : uno_next(g, p);
     case UNO_WILD:

@@ -172,6 +172,7 @@ typedef struct uno_config {
     int32_t launcher_burst[UNO_LAUNCH_MAX]; /* model: weight of a burst of i + 1 cards */
     int32_t launcher_n_weights;  /* dist: entries of launcher_weights, 1..UNO_LAUNCH_MAX */
     int32_t launcher_weights[UNO_LAUNCH_MAX]; /* dist: weight of firing i cards */
+    int32_t hit_target_presses;  /* E6: the target's own presses before the attacker's, 0..10 */
 } uno_config;
 
 /*

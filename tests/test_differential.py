@@ -182,7 +182,8 @@ LAUNCHERS = (
     {"launcher_fire": 500, "launcher_max_silent": 0, "launcher_burst": "3,0,0,0,0,0,0,0,0,0,0,1"},
     {"launcher": "dist", "launcher_weights": "0,1"},
     {"launcher": "dist", "launcher_weights": "9,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,1"},
-    {"launcher_fire": 50, "launcher_max_silent": 12},
+    {"launcher_fire": 50, "launcher_max_silent": 12, "hit_target_presses": 1},
+    {"launcher": "dist", "hit_target_presses": 2},
 )
 TARGETS = ("most", "fewest", "next", "random")
 

@@ -302,6 +302,16 @@ def test_e6_target_follows_the_knob(engine, rule, target):
     assert [(e["p"], e["by"]) for e in ev(res, "press")[2:4]] == [(target, 2)] * 2
 
 
+def test_e6_target_presses_first_with_the_seeds_literal_reading(engine):
+    rules, deck = deal(players=4, hands={1: ["WX", "B5", "B2"], 2: ["B7", "G2", "G3"]},
+                       starter="R3", draws=["Y4", "Y5", "G9"], hit_target_presses=1)
+    res = run(engine, rules, deck, policies=[G, greedy(target="next"), G, G])
+    assert turns(res, 5) == [("play", 1, "WX", "B"), ("aim", 1, 2),
+                             ("press", 2, 2, ["Y4"], "extreme_hit"),
+                             ("press", 2, 1, ["Y5"], "extreme_hit"),
+                             ("press", 2, 1, ["G9"], "extreme_hit")]
+
+
 def test_e6_starter_extreme_hit_is_put_back(engine):
     rules, deck = deal(starter="WX")
     res = run(engine, rules, deck)
@@ -390,6 +400,7 @@ def test_e7_vintage_edition_redraws_action_cards_for_the_dealer(engine):
     ({"launcher_weights": ",".join(["1"] * 33)}, "launcher_weights"),
     ({"launcher_burst": "0,0"}, "launcher_burst '0,0'"),
     ({"launcher_burst": ""}, "launcher_burst ''"),
+    ({"hit_target_presses": 11}, "hit_target_presses 11"),
 ])
 def test_bad_launcher_parameters_are_one_line_errors(kw, needle):
     with pytest.raises(RulesError, match=needle) as exc:

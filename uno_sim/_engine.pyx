@@ -179,6 +179,7 @@ cdef extern from "uno.h":
         int32_t launcher_burst[32]
         int32_t launcher_n_weights
         int32_t launcher_weights[32]
+        int32_t hit_target_presses
 
     ctypedef struct uno_table:
         int32_t n_kinds, n_cards, n_sides
@@ -451,7 +452,7 @@ cdef class Engine:
     """One rules + policies configuration, ready to play (used by uno_sim.engine).
 
     ``config``: the 12 ints of uno_config, then (UNO Extreme, E2) launcher, launcher_fire,
-    launcher_max_silent and the burst and weights tuples; ``arrays``: DeckTable.arrays();
+    launcher_max_silent, the burst and weights tuples and hit_target_presses; ``arrays``: DeckTable.arrays();
     ``policies``: per seat (id, color_rule, bluff, challenge, forget_uno, catch,
     play_drawn, voluntary_draw); ``codes``: per side, card id -> card code.
     """
@@ -475,9 +476,10 @@ cdef class Engine:
         (self.cfg.variant, self.cfg.players, self.cfg.edition, self.cfg.dealer_draw,
          self.cfg.drawn_card, self.cfg.challenge, self.cfg.wd4_value, self.cfg.scoring,
          self.cfg.target, self.cfg.teams, self.cfg.hand_size, self.cfg.repair) = config[:12]
-        extreme = config[12:] or (0, 333, 5, (1,), (0, 1))
+        extreme = config[12:] or (0, 333, 5, (1,), (0, 1), 0)
         self.cfg.launcher, self.cfg.launcher_fire, self.cfg.launcher_max_silent = extreme[:3]
         burst, weights = extreme[3], extreme[4]
+        self.cfg.hit_target_presses = extreme[5]
         if not (1 <= len(burst) <= UNO_LAUNCH_MAX and 1 <= len(weights) <= UNO_LAUNCH_MAX):
             raise RulesError(f"invalid launcher weights: 1 to {UNO_LAUNCH_MAX} entries expected")
         self.cfg.launcher_n_burst = len(burst)

@@ -40,7 +40,7 @@ def _config(rules: Rules) -> tuple:
         rules.target, int(rules.teams), rules.hand_size, int(rules.flip_pairing == "game"),
         # UNO Extreme (E2): the launcher's law; the weight tables as tuples of ints
         LAUNCHER.index(rules.launcher), rules.launcher_fire, rules.launcher_max_silent,
-        tuple(rules.launcher_burst), tuple(rules.launcher_weights),
+        tuple(rules.launcher_burst), tuple(rules.launcher_weights), rules.hit_target_presses,
     )
 
 

@@ -700,6 +700,7 @@ class Game:
         if e == Effect.WILD_HIT:  # E6: aim at a player; the attacker presses twice at it
             target = self.policies[p].choose_target(self, p, card)
             self.emit("aim", p=p, target=target)
+            self.presses(target, target, self.rules.hit_target_presses, k.reason)
             self.presses(p, target, k.amount, k.reason)
             return None if out else self.adv(p, 1)
         if e == Effect.SKIP:

@@ -102,6 +102,9 @@ class Rules:
                             presses in a row
     launcher_burst          model: weights of bursts of 1, 2, ... cards E2
     launcher_weights        dist: weights of firing 0, 1, 2, ... cards  E2
+    hit_target_presses      presses the target of an Extreme Hit makes  E6
+                            itself before the attacker's two (0; 1 is
+                            seed 001's literal "le désigné appuie")
     ======================  ==========================================  =======
     """
 
@@ -125,6 +128,7 @@ class Rules:
     launcher_max_silent: int = 5
     launcher_burst: tuple = LAUNCHER_BURST
     launcher_weights: tuple = LAUNCHER_WEIGHTS
+    hit_target_presses: int = 0  # E6
 
     def __post_init__(self):
         _choice("variant", self.variant, VARIANTS)
@@ -148,6 +152,7 @@ class Rules:
         object.__setattr__(self, "launcher_burst", _weights("launcher_burst", self.launcher_burst, 1))
         object.__setattr__(self, "launcher_weights",
                            _weights("launcher_weights", self.launcher_weights, 0))
+        _int("hit_target_presses", self.hit_target_presses, 0, 10)
         if not isinstance(self.teams, bool):
             raise RulesError(f"invalid teams {self.teams!r}: expected true or false")
         if self.teams:
@@ -262,7 +267,7 @@ def parse_rule_value(key: str, text: str):
     if key not in RULE_KEYS:
         raise RulesError(f"unknown rule {key!r}: expected one of {', '.join(RULE_KEYS)}")
     if key in ("players", "target", "hand_size", "wd4_value", "deck_seed", "launcher_fire",
-               "launcher_max_silent"):
+               "launcher_max_silent", "hit_target_presses"):
         try:
             return int(text)
         except ValueError:

@@ -131,6 +131,7 @@ static void set_launcher(uno_config *cfg, int j)
     for (int i = 0; i < 32; i++)
         cfg->launcher_burst[i] = i < 12 ? burst[i] : 1;
     cfg->launcher_n_weights = 13;
+    cfg->hit_target_presses = j % 3 == 2;
     cfg->launcher_weights[0] = 92;
     for (int i = 1; i < 13; i++)
         cfg->launcher_weights[i] = burst[i - 1];
