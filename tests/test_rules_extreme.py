@@ -229,6 +229,12 @@ def test_e4_discard_all_starter_first_player_matches_or_presses(engine):
                              ("play", 2, "G5")]
 
 
+def test_e4_discard_all_starter_a_wild_stays_playable(engine):
+    rules, deck = deal(hands={1: ["W", "B5", "B2"]}, starter="GDA")
+    res = run(engine, rules, deck)
+    assert turns(res, 1) == [("play", 1, "W", "B")]
+
+
 def test_e4_uno_when_the_discard_leaves_one_card(engine):
     rules, deck = deal(hands={1: ["RDA", "R5", "G3"]}, starter="R3")
     res = run(engine, rules, deck, policies=[G, greedy(forget_uno=1), greedy(catch=1)])
@@ -266,6 +272,16 @@ def test_e5_two_players_the_first_plays_again(engine):
     res = run(engine, rules, deck)
     assert turns(res, 5) == [("play", 1, "RH2"), ("press", 0, 0, ["Y4"], "hit_two"),
                              ("press", 0, 0, ["Y5"], "hit_two"), ("skip", 0), ("play", 1, "R5")]
+
+
+def test_e5_hit2_as_last_card_still_makes_next_press(engine):
+    rules, deck = deal(players=3, hands={1: ["RH2"], 2: ["G5"], 0: ["Y9"]}, hand_size=1,
+                       starter="R3", draws=["R7", "Y8"])
+    res = run(engine, rules, deck)
+    assert turns(res) == [("play", 1, "RH2"), ("press", 2, 2, ["R7"], "hit_two"),
+                          ("press", 2, 2, ["Y8"], "hit_two")]
+    end = one(res, "round_end")
+    assert end["p"] == 1 and end["points"] == [0, 9 + 5 + 7 + 8, 0]
 
 
 def test_e5_starter_hit2_first_presses_twice_next_starts(engine):
@@ -310,6 +326,17 @@ def test_e6_target_presses_first_with_the_seeds_literal_reading(engine):
                              ("press", 2, 2, ["Y4"], "extreme_hit"),
                              ("press", 2, 1, ["Y5"], "extreme_hit"),
                              ("press", 2, 1, ["G9"], "extreme_hit")]
+
+
+def test_e6_extreme_hit_as_last_card_still_fires_and_counts(engine):
+    rules, deck = deal(players=3, hands={1: ["WX"], 2: ["G5"], 0: ["Y9"]}, hand_size=1,
+                       starter="R3", draws=["R7", "Y8"])
+    res = run(engine, rules, deck, policies=[G, greedy(target="most"), G])
+    assert turns(res) == [("play", 1, "WX", "R"), ("aim", 1, 2),
+                          ("press", 2, 1, ["R7"], "extreme_hit"),
+                          ("press", 2, 1, ["Y8"], "extreme_hit")]
+    end = one(res, "round_end")
+    assert end["p"] == 1 and end["points"] == [0, 9 + 5 + 7 + 8, 0]
 
 
 def test_e6_starter_extreme_hit_is_put_back(engine):
