@@ -13,6 +13,13 @@
 
 #include "uno.h"
 
+/* UNO Extreme's code, kept out of the hot path of the other variants (not inlined). */
+#if defined(__GNUC__)
+#define UNO_COLD __attribute__((noinline, cold))
+#else
+#define UNO_COLD
+#endif
+
 #define ROUND_OVER (-1) /* take_turn: the player went out */
 #define STALEMATE (-2)  /* take_turn: nobody can draw (reference.Stalemate) */
 #define LIMIT (-2)      /* play_round: UNO_MAX_TURNS reached */
@@ -396,7 +403,7 @@ static int launcher_law(uno_game *g)
  * `to`, who takes what it fires; an empty launcher is first reloaded with the
  * discards but the top card.  Returns the cards fired, -1 when it held nothing.
  */
-static int press(uno_game *g, int by, int to, int reason)
+static UNO_COLD int press(uno_game *g, int by, int to, int reason)
 {
     if (g->n_draw == 0)
         reshuffle(g);
@@ -422,7 +429,7 @@ static int press(uno_game *g, int by, int to, int reason)
     return fired;
 }
 
-static void presses(uno_game *g, int by, int to, int n, int reason)
+static UNO_COLD void presses(uno_game *g, int by, int to, int n, int reason)
 {
     for (int i = 0; i < n; i++)
         press(g, by, to, reason);
@@ -532,6 +539,32 @@ static void flip(uno_game *g, int p, int out)
 }
 
 /*
+ * The launcher's cards of resolve (reference.Game.resolve): Hit 2 (E5; as a
+ * starter p is the dealer and the first player presses) and Extreme Hit (E6).
+ */
+static UNO_COLD int resolve_hit(uno_game *g, int p, int card, int k, int out, int starter)
+{
+    const uno_table *t = g->t;
+    int victim;
+    if (t->effect[k] == UNO_HIT) {
+        victim = uno_next(g, p);
+        presses(g, victim, victim, t->amount[k], t->reason[k]);
+        if (out)
+            return ROUND_OVER;
+        skip(g, victim);
+        return adv(g, p, 2);
+    }
+    if (starter)
+        return -3 - card;
+    victim = uno_choose_target(g, p, card); /* aim at a player; the attacker presses at it */
+    if (g->tr)
+        uno_trace_event(g->tr, UNO_EV_AIM, p, victim, 0, 0);
+    presses(g, victim, victim, g->cfg->hit_target_presses, t->reason[k]);
+    presses(g, p, victim, t->amount[k], t->reason[k]);
+    return out ? ROUND_OVER : uno_next(g, p);
+}
+
+/*
  * The one effect dispatcher (C9-C12, C11 at two players, C14 on a last
  * card), for plays (reference.Game.resolve) and for the starter card
  * (the tail of reference.Game.start_round, starter != 0, p = the dealer).
@@ -549,22 +582,9 @@ static int resolve(uno_game *g, int p, int card, int bluff, int prev_color, int 
     case UNO_NUMBER:
     case UNO_DISCARD_ALL: /* E4: as a starter too, it is matched like any card */
         return out ? ROUND_OVER : uno_next(g, p);
-    case UNO_HIT: /* E5 (as a starter: p is the dealer, the first player presses) */
-        victim = uno_next(g, p);
-        presses(g, victim, victim, t->amount[k], t->reason[k]);
-        if (out)
-            return ROUND_OVER;
-        skip(g, victim);
-        return adv(g, p, 2);
-    case UNO_WILD_HIT: /* E6: aim at a player; the attacker presses at it */
-        if (starter)
-            return -3 - card;
-        victim = uno_choose_target(g, p, card);
-        if (g->tr)
-            uno_trace_event(g->tr, UNO_EV_AIM, p, victim, 0, 0);
-        presses(g, victim, victim, g->cfg->hit_target_presses, t->reason[k]);
-        presses(g, p, victim, t->amount[k], t->reason[k]);
-        return out ? ROUND_OVER : uno_next(g, p);
+    case UNO_HIT:
+    case UNO_WILD_HIT:
+        return resolve_hit(g, p, card, k, out, starter);
     case UNO_WILD:
         if (starter) { /* the player left of the dealer names the color */
             int first = uno_next(g, p);
@@ -659,6 +679,35 @@ static int resolve(uno_game *g, int p, int card, int bluff, int prev_color, int 
     return nxt;
 }
 
+/*
+ * The second half of reference.Game.play for a Discard All (E4), just played
+ * and on top of the discard pile: the rest of its color goes under it, in
+ * hand order (the others keep theirs); the trace shows them after the play.
+ */
+static UNO_COLD void discard_all(uno_game *g, int p, int card)
+{
+    const uno_table *t = g->t;
+    const int side = g->side;
+    if (t->effect[t->card_kind[side][card]] != UNO_DISCARD_ALL)
+        return;
+    const int col = t->card_color[side][card];
+    uint8_t *h = g->hand[p];
+    int also = --g->n_discard, m = 0;
+    for (int j = 0, n = g->hand_n[p]; j < n; j++) {
+        int c = h[j];
+        if (t->card_color[side][c] == col)
+            g->discard[g->n_discard++] = (uint8_t)c;
+        else
+            h[m++] = (uint8_t)c;
+    }
+    g->hand_n[p] = m;
+    g->discard[g->n_discard++] = (uint8_t)card;
+    if (g->tr) {
+        uno_trace_event(g->tr, UNO_EV_DISCARD_ALL, p, 0, 0, 0);
+        uno_trace_cards(g->tr, g->discard + also, g->n_discard - 1 - also);
+    }
+}
+
 /* reference.Game.play: p plays the card at hand index i. */
 static int play(uno_game *g, int p, int i)
 {
@@ -675,20 +724,6 @@ static int play(uno_game *g, int p, int i)
     h[i] = h[--g->hand_n[p]];
     int bluff = restricted && uno_holds_color(g, p);
     int prev_color = g->color, prev_face = g->top_face;
-    int also = -1; /* E4: where the cards put down with a Discard All start */
-    if (g->launcher && t->effect[t->card_kind[side][card]] == UNO_DISCARD_ALL) {
-        /* the rest of its color goes down first, in hand order; the others keep theirs */
-        also = g->n_discard;
-        int m = 0;
-        for (int j = 0, n = g->hand_n[p]; j < n; j++) {
-            int c = h[j];
-            if (t->card_color[side][c] == col)
-                g->discard[g->n_discard++] = (uint8_t)c;
-            else
-                h[m++] = (uint8_t)c;
-        }
-        g->hand_n[p] = m;
-    }
     g->discard[g->n_discard++] = (uint8_t)card;
     g->top_face = face;
     int named = -1;
@@ -702,13 +737,23 @@ static int play(uno_game *g, int p, int i)
         g->counters[UNO_CT_BLUFFS][p] += bluff;
     if (g->tr)
         uno_trace_event(g->tr, UNO_EV_PLAY, p, card, named, restricted ? !bluff : -1);
-    if (also >= 0 && g->tr) {
-        uno_trace_event(g->tr, UNO_EV_DISCARD_ALL, p, 0, 0, 0);
-        uno_trace_cards(g->tr, g->discard + also, g->n_discard - 1 - also);
-    }
+    if (g->launcher) /* UNO Extreme only: one test of a flag in every other game */
+        discard_all(g, p, card);
     if (g->hand_n[p] == 1)
         uno_check(g, p);
     return resolve(g, p, card, bluff, prev_color, prev_face, 0);
+}
+
+/* E3 (reference.Game.take_turn): press once; what fires joins the hand; the turn passes. */
+static UNO_COLD int press_turn(uno_game *g, int p, int forced)
+{
+    if (press(g, p, p, forced ? UNO_R_CANNOT_PLAY : UNO_R_VOLUNTARY) >= 0)
+        g->idle = 0;
+    else if (++g->idle >= g->n_active) /* nothing left to fire, nothing to reload */
+        return STALEMATE;
+    if (g->tr)
+        uno_trace_event(g->tr, UNO_EV_PASS, p, 0, 0, 0);
+    return uno_next(g, p);
 }
 
 /* reference.Game.take_turn: returns the next seat, ROUND_OVER or STALEMATE. */
@@ -731,15 +776,8 @@ static int take_turn(uno_game *g, int p)
             break;
         }
     }
-    if (g->launcher) { /* E3: press once; what fires joins the hand; the turn passes */
-        if (press(g, p, p, forced ? UNO_R_CANNOT_PLAY : UNO_R_VOLUNTARY) >= 0)
-            g->idle = 0;
-        else if (++g->idle >= g->n_active) /* nothing left to fire, nothing to reload */
-            return STALEMATE;
-        if (g->tr)
-            uno_trace_event(g->tr, UNO_EV_PASS, p, 0, 0, 0);
-        return uno_next(g, p);
-    }
+    if (g->launcher)
+        return press_turn(g, p, forced);
     if (draw_cards(g, p, 1, forced ? UNO_R_CANNOT_PLAY : UNO_R_VOLUNTARY)) {
         g->idle = 0;
         int last = g->hand_n[p] - 1;

@@ -407,8 +407,6 @@ typedef struct uno_game {
     int top_face;  /* face of the discard pile's top card */
     int side;      /* the side every card shows (F1, F3); 0 for a one-sided deck */
     int idle;      /* consecutive turns on which nothing could be drawn */
-    int launcher;  /* E2: UNO Extreme, the draw pile is the launcher (cfg->variant) */
-    int silent;    /* E2: presses in a row that fired nothing, this round */
     int32_t rounds, turns, reshuffles, stalemates;
     uint8_t active[UNO_MAX_PLAYERS];
     /* next_seat[direction > 0][p]: uno_next's answer, kept by uno_seats_update whenever
@@ -430,6 +428,8 @@ typedef struct uno_game {
     uint8_t discard[UNO_MAX_CARDS];
     uint8_t hand[UNO_MAX_PLAYERS][UNO_HAND_CAP];
     uno_table own; /* the game's re-paired copy of the table (cfg->repair); t points to it */
+    int launcher;  /* E2: UNO Extreme, the draw pile is the launcher (cfg->variant) */
+    int silent;    /* E2: presses in a row that fired nothing, this round */
 } uno_game;
 
 /* Queries on a state, shared by the engine and the policies. */
