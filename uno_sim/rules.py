@@ -8,6 +8,7 @@ explicit value always wins over the edition's default.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields
+from numbers import Integral
 
 VARIANTS = ("classic", "flip", "extreme")
 EDITIONS = ("modern", "vintage")
@@ -49,7 +50,8 @@ def _weights(name, value, first: int) -> tuple:
         if isinstance(value, (list, tuple)) else value
     try:
         items = value.split(",") if isinstance(value, str) else list(value)
-        w = tuple(int(x) if isinstance(x, str) else x for x in items)
+        w = tuple(int(x) if isinstance(x, (str, Integral)) and not isinstance(x, bool) else x
+                  for x in items)
     except (TypeError, ValueError):
         w = None
     if (not w or len(w) > LAUNCHER_MAX
