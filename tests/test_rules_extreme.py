@@ -453,6 +453,7 @@ def test_cli_runs_the_extreme_variant(tmp_path):
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert "variant extreme" in r.stdout and "200 games" in r.stdout
+    assert "launcher: model (not a measured law)" in r.stdout
     r = subprocess.run([sys.executable, "-m", "uno_sim.cli", "run", "--variant", "extreme",
                         "--games", "20", "--rule", "launcher=dist",
                         "--rule", "launcher_weights=2,0,1", "--out", str(tmp_path / "o2")],
