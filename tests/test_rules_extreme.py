@@ -508,6 +508,8 @@ def test_user_policy_sees_the_launcher_and_aims_on_both_engines():
     presses = [e for e in r_ref.events if e["e"] == "press" and e["by"] == 0
                and e["reason"] in ("cannot_play", "voluntary")]
     assert presses and all(o.draw_pile >= 0 for o in o_ref)
+    assert all(o.silent_presses is not None and 0 <= o.silent_presses <= 5 for o in o_ref)
+    assert any(o.silent_presses > 0 for o in o_ref)
     for o in o_ref:
         assert DRAW_ACTION in o.actions if o.decision == "play" else True
 

@@ -198,6 +198,7 @@ cdef extern from "uno.h":
         const uno_config *cfg
         uno_rng *rng
         int n, direction, color, side, n_draw, n_discard
+        int launcher, silent
         int32_t rounds, turns
         uint8_t active[10]
         int32_t scores[10]
@@ -423,7 +424,8 @@ cdef object _raw_state(uno_game *g, int seat):
         reveal=[g.reveal[seat][i] for i in range(g.reveal_n[seat])], side=g.side,
         dark_kind=tuple([g.t.card_kind[1][i] for i in range(g.t.n_cards)])
         if g.t.n_sides == 2 else None,
-        draw_top=g.draw[g.n_draw - 1] if g.n_draw > 0 else -1, teams=bool(g.cfg.teams))
+        draw_top=g.draw[g.n_draw - 1] if g.n_draw > 0 else -1, teams=bool(g.cfg.teams),
+        silent=g.silent if g.launcher else -1)
 
 
 cdef int _user_decide(void *ctx, uno_game *g, int seat, int decision, int arg) noexcept with gil:
