@@ -165,3 +165,10 @@ def test_h3_wd4_challenge_unchanged(engine):
     assert t[0][:3] == ("play", 1, "W+4")
     assert t[1][:2] == ("challenge", 2) and t[2] == ("draw", 2, "Y3 Y4 Y5 Y6 Y7 Y8".split(),
                                                      "challenge")
+
+
+def test_h1_deck_overrides_apply_to_badtz_maru(engine):
+    rules = Rules(variant="hello-kitty", target=1, deck=(("WBM", 2, 30),))
+    assert rules.deck_size == 110
+    res = uno_sim.play_game(rules, G, seed=2, trace=True, engine=engine)
+    assert Counter(ev(res, "round_start")[0]["deck"])["WBM"] == 2

@@ -341,3 +341,13 @@ def test_every_classic_switch_plays(engine, switches):
     res = uno_sim.play_game(Rules(variant="house-2018", **kw), "strategic", seed=4,
                             trace=True, engine=engine)
     assert res.rounds >= 1 and res.events[-1]["e"] == "game_end"
+
+
+def test_s1_deck_overrides_apply_to_the_new_wilds(engine):
+    rules = Rules(variant="house-2018", custom_wilds="three,three", target=1,
+                  deck=(("W:three", None, 60), ("WX", 0, None)))
+    assert rules.deck_size == 110
+    assert {k.code: k.value for k in deck_for(rules).kinds}["W:three"] == 60
+    res = uno_sim.play_game(rules, G, seed=2, trace=True, engine=engine)
+    deck = Counter(ev(res, "round_start")[0]["deck"])
+    assert deck["W:three"] == 2 and "WX" not in deck
