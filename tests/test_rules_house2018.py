@@ -351,3 +351,15 @@ def test_s1_deck_overrides_apply_to_the_new_wilds(engine):
     res = uno_sim.play_game(rules, G, seed=2, trace=True, engine=engine)
     deck = Counter(ev(res, "round_start")[0]["deck"])
     assert deck["W:three"] == 2 and "WX" not in deck
+
+
+def test_replay_renders_the_new_events():
+    from uno_sim.trace import describe
+    assert describe({"e": "exchange", "p": 1, "target": 3}) == "P1 swaps hands with P3"
+    assert describe({"e": "shuffle_hands", "p": 0, "hands": [["R1"], ["W", "G2"], []]}) == (
+        "P0 shuffles all hands and deals them out again (P0:1 P1:2 cards)")
+    assert describe({"e": "put_down", "p": 2, "cards": ["W", "W+4"]}) == (
+        "P2 puts down W W+4 (under the top card)")
+    assert describe({"e": "extra_turn", "p": 2}) == "P2 plays an extra turn"
+    assert describe({"e": "draw", "p": 2, "cards": ["R1"], "reason": "hand_size"}) == (
+        "P2 draws R1 (hand size)")
