@@ -174,6 +174,7 @@ cdef extern from "uno.h":
     ctypedef struct uno_config:
         int32_t variant, players, edition, dealer_draw, drawn_card, challenge
         int32_t wd4_value, scoring, target, teams, hand_size, repair, max_turns, max_rounds
+        int32_t exchange
 
     ctypedef struct uno_table:
         int32_t n_kinds, n_cards, n_sides
@@ -299,9 +300,13 @@ cdef enum:
     EV_FLIP
     EV_DRAW_UNTIL
     EV_PAIRING
+    EV_EXCHANGE = 20
+    EV_SHUFFLE_HANDS = 21
+    EV_PUT_DOWN = 22
+    EV_EXTRA_TURN = 23
 
 _SIDES = ("light", "dark")
-_REASONS = tuple(r.name.lower() for r in sorted(DrawReason))
+_REASONS = {int(r): r.name.lower() for r in DrawReason}  # numbers may have gaps
 _TABLE_COLUMNS = ("color", "face", "value", "effect", "amount", "restricted", "starter",
                   "reason")
 
@@ -434,7 +439,7 @@ cdef void _key(key, uint64_t *k) except *:
 cdef class Engine:
     """One rules + policies configuration, ready to play (used by uno_sim.engine).
 
-    ``config``: the 12 ints of uno_config; ``arrays``: DeckTable.arrays();
+    ``config``: the 13 ints of uno_config (max_turns, max_rounds apart); ``arrays``: DeckTable.arrays();
     ``policies``: per seat (id, color_rule, bluff, challenge, forget_uno, catch,
     play_drawn, voluntary_draw); ``codes``: per side, card id -> card code.
     """
@@ -457,7 +462,8 @@ cdef class Engine:
         cdef int i
         (self.cfg.variant, self.cfg.players, self.cfg.edition, self.cfg.dealer_draw,
          self.cfg.drawn_card, self.cfg.challenge, self.cfg.wd4_value, self.cfg.scoring,
-         self.cfg.target, self.cfg.teams, self.cfg.hand_size, self.cfg.repair) = config
+         self.cfg.target, self.cfg.teams, self.cfg.hand_size, self.cfg.repair,
+         self.cfg.exchange) = config
         self.cfg.max_turns = 0
         self.cfg.max_rounds = 0
         names = _TABLE_COLUMNS + ("card_kind", "dark_kind")
@@ -745,6 +751,18 @@ cdef class Engine:
             elif t == EV_DRAW_UNTIL:
                 ev = {"e": "draw_until", "p": e.p, "color": COLORS[e.b],
                       "cards": self._codes(d + 1, d[0], codes), "reason": _REASONS[e.a]}
+            elif t == EV_EXCHANGE:
+                ev = {"e": "exchange", "p": e.p, "target": e.a}
+            elif t == EV_SHUFFLE_HANDS:
+                hands = []
+                for s in range(n):
+                    hands.append(self._codes(d + 1, d[0], codes))
+                    d += 1 + d[0]
+                ev = {"e": "shuffle_hands", "p": e.p, "hands": hands}
+            elif t == EV_PUT_DOWN:
+                ev = {"e": "put_down", "p": e.p, "cards": self._codes(d + 1, d[0], codes)}
+            elif t == EV_EXTRA_TURN:
+                ev = {"e": "extra_turn", "p": e.p}
             elif t == EV_ROUND_START:
                 codes = sides[0]
                 deck = self._codes(d + 1, d[0], pairs)
