@@ -154,3 +154,12 @@ def test_bench_all_variants_and_python_rates(capsys):
         assert any(line.startswith(f"reference engine, {v}, 2 players:") for line in lines), v
         assert any(line.startswith(f"C engine, {v}, 2 players, seat 0 a Python policy:")
                    for line in lines), v
+
+
+def test_game_limit_is_one_line_naming_the_game(capsys):
+    """Policies that never let a round end stop at the engine's limit: one line, exit 2."""
+    code = main(["run", "--games", "3", "--players", "2", "--policy", "greedy(voluntary_draw=1)"])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.startswith("uno-sim: error: game 0 did not end within 100000 turns")
+    assert err.count("\n") == 1

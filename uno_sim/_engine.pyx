@@ -512,15 +512,17 @@ cdef class Engine:
         else:
             self.pairs = self.codes[0]
 
-    cdef _check(self, int status, uno_result *res, uno_trace *tr, const uno_config *cfg):
+    cdef _check(self, int status, uno_result *res, uno_trace *tr, const uno_config *cfg,
+                int64_t game=-1):
         if status == UNO_ERR_POLICY:
             err, self.error = self.error, None
             raise err
         if status == UNO_ERR_STARTER:
             raise RulesError(f"card {self.codes[0][res.error_card]} cannot be a starter")
         if status == UNO_ERR_LIMIT:
+            which = "the game" if game < 0 else f"game {game}"
             raise GameLimitError(
-                f"the game did not end within {cfg.max_turns or UNO_MAX_TURNS} turns in a round "
+                f"{which} did not end within {cfg.max_turns or UNO_MAX_TURNS} turns in a round "
                 f"or {cfg.max_rounds or UNO_MAX_ROUNDS} rounds: the policies never let a round "
                 f"end (e.g. every "
                 f"seat greedy with voluntary_draw=1, or seats that stalemate every round)",
@@ -678,7 +680,7 @@ cdef class Engine:
             _point_rows(&rows, rcols, cap)
         if st != UNO_OK:
             memset(&dummy, 0, sizeof(dummy))
-            self._check(st, &dummy, NULL, &self.cfg)
+            self._check(st, &dummy, NULL, &self.cfg, first_game + done)
         if rounds:
             # "round_" is the round number (runner.rounds_frame names it "round").
             cols.update({"round_" + ("" if name == "round" else name): a[:rows.n]

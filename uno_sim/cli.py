@@ -373,6 +373,13 @@ def main(argv=None) -> int:
     except (UsageError, RulesError) as exc:
         print(f"uno-sim: error: {exc}", file=sys.stderr)
         return 2
+    except RuntimeError as exc:
+        from .engine import GameLimitError
+
+        if not isinstance(exc, GameLimitError):  # policies that never let a game end
+            raise
+        print(f"uno-sim: error: {exc}", file=sys.stderr)
+        return 2
     except BrokenPipeError:  # output piped into `head` and the like
         sys.stderr.close()
         return 0
