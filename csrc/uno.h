@@ -22,7 +22,8 @@
  * face     the matching symbol: 0..9 numbers, 10 Skip, 11 Reverse,
  *          12 Draw Two, 13 Wild, 14 WD4, 15 +1, 16 +5, 17 Skip Everyone,
  *          18 Flip, 19 Wild Draw Two, 20 Wild Draw Color, 21 Discard All,
- *          22 Hit 2, 23 Extreme Hit (cards.FACE_*).
+ *          22 Hit 2, 23 Extreme Hit, 24 Badtz-Maru, 25 hand exchange,
+ *          26..31 customizable wild of rule 0..5 (cards.FACE_*).
  *          Two cards match by symbol when their faces are equal.
  * effect   uno_effect (cards.Effect); starter: uno_starter (cards.Starter);
  *          reason: uno_reason (cards.DrawReason).
@@ -68,7 +69,14 @@
  *                                                         team_scores (teams only)
  *   FLIP              seat    side      top      -        -    (F3: the side now in play
  *                                                              and the card come up)
- *   DRAW_UNTIL        seat    reason    color    -        cards (F4 Wild Draw Color)
+ *   DRAW_UNTIL        seat    reason    color    -        cards (F4 Wild Draw Color, S3
+ *                                                         draw_color)
+ *   EXCHANGE          seat    target    -        -        -    (S2 swap: the two hands)
+ *   SHUFFLE_HANDS     seat    -         -        -        one hand per seat, as dealt
+ *                                                         (S2 exchange=shuffle)
+ *   PUT_DOWN          seat    -         -        -        cards, now under the top of
+ *                                                         the discard pile (S3)
+ *   EXTRA_TURN        seat    -         -        -        -    (S3 extra_turn)
  *   PAIRING           -       -         -        -        dark kind per card (written
  *                                                         first when cfg->repair; no
  *                                                         event of its own in Python)
@@ -113,9 +121,24 @@ enum uno_effect {
     UNO_SKIP_ALL = 6,       /* F4 Skip Everyone */
     UNO_FLIP = 7,           /* F3 */
     UNO_WILD_DRAW_COLOR = 8, /* F4: draw until the named color */
-    UNO_DISCARD_ALL = 9,     /* E4: the rest of its color goes down with it */
-    UNO_HIT = 10,            /* E5: next presses the launcher `amount` times, loses the turn */
-    UNO_WILD_HIT = 11        /* E6: names a color and a target; `amount` presses at it */
+    UNO_DISCARD_ALL = 9,       /* E4: the rest of its color goes down with it */
+    UNO_HIT = 10,              /* E5: next presses the launcher `amount` times, loses the turn */
+    UNO_WILD_HIT = 11,         /* E6: names a color and a target; `amount` presses at it */
+    UNO_WILD_FEWEST_DRAW = 12, /* H2 Badtz-Maru: the fewest cards draw `amount` */
+    UNO_WILD_EXCHANGE = 13,    /* S2: swap hands with an opponent, or shuffle all hands */
+    UNO_WILD_CUSTOM = 14       /* S3: customizable rule number `amount` (UNO_CUSTOM_*) */
+};
+#define UNO_EFFECT_MAX UNO_WILD_CUSTOM
+
+/* cards.CUSTOM_RULES: the rule of a UNO_WILD_CUSTOM kind (its amount). */
+enum {
+    UNO_CUSTOM_DRAW_COLOR = 0, /* next draws until the named color */
+    UNO_CUSTOM_WILDS_DOWN = 1, /* every other seat puts its wilds under the top discard */
+    UNO_CUSTOM_DRAW_THREE = 2, /* next, unable to play, draws 3 and loses the turn */
+    UNO_CUSTOM_EXTRA_TURN = 3, /* the player plays again */
+    UNO_CUSTOM_SEVEN = 4,      /* next draws or discards to 7 cards */
+    UNO_CUSTOM_THREE = 5,      /* every seat draws or discards to 3 cards */
+    UNO_CUSTOM_COUNT
 };
 
 /* cards.Starter */
@@ -133,9 +156,14 @@ enum uno_reason {
     UNO_R_DRAW_FIVE = 7,
     UNO_R_WILD_DRAW_TWO = 8,
     UNO_R_WILD_DRAW_COLOR = 9,
-    UNO_R_HIT_TWO = 10,    /* E5 */
-    UNO_R_EXTREME_HIT = 11 /* E6; 12, 13 reserved for UNO Extreme */
+    UNO_R_HIT_TWO = 10,      /* E5 */
+    UNO_R_EXTREME_HIT = 11,  /* E6; 12, 13 reserved for UNO Extreme */
+    UNO_R_BADTZ_MARU = 14,   /* H2 */
+    UNO_R_CUSTOM_COLOR = 15, /* S3 draw_color */
+    UNO_R_DRAW_THREE = 16,   /* S3 draw_three */
+    UNO_R_HAND_SIZE = 17     /* S3 seven, three */
 };
+#define UNO_REASON_MAX UNO_R_HAND_SIZE
 
 /* Rules switches, as indices into the tuples of rules.py. */
 enum { UNO_DEALER_ZERO = 0, UNO_DEALER_REDRAW = 1 };
@@ -164,6 +192,8 @@ typedef struct uno_config {
        and on rounds in one game (0 = UNO_MAX_ROUNDS) */
     int32_t max_turns;
     int32_t max_rounds;
+    /* Hand-exchange deck (house-2018, S2) */
+    int32_t exchange; /* UNO_EXCHANGE_*: rules.EXCHANGE */
     /* UNO Extreme (E2): the launcher's firing law (rules.Rules launcher_*) */
     int32_t launcher;            /* UNO_LAUNCHER_* */
     int32_t launcher_fire;       /* model: chance per mille that a press fires, 0..1000 */
@@ -174,6 +204,7 @@ typedef struct uno_config {
     int32_t launcher_weights[UNO_LAUNCH_MAX]; /* dist: weight of firing i cards */
     int32_t hit_target_presses;  /* E6: the target's own presses before the attacker's, 0..10 */
 } uno_config;
+enum { UNO_EXCHANGE_SWAP = 0, UNO_EXCHANGE_SHUFFLE = 1 };
 
 /*
  * The deck table.  Fill it with uno_table_init from the columns of
@@ -248,7 +279,9 @@ enum uno_decision {
     UNO_DEC_FORGET_UNO = 4,  /* returns 1 to forget saying UNO */
     UNO_DEC_CATCH = 5,       /* arg = the seat that forgot; returns 0/1 */
     UNO_DEC_PLAY_DRAWN = 6,  /* arg = 1 when playing it would be a bluff; returns 0/1 */
-    UNO_DEC_TARGET = 7       /* arg = the targeting card id; returns an opponent's seat */
+    UNO_DEC_TARGET = 7,      /* arg = the targeting card id; returns an opponent's seat */
+    /* 8-9: house rules; 12-13: UNO Extreme */
+    UNO_DEC_DISCARD = 10     /* S3: arg = cards still to put down; returns a hand index */
 };
 #define UNO_DECIDE_ABORT (-1000) /* a callback's "stop the game" (error kept by the caller) */
 
@@ -295,9 +328,13 @@ enum uno_event_type {
     UNO_EV_FLIP,
     UNO_EV_DRAW_UNTIL,
     UNO_EV_PAIRING,
-    UNO_EV_PRESS = 17,       /* E2 */
-    UNO_EV_DISCARD_ALL = 18, /* E4 */
-    UNO_EV_AIM = 19,         /* E6 */
+    UNO_EV_PRESS = 17,         /* E2 */
+    UNO_EV_DISCARD_ALL = 18,   /* E4 */
+    UNO_EV_AIM = 19,           /* E6 */
+    UNO_EV_EXCHANGE = 20,      /* S2 */
+    UNO_EV_SHUFFLE_HANDS = 21, /* S2 exchange=shuffle */
+    UNO_EV_PUT_DOWN = 22,      /* S3 */
+    UNO_EV_EXTRA_TURN = 23,    /* S3 */
     UNO_EV_COUNT
 };
 
@@ -593,6 +630,8 @@ int uno_catches(uno_game *g, int q, int p);
 int uno_plays_drawn(uno_game *g, int p, int bluff);
 /* P2: the opponent a targeted card of p aims at (see policy.c). */
 int uno_choose_target(uno_game *g, int p, int card);
+/* S3: the hand index of a card p puts down, `need` still to go (see policy.c). */
+int uno_choose_discard(uno_game *g, int p, int need);
 /* reference.bluff_probability: what `victim` can estimate (see policy.c). */
 double uno_bluff_probability(const uno_game *g, int victim, int offender, int prev_color);
 

@@ -14,6 +14,12 @@ Card codes (used in traces, scenarios and the CLI)
 ``W+4``     Wild Draw Four
 ==========  ===========================================================
 
+Hello Kitty (RULES.md H1) keeps the classic codes: its pink color is color 0,
+written ``R`` (``R7`` is the pink 7; `color_names` gives "pink"), and adds
+``WBM``, the Badtz-Maru wild.  The hand-exchange deck (S1) adds ``WX``, the
+hand-exchange wild, and one ``W:<rule>`` code per customizable wild
+(``W:extra_turn``; the rules are `CUSTOM_RULES`).
+
 UNO Flip (RULES.md F1) cards have two faces; a code names one face:
 
 ==========  ===========================================================
@@ -63,6 +69,9 @@ class Effect(IntEnum):
     DISCARD_ALL = 9  # every card of its color in the hand goes down with it (E4)
     HIT = 10  # next player presses the launcher `amount` times and loses the turn (E5)
     WILD_HIT = 11  # names a color and a target; the player presses `amount` times at it (E6)
+    WILD_FEWEST_DRAW = 12  # names a color; every holder of the fewest cards draws `amount` (H2)
+    WILD_EXCHANGE = 13  # names a color; swaps hands with an opponent, or shuffles all hands (S2)
+    WILD_CUSTOM = 14  # names a color; then the customizable rule number `amount` (S3)
 
 
 class Starter(IntEnum):
@@ -88,6 +97,10 @@ class DrawReason(IntEnum):
     HIT_TWO = 10  # Extreme: the victim of a Hit 2 presses the launcher (E5)
     EXTREME_HIT = 11  # Extreme: the launcher fires at the target of an Extreme Hit (E6)
     # 12, 13: reserved for UNO Extreme
+    BADTZ_MARU = 14  # H2: fewest cards, draw 4
+    CUSTOM_COLOR = 15  # S3 draw_color: draw until the named color
+    DRAW_THREE = 16  # S3 draw_three: the next player could not play
+    HAND_SIZE = 17  # S3 seven / three: drawn up to the hand size the rule sets
 
 
 # Faces beyond the digits 0..9.  Two cards "match by symbol" when faces are equal.
@@ -105,6 +118,20 @@ FACE_WILD_DRAW_COLOR = 20
 FACE_DISCARD_ALL = 21
 FACE_HIT_TWO = 22
 FACE_EXTREME_HIT = 23
+FACE_BADTZ_MARU = 24  # H2
+FACE_EXCHANGE = 25  # S2
+FACE_CUSTOM = 26  # S3: the customizable wild of rule r has face FACE_CUSTOM + r (26..31)
+
+# S3: the customizable rules, by number (the `amount` of a WILD_CUSTOM kind):
+#   draw_color  the next player draws until the named color
+#   wilds_down  every other player puts their wild cards under the top of the discard pile
+#   draw_three  the next player, if unable to play, draws three and loses the turn
+#   extra_turn  the player plays again
+#   seven       the next player draws or discards until holding 7 cards
+#   three       every player draws or discards until holding exactly 3 cards
+CUSTOM_RULES = ("draw_color", "wilds_down", "draw_three", "extra_turn", "seven", "three")
+CUSTOM_REASONS = (DrawReason.CUSTOM_COLOR, DrawReason.CANNOT_PLAY, DrawReason.DRAW_THREE,
+                  DrawReason.CANNOT_PLAY, DrawReason.HAND_SIZE, DrawReason.HAND_SIZE)
 
 # The deck seed's pairing of Flip faces is shuffled by the game stream of this number.
 PAIRING_GAME = 0x464C4950  # "FLIP"
@@ -294,6 +321,36 @@ def extreme_kinds() -> list[Kind]:
     return kinds
 
 
+def hello_kitty_kinds(wd4_value: int = 50) -> list[Kind]:
+    """H1 / H3: the classic 108 (pink is color 0) plus 4 Badtz-Maru wilds (value 50)."""
+    return classic_kinds(wd4_value) + [
+        Kind("WBM", NO_COLOR, FACE_BADTZ_MARU, 50, Effect.WILD_FEWEST_DRAW, amount=4,
+             reason=DrawReason.BADTZ_MARU, count=4)]
+
+
+def house_2018_kinds(wd4_value: int = 50, custom=("extra_turn", "draw_three", "seven")) -> list[Kind]:
+    """S1: the classic 108, 1 hand-exchange wild (S2) and the customizable wilds (S3).
+
+    `custom` names one rule of CUSTOM_RULES per copy (1 to 3 copies); a rule
+    named twice is one kind with two copies.  Both value 40.
+    """
+    kinds = classic_kinds(wd4_value)
+    kinds.append(Kind("WX", NO_COLOR, FACE_EXCHANGE, 40, Effect.WILD_EXCHANGE, count=1))
+    for r, name in enumerate(CUSTOM_RULES):
+        n = list(custom).count(name)
+        if n:
+            kinds.append(Kind(f"W:{name}", NO_COLOR, FACE_CUSTOM + r, 40, Effect.WILD_CUSTOM,
+                              amount=r, reason=CUSTOM_REASONS[r], count=n))
+    return kinds
+
+
+def color_names(variant: str) -> tuple:
+    """Names of the colors as a variant prints them (H1: color 0 is pink in Hello Kitty)."""
+    if variant == "hello-kitty":
+        return ("pink",) + COLOR_NAMES[1:]
+    return COLOR_NAMES
+
+
 def build_deck(name: str, kinds: list[Kind]) -> DeckTable:
     card_kind = []
     for i, k in enumerate(kinds):
@@ -367,11 +424,12 @@ def deck_text(overrides) -> str:
 
 def deck_for(rules) -> DeckTable:
     """The deck table a rules object plays with (built once per distinct deck)."""
-    return _deck(rules.variant, rules.wd4_value, rules.deck_seed, rules.deck)
+    custom = rules.custom_wilds if rules.variant == "house-2018" else ""
+    return _deck(rules.variant, rules.wd4_value, rules.deck_seed, rules.deck, custom)
 
 
 @lru_cache(maxsize=None)
-def _deck(variant: str, wd4_value: int, deck_seed: int, overrides=()) -> DeckTable:
+def _deck(variant: str, wd4_value: int, deck_seed: int, overrides=(), custom: str = "") -> DeckTable:
     # DeckTable is frozen and made of tuples, so one instance serves every game.
     if variant == "classic":
         return build_deck("classic", override_kinds(classic_kinds(wd4_value), overrides, variant))
@@ -388,6 +446,12 @@ def _deck(variant: str, wd4_value: int, deck_seed: int, overrides=()) -> DeckTab
         return build_flip_deck(deck_seed, light, dark)
     if variant == "extreme":
         return build_deck("extreme", override_kinds(extreme_kinds(), overrides, variant))
+    if variant == "hello-kitty":
+        return build_deck("hello-kitty",
+                          override_kinds(hello_kitty_kinds(wd4_value), overrides, variant))
+    if variant == "house-2018":
+        kinds = house_2018_kinds(wd4_value, custom.split(","))
+        return build_deck("house-2018", override_kinds(kinds, overrides, variant))
     raise ValueError(f"unknown variant {variant!r}")
 
 

@@ -53,7 +53,7 @@ KNOB_HELP = {
     "color": "color named on a wild: most (the color held most, ties to R,Y,G,B order), "
              "random, or smart (held, already played, and failed by the next player) (C9)",
     "target": "whom a targeted card picks: the opponent with the most or fewest cards, the "
-              "next player, or a random opponent (P2; no classic card is targeted)",
+              "next player, or a random opponent (P2; the hand-exchange wild of house-2018)",
 }
 
 KNOB_RANGE = {"color": " | ".join(COLOR_RULES), "target": " | ".join(TARGET_RULES),

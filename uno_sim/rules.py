@@ -10,7 +10,9 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, fields
 from numbers import Integral
 
-VARIANTS = ("classic", "flip", "extreme")
+VARIANTS = ("classic", "flip", "extreme", "hello-kitty", "house-2018")
+# uno_config.variant: fixed numbers, whatever variants a build has (2 is UNO Extreme)
+VARIANT_IDS = {"classic": 0, "flip": 1, "extreme": 2, "hello-kitty": 3, "house-2018": 4}
 EDITIONS = ("modern", "vintage")
 DRAWN_CARD = ("may", "must")
 CHALLENGE = ("modern", "vintage")
@@ -22,7 +24,9 @@ LAUNCHER_MAX = 32  # E2: most entries in a launcher weight table
 # E2 defaults: a model, not a measurement (no firing law is published; docs/rules.md)
 LAUNCHER_BURST = (1, 2, 5, 7, 7, 7, 6, 5, 2, 1, 1, 1)  # burst of 1..12 cards: mostly 3-8
 LAUNCHER_WEIGHTS = (92,) + LAUNCHER_BURST  # dist: 0..12 cards, fires on 1 press in 3
-DECK_SIZE = {"classic": 108, "flip": 112, "extreme": 112}
+DECK_SIZE = {"classic": 108, "flip": 112, "extreme": 112, "hello-kitty": 112, "house-2018": 112}
+EXCHANGE = ("swap", "shuffle")  # S2: the French hand exchange | the English "Wild Shuffle Hands"
+CUSTOM_WILDS_DEFAULT = "extra_turn,draw_three,seven"  # S3: one rule per customizable wild
 MIN_PLAYERS, MAX_PLAYERS = 2, 10
 
 # edition -> defaults of the switches left as None
@@ -63,6 +67,24 @@ def _weights(name, value, first: int) -> tuple:
     if not any(w[i] for i in range(len(w)) if first + i >= 1):
         raise RulesError(f"invalid {name} {shown!r}: no weight on firing a card")
     return w
+def _custom_wilds(value) -> str:
+    """S3: 1 to 3 rule names (a comma list, or a list/tuple), as a canonical comma list."""
+    from .cards import CUSTOM_RULES
+
+    names = value.split(",") if isinstance(value, str) else value
+    try:
+        names = [str(n).strip() for n in names]
+    except TypeError:
+        raise RulesError(f"invalid custom_wilds {value!r}: expected a comma list of rule "
+                         f"names") from None
+    if not 1 <= len(names) <= 3:
+        raise RulesError(f"invalid custom_wilds {value!r}: expected 1 to 3 rule names "
+                         f"(one per customizable wild)")
+    for n in names:
+        if n not in CUSTOM_RULES:
+            raise RulesError(f"invalid custom_wilds rule {n!r}: expected one of "
+                             f"{', '.join(CUSTOM_RULES)}")
+    return ",".join(names)
 
 
 def _int(name, value, lo, hi=None):
@@ -97,6 +119,11 @@ class Rules:
     deck                    overrides of the deck table: (pattern,      C1
                             count, value) triples, None = as printed
                             (`load_deck_file` reads them from TOML)
+    exchange                house-2018 hand-exchange wild: swap with    S2
+                            one opponent | shuffle all hands
+    custom_wilds            house-2018: the rule of each customizable   S3
+                            wild, a comma list of 1 to 3 names of
+                            cards.CUSTOM_RULES
     launcher                Extreme launcher law: model (stateful       E2
                             schedule, default) | dist (i.i.d. per press)
     launcher_fire           model: chance per mille that a press fires  E2
@@ -124,6 +151,9 @@ class Rules:
     flip_pairing: str = "deck"
     deck_seed: int = 0
     deck: tuple = ()
+    # S2, S3 (variant house-2018)
+    exchange: str = "swap"
+    custom_wilds: str = CUSTOM_WILDS_DEFAULT
     # UNO Extreme (E2): the launcher's firing law
     launcher: str = "model"
     launcher_fire: int = 333
@@ -148,6 +178,8 @@ class Rules:
         _int("hand_size", self.hand_size, 1, 20)
         _choice("flip_pairing", self.flip_pairing, FLIP_PAIRING)
         _int("deck_seed", self.deck_seed, 0, 2**63 - 1)
+        _choice("exchange", self.exchange, EXCHANGE)
+        object.__setattr__(self, "custom_wilds", _custom_wilds(self.custom_wilds))
         _choice("launcher", self.launcher, LAUNCHER)
         _int("launcher_fire", self.launcher_fire, 0, 1000)
         _int("launcher_max_silent", self.launcher_max_silent, 0, 1000)
@@ -163,7 +195,7 @@ class Rules:
             if self.scoring != "standard":
                 raise RulesError(f"invalid scoring {self.scoring!r} for teams: expected standard")
         object.__setattr__(self, "deck", _deck_overrides(self.deck))
-        if not self.deck and self.players * self.hand_size + 1 > DECK_SIZE[self.variant]:
+        if not self.deck and self.players * self.hand_size + 1 > self.deck_size:
             raise RulesError(
                 f"invalid hand_size {self.hand_size}: {self.players} hands of it do not fit the deck"
             )
@@ -174,6 +206,17 @@ class Rules:
                 check_deck(deck_for(self), self.players, self.hand_size)
             except DeckError as exc:
                 raise RulesError(str(exc)) from None
+
+    @property
+    def deck_size(self) -> int:
+        """Cards in the deck played (S3: 109 plus one per customizable wild used)."""
+        if self.deck:
+            from .cards import deck_for
+
+            return deck_for(self).size
+        if self.variant == "house-2018":
+            return 109 + len(self.custom_wilds.split(","))
+        return DECK_SIZE[self.variant]
 
     def to_dict(self) -> dict:
         """The fields as plain JSON values (`deck` as a list of [card, count, value], the

@@ -23,7 +23,7 @@ from .rules import RulesError
 
 # The decisions, in the order of enum uno_decision (csrc/uno.h).
 DECISIONS = ("play", "replacement", "color", "challenge", "call_uno", "catch", "play_drawn",
-             "target")
+             "target", "_reserved8", "_reserved9", "discard", "_reserved11")
 DRAW = -1
 
 
@@ -64,6 +64,9 @@ class Observation:
     ``play_drawn``   play the card just drawn (`drawn`)? True / False
     ``target``       whom the targeted card `card` aims at: the seats of the active
                      opponents (teammates excluded), in play order
+    ``discard``      a customizable wild makes you put cards down (house-2018 S3 seven /
+                     three): `Action("discard", index, card)` for every card in hand;
+                     asked once per card, `to_discard` cards still to go
     """
 
     seat: int
@@ -88,6 +91,7 @@ class Observation:
     forgetter: int | None = None  # catch: who forgot to say UNO
     drawn: str | None = None  # play_drawn: the card just drawn (last in hand)
     card: str | None = None  # target: the card that aims
+    to_discard: int | None = None  # discard: cards still to put down, this one included
     # UNO Flip only (None for a one-sided deck):
     side: str | None = None  # the side in play, "light" or "dark" (F1, F3)
     # F6: per seat, the other faces of its hand in hand order; None for your own seat
@@ -200,6 +204,9 @@ class UserSeat:
                 actions.append(DRAW_ACTION)
         elif name == "color":
             actions = list(COLORS[4 * raw.side:4 * raw.side + 4])
+        elif name == "discard":  # S3: any card of the hand
+            actions = [Action("discard", i, code[c]) for i, c in enumerate(hand)]
+            extra = {"to_discard": arg}
         elif name == "target":  # P2: the opponents a targeted card may aim at
             actions = self._targets(raw)
             extra = {"card": code[arg]}
@@ -252,7 +259,7 @@ class UserSeat:
                 f"round {obs.round}, turn {obs.turn} (decision {obs.decision}): expected one "
                 f"of {shown}{more}")
         d = obs.decision
-        if d in ("play", "replacement"):
+        if d in ("play", "replacement", "discard"):
             return action.index
         if d == "color":
             return COLORS.index(action)
@@ -309,3 +316,6 @@ class ReferenceUserSeat:
 
     def choose_target(self, g, p, card) -> int:
         return self._ask(g, "target", card)
+
+    def choose_discard(self, g, p, need) -> int:
+        return self._ask(g, "discard", need)
