@@ -16,8 +16,11 @@
 /* UNO Extreme's code, kept out of the hot path of the other variants (not inlined). */
 #if defined(__GNUC__)
 #define UNO_COLD __attribute__((noinline, cold))
+/* the effect dispatcher: inlined into play(), whatever the variants' cases add to its size */
+#define UNO_INLINE __attribute__((always_inline)) inline
 #else
 #define UNO_COLD
+#define UNO_INLINE inline
 #endif
 
 #define ROUND_OVER (-1) /* take_turn: the player went out */
@@ -749,7 +752,7 @@ static UNO_COLD int resolve_hit(uno_game *g, int p, int card, int k, int out, in
  * Returns the next seat to play, ROUND_OVER, or -3 - card for a card that
  * cannot start.
  */
-static int resolve(uno_game *g, int p, int card, int bluff, int prev_color, int prev_face,
+static UNO_INLINE int resolve(uno_game *g, int p, int card, int bluff, int prev_color, int prev_face,
                    int starter)
 {
     const uno_table *t = g->t;
