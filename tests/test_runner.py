@@ -128,9 +128,10 @@ def test_merge_refuses_a_shard_of_another_run(tmp_path):
 def test_resume_of_a_complete_run_recomputes_nothing(tmp_path):
     out = str(tmp_path / "c")
     first = simulate(games=300, seed=8, shard_size=100, out=out, **SMALL)
-    stamp = os.path.getmtime(os.path.join(out, "games.parquet"))
+    part = os.path.join(out, "games.parquet", "part-000000.parquet")
+    stamp = os.path.getmtime(part)
     again = resume(out)
-    assert os.path.getmtime(os.path.join(out, "games.parquet")) == stamp
+    assert os.path.getmtime(part) == stamp
     frame_equal(first.games, again.games)
 
 
@@ -186,3 +187,34 @@ def test_shard_aggregates_fold_in_shard_order_whatever_the_arrival():
             most_waiting = max(most_waiting, len(fold.pending))
         assert fold.total == expected and not fold.pending
         assert most_waiting <= 5
+
+
+def test_output_tables_are_datasets_of_one_part_per_shard(tmp_path):
+    """games.parquet / rounds.parquet: one part per shard, read back as one table in game order."""
+    out = str(tmp_path / "ds")
+    res = simulate(games=250, seed=4, shard_size=100, out=out, **SMALL)
+    for what in ("games", "rounds"):
+        parts = sorted(os.listdir(os.path.join(out, f"{what}.parquet")))
+        assert parts == [f"part-{i:06d}.parquet" for i in range(3)]
+    games = pl.read_parquet(os.path.join(out, "games.parquet"))
+    assert games["game"].to_list() == list(range(250))
+    rounds = pl.read_parquet(os.path.join(out, "rounds.parquet"))
+    assert rounds["game"].is_sorted() and rounds["game"].n_unique() == 250
+    frame_equal(res.games, games)
+    assert not [f for f in os.listdir(os.path.join(out, "shards")) if f.endswith(".parquet")]
+
+
+def test_finalize_interrupted_halfway_completes_on_merge(tmp_path):
+    """A merge cut off after moving some parts (no summary yet) finishes on the next merge."""
+    out = str(tmp_path / "half")
+    simulate(games=300, seed=6, shard_size=100, out=out, shard=(0, 1), **SMALL)
+    os.makedirs(os.path.join(out, "games.parquet"))
+    os.replace(os.path.join(out, "shards", "shard-000000.games.parquet"),
+               os.path.join(out, "games.parquet", "part-000000.parquet"))
+    res = merge(out)
+    whole = simulate(games=300, seed=6, shard_size=100, **SMALL)
+    frame_equal(res.games, whole.games)
+    os.remove(os.path.join(out, "rounds.parquet", "part-000001.parquet"))
+    os.remove(os.path.join(out, "summary.json"))
+    with pytest.raises(RunError, match="missing the rounds rows of 1 finished shards"):
+        merge(out)

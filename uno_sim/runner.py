@@ -16,7 +16,13 @@ Layout of an output directory::
     DIR/manifest.json                 what the run is (rules, policies, seed, plan)
     DIR/shards/shard-000007.json      aggregates of shard 7 (its completion marker)
     DIR/shards/shard-000007.games.parquet / .rounds.parquet   (until merged)
-    DIR/games.parquet, DIR/rounds.parquet, DIR/summary.json    (when complete)
+    DIR/games.parquet/part-000007.parquet, DIR/rounds.parquet/part-000007.parquet,
+    DIR/summary.json                  (when complete)
+
+`games.parquet` and `rounds.parquet` are Parquet datasets: directories of one
+part per shard, in game order by part name.  Polars (`pl.read_parquet`,
+`pl.scan_parquet`), pandas and pyarrow read such a directory as one table.
+Merging is a rename per shard, so it costs nothing however large the run.
 """
 
 from __future__ import annotations
@@ -587,28 +593,40 @@ def _shard_aggregates(out: str, manifest: dict):
     return total, missing
 
 
-def finalize(out: str, manifest: dict, wall: float | None = None) -> RunResult:
-    """Merge every shard of a complete run into DIR/games.parquet, rounds.parquet, summary.json."""
-    import polars as pl
+def part_path(out: str, what: str, i: int) -> str:
+    """Where shard i's rows of `what` (games, rounds) lie in a complete run."""
+    return os.path.join(out, f"{what}.parquet", f"part-{i:06d}.parquet")
 
+
+def _move_parts(out: str, n_shards: int, what: str) -> None:
+    """Shard files become the parts of DIR/{what}.parquet (a rename each; idempotent)."""
+    moves, missing = [], []
+    for i in range(n_shards):
+        src, dst = _shard_base(out, i) + f".{what}.parquet", part_path(out, what, i)
+        if os.path.exists(src):
+            moves.append((src, dst))
+        elif not os.path.exists(dst):
+            missing.append(i)
+    if len(missing) == n_shards:
+        return  # an engine that reports no rounds writes no round rows
+    if missing:
+        raise RunError(f"{out!r} is missing the {what} rows of {len(missing)} finished shards "
+                       f"(first: shard {missing[0]})")
+    if moves:
+        os.makedirs(os.path.join(out, f"{what}.parquet"), exist_ok=True)
+    for src, dst in moves:
+        os.replace(src, dst)
+
+
+def finalize(out: str, manifest: dict, wall: float | None = None) -> RunResult:
+    """Make a complete run's shards into DIR/games.parquet, rounds.parquet and summary.json."""
     agg, missing = _shard_aggregates(out, manifest)
     if missing:
         head = ", ".join(str(i) for i in missing[:10]) + (" ..." if len(missing) > 10 else "")
         raise RunError(f"{out!r} is missing {len(missing)} of {manifest['n_shards']} shards: {head}")
     if not manifest["summary_only"]:
         for what in ("games", "rounds"):
-            final = os.path.join(out, f"{what}.parquet")
-            parts = [_shard_base(out, i) + f".{what}.parquet" for i in range(manifest["n_shards"])]
-            present = [p for p in parts if os.path.exists(p)]
-            if not present:
-                continue
-            if len(present) != len(parts):
-                raise RunError(f"{out!r} is missing {what} files of finished shards")
-            tmp = f"{final}.tmp{os.getpid()}"
-            pl.scan_parquet(present).sink_parquet(tmp)
-            os.replace(tmp, final)
-            for p in present:
-                os.remove(p)
+            _move_parts(out, manifest["n_shards"], what)
     res = RunResult(manifest, agg, out=out, wall=wall)
     summary = res.summary()
     _atomic_write_text(os.path.join(out, "summary.json"), json.dumps(summary, indent=2))
