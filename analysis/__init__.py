@@ -13,9 +13,17 @@ See docs/studies.md.
 
 from __future__ import annotations
 
-from .common import StudyError, variants
-
 STUDIES = ("bluff", "challenge", "balance")
+
+
+def __getattr__(name):
+    # StudyError and variants live in .common, which loads Polars: only on first use, so
+    # that `uno-sim` commands other than study/report start without it.
+    if name in ("StudyError", "variants"):
+        from . import common
+
+        return getattr(common, name)
+    raise AttributeError(f"module 'analysis' has no attribute {name!r}")
 
 __all__ = ["STUDIES", "StudyError", "variants", "run_study"]
 
@@ -23,7 +31,7 @@ __all__ = ["STUDIES", "StudyError", "variants", "run_study"]
 def run_study(name: str, variant: str = "classic", players=None, games: int = 1000,
               seed: int = 0, out: str | None = None, **kw):
     """Run one study by name; `players` is a count or a list (balance: default 2..10)."""
-    from .common import parse_players
+    from .common import StudyError, parse_players
 
     if name not in STUDIES:
         raise StudyError(f"unknown study {name!r}: expected one of {', '.join(STUDIES)}")

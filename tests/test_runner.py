@@ -218,3 +218,31 @@ def test_finalize_interrupted_halfway_completes_on_merge(tmp_path):
     os.remove(os.path.join(out, "summary.json"))
     with pytest.raises(RunError, match="missing the rounds rows of 1 finished shards"):
         merge(out)
+
+
+@pytest.mark.parametrize("pool", ["auto", "fork", "loky"])
+def test_local_worker_pools_give_identical_games(tmp_path, pool):
+    """The CLI's workers (forked when Polars is not loaded yet, else loky) change nothing."""
+    env = dict(os.environ, UNO_SIM_POOL=pool)
+    outs = {}
+    for jobs in ("1", "2"):
+        out = str(tmp_path / f"{pool}-{jobs}")
+        subprocess.run([sys.executable, "-m", "uno_sim.cli", "run", "--games", "3000",
+                        "--shard-size", "500", "--players", "3", "--seed", "5", "--jobs", jobs,
+                        "--out", out], check=True, env=env, stdout=subprocess.DEVNULL)
+        outs[jobs] = pl.read_parquet(os.path.join(out, "games.parquet"))
+    frame_equal(outs["1"], outs["2"])
+    probe = ("import sys, uno_sim.runner as r; print(r._local_pool_kind(), "
+             "'polars' in sys.modules)")
+    kind = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True,
+                          text=True, check=True).stdout.split()
+    expected = ("fork" if sys.platform.startswith("linux") else "loky") if pool == "auto" else pool
+    assert kind[0] == expected and (kind[1] == "True") == (expected == "fork")
+
+
+def test_bad_pool_kind_is_refused(monkeypatch):
+    from uno_sim.runner import _local_pool_kind
+
+    monkeypatch.setenv("UNO_SIM_POOL", "threads")
+    with pytest.raises(RunError, match="invalid UNO_SIM_POOL 'threads'"):
+        _local_pool_kind()

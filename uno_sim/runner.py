@@ -561,10 +561,43 @@ def _execute(manifest, shards, out, n_jobs, backend, scheduler, keep_cols, progr
         return
     if backend != "local":
         raise RunError(f"unknown backend {backend!r}: expected local or dask")
+    if _local_pool_kind() == "fork":
+        import multiprocessing
+
+        n = os.cpu_count() or 1 if n_jobs == -1 else n_jobs
+        args = [(manifest, i, out, keep_cols) for i in shards]
+        with multiprocessing.get_context("fork").Pool(max(1, min(n, len(args)))) as pool:
+            for i, agg, cols in pool.imap_unordered(_run_shard_args, args):
+                progress.update(plan.shard(i)[1])
+                yield i, agg, cols
+        return
     par = joblib.Parallel(n_jobs=n_jobs, return_as="generator_unordered")
     for i, agg, cols in par(tasks()):
         progress.update(plan.shard(i)[1])
         yield i, agg, cols
+
+
+def _local_pool_kind() -> str:
+    """How local workers start: "fork" or "loky" (environment UNO_SIM_POOL overrides).
+
+    Forked workers start at once with everything the parent imported; loky
+    workers are fresh interpreters (about a second to import numpy, Polars and
+    the engine).  Forking is safe only before Polars has started its thread
+    pool, so it is used on Linux when Polars is not loaded yet, and the runner
+    then loads it (without using it) so that every worker inherits it.
+    """
+    kind = os.environ.get("UNO_SIM_POOL", "auto")
+    if kind not in ("auto", "fork", "loky"):
+        raise RunError(f"invalid UNO_SIM_POOL {kind!r}: expected auto, fork or loky")
+    if kind == "auto":
+        kind = "fork" if sys.platform.startswith("linux") and "polars" not in sys.modules else "loky"
+    if kind == "fork":
+        import polars  # noqa: F401  (loaded, not used: the workers inherit it)
+    return kind
+
+
+def _run_shard_args(args):
+    return _run_shard_indexed(*args)
 
 
 def _run_shard_indexed(manifest, i, out, keep_cols):
