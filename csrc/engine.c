@@ -176,6 +176,9 @@ int uno_config_check(const uno_config *cfg, const uno_table *t, const uno_policy
         cfg->target < 1 || cfg->max_turns < 0 || cfg->max_rounds < 0 || cfg->repair < 0 ||
         cfg->repair > 1)
         return UNO_ERR_CONFIG;
+    if (cfg->stacking < 0 || cfg->stacking > UNO_STACK_BOTH || (unsigned)cfg->draw_until_playable > 1 ||
+        (unsigned)cfg->forced_play > 1 || (unsigned)cfg->jump_in > 1 || (unsigned)cfg->seven_o > 1)
+        return UNO_ERR_CONFIG;
     if (cfg->teams && (n % 2 || n < 4 || cfg->scoring != UNO_SCORING_STANDARD))
         return UNO_ERR_CONFIG;
     for (int s = 0; s < n; s++) {
@@ -317,6 +320,26 @@ static void draw_until(uno_game *g, int p, int reason)
     }
 }
 
+/* reference.Game.draw_until_playable (C-H2): one at a time until a playable card. */
+static int draw_until_playable(uno_game *g, int p)
+{
+    uint8_t *h = g->hand[p];
+    int start = g->hand_n[p], n = start;
+    while (g->n_draw > 0 || reshuffle(g)) {
+        int card = g->draw[--g->n_draw];
+        h[n++] = (uint8_t)card;
+        if (uno_playable(g, card))
+            break;
+    }
+    g->hand_n[p] = n;
+    g->counters[UNO_CT_CARDS_DRAWN][p] += n - start;
+    if (g->tr) {
+        uno_trace_event(g->tr, UNO_EV_DRAW, p, UNO_R_UNTIL_PLAYABLE, 0, 0);
+        uno_trace_cards(g->tr, h + start, n - start);
+    }
+    return n - start;
+}
+
 /* reference.Game.penalty: what draw card kind k makes p draw, plus `extra`. */
 static void penalty(uno_game *g, int p, int k, int reason, int extra)
 {
@@ -360,6 +383,63 @@ static void uno_check(uno_game *g, int p)
 }
 
 static int play(uno_game *g, int p, int i);
+
+#define NO_STACK (-100) /* try_stack: the victim takes the cards */
+
+/* reference.Game.try_stack (C-H1): the victim may answer with a draw card. */
+static int try_stack(uno_game *g, int victim, int k, int pend)
+{
+    int total = pend + g->t->amount[k];
+    const uint8_t *h = g->hand[victim];
+    int any = 0;
+    for (int i = 0, n = g->hand_n[victim]; i < n && !any; i++)
+        any = uno_can_stack(g, h[i]);
+    if (!any)
+        return NO_STACK;
+    int i = uno_choose_stack(g, victim, total);
+    if (i == UNO_DRAW)
+        return NO_STACK;
+    if (g->tr)
+        uno_trace_event(g->tr, UNO_EV_STACK, victim, total, 0, 0);
+    g->pending = total;
+    return play(g, victim, i);
+}
+
+/* reference.Game.seven_o (C-H5): a 7 swaps p's hand with a target's, a 0 passes all on. */
+static void seven_o(uno_game *g, int p, int card, int face)
+{
+    uint8_t tmp[UNO_MAX_PLAYERS][UNO_HAND_CAP];
+    int tn[UNO_MAX_PLAYERS];
+    if (face == 7) {
+        int t = uno_choose_target(g, p, card);
+        if (t == p)
+            return;
+        int n = g->hand_n[p];
+        memcpy(tmp[0], g->hand[p], (size_t)n);
+        memcpy(g->hand[p], g->hand[t], (size_t)g->hand_n[t]);
+        g->hand_n[p] = g->hand_n[t];
+        memcpy(g->hand[t], tmp[0], (size_t)n);
+        g->hand_n[t] = n;
+        g->failed[p] = g->failed[t] = 0;
+        if (g->tr)
+            uno_trace_event(g->tr, UNO_EV_SWAP, p, t, 0, 0);
+        return;
+    }
+    for (int s = 0; s < g->n; s++)
+        if (g->active[s]) {
+            tn[s] = g->hand_n[s];
+            memcpy(tmp[s], g->hand[s], (size_t)tn[s]);
+        }
+    for (int s = 0; s < g->n; s++)
+        if (g->active[s]) {
+            int d = uno_next(g, s);
+            memcpy(g->hand[d], tmp[s], (size_t)tn[s]);
+            g->hand_n[d] = tn[s];
+            g->failed[s] = 0;
+        }
+    if (g->tr)
+        uno_trace_event(g->tr, UNO_EV_ROTATE, p, g->direction, 0, 0);
+}
 
 static void reverse_u8(uint8_t *a, int n)
 {
@@ -413,7 +493,11 @@ static int resolve(uno_game *g, int p, int card, int bluff, int prev_color, int 
     int victim;
     switch (t->effect[k]) {
     case UNO_NUMBER:
-        return out ? ROUND_OVER : uno_next(g, p);
+        if (out)
+            return ROUND_OVER;
+        if (g->cfg->seven_o && !starter && (t->face[k] == 7 || t->face[k] == 0))
+            seven_o(g, p, card, t->face[k]);
+        return uno_next(g, p);
     case UNO_WILD:
         if (starter) { /* the player left of the dealer names the color */
             int first = uno_next(g, p);
@@ -459,7 +543,18 @@ static int resolve(uno_game *g, int p, int card, int bluff, int prev_color, int 
         return uno_next(g, p);
     case UNO_DRAW_CARDS:
         victim = uno_next(g, p);
-        draw_cards(g, victim, t->amount[k], t->reason[k]);
+        if (g->cfg->stacking) { /* C-H1 */
+            int pend = g->pending;
+            g->pending = 0;
+            if (!out && !starter) {
+                int r = try_stack(g, victim, k, pend);
+                if (r != NO_STACK)
+                    return r;
+            }
+            draw_cards(g, victim, t->amount[k] + pend, pend ? UNO_R_STACK : t->reason[k]);
+        } else {
+            draw_cards(g, victim, t->amount[k], t->reason[k]);
+        }
         if (out)
             return ROUND_OVER;
         skip(g, victim);
@@ -471,8 +566,18 @@ static int resolve(uno_game *g, int p, int card, int bluff, int prev_color, int 
         return -3 - card;
     /* C12 / F4: a challenge, never on a last card (always legal, C14). */
     victim = uno_next(g, p);
+    int pend = 0;
+    if (g->cfg->stacking) { /* C-H1: the victim may stack instead of challenging */
+        pend = g->pending;
+        g->pending = 0;
+        if (!out && t->effect[k] == UNO_WILD_DRAW) {
+            int r = try_stack(g, victim, k, pend);
+            if (r != NO_STACK)
+                return r;
+        }
+    }
     if (out || !uno_wants_challenge(g, victim, p, prev_color)) {
-        penalty(g, victim, k, t->reason[k], 0);
+        penalty(g, victim, k, pend ? UNO_R_STACK : t->reason[k], pend);
         if (out)
             return ROUND_OVER;
         skip(g, victim);
@@ -487,13 +592,13 @@ static int resolve(uno_game *g, int p, int card, int bluff, int prev_color, int 
     g->reveal_n[victim] = g->hand_n[p];
     memcpy(g->reveal[victim], g->hand[p], (size_t)g->hand_n[p]);
     if (!bluff) {
-        penalty(g, victim, k, UNO_R_CHALLENGE, 2);
+        penalty(g, victim, k, UNO_R_CHALLENGE, 2 + pend);
         skip(g, victim);
         return adv(g, p, 2);
     }
     g->counters[UNO_CT_CHALLENGES_WON][victim]++;
-    if (g->cfg->challenge == UNO_CHALLENGE_MODERN) {
-        penalty(g, p, k, UNO_R_CHALLENGE, 0);
+    if (g->cfg->challenge == UNO_CHALLENGE_MODERN || pend) { /* C-H1: the stack, on the bluffer */
+        penalty(g, p, k, UNO_R_CHALLENGE, pend);
         return victim;
     }
     /* vintage: take the card back, play a legal card instead (with its effect), draw */
@@ -516,6 +621,8 @@ static int play(uno_game *g, int p, int i)
     assert(i >= 0 && i < g->hand_n[p]);
 #endif
     int card = h[i];
+    g->last_player = p;
+    g->last_card = card;
     /* the card's columns before the uint8_t stores below (which may alias g->t, g->side) */
     const uno_table *t = g->t;
     const int side = g->side;
@@ -542,39 +649,87 @@ static int play(uno_game *g, int p, int i)
     return resolve(g, p, card, bluff, prev_color, prev_face, 0);
 }
 
+/* reference.Game.has_legal_play */
+static int has_legal_play(const uno_game *g, int p)
+{
+    int has_color = uno_holds_color(g, p);
+    for (int i = 0, n = g->hand_n[p]; i < n; i++) {
+        int c = g->hand[p][i];
+        if (uno_playable(g, c) && !(uno_restricted(g, c) && has_color))
+            return 1;
+    }
+    return 0;
+}
+
+/*
+ * reference.Game.after_play (C-H4): jump-ins on the card just played, asked
+ * in play order from the seat after its player; each is played as if in turn.
+ */
+static int jump_ins(uno_game *g, int nxt)
+{
+    while (nxt >= 0) {
+        int top = g->discard[g->n_discard - 1];
+        if (top != g->last_card)
+            break; /* a Flip: the card played is no longer on top */
+        const uint8_t *kinds = g->t->card_kind[g->side];
+        int kind = kinds[top], q = g->last_player, jump = -1;
+        for (int j = 0, m = g->n_active - 1; j < m && jump < 0; j++) {
+            q = uno_next(g, q);
+            const uint8_t *h = g->hand[q];
+            for (int i = 0, n = g->hand_n[q]; i < n; i++)
+                if (kinds[h[i]] == kind && !(uno_restricted(g, h[i]) && uno_holds_color(g, q))) {
+                    if (uno_wants_jump(g, q, top))
+                        jump = i;
+                    break;
+                }
+        }
+        if (jump < 0)
+            break;
+        g->idle = 0;
+        if (g->tr)
+            uno_trace_event(g->tr, UNO_EV_JUMP_IN, q, top, 0, 0);
+        nxt = play(g, q, jump);
+    }
+    return nxt;
+}
+
+static inline int after_play(uno_game *g, int nxt)
+{
+    return g->cfg->jump_in ? jump_ins(g, nxt) : nxt;
+}
+
 /* reference.Game.take_turn: returns the next seat, ROUND_OVER or STALEMATE. */
 static int take_turn(uno_game *g, int p)
 {
+    const uno_config *cfg = g->cfg;
     int action = uno_choose_play(g, p);
+    if (action == UNO_DRAW && cfg->forced_play && has_legal_play(g, p))
+        action = uno_choose_replacement(g, p); /* C-H3: no voluntary draw */
     if (action != UNO_DRAW) {
         g->idle = 0;
-        return play(g, p, action);
+        return after_play(g, play(g, p, action));
     }
     if (g->color >= 0) /* public: p drew on this color */
         g->failed[p] |= (uint8_t)(1u << g->color);
-    /* forced = not has_legal_play(p) */
-    int has_color = uno_holds_color(g, p);
-    int forced = 1;
-    for (int i = 0, n = g->hand_n[p]; i < n; i++) {
-        int c = g->hand[p][i];
-        if (uno_playable(g, c) && !(uno_restricted(g, c) && has_color)) {
-            forced = 0;
-            break;
-        }
-    }
-    if (draw_cards(g, p, 1, forced ? UNO_R_CANNOT_PLAY : UNO_R_VOLUNTARY)) {
+    int forced = !has_legal_play(g, p);
+    int got;
+    if (forced && cfg->draw_until_playable) /* C-H2 */
+        got = draw_until_playable(g, p);
+    else
+        got = draw_cards(g, p, 1, forced ? UNO_R_CANNOT_PLAY : UNO_R_VOLUNTARY);
+    if (got) {
         g->idle = 0;
         int last = g->hand_n[p] - 1;
         int card = g->hand[p][last];
         if (uno_playable(g, card)) {
             int bluff = uno_restricted(g, card) && uno_holds_color(g, p);
             int play_it;
-            if (!bluff && forced && g->cfg->drawn_card == UNO_DRAWN_MUST)
+            if (!bluff && ((forced && cfg->drawn_card == UNO_DRAWN_MUST) || cfg->forced_play))
                 play_it = 1;
             else
                 play_it = uno_plays_drawn(g, p, bluff);
             if (play_it)
-                return play(g, p, last);
+                return after_play(g, play(g, p, last));
         }
     } else if (++g->idle >= g->n_active) {
         return STALEMATE;
@@ -758,7 +913,7 @@ static int play_round(uno_game *g, int dealer, const uint8_t *deck)
         int next = take_turn(g, p);
         CHECK_CARDS(g, p, "after a turn");
         if (next == ROUND_OVER)
-            return p;
+            return g->last_player; /* C-H1, C-H4: not always p */
         if (next == STALEMATE) {
             g->stalemates++;
             return -1;
@@ -941,6 +1096,8 @@ static void init_game(uno_game *g, const uno_config *cfg, const uno_table *t,
     }
     g->bail = NULL;
     g->n_draw = g->n_discard = 0;
+    g->pending = 0;
+    g->last_player = g->last_card = -1;
 }
 
 static int fail(uno_result *res, int status, int card)

@@ -71,6 +71,16 @@
  *   PAIRING           -       -         -        -        dark kind per card (written
  *                                                         first when cfg->repair; no
  *                                                         event of its own in Python)
+ *   (17-23: other variants' events)
+ *   STACK             seat    total     -        -        -    (C-H1: the seat answers a
+ *                                                              pending `total` with the
+ *                                                              draw card played next)
+ *   JUMP_IN           seat    card      -        -        -    (C-H4: the seat plays the
+ *                                                              card identical to `card`
+ *                                                              out of turn; a PLAY follows)
+ *   SWAP              seat    target    -        -        -    (C-H5: a 7 swapped the hands)
+ *   ROTATE            seat    dir       -        -        -    (C-H5: a 0 passed every hand
+ *                                                              to the next seat in `dir`)
  *
  * Tracing costs nothing when off: every write is behind `if (g->tr)`.
  *
@@ -123,7 +133,10 @@ enum uno_reason {
     UNO_R_DRAW_ONE = 6,
     UNO_R_DRAW_FIVE = 7,
     UNO_R_WILD_DRAW_TWO = 8,
-    UNO_R_WILD_DRAW_COLOR = 9
+    UNO_R_WILD_DRAW_COLOR = 9,
+    /* 10-17: other variants' draw cards */
+    UNO_R_STACK = 18,         /* C-H1: the last victim of a stack draws the sum */
+    UNO_R_UNTIL_PLAYABLE = 19 /* C-H2: drew until a playable card */
 };
 
 /* Rules switches, as indices into the tuples of rules.py. */
@@ -131,6 +144,9 @@ enum { UNO_DEALER_ZERO = 0, UNO_DEALER_REDRAW = 1 };
 enum { UNO_DRAWN_MAY = 0, UNO_DRAWN_MUST = 1 };
 enum { UNO_CHALLENGE_MODERN = 0, UNO_CHALLENGE_VINTAGE = 1 };
 enum { UNO_SCORING_STANDARD = 0, UNO_SCORING_ELIMINATION = 1, UNO_SCORING_LOWEST = 2 };
+/* rules.STACKING (C-H1): a mask of the stackable families, 1 colored draw cards
+   (UNO_DRAW_CARDS), 2 fixed-amount wild draw cards (UNO_WILD_DRAW) */
+enum { UNO_STACK_NONE = 0, UNO_STACK_DRAW2 = 1, UNO_STACK_DRAW4 = 2, UNO_STACK_BOTH = 3 };
 
 /* rules.Rules, field for field (see the Rules docstring for the rule IDs). */
 typedef struct uno_config {
@@ -150,6 +166,12 @@ typedef struct uno_config {
        and on rounds in one game (0 = UNO_MAX_ROUNDS) */
     int32_t max_turns;
     int32_t max_rounds;
+    /* house rules C-H1..C-H5 (rules.Rules, same order), 0 = off */
+    int32_t stacking;            /* UNO_STACK_* (C-H1) */
+    int32_t draw_until_playable; /* 0/1 (C-H2) */
+    int32_t forced_play;         /* 0/1 (C-H3) */
+    int32_t jump_in;             /* 0/1 (C-H4) */
+    int32_t seven_o;             /* 0/1 (C-H5) */
 } uno_config;
 
 /*
@@ -216,7 +238,10 @@ enum uno_decision {
     UNO_DEC_FORGET_UNO = 4,  /* returns 1 to forget saying UNO */
     UNO_DEC_CATCH = 5,       /* arg = the seat that forgot; returns 0/1 */
     UNO_DEC_PLAY_DRAWN = 6,  /* arg = 1 when playing it would be a bluff; returns 0/1 */
-    UNO_DEC_TARGET = 7       /* arg = the targeting card id; returns an opponent's seat */
+    UNO_DEC_TARGET = 7,      /* arg = the targeting card id; returns an opponent's seat */
+    UNO_DEC_STACK = 8,       /* C-H1: arg = the pending total; returns a hand index that
+                                answers it (uno_can_stack) or UNO_DRAW to take the cards */
+    UNO_DEC_JUMP_IN = 9      /* C-H4: arg = the card just played; returns 0/1 */
 };
 #define UNO_DECIDE_ABORT (-1000) /* a callback's "stop the game" (error kept by the caller) */
 
@@ -240,6 +265,8 @@ typedef struct uno_policy {
     int32_t challenge_auto;     /* 1: challenge when P(bluff) > challenge_threshold */
     double challenge_threshold; /* see uno_bluff_probability */
     int32_t target_rule;        /* UNO_TARGET_* */
+    double stack;               /* C-H1: answer a draw card with a draw card */
+    double jump_in;             /* C-H4: jump in with an identical card */
     uno_decide_fn decide;       /* UNO_POLICY_USER only */
     void *ctx;                  /* passed to decide */
 } uno_policy;
@@ -263,6 +290,11 @@ enum uno_event_type {
     UNO_EV_FLIP,
     UNO_EV_DRAW_UNTIL,
     UNO_EV_PAIRING,
+    /* 17-23: other variants' events */
+    UNO_EV_STACK = 24,   /* C-H1 */
+    UNO_EV_JUMP_IN = 25, /* C-H4 */
+    UNO_EV_SWAP = 26,    /* C-H5 */
+    UNO_EV_ROTATE = 27,  /* C-H5 */
     UNO_EV_COUNT
 };
 
@@ -393,6 +425,9 @@ typedef struct uno_game {
     uint8_t discard[UNO_MAX_CARDS];
     uint8_t hand[UNO_MAX_PLAYERS][UNO_HAND_CAP];
     uno_table own; /* the game's re-paired copy of the table (cfg->repair); t points to it */
+    int pending;     /* C-H1: cards passed on by the stack being answered */
+    int last_player; /* who played the last card (the round's winner when it ends) */
+    int last_card;   /* the last card played (C-H4: what a jump-in answers) */
 } uno_game;
 
 /* Queries on a state, shared by the engine and the policies. */
@@ -438,6 +473,25 @@ static inline int uno_matches(const uno_game *g, int card)
 static inline int uno_playable(const uno_game *g, int card)
 {
     return uno_color(g, card) == UNO_NO_COLOR || uno_matches(g, card);
+}
+
+/* C-H1: the stacking family of a card, the bit of uno_config.stacking it belongs to. */
+static inline int uno_stack_family(const uno_game *g, int card)
+{
+    int e = g->t->effect[g->t->card_kind[g->side][card]];
+    return e == UNO_DRAW_CARDS ? 1 : e == UNO_WILD_DRAW ? 2 : 0;
+}
+
+/*
+ * C-H1: whether `card` may answer the draw card on top of the discard pile:
+ * both families enabled, the same family or (under both) a wild draw card on
+ * a colored one, and playable (C6).  reference.Game.can_stack.
+ */
+static inline int uno_can_stack(const uno_game *g, int card)
+{
+    int mode = g->cfg->stacking, f = uno_stack_family(g, card);
+    int top = uno_stack_family(g, g->discard[g->n_discard - 1]);
+    return (mode & f) && (mode & top) && f >= top && uno_playable(g, card);
 }
 
 /* Whether p holds a card of the active color: what makes a restricted card a bluff (C7). */
@@ -556,6 +610,10 @@ int uno_catches(uno_game *g, int q, int p);
 int uno_plays_drawn(uno_game *g, int p, int bluff);
 /* P2: the opponent a targeted card of p aims at (see policy.c). */
 int uno_choose_target(uno_game *g, int p, int card);
+/* C-H1: a hand index answering a pending `total`, or UNO_DRAW (see policy.c). */
+int uno_choose_stack(uno_game *g, int p, int total);
+/* C-H4: whether p jumps in with its card identical to `card`. */
+int uno_wants_jump(uno_game *g, int p, int card);
 /* reference.bluff_probability: what `victim` can estimate (see policy.c). */
 double uno_bluff_probability(const uno_game *g, int victim, int offender, int prev_color);
 

@@ -174,6 +174,7 @@ cdef extern from "uno.h":
     ctypedef struct uno_config:
         int32_t variant, players, edition, dealer_draw, drawn_card, challenge
         int32_t wd4_value, scoring, target, teams, hand_size, repair, max_turns, max_rounds
+        int32_t stacking, draw_until_playable, forced_play, jump_in, seven_o
 
     ctypedef struct uno_table:
         int32_t n_kinds, n_cards, n_sides
@@ -213,6 +214,7 @@ cdef extern from "uno.h":
         int32_t challenge_auto
         double challenge_threshold
         int32_t target_rule
+        double stack, jump_in
         uno_decide_fn decide
         void *ctx
 
@@ -299,9 +301,13 @@ cdef enum:
     EV_FLIP
     EV_DRAW_UNTIL
     EV_PAIRING
+    EV_STACK = 24
+    EV_JUMP_IN = 25
+    EV_SWAP = 26
+    EV_ROTATE = 27
 
 _SIDES = ("light", "dark")
-_REASONS = tuple(r.name.lower() for r in sorted(DrawReason))
+_REASONS = {int(r): r.name.lower() for r in DrawReason}
 _TABLE_COLUMNS = ("color", "face", "value", "effect", "amount", "restricted", "starter",
                   "reason")
 
@@ -406,7 +412,8 @@ cdef object _raw_state(uno_game *g, int seat):
         reveal=[g.reveal[seat][i] for i in range(g.reveal_n[seat])], side=g.side,
         dark_kind=tuple([g.t.card_kind[1][i] for i in range(g.t.n_cards)])
         if g.t.n_sides == 2 else None,
-        draw_top=g.draw[g.n_draw - 1] if g.n_draw > 0 else -1, teams=bool(g.cfg.teams))
+        draw_top=g.draw[g.n_draw - 1] if g.n_draw > 0 else -1, teams=bool(g.cfg.teams),
+        stacking=g.cfg.stacking, forced_play=bool(g.cfg.forced_play))
 
 
 cdef int _user_decide(void *ctx, uno_game *g, int seat, int decision, int arg) noexcept with gil:
@@ -434,7 +441,7 @@ cdef void _key(key, uint64_t *k) except *:
 cdef class Engine:
     """One rules + policies configuration, ready to play (used by uno_sim.engine).
 
-    ``config``: the 12 ints of uno_config; ``arrays``: DeckTable.arrays();
+    ``config``: the 17 ints of uno_config (limits aside); ``arrays``: DeckTable.arrays();
     ``policies``: per seat (id, color_rule, bluff, challenge, forget_uno, catch,
     play_drawn, voluntary_draw); ``codes``: per side, card id -> card code.
     """
@@ -457,7 +464,9 @@ cdef class Engine:
         cdef int i
         (self.cfg.variant, self.cfg.players, self.cfg.edition, self.cfg.dealer_draw,
          self.cfg.drawn_card, self.cfg.challenge, self.cfg.wd4_value, self.cfg.scoring,
-         self.cfg.target, self.cfg.teams, self.cfg.hand_size, self.cfg.repair) = config
+         self.cfg.target, self.cfg.teams, self.cfg.hand_size, self.cfg.repair,
+         self.cfg.stacking, self.cfg.draw_until_playable, self.cfg.forced_play,
+         self.cfg.jump_in, self.cfg.seven_o) = config
         self.cfg.max_turns = 0
         self.cfg.max_rounds = 0
         names = _TABLE_COLUMNS + ("card_kind", "dark_kind")
@@ -480,7 +489,8 @@ cdef class Engine:
             (self.pol[i].id, self.pol[i].color_rule, self.pol[i].bluff, self.pol[i].challenge,
              self.pol[i].forget_uno, self.pol[i].catch_uno, self.pol[i].play_drawn,
              self.pol[i].voluntary, self.pol[i].challenge_auto,
-             self.pol[i].challenge_threshold, self.pol[i].target_rule) = p
+             self.pol[i].challenge_threshold, self.pol[i].target_rule, self.pol[i].stack,
+             self.pol[i].jump_in) = p
         self.users = list(users) if users is not None else [None] * len(policies)
         self.error = None
         for i in range(len(policies)):
@@ -745,6 +755,14 @@ cdef class Engine:
             elif t == EV_DRAW_UNTIL:
                 ev = {"e": "draw_until", "p": e.p, "color": COLORS[e.b],
                       "cards": self._codes(d + 1, d[0], codes), "reason": _REASONS[e.a]}
+            elif t == EV_STACK:
+                ev = {"e": "stack", "p": e.p, "total": e.a}
+            elif t == EV_JUMP_IN:
+                ev = {"e": "jump_in", "p": e.p, "card": codes[e.a]}
+            elif t == EV_SWAP:
+                ev = {"e": "swap", "p": e.p, "target": e.a}
+            elif t == EV_ROTATE:
+                ev = {"e": "rotate", "p": e.p, "dir": e.a}
             elif t == EV_ROUND_START:
                 codes = sides[0]
                 deck = self._codes(d + 1, d[0], pairs)

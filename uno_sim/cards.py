@@ -74,6 +74,9 @@ class DrawReason(IntEnum):
     DRAW_FIVE = 7  # Flip +5
     WILD_DRAW_TWO = 8
     WILD_DRAW_COLOR = 9
+    # 10-17: other variants' draw cards
+    STACK = 18  # C-H1: the last victim of a stack draws the sum
+    UNTIL_PLAYABLE = 19  # C-H2: drew until a playable card (no legal play)
 
 
 # Faces beyond the digits 0..9.  Two cards "match by symbol" when faces are equal.

@@ -21,8 +21,8 @@ from .policies import COLOR_RULES, TARGET_RULES, seat_policies
 from .reference import SEAT_COUNTERS, GameResult, scenario_deck
 from .rng import MASK64, key_from_seed
 from .userpolicy import UserSeat
-from .rules import (CHALLENGE, DEALER_DRAW, DRAWN_CARD, EDITIONS, SCORING, VARIANTS, Rules,
-                    RulesError)
+from .rules import (CHALLENGE, DEALER_DRAW, DRAWN_CARD, EDITIONS, SCORING, STACKING, VARIANTS,
+                    Rules, RulesError)
 
 __all__ = ["play_game", "play_round", "play_games", "GameLimitError", "MAX_TURNS",
            "SEAT_COUNTERS"]
@@ -38,19 +38,22 @@ def _config(rules: Rules) -> tuple:
         DEALER_DRAW.index(rules.dealer_draw), DRAWN_CARD.index(rules.drawn_card),
         CHALLENGE.index(rules.challenge), rules.wd4_value, SCORING.index(rules.scoring),
         rules.target, int(rules.teams), rules.hand_size, int(rules.flip_pairing == "game"),
+        STACKING.index(rules.stacking), int(rules.draw_until_playable), int(rules.forced_play),
+        int(rules.jump_in), int(rules.seven_o),
     )
 
 
 def _policy(spec) -> tuple:
     """uno_policy as a tuple: id, color rule, knobs, challenge_auto, threshold, target rule."""
     if spec.name == "user":
-        return (spec.policy_id, 0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0, 0.5, 0)
+        return (spec.policy_id, 0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0, 0.5, 0, 0.0, 0.0)
     k = spec.knobs()
     auto = k["challenge"] == "auto"
     return (spec.policy_id, COLOR_RULES.index(k["color"]), float(k["bluff"]),
             0.0 if auto else float(k["challenge"]), float(k["forget_uno"]), float(k["catch"]),
             float(k["play_drawn"]), float(k["voluntary_draw"]), int(auto),
-            float(k["challenge_threshold"]), TARGET_RULES.index(k["target"]))
+            float(k["challenge_threshold"]), TARGET_RULES.index(k["target"]), float(k["stack"]),
+            float(k["jump_in"]))
 
 
 def _make_engine(rules: Rules, policies: tuple, deck, users=None) -> "_engine.Engine":

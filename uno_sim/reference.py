@@ -27,13 +27,17 @@ from dataclasses import dataclass, field
 from .cards import COLORS, NO_COLOR, SIDES, DrawReason, Effect, Starter, deck_for
 from .policies import PolicySpec, seat_policies
 from .rng import Rng, deal_state, key_from_seed
-from .rules import Rules, RulesError
+from .rules import STACKING, Rules, RulesError
 
 DRAW = -1  # the "draw a card" action of choose_play
+NO_STACK = -2  # Game.try_stack: the victim takes the cards
 
 
 class Stalemate(Exception):
     pass
+
+
+STACK_FAMILY = {Effect.DRAW: 1, Effect.WILD_DRAW: 2}  # C-H1: the bits of Rules.stacking
 
 
 # ---------------------------------------------------------------------------
@@ -67,6 +71,8 @@ class BuiltinPolicy:
         self.challenge_auto = k["challenge"] == "auto"
         self.challenge_threshold = k["challenge_threshold"]
         self.target_rule = k["target"]
+        self.stack_p = k["stack"]
+        self.jump_p = k["jump_in"]
 
     def pick(self, n: int) -> int:
         return 0 if n == 1 else self.rng.bounded(n)
@@ -119,6 +125,29 @@ class BuiltinPolicy:
     def plays_drawn(self, g, p, bluff: bool) -> bool:
         return self.rng.bernoulli(self.bluff if bluff else self.play_drawn_p)
 
+    def choose_stack(self, g: "Game", p: int, total: int) -> int:
+        """C-H1: the hand index of a draw card to stack on the pending `total`, or DRAW.
+
+        Built-in policies never stack a bluff; no random number is drawn
+        without a legal answer.
+        """
+        opts = [i for i, c in enumerate(g.hands[p]) if g.can_stack(c) and not g.is_bluff(p, c)]
+        if not opts or not self.rng.bernoulli(self.stack_p):
+            return DRAW
+        return self.stack_pick(g, p, opts)
+
+    def stack_pick(self, g, p, opts) -> int:
+        """The highest-value answer, first in hand order on ties."""
+        best = opts[0]
+        for i in opts[1:]:
+            if g.kind(g.hands[p][i]).value > g.kind(g.hands[p][best]).value:
+                best = i
+        return best
+
+    def wants_jump(self, g: "Game", p: int, card: int) -> bool:
+        """C-H4: jump in with the card identical to `card` (the top of the discard pile)."""
+        return self.rng.bernoulli(self.jump_p)
+
     def choose_target(self, g: "Game", p: int, card: int) -> int:
         """P2: the opponent a targeted card aims at (the target knob).
 
@@ -153,6 +182,9 @@ class RandomPolicy(BuiltinPolicy):
     def choose_replacement(self, g, p) -> int:
         options = [i for i, c in enumerate(g.hands[p]) if g.playable(c) and not g.is_bluff(p, c)]
         return options[self.pick(len(options))]
+
+    def stack_pick(self, g, p, opts) -> int:
+        return opts[self.pick(len(opts))]
 
 
 class GreedyPolicy(BuiltinPolicy):
@@ -371,6 +403,8 @@ class Game:
         self.counters = {name: [0] * self.n for name in SEAT_COUNTERS}
         self.rounds = self.turns = self.reshuffles = self.stalemates = 0
         self.direction = 1
+        self.pending = 0  # C-H1: cards passed on by the stack being answered
+        self.last_player = self.last_card = -1  # the last card played, and by whom
         # One dict per round scored: what engine.play_games(rounds=True) reports.
         self.round_rows = []
 
@@ -448,6 +482,19 @@ class Game:
     def has_legal_play(self, p) -> bool:
         return any(self.playable(c) and not self.is_bluff(p, c) for c in self.hands[p])
 
+    def can_stack(self, card) -> bool:
+        """C-H1: whether `card` may answer the draw card on top of the discard pile.
+
+        Families: 1 colored draw cards (effect DRAW), 2 fixed-amount wild draw
+        cards (WILD_DRAW); the `stacking` mode is a mask of them.  A card answers
+        its own family, and under `both` a wild draw card also answers a colored
+        one (never the reverse); it must be playable (C6).
+        """
+        mode = STACKING.index(self.rules.stacking)
+        f = STACK_FAMILY.get(self.kind(card).effect, 0)
+        top = STACK_FAMILY.get(self.kind(self.discard[-1]).effect, 0)
+        return bool(mode & f and mode & top and f >= top and self.playable(card))
+
     def teammates(self, p, q) -> bool:
         return self.rules.teams and p % 2 == q % 2
 
@@ -495,6 +542,19 @@ class Game:
                   reason=reason.name.lower())
         return got
 
+    def draw_until_playable(self, p: int) -> list:
+        """C-H2: draw one card at a time until a playable one, or until nothing is left."""
+        got = []
+        while self.draw_pile or self.reshuffle():
+            card = self.draw_pile.pop()
+            got.append(card)
+            if self.playable(card):
+                break
+        self.hands[p].extend(got)
+        self.counters["cards_drawn"][p] += len(got)
+        self.emit("draw", p=p, cards=self.codes(got), reason="until_playable")
+        return got
+
     def penalty(self, p: int, k, reason: DrawReason, extra: int = 0):
         """What a draw card makes p draw (F4: until the color for Wild Draw Color), plus `extra`."""
         if k.effect == Effect.WILD_DRAW_COLOR:
@@ -529,25 +589,31 @@ class Game:
     def take_turn(self, p: int):
         """Play p's turn; returns the next seat, or None when the round is over."""
         pol = self.policies[p]
+        r = self.rules
         action = pol.choose_play(self, p)
+        if action == DRAW and r.forced_play and self.has_legal_play(p):
+            action = pol.choose_replacement(self, p)  # C-H3: no voluntary draw
         if action != DRAW:
             self.idle = 0
-            return self.play(p, action)
+            return self.after_play(self.play(p, action))
         if self.color >= 0:  # public: p drew on this color
             self.failed[p] |= 1 << self.color
         forced = not self.has_legal_play(p)
-        got = self.draw(p, 1, DrawReason.CANNOT_PLAY if forced else DrawReason.VOLUNTARY)
+        if forced and r.draw_until_playable:  # C-H2
+            got = self.draw_until_playable(p)
+        else:
+            got = self.draw(p, 1, DrawReason.CANNOT_PLAY if forced else DrawReason.VOLUNTARY)
         if got:
             self.idle = 0
-            card = got[0]
+            card = got[-1]
             if self.playable(card):
                 bluff = self.is_bluff(p, card)
-                if not bluff and forced and self.rules.drawn_card == "must":
+                if not bluff and ((forced and r.drawn_card == "must") or r.forced_play):
                     play_it = True
                 else:
                     play_it = pol.plays_drawn(self, p, bluff)
                 if play_it:
-                    return self.play(p, len(self.hands[p]) - 1)
+                    return self.after_play(self.play(p, len(self.hands[p]) - 1))
         else:
             self.idle += 1
             if self.idle >= self.active_count():
@@ -555,9 +621,71 @@ class Game:
         self.emit("pass", p=p)
         return self.adv(p, 1)
 
+    def after_play(self, nxt):
+        """C-H4: jump-ins on the card just played, each one played as if in turn.
+
+        Candidates are asked in play order from the player after the one who
+        played it; the first who holds the identical card (same kind on the side
+        in play, legal) and wants to jump plays it.  None when the top of the
+        discard pile is no longer the card played (a Flip).
+        """
+        if not self.rules.jump_in:
+            return nxt
+        while nxt is not None:
+            top = self.discard[-1]
+            if top != self.last_card:
+                break
+            kind = self.card_kind[top]
+            q, jump = self.last_player, None
+            for _ in range(self.active_count() - 1):
+                q = self.adv(q, 1)
+                for i, c in enumerate(self.hands[q]):
+                    if self.card_kind[c] == kind and not self.is_bluff(q, c):
+                        if self.policies[q].wants_jump(self, q, top):
+                            jump = i
+                        break
+                if jump is not None:
+                    break
+            if jump is None:
+                break
+            self.idle = 0
+            self.emit("jump_in", p=q, card=self.code(top))
+            nxt = self.play(q, jump)
+        return nxt
+
+    def try_stack(self, victim: int, k, pend: int):
+        """C-H1: the victim may answer with a draw card; returns the next seat, or NO_STACK."""
+        total = pend + k.amount
+        if not any(self.can_stack(c) for c in self.hands[victim]):
+            return NO_STACK
+        i = self.policies[victim].choose_stack(self, victim, total)
+        if i == DRAW:
+            return NO_STACK
+        self.emit("stack", p=victim, total=total)
+        self.pending = total
+        return self.play(victim, i)
+
+    def seven_o(self, p: int, card: int, face: int):
+        """C-H5: a 7 swaps p's hand with a target's; a 0 passes every hand on."""
+        if face == 7:
+            t = self.policies[p].choose_target(self, p, card)
+            if t != p:
+                self.hands[p], self.hands[t] = self.hands[t], self.hands[p]
+                self.failed[p] = self.failed[t] = 0
+                self.emit("swap", p=p, target=t)
+            return
+        new = list(self.hands)
+        for s in range(self.n):
+            if self.active[s]:
+                new[self.adv(s, 1)] = self.hands[s]
+                self.failed[s] = 0
+        self.hands[:] = new
+        self.emit("rotate", p=p, dir=self.direction)
+
     def play(self, p: int, i: int):
         hand = self.hands[p]
         card = hand[i]
+        self.last_player, self.last_card = p, card
         hand[i] = hand[-1]
         hand.pop()
         k = self.kind(card)
@@ -606,7 +734,11 @@ class Game:
         out = not self.hands[p]
         e = k.effect
         if e in (Effect.NUMBER, Effect.WILD):
-            return None if out else self.adv(p, 1)
+            if out:
+                return None
+            if self.rules.seven_o and e == Effect.NUMBER and k.face in (0, 7):
+                self.seven_o(p, card, k.face)
+            return self.adv(p, 1)
         if e == Effect.SKIP:
             if out:
                 return None
@@ -633,8 +765,14 @@ class Game:
                 return self.adv(p, 2)
             return self.adv(p, 1)
         victim = self.adv(p, 1)
+        pend, self.pending = self.pending, 0
+        if not out and e in STACK_FAMILY and self.rules.stacking != "none":
+            nxt = self.try_stack(victim, k, pend)
+            if nxt != NO_STACK:
+                return nxt
+        reason = DrawReason.STACK if pend else k.reason
         if e == Effect.DRAW:
-            self.draw(victim, k.amount, k.reason)
+            self.draw(victim, k.amount + pend, reason)
             if out:
                 return None
             self.skip(victim)
@@ -642,7 +780,7 @@ class Game:
         # WILD_DRAW, WILD_DRAW_COLOR: C12 / F4 challenge (never on a last card, which is
         # always legal: C14)
         if out or not self.policies[victim].wants_challenge(self, victim, p, prev[0]):
-            self.penalty(victim, k, k.reason)
+            self.penalty(victim, k, reason, pend)
             if out:
                 return None
             self.skip(victim)
@@ -651,12 +789,12 @@ class Game:
         self.emit("challenge", p=victim, target=p, bluff=bluff, hand=self.codes(self.hands[p]))
         self.revealed[victim] = (p, list(self.hands[p]))  # the challenger saw the hand
         if not bluff:
-            self.penalty(victim, k, DrawReason.CHALLENGE, extra=2)
+            self.penalty(victim, k, DrawReason.CHALLENGE, extra=2 + pend)
             self.skip(victim)
             return self.adv(p, 2)
         self.counters["challenges_won"][victim] += 1
-        if self.rules.challenge == "modern":
-            self.penalty(p, k, DrawReason.CHALLENGE)
+        if self.rules.challenge == "modern" or pend:  # C-H1: a stacked bluff draws the stack
+            self.penalty(p, k, DrawReason.CHALLENGE, pend)
             return victim
         # vintage: take the card back, play a legal card instead (with its effect), draw
         self.discard.pop()
@@ -770,8 +908,8 @@ class Game:
         try:
             while p is not None:
                 self.turns += 1
-                winner = p
                 p = self.take_turn(p)
+            winner = self.last_player  # who played the last card (C-H4: maybe a jumper)
         except Stalemate:
             self.stalemates += 1
             return None

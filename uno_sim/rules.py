@@ -16,6 +16,10 @@ CHALLENGE = ("modern", "vintage")
 DEALER_DRAW = ("zero", "redraw")
 SCORING = ("standard", "elimination", "lowest")
 FLIP_PAIRING = ("deck", "game")
+# C-H1: which draw cards may be stacked; the index is a bit mask (1: colored draw cards
+# such as Draw Two, +1, +5; 2: fixed-amount wild draw cards such as WD4, Wild Draw Two)
+STACKING = ("none", "draw2", "draw4", "both")
+HOUSE_BOOLS = ("draw_until_playable", "forced_play", "jump_in", "seven_o")
 DECK_SIZE = {"classic": 108, "flip": 112}
 MIN_PLAYERS, MAX_PLAYERS = 2, 10
 
@@ -64,6 +68,12 @@ class Rules:
     flip_pairing            Flip faces paired once per deck_seed        F1
                             (deck) | re-paired every game (game)
     deck_seed               seed of the deck's light/dark pairing       F1
+    stacking                none | draw2 | draw4 | both: draw cards     C-H1
+                            answered with draw cards add up
+    draw_until_playable     draw until a playable card (no legal play)  C-H2
+    forced_play             a legal play must be made                   C-H3
+    jump_in                 an identical card may be played out of turn C-H4
+    seven_o                 7 swaps hands, 0 passes every hand on       C-H5
     ======================  ==========================================  =======
     """
 
@@ -80,6 +90,12 @@ class Rules:
     hand_size: int = 7
     flip_pairing: str = "deck"
     deck_seed: int = 0
+    # house rules (C-H1..C-H5), all off by default
+    stacking: str = "none"
+    draw_until_playable: bool = False
+    forced_play: bool = False
+    jump_in: bool = False
+    seven_o: bool = False
 
     def __post_init__(self):
         _choice("variant", self.variant, VARIANTS)
@@ -104,10 +120,35 @@ class Rules:
                 raise RulesError(f"invalid players {self.players} for teams: expected 4, 6, 8 or 10")
             if self.scoring != "standard":
                 raise RulesError(f"invalid scoring {self.scoring!r} for teams: expected standard")
+        _choice("stacking", self.stacking, STACKING)
+        for name in HOUSE_BOOLS:
+            if not isinstance(getattr(self, name), bool):
+                raise RulesError(f"invalid {name} {getattr(self, name)!r}: expected true or false")
+        if self.stacking != "none" or self.seven_o:
+            self._check_house_rules()
         if self.players * self.hand_size + 1 > DECK_SIZE[self.variant]:
             raise RulesError(
                 f"invalid hand_size {self.hand_size}: {self.players} hands of it do not fit the deck"
             )
+
+    def _check_house_rules(self):
+        """C-H1 / C-H5 need cards the variant's deck may not have (checked by effect/face)."""
+        from .cards import Effect, deck_for
+
+        kinds = deck_for(self).kinds
+        if self.stacking != "none":
+            mask = STACKING.index(self.stacking)
+            have = {1: any(k.effect == Effect.DRAW for k in kinds),
+                    2: any(k.effect == Effect.WILD_DRAW for k in kinds)}
+            for bit, what in ((1, "colored draw card (Draw Two, +1, +5)"),
+                              (2, "wild draw card with a fixed amount (WD4, Wild Draw Two)")):
+                if mask & bit and not have[bit]:
+                    raise RulesError(f"invalid stacking {self.stacking!r} for variant "
+                                     f"{self.variant!r}: its deck has no {what}")
+        if self.seven_o and not any(k.effect == Effect.NUMBER and k.face in (0, 7)
+                                    for k in kinds):
+            raise RulesError(f"invalid seven_o True for variant {self.variant!r}: "
+                             f"its deck has no 7 or 0")
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -137,11 +178,11 @@ def parse_rule_value(key: str, text: str):
             return int(text)
         except ValueError:
             raise RulesError(f"invalid {key} {text!r}: expected an integer") from None
-    if key == "teams":
+    if key == "teams" or key in HOUSE_BOOLS:
         low = text.lower()
         if low in ("1", "true", "yes", "on"):
             return True
         if low in ("0", "false", "no", "off"):
             return False
-        raise RulesError(f"invalid teams {text!r}: expected true or false")
+        raise RulesError(f"invalid {key} {text!r}: expected true or false")
     return text
