@@ -408,35 +408,38 @@ static int try_stack(uno_game *g, int victim, int k, int pend)
 /* reference.Game.seven_o (C-H5): a 7 swaps p's hand with a target's, a 0 passes all on. */
 static void seven_o(uno_game *g, int p, int card, int face)
 {
-    uint8_t tmp[UNO_MAX_PLAYERS][UNO_HAND_CAP];
-    int tn[UNO_MAX_PLAYERS];
+    uint8_t tmp[UNO_HAND_CAP];
     if (face == 7) {
         int t = uno_choose_target(g, p, card);
         if (t == p)
             return;
         int n = g->hand_n[p];
-        memcpy(tmp[0], g->hand[p], (size_t)n);
+        memcpy(tmp, g->hand[p], (size_t)n);
         memcpy(g->hand[p], g->hand[t], (size_t)g->hand_n[t]);
         g->hand_n[p] = g->hand_n[t];
-        memcpy(g->hand[t], tmp[0], (size_t)n);
+        memcpy(g->hand[t], tmp, (size_t)n);
         g->hand_n[t] = n;
         g->failed[p] = g->failed[t] = 0;
         if (g->tr)
             uno_trace_event(g->tr, UNO_EV_SWAP, p, t, 0, 0);
         return;
     }
-    for (int s = 0; s < g->n; s++)
-        if (g->active[s]) {
-            tn[s] = g->hand_n[s];
-            memcpy(tmp[s], g->hand[s], (size_t)tn[s]);
-        }
-    for (int s = 0; s < g->n; s++)
-        if (g->active[s]) {
-            int d = uno_next(g, s);
-            memcpy(g->hand[d], tmp[s], (size_t)tn[s]);
-            g->hand_n[d] = tn[s];
-            g->failed[s] = 0;
-        }
+    /* seats in play order from p; each hand moves one seat on, the last one's to p */
+    int order[UNO_MAX_PLAYERS], m = g->n_active;
+    order[0] = p;
+    for (int i = 1; i < m; i++)
+        order[i] = uno_next(g, order[i - 1]);
+    int last = order[m - 1], n = g->hand_n[last];
+    memcpy(tmp, g->hand[last], (size_t)n);
+    for (int i = m - 1; i > 0; i--) {
+        int to = order[i], from = order[i - 1];
+        memcpy(g->hand[to], g->hand[from], (size_t)g->hand_n[from]);
+        g->hand_n[to] = g->hand_n[from];
+    }
+    memcpy(g->hand[p], tmp, (size_t)n);
+    g->hand_n[p] = n;
+    for (int i = 0; i < m; i++)
+        g->failed[order[i]] = 0;
     if (g->tr)
         uno_trace_event(g->tr, UNO_EV_ROTATE, p, g->direction, 0, 0);
 }
@@ -662,52 +665,51 @@ static int has_legal_play(const uno_game *g, int p)
 }
 
 /*
- * reference.Game.after_play (C-H4): jump-ins on the card just played, asked
- * in play order from the seat after its player; each is played as if in turn.
+ * reference.Game.jump_turn (C-H4): a jump-in on the card just played, as a
+ * turn of the jumper, asked in play order from the seat after its player;
+ * NO_STACK when nobody jumps.
  */
-static int jump_ins(uno_game *g, int nxt)
+static int jump_turn(uno_game *g)
 {
-    while (nxt >= 0) {
-        int top = g->discard[g->n_discard - 1];
-        if (top != g->last_card)
-            break; /* a Flip: the card played is no longer on top */
-        const uint8_t *kinds = g->t->card_kind[g->side];
-        int kind = kinds[top], q = g->last_player, jump = -1;
-        for (int j = 0, m = g->n_active - 1; j < m && jump < 0; j++) {
-            q = uno_next(g, q);
-            const uint8_t *h = g->hand[q];
-            for (int i = 0, n = g->hand_n[q]; i < n; i++)
-                if (kinds[h[i]] == kind && !(uno_restricted(g, h[i]) && uno_holds_color(g, q))) {
-                    if (uno_wants_jump(g, q, top))
-                        jump = i;
+    g->jump_open = 0;
+    int top = g->discard[g->n_discard - 1];
+    if (top != g->last_card)
+        return NO_STACK; /* a Flip: the card played is no longer on top */
+    const uint8_t *kinds = g->t->card_kind[g->side];
+    int kind = kinds[top], q = g->last_player;
+    for (int j = 0, m = g->n_active - 1; j < m; j++) {
+        q = uno_next(g, q);
+        const uint8_t *h = g->hand[q];
+        for (int i = 0, n = g->hand_n[q]; i < n; i++)
+            if (kinds[h[i]] == kind && !(uno_restricted(g, h[i]) && uno_holds_color(g, q))) {
+                if (!uno_wants_jump(g, q, top))
                     break;
-                }
-        }
-        if (jump < 0)
-            break;
-        g->idle = 0;
-        if (g->tr)
-            uno_trace_event(g->tr, UNO_EV_JUMP_IN, q, top, 0, 0);
-        nxt = play(g, q, jump);
+                g->idle = 0;
+                if (g->tr)
+                    uno_trace_event(g->tr, UNO_EV_JUMP_IN, q, top, 0, 0);
+                g->jump_open = 1;
+                return play(g, q, i);
+            }
     }
-    return nxt;
-}
-
-static inline int after_play(uno_game *g, int nxt)
-{
-    return g->cfg->jump_in ? jump_ins(g, nxt) : nxt;
+    return NO_STACK;
 }
 
 /* reference.Game.take_turn: returns the next seat, ROUND_OVER or STALEMATE. */
 static int take_turn(uno_game *g, int p)
 {
     const uno_config *cfg = g->cfg;
+    if (g->jump_open) { /* C-H4: a jump-in on the last card played takes this turn */
+        int r = jump_turn(g);
+        if (r != NO_STACK)
+            return r;
+    }
     int action = uno_choose_play(g, p);
     if (action == UNO_DRAW && cfg->forced_play && has_legal_play(g, p))
         action = uno_choose_replacement(g, p); /* C-H3: no voluntary draw */
     if (action != UNO_DRAW) {
         g->idle = 0;
-        return after_play(g, play(g, p, action));
+        g->jump_open = cfg->jump_in;
+        return play(g, p, action);
     }
     if (g->color >= 0) /* public: p drew on this color */
         g->failed[p] |= (uint8_t)(1u << g->color);
@@ -728,8 +730,10 @@ static int take_turn(uno_game *g, int p)
                 play_it = 1;
             else
                 play_it = uno_plays_drawn(g, p, bluff);
-            if (play_it)
-                return after_play(g, play(g, p, last));
+            if (play_it) {
+                g->jump_open = cfg->jump_in;
+                return play(g, p, last);
+            }
         }
     } else if (++g->idle >= g->n_active) {
         return STALEMATE;
@@ -825,6 +829,7 @@ static int start_round(uno_game *g, int dealer, const uint8_t *deck)
     g->rounds++;
     g->direction = 1;
     g->idle = 0;
+    g->jump_open = 0;
     g->side = 0; /* F2: every round starts on the light side */
     uint8_t *pile = g->draw; /* the draw pile from the start: top last */
     int np = size;
@@ -1098,6 +1103,7 @@ static void init_game(uno_game *g, const uno_config *cfg, const uno_table *t,
     g->n_draw = g->n_discard = 0;
     g->pending = 0;
     g->last_player = g->last_card = -1;
+    g->jump_open = 0;
 }
 
 static int fail(uno_result *res, int status, int card)

@@ -428,6 +428,7 @@ typedef struct uno_game {
     int pending;     /* C-H1: cards passed on by the stack being answered */
     int last_player; /* who played the last card (the round's winner when it ends) */
     int last_card;   /* the last card played (C-H4: what a jump-in answers) */
+    int jump_open;   /* C-H4: the next turn first offers a jump-in on last_card */
 } uno_game;
 
 /* Queries on a state, shared by the engine and the policies. */

@@ -405,6 +405,7 @@ class Game:
         self.direction = 1
         self.pending = 0  # C-H1: cards passed on by the stack being answered
         self.last_player = self.last_card = -1  # the last card played, and by whom
+        self.jump_open = False  # C-H4: the next turn first offers a jump-in
         # One dict per round scored: what engine.play_games(rounds=True) reports.
         self.round_rows = []
 
@@ -588,14 +589,19 @@ class Game:
     # -- a turn ---------------------------------------------------------------
     def take_turn(self, p: int):
         """Play p's turn; returns the next seat, or None when the round is over."""
-        pol = self.policies[p]
         r = self.rules
+        if self.jump_open:  # C-H4: a jump-in on the last card played takes this turn
+            nxt = self.jump_turn()
+            if nxt != NO_STACK:
+                return nxt
+        pol = self.policies[p]
         action = pol.choose_play(self, p)
         if action == DRAW and r.forced_play and self.has_legal_play(p):
             action = pol.choose_replacement(self, p)  # C-H3: no voluntary draw
         if action != DRAW:
             self.idle = 0
-            return self.after_play(self.play(p, action))
+            self.jump_open = r.jump_in
+            return self.play(p, action)
         if self.color >= 0:  # public: p drew on this color
             self.failed[p] |= 1 << self.color
         forced = not self.has_legal_play(p)
@@ -613,7 +619,8 @@ class Game:
                 else:
                     play_it = pol.plays_drawn(self, p, bluff)
                 if play_it:
-                    return self.after_play(self.play(p, len(self.hands[p]) - 1))
+                    self.jump_open = r.jump_in
+                    return self.play(p, len(self.hands[p]) - 1)
         else:
             self.idle += 1
             if self.idle >= self.active_count():
@@ -621,37 +628,31 @@ class Game:
         self.emit("pass", p=p)
         return self.adv(p, 1)
 
-    def after_play(self, nxt):
-        """C-H4: jump-ins on the card just played, each one played as if in turn.
+    def jump_turn(self):
+        """C-H4: a jump-in on the card just played, as a turn of the jumper; NO_STACK if none.
 
         Candidates are asked in play order from the player after the one who
         played it; the first who holds the identical card (same kind on the side
-        in play, legal) and wants to jump plays it.  None when the top of the
-        discard pile is no longer the card played (a Flip).
+        in play, legal) and wants to jump plays it, and play goes on from there.
+        None when the top of the discard pile is no longer the card played (a Flip).
         """
-        if not self.rules.jump_in:
-            return nxt
-        while nxt is not None:
-            top = self.discard[-1]
-            if top != self.last_card:
-                break
-            kind = self.card_kind[top]
-            q, jump = self.last_player, None
-            for _ in range(self.active_count() - 1):
-                q = self.adv(q, 1)
-                for i, c in enumerate(self.hands[q]):
-                    if self.card_kind[c] == kind and not self.is_bluff(q, c):
-                        if self.policies[q].wants_jump(self, q, top):
-                            jump = i
-                        break
-                if jump is not None:
+        self.jump_open = False
+        top = self.discard[-1]
+        if top != self.last_card:
+            return NO_STACK
+        kind = self.card_kind[top]
+        q = self.last_player
+        for _ in range(self.active_count() - 1):
+            q = self.adv(q, 1)
+            for i, c in enumerate(self.hands[q]):
+                if self.card_kind[c] == kind and not self.is_bluff(q, c):
+                    if self.policies[q].wants_jump(self, q, top):
+                        self.idle = 0
+                        self.emit("jump_in", p=q, card=self.code(top))
+                        self.jump_open = True
+                        return self.play(q, i)
                     break
-            if jump is None:
-                break
-            self.idle = 0
-            self.emit("jump_in", p=q, card=self.code(top))
-            nxt = self.play(q, jump)
-        return nxt
+        return NO_STACK
 
     def try_stack(self, victim: int, k, pend: int):
         """C-H1: the victim may answer with a draw card; returns the next seat, or NO_STACK."""
@@ -846,6 +847,7 @@ class Game:
         self.rounds += 1
         self.direction = 1
         self.idle = 0
+        self.jump_open = False
         self.deal = Rng.from_state(deal_state(self.seeded, self.rounds))
         self.side = 0  # F2: every round starts on the light side
         self.card_kind = self.side_kinds[0]
