@@ -62,6 +62,7 @@ int uno_table_init(uno_table *t, int n_kinds, const int32_t *color, const int32_
 void uno_table_derive(uno_table *t, int side)
 {
     t->restricted_colored[side] = 0;
+    t->match_bits[side] = 1;
     for (int c = 0; c < t->n_cards; c++) {
         int k = t->card_kind[side][c];
         t->card_color[side][c] = t->color[k];
@@ -70,6 +71,11 @@ void uno_table_derive(uno_table *t, int side)
         t->card_value[side][c] = t->value[k];
         if (t->restricted[k] && t->color[k] != UNO_NO_COLOR)
             t->restricted_colored[side] = 1;
+        t->card_match[side][c] = 0;
+        if (t->face[k] >= 56)
+            t->match_bits[side] = 0;
+        else if (t->color[k] != UNO_NO_COLOR)
+            t->card_match[side][c] = UINT64_C(1) << t->color[k] | UINT64_C(1) << (8 + t->face[k]);
     }
 }
 

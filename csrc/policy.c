@@ -114,34 +114,34 @@ static int greedy_play(uno_game *g, int p, const uno_policy *pol)
 {
     const uno_table *t = g->t;
     const int side = g->side, color = g->color;
-    if (color < 0 || t->restricted_colored[side])
+    if (color < 0 || t->restricted_colored[side] || !t->match_bits[side])
         return greedy_play_scan(g, p, pol);
-    const int8_t *col = t->card_color[side];
-    const uint8_t *face = t->card_face[side];
-    const uint8_t *restr = t->card_restricted[side];
+    const uint64_t *match = t->card_match[side];
     const int32_t *val = t->card_value[side];
+    const uint8_t *restr = t->card_restricted[side];
     const uint8_t *h = g->hand[p];
-    const int top = g->top_face;
+    const int n = g->hand_n[p];
+    /* a colored card of the active color, or a colored card of the top's face */
+    const uint64_t want = UINT64_C(1) << color | UINT64_C(1) << (8 + g->top_face);
+    const uint64_t own = UINT64_C(1) << color;
     int has_color = 0, restricted_wild = -1, wild = UNO_DRAW;
     int best = UNO_DRAW, best_value = -1;
     if (pol->bluff <= 0.0) {
         /* Never bluffs (bernoulli(0) draws nothing), so only the best colored card is
            needed; without one, no card has the active color (it would match), and the
            wild comes from a second pass. */
-        for (int i = 0, n = g->hand_n[p]; i < n; i++) {
-            int c = h[i], cc = col[c];
-            if (cc != color && (cc == UNO_NO_COLOR || face[c] != top))
-                continue;
-            if (val[c] > best_value) {
+        for (int i = 0; i < n; i++) {
+            int c = h[i];
+            if ((match[c] & want) && val[c] > best_value) {
                 best = i;
                 best_value = val[c];
             }
         }
         if (best != UNO_DRAW)
             return uno_rng_bernoulli(g->rng, pol->voluntary) ? UNO_DRAW : best;
-        for (int i = 0, n = g->hand_n[p]; i < n; i++) {
+        for (int i = 0; i < n; i++) {
             int c = h[i];
-            if (col[c] == UNO_NO_COLOR) {
+            if (!match[c]) { /* a wild */
                 if (restr[c])
                     return i; /* !has_color: a legal restricted wild first */
                 if (wild == UNO_DRAW)
@@ -150,11 +150,10 @@ static int greedy_play(uno_game *g, int p, const uno_policy *pol)
         }
         return wild;
     }
-    for (int i = 0, n = g->hand_n[p]; i < n; i++) {
-        int c = h[i], cc = col[c];
-        if (cc == color) {
-            has_color = 1;
-        } else if (cc == UNO_NO_COLOR) {
+    for (int i = 0; i < n; i++) {
+        int c = h[i];
+        uint64_t m = match[c];
+        if (!m) { /* a wild */
             if (restr[c]) {
                 if (restricted_wild < 0)
                     restricted_wild = i;
@@ -162,10 +161,9 @@ static int greedy_play(uno_game *g, int p, const uno_policy *pol)
                 wild = i;
             }
             continue;
-        } else if (face[c] != top) {
-            continue;
         }
-        if (val[c] > best_value) {
+        has_color |= (m & own) != 0;
+        if ((m & want) && val[c] > best_value) {
             best = i;
             best_value = val[c];
         }

@@ -200,6 +200,12 @@ typedef struct uno_table {
     /* per side: 1 when some card of the side is restricted yet has a color (no stock deck
        has one); the policies' fast paths assume 0 */
     uint8_t restricted_colored[2];
+    /* per side, per card: what a colored card matches, as bits: 1 << color (0..7) and
+       1 << (8 + face); 0 for a wild.  A colored card matches the active color c and the
+       top face f when card_match & (1 << c | 1 << (8 + f)).  Valid when match_bits[side]
+       (every face of the side below 56); the policies' fast paths assume it */
+    uint64_t card_match[2][UNO_MAX_CARDS];
+    uint8_t match_bits[2];
 } uno_table;
 
 /*

@@ -41,3 +41,19 @@ def test_csrc_compiles_as_c99(path, tmp_path):
             [CC, *FLAGS, *check, str(unit)], capture_output=True, text=True
         )
         assert proc.returncode == 0, proc.stderr
+
+
+@pytest.mark.skipif(CC is None, reason="no C compiler")
+def test_bench_driver_builds_and_runs(tmp_path):
+    """benchmarks/c/bench_main.c (the engine timed without Python) links and plays games."""
+    root = CSRC.parent
+    exe = tmp_path / "bench"
+    proc = subprocess.run([CC, "-std=c99", "-O1", "-I", str(CSRC), *map(str, sorted(CSRC.glob("*.c"))),
+                           str(root / "benchmarks" / "c" / "bench_main.c"), "-o", str(exe)],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    run = subprocess.run([str(exe), "3", "200", "1"], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    assert re.match(r"classic 3 players: \d+ games/s", run.stdout), run.stdout
+    bad = subprocess.run([str(exe), "11"], capture_output=True, text=True)
+    assert bad.returncode == 2 and "usage" in bad.stderr

@@ -121,3 +121,16 @@ def test_bench_takes_the_flip_variant(capsys):
     assert main(["bench", "--variant", "flip", "--players", "2", "--games", "20",
                  "--repeats", "1"]) == 0
     assert any(line.startswith("flip ") for line in capsys.readouterr().out.splitlines())
+
+
+def test_bench_all_variants_and_python_rates(capsys):
+    from uno_sim.rules import VARIANTS
+
+    assert main(["bench", "--players", "2", "--games", "20", "--repeats", "1",
+                 "--reference-games", "2", "--user-games", "2"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    for v in VARIANTS:
+        assert any(line.split()[:2] == [v, "2"] for line in lines), v
+        assert any(line.startswith(f"reference engine, {v}, 2 players:") for line in lines), v
+        assert any(line.startswith(f"C engine, {v}, 2 players, seat 0 a Python policy:")
+                   for line in lines), v

@@ -491,6 +491,16 @@ def test_house_rules_need_the_cards_they_act_on(monkeypatch):
     assert classic.size == 108
 
 
+def test_house_rules_check_the_cards_left_by_deck_overrides():
+    with pytest.raises(RulesError, match="invalid stacking 'draw2' for variant 'classic'"):
+        Rules(stacking="draw2", deck={"count": {"*+2": 0}})
+    with pytest.raises(RulesError, match="invalid stacking 'draw4'.*no wild draw card"):
+        Rules(stacking="draw4", deck={"count": {"W+4": 0}})
+    with pytest.raises(RulesError, match="invalid seven_o True"):
+        Rules(seven_o=True, deck={"count": {"*7": 0, "*0": 0}})
+    Rules(seven_o=True, deck={"count": {"*7": 0}})  # the 0s are enough
+
+
 def test_house_events_are_rendered(engine):
     res = play(engine, DRAW2_HANDS, draws=D8[:4], stacking="draw2")
     lines = "\n".join(replay_lines(res.events))

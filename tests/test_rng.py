@@ -242,3 +242,31 @@ def test_same_seed_deals_every_round_alike_whatever_the_policies(engine):
     n = min(len(a), len(b))
     assert n >= 2
     assert a[:n] == b[:n]
+
+
+def test_shuffle_is_uniform_on_small_decks():
+    """Every permutation of 4 items equally likely (chi-square, 23 degrees of freedom)."""
+    from collections import Counter
+
+    rng = Rng(key_from_seed(11), 0)
+    n = 24_000
+    counts = Counter()
+    for _ in range(n):
+        items = [0, 1, 2, 3]
+        rng.shuffle(items)
+        counts[tuple(items)] += 1
+    assert len(counts) == 24
+    chi2 = sum((c - n / 24) ** 2 / (n / 24) for c in counts.values())
+    assert chi2 < 49.7  # the 0.999 quantile of chi-square(23)
+
+
+def test_shuffle_positions_are_uniform_on_108_cards():
+    """Where card 0 and card 107 land over many C shuffles (chi-square, 107 d.o.f.)."""
+    key = key_from_seed(12)
+    n = 21_600
+    for card in (0, 107):
+        pos = np.zeros(108)
+        for g in range(n):
+            pos[_engine.rng_shuffle(key, g, 108).tolist().index(card)] += 1
+        chi2 = (((pos - n / 108) ** 2) / (n / 108)).sum()
+        assert chi2 < 161.0, (card, chi2)  # the 0.9995 quantile of chi-square(107)

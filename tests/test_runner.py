@@ -165,3 +165,24 @@ def test_config_file_takes_the_flag_keys(tmp_path, capsys):
     bad.write_text("gamez = 3\n")
     assert main(["run", "--config", str(bad)]) == 2
     assert "'gamez'" in capsys.readouterr().err
+
+
+def test_shard_aggregates_fold_in_shard_order_whatever_the_arrival():
+    """Aggregates are merged in shard order as shards arrive (bounded memory, same sums)."""
+    import random
+
+    from uno_sim.policies import parse_policy
+    from uno_sim.runner import _Fold, aggregate, merge_aggregates, play_columns
+
+    specs = [parse_policy(p) for p in ("random", "greedy", "strategic")]
+    parts = [aggregate(play_columns(Rules(players=3), specs, 5, 7 * i, 7)) for i in range(6)]
+    expected = merge_aggregates(parts)
+    for seed in range(5):
+        order = list(range(6))
+        random.Random(seed).shuffle(order)
+        fold, most_waiting = _Fold(range(6)), 0
+        for i in order:
+            fold.add(i, parts[i])
+            most_waiting = max(most_waiting, len(fold.pending))
+        assert fold.total == expected and not fold.pending
+        assert most_waiting <= 5

@@ -1,7 +1,9 @@
 """`uno-sim bench`: complete games per second per core, per variant and player count.
 
 Each figure is the median of several timed calls of one batch into the C engine
-(one core, no runner, no I/O), after a warm-up call.  The machine and the
+(one core, no runner, no I/O), after a warm-up call.  `games/s` is by the wall
+clock; `games/CPU-s` divides by the CPU time the process used, which other
+processes on a shared machine do not inflate (one thread: one core).  The machine and the
 commit are printed with the table so that figures can be compared honestly.
 """
 
@@ -49,14 +51,16 @@ def time_games(rules: Rules, policy: str, games: int, repeats: int, seed: int = 
 
     specs = [policy] * rules.players
     engine.play_games(rules, specs, seed=seed, first_game=0, n_games=max(1, games // 10))
-    times, rounds, turns = [], 0, 0
+    times, cpu, rounds, turns = [], [], 0, 0
     for r in range(repeats):
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         cols = engine.play_games(rules, specs, seed=seed, first_game=r * games, n_games=games)
         times.append(time.perf_counter() - t0)
+        cpu.append(time.process_time() - c0)
         rounds, turns = int(cols["rounds"].sum()), int(cols["turns"].sum())
     t = statistics.median(times)
-    return {"games_per_s": games / t, "rounds_per_s": rounds / t, "ns_per_turn": 1e9 * t / turns,
+    return {"games_per_s": games / t, "games_per_cpu_s": games / statistics.median(cpu),
+            "rounds_per_s": rounds / t, "ns_per_turn": 1e9 * t / turns,
             "turns_per_game": turns / games}
 
 
@@ -69,14 +73,29 @@ def time_reference(rules: Rules, policy: str, games: int, seed: int = 1) -> floa
     return games / (time.perf_counter() - t0)
 
 
+def first_action(obs):
+    """The user policy timed by `--user-games`: the first legal action, in Python."""
+    return obs.actions[0]
+
+
+def time_user(rules: Rules, policy: str, games: int, seed: int = 1) -> float:
+    """Games per second with seat 0 played by a Python policy (`first_action`)."""
+    from . import engine
+    specs = [first_action] + [policy] * (rules.players - 1)
+    t0 = time.perf_counter()
+    for g in range(games):
+        engine.play_game(rules, specs, seed=seed, game=g)
+    return games / (time.perf_counter() - t0)
+
+
 def run_bench(variants=("classic",), players=(2, 4, 7, 10), policy="greedy", games=20000,
-              repeats=5, reference_games=0, out=print) -> list[dict]:
+              repeats=5, reference_games=0, user_games=0, out=print) -> list[dict]:
     out(f"machine: {machine()}")
     out(f"commit:  {commit()}")
     out(f"policy {policy}; complete games to 500; median of {repeats} runs of {games} games; one core")
     out("")
-    out(f"{'variant':<12} {'players':>7} {'games/s':>10} {'rounds/s':>11} {'ns/turn':>8} "
-        f"{'turns/game':>10}")
+    out(f"{'variant':<12} {'players':>7} {'games/s':>10} {'games/CPU-s':>11} {'rounds/s':>11} "
+        f"{'ns/turn':>8} {'turns/game':>10}")
     rows = []
     for v in variants:
         for p in players:
@@ -84,14 +103,22 @@ def run_bench(variants=("classic",), players=(2, 4, 7, 10), policy="greedy", gam
             r = time_games(rules, policy, games, repeats)
             row = {"variant": v, "players": p, **r}
             rows.append(row)
-            out(f"{v:<12} {p:>7} {r['games_per_s']:>10,.0f} {r['rounds_per_s']:>11,.0f} "
-                f"{r['ns_per_turn']:>8.1f} {r['turns_per_game']:>10.1f}")
-    if reference_games:
+            out(f"{v:<12} {p:>7} {r['games_per_s']:>10,.0f} {r['games_per_cpu_s']:>11,.0f} "
+                f"{r['rounds_per_s']:>11,.0f} {r['ns_per_turn']:>8.1f} "
+                f"{r['turns_per_game']:>10.1f}")
+    if reference_games or user_games:
         out("")
-        for p in (2, 4):
-            rate = time_reference(Rules(players=p), policy, reference_games)
+    for v in variants:
+        for p in players if reference_games or user_games else ():
             c = next((r["games_per_s"] for r in rows if r["players"] == p
-                      and r["variant"] == "classic"), None)
-            ratio = f" (C engine {c / rate:,.0f}x faster)" if c else ""
-            out(f"reference engine, classic, {p} players: {rate:,.1f} games/s{ratio}")
+                      and r["variant"] == v), None)
+            if reference_games:
+                rate = time_reference(Rules(variant=v, players=p), policy, reference_games)
+                ratio = f" (C engine {c / rate:,.0f}x faster)" if c else ""
+                out(f"reference engine, {v}, {p} players: {rate:,.1f} games/s{ratio}")
+            if user_games:
+                rate = time_user(Rules(variant=v, players=p), policy, user_games)
+                ratio = f" ({c / rate:,.0f}x slower than all {policy})" if c else ""
+                out(f"C engine, {v}, {p} players, seat 0 a Python policy: "
+                    f"{rate:,.1f} games/s{ratio}")
     return rows

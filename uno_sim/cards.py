@@ -269,15 +269,17 @@ def build_deck(name: str, kinds: list[Kind]) -> DeckTable:
     return DeckTable(name, tuple(kinds), tuple(card_kind))
 
 
-def build_flip_deck(deck_seed: int = 0) -> DeckTable:
+def build_flip_deck(deck_seed: int = 0, light=None, dark=None) -> DeckTable:
     """F1: 112 two-faced cards; the pairing is a permutation fixed by `deck_seed`.
 
     Card ids follow the light kinds in table order; the dark kinds, in table
     order, are shuffled onto them by game PAIRING_GAME of the seed's stream.
+    `light`/`dark` replace the kinds of `flip_kinds()` (deck overrides).
     """
     from .rng import Rng, key_from_seed
 
-    light, dark = flip_kinds()
+    if light is None:
+        light, dark = flip_kinds()
     kinds = light + dark
     card_kind, dark_kind = [], []
     for i, k in enumerate(light):
@@ -288,16 +290,82 @@ def build_flip_deck(deck_seed: int = 0) -> DeckTable:
     return DeckTable("flip", tuple(kinds), tuple(card_kind), tuple(dark_kind))
 
 
+class DeckError(ValueError):
+    """A deck override that names no card of the deck or leaves an impossible deck."""
+
+
+def override_kinds(kinds: list[Kind], overrides, deck: str) -> list[Kind]:
+    """`kinds` with the counts and values of `overrides` applied.
+
+    `overrides` is a sequence of (pattern, count, value) with None for "as
+    printed"; a pattern is a card code of the deck (``R7``, ``W+4``) or ``*``
+    followed by the code without its color letter (``*7``: every colored 7,
+    ``*+2``: every Draw Two).  Later entries win.
+    """
+    out = list(kinds)
+    for pattern, count, value in overrides:
+        if pattern.startswith("*"):
+            rest = pattern[1:]
+            hits = [i for i, k in enumerate(out)
+                    if k.color != NO_COLOR and k.code[1:] == rest]
+        else:
+            hits = [i for i, k in enumerate(out) if k.code == pattern]
+        if not hits:
+            known = ", ".join(k.code for k in kinds)
+            raise DeckError(f"unknown card kind {pattern!r} for the {deck} deck: expected one "
+                            f"of {known} (or *X for every color)")
+        for i in hits:
+            k = out[i]
+            out[i] = Kind(k.code, k.color, k.face, k.value if value is None else value,
+                          k.effect, k.amount, k.restricted, k.starter, k.reason,
+                          k.count if count is None else count)
+    return out
+
+
+def deck_text(overrides) -> str:
+    """`W+4 count 0, *0 count 2, W value 40`: deck overrides for a summary line."""
+    parts = []
+    for pattern, count, value in overrides:
+        if count is not None:
+            parts.append(f"{pattern} count {count}")
+        if value is not None:
+            parts.append(f"{pattern} value {value}")
+    return ", ".join(parts)
+
+
 def deck_for(rules) -> DeckTable:
     """The deck table a rules object plays with (built once per distinct deck)."""
-    return _deck(rules.variant, rules.wd4_value, rules.deck_seed)
+    return _deck(rules.variant, rules.wd4_value, rules.deck_seed, rules.deck)
 
 
 @lru_cache(maxsize=None)
-def _deck(variant: str, wd4_value: int, deck_seed: int) -> DeckTable:
+def _deck(variant: str, wd4_value: int, deck_seed: int, overrides=()) -> DeckTable:
     # DeckTable is frozen and made of tuples, so one instance serves every game.
     if variant == "classic":
-        return build_deck("classic", classic_kinds(wd4_value))
+        return build_deck("classic", override_kinds(classic_kinds(wd4_value), overrides, variant))
     if variant == "flip":
-        return build_flip_deck(deck_seed)
+        if not overrides:
+            return build_flip_deck(deck_seed)
+        light, dark = flip_kinds()
+        both = override_kinds(light + dark, overrides, variant)
+        light, dark = both[:len(light)], both[len(light):]
+        n_light, n_dark = sum(k.count for k in light), sum(k.count for k in dark)
+        if n_light != n_dark:
+            raise DeckError(f"invalid deck: the light side has {n_light} cards and the dark "
+                            f"side {n_dark}; every card has both faces")
+        return build_flip_deck(deck_seed, light, dark)
     raise ValueError(f"unknown variant {variant!r}")
+
+
+def check_deck(table: DeckTable, players: int, hand_size: int) -> None:
+    """DeckError unless `players` hands of `hand_size` and a starter can come from `table`."""
+    if table.size > 255:
+        raise DeckError(f"invalid deck: {table.size} cards, at most 255")
+    need = players * hand_size + 1
+    if table.size < need:
+        raise DeckError(f"invalid deck: {table.size} cards, too few to deal {players} hands of "
+                        f"{hand_size} and a starter (need {need})")
+    starters = sum(table.kinds[k].starter != Starter.RETURN for k in table.card_kind)
+    if starters <= players * hand_size:
+        raise DeckError(f"invalid deck: {starters} cards can start a round (C5), too few to be "
+                        f"sure one is left after dealing {players} hands of {hand_size}")

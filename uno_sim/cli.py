@@ -12,7 +12,7 @@ import sys
 
 from . import __version__
 from .policies import POLICIES, POLICY_HELP, KNOB_HELP, knob_range, seat_policies
-from .rules import RULE_KEYS, Rules, RulesError, parse_rule_value
+from .rules import RULE_KEYS, Rules, RulesError, load_deck_file, parse_rule_value
 
 
 class UsageError(Exception):
@@ -42,6 +42,9 @@ def _rules_from(args) -> Rules:
         switches[key.strip()] = parse_rule_value(key.strip(), value.strip())
     if args.variant is not None:
         switches["variant"] = args.variant
+    deck = getattr(args, "deck", None)
+    if deck is not None:  # a file name, or the tables of a --config file's [deck]
+        switches["deck"] = deck if isinstance(deck, dict) else load_deck_file(deck)
     return Rules(**switches)
 
 
@@ -64,6 +67,9 @@ def _add_game_options(p):
                    help="policy for one seat, e.g. --seat 2=random (repeatable)")
     p.add_argument("--rule", action="append", metavar="KEY=VALUE",
                    help=f"rule switch (repeatable): {', '.join(RULE_KEYS)}")
+    p.add_argument("--deck", metavar="FILE",
+                   help="TOML file overriding the deck table: [count] and [value] tables of "
+                        "card = number (docs/rules.md)")
     p.add_argument("--seed", type=int, default=0, help="seed that fixes every result (default 0)")
     p.add_argument("--engine", choices=("c", "reference"), default="c",
                    help="compiled engine (default) or the Python reference engine")
@@ -89,7 +95,7 @@ def _parse_jobs(text):
     return j
 
 
-CONFIG_KEYS = {"variant", "games", "players", "policy", "seat", "rule", "seed", "jobs", "out",
+CONFIG_KEYS = {"variant", "games", "players", "policy", "seat", "rule", "deck", "seed", "jobs", "out",
                "summary_only", "backend", "scheduler", "shard", "shard_size", "engine"}
 
 
@@ -239,16 +245,23 @@ def cmd_tournament(args) -> int:
     return 0
 
 
+def _count_or_zero(text, what) -> int:
+    return 0 if str(text).strip() == "0" else parse_count(text, what)
+
+
 def cmd_bench(args) -> int:
     from .bench import run_bench
 
+    from .rules import VARIANTS
+
     players = _split_players(args.players)
-    variants = args.variant.split(",")
+    variants = list(VARIANTS) if args.variant == "all" else args.variant.split(",")
     for v in variants:
         Rules(variant=v)  # validates the name
     run_bench(variants=variants, players=players, policy=args.policy,
               games=parse_count(args.games), repeats=parse_count(args.repeats, "repeats"),
-              reference_games=int(args.reference_games))
+              reference_games=_count_or_zero(args.reference_games, "reference-games"),
+              user_games=_count_or_zero(args.user_games, "user-games"))
     return 0
 
 
@@ -305,13 +318,17 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Measure complete games per second on one core for each "
                                    "variant and player count (median of several runs), with "
                                    "the machine and the commit.")
-    p.add_argument("--variant", default="classic", help="variants, comma-separated (default classic)")
+    p.add_argument("--variant", default="all",
+                   help="variants, comma-separated, or all (default all)")
     p.add_argument("--players", default="2,4,7,10", help="player counts (default 2,4,7,10)")
     p.add_argument("--policy", default="greedy", help="policy spec for every seat (default greedy)")
     p.add_argument("--games", default="20000", help="games per timed run (default 20000)")
     p.add_argument("--repeats", default="5", help="timed runs; the median is shown (default 5)")
     p.add_argument("--reference-games", default="0",
                    help="also time the Python reference engine on this many games")
+    p.add_argument("--user-games", default="0",
+                   help="also time the C engine with seat 0 played by a Python policy on this "
+                        "many games")
     p.set_defaults(func=cmd_bench)
 
     p = sub.add_parser("policies", help="list the built-in policies and their knobs",

@@ -68,6 +68,9 @@ class Rules:
     flip_pairing            Flip faces paired once per deck_seed        F1
                             (deck) | re-paired every game (game)
     deck_seed               seed of the deck's light/dark pairing       F1
+    deck                    overrides of the deck table: (pattern,      C1
+                            count, value) triples, None = as printed
+                            (`load_deck_file` reads them from TOML)
     stacking                none | draw2 | draw4 | both: draw cards     C-H1
                             answered with draw cards add up
     draw_until_playable     draw until a playable card (no legal play)  C-H2
@@ -90,6 +93,7 @@ class Rules:
     hand_size: int = 7
     flip_pairing: str = "deck"
     deck_seed: int = 0
+    deck: tuple = ()
     # house rules (C-H1..C-H5), all off by default
     stacking: str = "none"
     draw_until_playable: bool = False
@@ -124,18 +128,27 @@ class Rules:
         for name in HOUSE_BOOLS:
             if not isinstance(getattr(self, name), bool):
                 raise RulesError(f"invalid {name} {getattr(self, name)!r}: expected true or false")
-        if self.stacking != "none" or self.seven_o:
-            self._check_house_rules()
-        if self.players * self.hand_size + 1 > DECK_SIZE[self.variant]:
+        object.__setattr__(self, "deck", _deck_overrides(self.deck))
+        if not self.deck and self.players * self.hand_size + 1 > DECK_SIZE[self.variant]:
             raise RulesError(
                 f"invalid hand_size {self.hand_size}: {self.players} hands of it do not fit the deck"
             )
+        if self.deck:
+            from .cards import DeckError, check_deck, deck_for
+
+            try:
+                check_deck(deck_for(self), self.players, self.hand_size)
+            except DeckError as exc:
+                raise RulesError(str(exc)) from None
+        if self.stacking != "none" or self.seven_o:
+            self._check_house_rules()
 
     def _check_house_rules(self):
         """C-H1 / C-H5 need cards the variant's deck may not have (checked by effect/face)."""
         from .cards import Effect, deck_for
 
-        kinds = deck_for(self).kinds
+        deck = deck_for(self)  # the cards actually in it (deck overrides may remove some)
+        kinds = [deck.kinds[i] for i in set(deck.card_kind) | set(deck.dark_kind or ())]
         if self.stacking != "none":
             mask = STACKING.index(self.stacking)
             have = {1: any(k.effect == Effect.DRAW for k in kinds),
@@ -151,11 +164,14 @@ class Rules:
                              f"its deck has no 7 or 0")
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        """The fields as plain JSON values (`deck` as a list of [card, count, value])."""
+        d = asdict(self)
+        d["deck"] = [list(t) for t in self.deck]
+        return d
 
     @classmethod
     def from_dict(cls, d: dict) -> "Rules":
-        return cls(**d)
+        return cls(**d)  # `deck` may come back from JSON as lists: normalized on creation
 
     def replace(self, **changes) -> "Rules":
         d = self.to_dict()
@@ -169,8 +185,72 @@ class Rules:
 RULE_KEYS = tuple(f.name for f in fields(Rules))
 
 
+def _deck_overrides(deck) -> tuple:
+    """Normalize deck overrides to a tuple of (pattern, count, value) triples.
+
+    Accepts that tuple form (or lists of 3, as JSON gives back) or the mapping
+    of a deck file: {"count": {pattern: n}, "value": {pattern: v}}.
+    """
+    if isinstance(deck, dict):
+        return _deck_from_tables(deck, "deck")
+    out = []
+    try:
+        items = list(deck)
+    except TypeError:
+        raise RulesError(f"invalid deck {deck!r}: expected (card, count, value) triples") from None
+    for item in items:
+        if not isinstance(item, (tuple, list)) or len(item) != 3 or not isinstance(item[0], str):
+            raise RulesError(f"invalid deck entry {item!r}: expected (card, count, value)")
+        pattern, count, value = item
+        if count is not None:
+            _int(f"count of {pattern}", count, 0, 255)
+        if value is not None:
+            _int(f"value of {pattern}", value, 0, 1_000_000)
+        out.append((pattern, count, value))
+    return tuple(out)
+
+
+def _deck_from_tables(tables: dict, where: str) -> tuple:
+    for key in tables:
+        if key not in ("count", "value"):
+            raise RulesError(f"unknown table {key!r} in {where}: expected count, value")
+    merged: dict[str, list] = {}
+    for key, slot in (("count", 0), ("value", 1)):
+        table = tables.get(key, {})
+        if not isinstance(table, dict):
+            raise RulesError(f"invalid {key} in {where}: expected a table of card = number")
+        for pattern, n in table.items():
+            merged.setdefault(str(pattern), [None, None])[slot] = n
+    return _deck_overrides([(p, c, v) for p, (c, v) in merged.items()])
+
+
+def load_deck_file(path) -> tuple:
+    """Read deck overrides from a TOML file: a [count] and/or a [value] table.
+
+    ```toml
+    [count]
+    "W+4" = 0      # no Wild Draw Four
+    "*0" = 2       # two 0s of every color
+    [value]
+    W = 40
+    ```
+    """
+    import tomllib
+
+    try:
+        with open(path, "rb") as f:
+            tables = tomllib.load(f)
+    except OSError as exc:
+        raise RulesError(f"cannot read deck file {str(path)!r}: {exc.strerror}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise RulesError(f"invalid deck file {str(path)!r}: {exc}") from None
+    return _deck_from_tables(tables, f"deck file {str(path)!r}")
+
+
 def parse_rule_value(key: str, text: str):
     """Parse `--rule KEY=VALUE` text into the field's type."""
+    if key == "deck":
+        return load_deck_file(text)
     if key not in RULE_KEYS:
         raise RulesError(f"unknown rule {key!r}: expected one of {', '.join(RULE_KEYS)}")
     if key in ("players", "target", "hand_size", "wd4_value", "deck_seed"):

@@ -32,7 +32,7 @@ import numpy as np
 
 from . import __version__
 from .api import engine_module, make_rules
-from .cards import deck_for
+from .cards import deck_for, deck_text
 from .policies import parse_policy, seat_policies
 from .reference import SEAT_COUNTERS
 from .rules import Rules, RulesError
@@ -308,6 +308,10 @@ class RunResult:
         lines = [
             f"variant {r.variant}, {r.players} players, {r.scoring} scoring to {r.target}"
             + (", teams" if r.teams else "") + f", edition {r.edition}",
+        ]
+        if r.deck:
+            lines.append(f"deck ({deck_for(r).size} cards): " + deck_text(r.deck))
+        lines += [
             f"policies: {', '.join(str(p) for p in self.policies)}",
             f"seed {self.seed}: {s['games']:,} games, {s['rounds']:,} rounds",
             f"rounds per game: mean {s['rounds_per_game_mean']:.2f}, "
@@ -543,31 +547,35 @@ def _run_shard_indexed(manifest, i, out, keep_cols):
     return i, agg, cols
 
 
-def _shard_records(out: str, manifest: dict) -> dict:
+def _shard_aggregates(out: str, manifest: dict):
+    """(aggregate of the finished shards in shard order, indices of the missing shards).
+
+    Reads one shard record at a time, so memory does not grow with the run.
+    """
     mid = manifest_id(manifest)
-    records = {}
+    total, missing = None, []
     for i in range(manifest["n_shards"]):
         if not shard_done(out, i):
+            missing.append(i)
             continue
         with open(_shard_base(out, i) + ".json", encoding="utf-8") as f:
             rec = json.load(f)
         if rec.get("manifest") != mid:
             raise RunError(f"shard {i} in {out!r} belongs to another run (manifest "
                            f"{rec.get('manifest')} != {mid})")
-        records[i] = rec
-    return records
+        agg = rec["aggregates"]
+        total = agg if total is None else merge_aggregates([total, agg])
+    return total, missing
 
 
 def finalize(out: str, manifest: dict, wall: float | None = None) -> RunResult:
     """Merge every shard of a complete run into DIR/games.parquet, rounds.parquet, summary.json."""
     import polars as pl
 
-    records = _shard_records(out, manifest)
-    missing = [i for i in range(manifest["n_shards"]) if i not in records]
+    agg, missing = _shard_aggregates(out, manifest)
     if missing:
         head = ", ".join(str(i) for i in missing[:10]) + (" ..." if len(missing) > 10 else "")
         raise RunError(f"{out!r} is missing {len(missing)} of {manifest['n_shards']} shards: {head}")
-    agg = merge_aggregates(records[i]["aggregates"] for i in range(manifest["n_shards"]))
     if not manifest["summary_only"]:
         for what in ("games", "rounds"):
             final = os.path.join(out, f"{what}.parquet")
@@ -599,23 +607,47 @@ def load(out: str) -> RunResult:
         raise RunError(f"{out!r} holds no run (no manifest.json)")
     if not is_complete(out):
         raise RunError(f"{out!r} is not complete; use resume or merge")
-    records = _shard_records(out, manifest)
-    agg = merge_aggregates(records[i]["aggregates"] for i in range(manifest["n_shards"]))
+    agg, _ = _shard_aggregates(out, manifest)
     return RunResult(manifest, agg, out=out)
 
 
+class _Fold:
+    """Merges shard aggregates in shard order as they arrive in any order.
+
+    Only the shards that finished ahead of an earlier one wait in memory, so a
+    run of any length holds a bounded number of aggregates; merging in shard
+    order keeps the floating-point win sums identical for any number of workers.
+    """
+
+    def __init__(self, shards):
+        self.order = list(shards)
+        self.at = 0
+        self.pending = {}
+        self.total = None
+
+    def add(self, i, agg) -> None:
+        self.pending[i] = agg
+        while self.at < len(self.order) and self.order[self.at] in self.pending:
+            a = self.pending.pop(self.order[self.at])
+            self.total = a if self.total is None else merge_aggregates([self.total, a])
+            self.at += 1
+
+
 def _drive(manifest, shards, out, n_jobs, backend, scheduler, progress, keep_cols):
+    """Run `shards`; returns (aggregate of them all, {shard: columns} if keep_cols, wall)."""
     t0 = time.perf_counter()
     bar = Progress(sum(Plan(manifest["games"], manifest["shard_size"]).shard(i)[1] for i in shards),
                    progress)
-    results = {}
+    fold, cols_by_shard = _Fold(shards), {}
     try:
         for i, agg, cols in _execute(manifest, shards, out, n_jobs, backend, scheduler,
                                      keep_cols, bar):
-            results[i] = (agg, cols)
+            fold.add(i, agg)
+            if keep_cols:
+                cols_by_shard[i] = cols
     finally:
         bar.close()
-    return results, time.perf_counter() - t0
+    return fold.total, cols_by_shard, time.perf_counter() - t0
 
 
 def simulate(variant: str | None = None, games: int = 1000, players: int | None = None,
@@ -660,15 +692,14 @@ def simulate(variant: str | None = None, games: int = 1000, players: int | None 
     if out is not None:
         prepare_out(out, manifest, allow_same=False)
     keep = out is None and not summary_only
-    results, wall = _drive(manifest, range(plan.n_shards), out, n_jobs, backend, scheduler,
-                           progress, keep)
+    agg, parts, wall = _drive(manifest, range(plan.n_shards), out, n_jobs, backend, scheduler,
+                              progress, keep)
     if out is not None:
         return finalize(out, manifest, wall)
-    order = range(plan.n_shards)
-    agg = merge_aggregates(results[i][0] for i in order)
     cols = None
     if keep:
-        cols = {k: np.concatenate([results[i][1][k] for i in order]) for k in results[0][1]}
+        order = range(plan.n_shards)
+        cols = {k: np.concatenate([parts[i][k] for i in order]) for k in parts[0]}
     return RunResult(manifest, agg, cols=cols, wall=wall)
 
 
@@ -681,7 +712,7 @@ def resume(out: str, n_jobs: int = 1, backend: str = "local", scheduler: str | N
     if is_complete(out):
         return load(out)
     todo = [i for i in range(manifest["n_shards"]) if not shard_done(out, i)]
-    _, wall = _drive(manifest, todo, out, n_jobs, backend, scheduler, progress, False)
+    _, _, wall = _drive(manifest, todo, out, n_jobs, backend, scheduler, progress, False)
     return finalize(out, manifest, wall)
 
 
