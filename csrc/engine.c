@@ -407,6 +407,7 @@ static int try_stack(uno_game *g, int victim, int k, int pend)
         return NO_STACK;
     if (g->tr)
         uno_trace_event(g->tr, UNO_EV_STACK, victim, total, 0, 0);
+    g->turns++; /* the answer is the victim's turn */
     g->pending = total;
     return play(g, victim, i);
 }

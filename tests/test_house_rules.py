@@ -562,3 +562,14 @@ def test_cli_rejects_a_bad_house_value_in_one_line(capsys):
     assert main(["run", "--games", "5", "--rule", "stacking=sometimes"]) == 2
     err = capsys.readouterr().err.strip()
     assert "invalid stacking 'sometimes'" in err and len(err.splitlines()) == 1
+
+
+def test_stack_answers_and_jump_ins_count_as_turns(engine):
+    """A turn is one player's move: every play or pass, stack answers and jump-ins included."""
+    rules = Rules(players=4, target=150, stacking="both", jump_in=True, seven_o=True)
+    for g in range(4):
+        res = uno_sim.play_game(rules, "random(stack=0.8,jump_in=0.8)", seed=5, game=g,
+                                trace=True, engine=engine)
+        kinds = [e["e"] for e in res.events]
+        assert res.turns == kinds.count("play") + kinds.count("pass") - kinds.count("take_back")
+        assert "stack" in kinds or g < 3

@@ -663,6 +663,7 @@ class Game:
         if i == DRAW:
             return NO_STACK
         self.emit("stack", p=victim, total=total)
+        self.turns += 1  # the answer is the victim's turn
         self.pending = total
         return self.play(victim, i)
 
