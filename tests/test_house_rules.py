@@ -573,3 +573,11 @@ def test_stack_answers_and_jump_ins_count_as_turns(engine):
         kinds = [e["e"] for e in res.events]
         assert res.turns == kinds.count("play") + kinds.count("pass") - kinds.count("take_back")
         assert "stack" in kinds or g < 3
+
+
+def test_cli_policies_lists_the_house_knobs(capsys):
+    from uno_sim.cli import main
+
+    assert main(["policies"]) == 0
+    out = capsys.readouterr().out
+    assert "stack " in out and "jump_in " in out and "C-H1" in out and "C-H4" in out
