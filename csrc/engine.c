@@ -33,9 +33,10 @@ int uno_table_init(uno_table *t, int n_kinds, const int32_t *color, const int32_
     t->n_cards = n_cards;
     for (int k = 0; k < n_kinds; k++) {
         if (color[k] < -1 || color[k] > 7 || face[k] < 0 || face[k] > 255 || effect[k] < 0 ||
-            effect[k] > UNO_WILD_DRAW_COLOR || amount[k] < 0 || amount[k] > 255 || starter[k] < 0 ||
-            starter[k] > UNO_STARTER_RETURN || reason[k] < 0 || reason[k] > UNO_R_WILD_DRAW_COLOR ||
-            value[k] < 0 || value[k] > 1000000)
+            effect[k] > UNO_EFFECT_MAX || amount[k] < 0 || amount[k] > 255 || starter[k] < 0 ||
+            starter[k] > UNO_STARTER_RETURN || reason[k] < 0 || reason[k] > UNO_REASON_MAX ||
+            value[k] < 0 || value[k] > 1000000 ||
+            (effect[k] == UNO_WILD_CUSTOM && amount[k] >= UNO_CUSTOM_COUNT))
             return -1;
         t->color[k] = (int8_t)color[k];
         t->face[k] = (uint8_t)face[k];
@@ -180,7 +181,7 @@ int uno_config_check(const uno_config *cfg, const uno_table *t, const uno_policy
     if (cfg->dealer_draw < 0 || cfg->dealer_draw > 1 || cfg->drawn_card < 0 || cfg->drawn_card > 1 ||
         cfg->challenge < 0 || cfg->challenge > 1 || cfg->scoring < 0 || cfg->scoring > 2 ||
         cfg->target < 1 || cfg->max_turns < 0 || cfg->max_rounds < 0 || cfg->repair < 0 ||
-        cfg->repair > 1)
+        cfg->repair > 1 || cfg->exchange < 0 || cfg->exchange > 1)
         return UNO_ERR_CONFIG;
     if (cfg->stacking < 0 || cfg->stacking > UNO_STACK_BOTH || (unsigned)cfg->draw_until_playable > 1 ||
         (unsigned)cfg->forced_play > 1 || (unsigned)cfg->jump_in > 1 || (unsigned)cfg->seven_o > 1)
@@ -426,7 +427,9 @@ static void seven_o(uno_game *g, int p, int card, int face)
         g->hand_n[p] = g->hand_n[t];
         memcpy(g->hand[t], tmp, (size_t)n);
         g->hand_n[t] = n;
-        g->failed[p] = g->failed[t] = 0;
+        uint8_t f = g->failed[p]; /* the public failed colors follow the cards */
+        g->failed[p] = g->failed[t];
+        g->failed[t] = f;
         if (g->tr)
             uno_trace_event(g->tr, UNO_EV_SWAP, p, t, 0, 0);
         return;
@@ -437,16 +440,17 @@ static void seven_o(uno_game *g, int p, int card, int face)
     for (int i = 1; i < m; i++)
         order[i] = uno_next(g, order[i - 1]);
     int last = order[m - 1], n = g->hand_n[last];
+    uint8_t f = g->failed[last];
     memcpy(tmp, g->hand[last], (size_t)n);
     for (int i = m - 1; i > 0; i--) {
         int to = order[i], from = order[i - 1];
         memcpy(g->hand[to], g->hand[from], (size_t)g->hand_n[from]);
         g->hand_n[to] = g->hand_n[from];
+        g->failed[to] = g->failed[from];
     }
     memcpy(g->hand[p], tmp, (size_t)n);
     g->hand_n[p] = n;
-    for (int i = 0; i < m; i++)
-        g->failed[order[i]] = 0;
+    g->failed[p] = f;
     if (g->tr)
         uno_trace_event(g->tr, UNO_EV_ROTATE, p, g->direction, 0, 0);
 }
@@ -487,6 +491,183 @@ static void flip(uno_game *g, int p, int out)
     }
 }
 
+/* reference.Game.has_legal_play: a playable card that would not be a bluff (C7). */
+static int has_legal_play(const uno_game *g, int p)
+{
+    int has_color = uno_holds_color(g, p);
+    for (int i = 0, n = g->hand_n[p]; i < n; i++) {
+        int c = g->hand[p][i];
+        if (uno_playable(g, c) && !(uno_restricted(g, c) && has_color))
+            return 1;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------------- */
+/* Hello Kitty (H2) and the hand-exchange deck (S2, S3)                       */
+/* ------------------------------------------------------------------------- */
+
+/* reference.Game.fewest_draw (H2): the seats holding the fewest cards draw; p left out when
+   it went out. */
+static void fewest_draw(uno_game *g, int p, int k, int out)
+{
+    int seats[UNO_MAX_PLAYERS], m = 0, low = UNO_HAND_CAP + 1;
+    for (int i = 0, q = p; i < g->n_active; i++, q = uno_next(g, q))
+        if (!(out && q == p)) {
+            seats[m++] = q;
+            if (g->hand_n[q] < low)
+                low = g->hand_n[q];
+        }
+    for (int i = 0; i < m; i++)
+        if (g->hand_n[seats[i]] == low)
+            draw_cards(g, seats[i], g->t->amount[k], g->t->reason[k]);
+}
+
+/* reference.Game.swap_hands (S2): p swaps hands with the opponent it picks. */
+static void swap_hands(uno_game *g, int p, int card)
+{
+    int q = uno_choose_target(g, p, card);
+    if (q == p)
+        return;
+    uint8_t tmp[UNO_HAND_CAP];
+    int np = g->hand_n[p];
+    memcpy(tmp, g->hand[p], (size_t)np);
+    memcpy(g->hand[p], g->hand[q], (size_t)g->hand_n[q]);
+    memcpy(g->hand[q], tmp, (size_t)np);
+    g->hand_n[p] = g->hand_n[q];
+    g->hand_n[q] = np;
+    uint8_t f = g->failed[p];
+    g->failed[p] = g->failed[q];
+    g->failed[q] = f;
+    if (g->tr)
+        uno_trace_event(g->tr, UNO_EV_EXCHANGE, p, q, 0, 0);
+}
+
+/* reference.Game.shuffle_hands (S2 exchange=shuffle): every hand gathered in seat order,
+   shuffled by the table, dealt one at a time clockwise from p's left. */
+static void shuffle_hands(uno_game *g, int p)
+{
+    uint8_t pile[UNO_MAX_CARDS];
+    int np = 0;
+    for (int s = 0; s < g->n; s++) {
+        memcpy(pile + np, g->hand[s], (size_t)g->hand_n[s]);
+        np += g->hand_n[s];
+        g->hand_n[s] = 0;
+        g->failed[s] = 0; /* new hands: nothing is known of them */
+    }
+    uno_rng_shuffle_u8(&g->deal, pile, np);
+    int seats[UNO_MAX_PLAYERS], m = 0;
+    for (int i = 0, q = p; i < g->n_active; i++)
+        seats[m++] = q = g->next_seat[1][q];
+    for (int i = 0; np > 0;) {
+        int s = seats[i];
+        g->hand[s][g->hand_n[s]++] = pile[--np];
+        i = i + 1 < m ? i + 1 : 0;
+    }
+    if (g->tr) {
+        uno_trace_event(g->tr, UNO_EV_SHUFFLE_HANDS, p, 0, 0, 0);
+        for (int s = 0; s < g->n; s++)
+            uno_trace_cards(g->tr, g->hand[s], g->hand_n[s]);
+    }
+}
+
+/* reference.Game.put_down (S3): cards go under the top of the discard pile. */
+static void put_down(uno_game *g, int q, const uint8_t *cards, int m)
+{
+    int top = g->discard[g->n_discard - 1];
+    memcpy(g->discard + g->n_discard - 1, cards, (size_t)m);
+    g->n_discard += m;
+    g->discard[g->n_discard - 1] = (uint8_t)top;
+    if (g->tr) {
+        uno_trace_event(g->tr, UNO_EV_PUT_DOWN, q, 0, 0, 0);
+        uno_trace_cards(g->tr, cards, m);
+    }
+}
+
+/* reference.Game.to_size (S3 seven, three): draw or (not on a last card) discard to `size`. */
+static void to_size(uno_game *g, int q, int size, int reason, int out)
+{
+    int n = g->hand_n[q];
+    if (n < size) {
+        draw_cards(g, q, size - n, reason);
+    } else if (n > size && !out) { /* reference.Game.discard_to */
+        uint8_t gone[UNO_HAND_CAP];
+        int m = 0;
+        uint8_t *h = g->hand[q];
+        for (int need = n - size; need > 0; need--) {
+            int i = uno_choose_discard(g, q, need);
+            gone[m++] = h[i];
+            h[i] = h[--g->hand_n[q]];
+        }
+        put_down(g, q, gone, m);
+    }
+}
+
+/* reference.Game.custom (S3): the customizable wild's rule; on a last card only its draws. */
+static int custom(uno_game *g, int p, int k, int out)
+{
+    int victim = uno_next(g, p);
+    int reason = g->t->reason[k];
+    switch (g->t->amount[k]) {
+    case UNO_CUSTOM_DRAW_COLOR:
+        draw_until(g, victim, reason);
+        break;
+    case UNO_CUSTOM_WILDS_DOWN:
+        if (out)
+            break;
+        for (int i = 0, q = p, m = g->n_active - 1; i < m; i++) {
+            q = uno_next(g, q);
+            uint8_t *h = g->hand[q];
+            uint8_t wilds[UNO_HAND_CAP];
+            int nw = 0, nk = 0, n = g->hand_n[q];
+            for (int j = 0; j < n; j++) { /* stable: the others keep their order */
+                if (uno_color(g, h[j]) == UNO_NO_COLOR)
+                    wilds[nw++] = h[j];
+                else
+                    h[nk++] = h[j];
+            }
+            if (nw == 0)
+                continue;
+            if (nk == 0) { /* a hand is never emptied out of turn: one wild stays */
+                h[nk++] = wilds[0];
+                if (nw == 1) {
+                    g->hand_n[q] = nk;
+                    continue;
+                }
+                g->hand_n[q] = nk;
+                put_down(g, q, wilds + 1, nw - 1);
+                continue;
+            }
+            g->hand_n[q] = nk;
+            put_down(g, q, wilds, nw);
+        }
+        break;
+    case UNO_CUSTOM_DRAW_THREE:
+        if (!out && !has_legal_play(g, victim)) {
+            draw_cards(g, victim, 3, reason);
+            skip(g, victim);
+            return adv(g, p, 2);
+        }
+        break;
+    case UNO_CUSTOM_EXTRA_TURN:
+        if (!out) {
+            if (g->tr)
+                uno_trace_event(g->tr, UNO_EV_EXTRA_TURN, p, 0, 0, 0);
+            return p;
+        }
+        break;
+    case UNO_CUSTOM_SEVEN:
+        to_size(g, victim, 7, reason, out);
+        break;
+    default: /* UNO_CUSTOM_THREE: every seat, in play order from p */
+        for (int i = 0, q = p, m = g->n_active; i < m; i++, q = uno_next(g, q))
+            if (!(out && q == p))
+                to_size(g, q, 3, reason, out);
+        break;
+    }
+    return out ? ROUND_OVER : uno_next(g, p);
+}
+
 /*
  * The one effect dispatcher (C9-C12, C11 at two players, C14 on a last
  * card), for plays (reference.Game.resolve) and for the starter card
@@ -509,12 +690,32 @@ static int resolve(uno_game *g, int p, int card, int bluff, int prev_color, int 
             seven_o(g, p, card, t->face[k]);
         return uno_next(g, p);
     case UNO_WILD:
-        if (starter) { /* the player left of the dealer names the color */
+    case UNO_WILD_FEWEST_DRAW:
+    case UNO_WILD_EXCHANGE:
+    case UNO_WILD_CUSTOM:
+        if (starter) { /* the player left of the dealer names the color (H2, S2, S3 too) */
             int first = uno_next(g, p);
             g->color = uno_choose_color(g, first);
             if (g->tr)
                 uno_trace_event(g->tr, UNO_EV_COLOR, first, g->color, 0, 0);
             return first;
+        }
+        switch (t->effect[k]) {
+        case UNO_WILD_FEWEST_DRAW:
+            fewest_draw(g, p, k, out);
+            break;
+        case UNO_WILD_EXCHANGE:
+            if (out) /* the round is over: nothing to exchange */
+                return ROUND_OVER;
+            if (g->cfg->exchange == UNO_EXCHANGE_SWAP)
+                swap_hands(g, p, card);
+            else
+                shuffle_hands(g, p);
+            break;
+        case UNO_WILD_CUSTOM:
+            return custom(g, p, k, out);
+        default:
+            break;
         }
         return out ? ROUND_OVER : uno_next(g, p);
     case UNO_SKIP:
@@ -654,21 +855,15 @@ static int play(uno_game *g, int p, int i)
         g->counters[UNO_CT_BLUFFS][p] += bluff;
     if (g->tr)
         uno_trace_event(g->tr, UNO_EV_PLAY, p, card, named, restricted ? !bluff : -1);
-    if (g->hand_n[p] == 1)
-        uno_check(g, p);
-    return resolve(g, p, card, bluff, prev_color, prev_face, 0);
-}
-
-/* reference.Game.has_legal_play */
-static int has_legal_play(const uno_game *g, int p)
-{
-    int has_color = uno_holds_color(g, p);
-    for (int i = 0, n = g->hand_n[p]; i < n; i++) {
-        int c = g->hand[p][i];
-        if (uno_playable(g, c) && !(uno_restricted(g, c) && has_color))
-            return 1;
+    if (g->hand_n[p] == 1) {
+        int e = t->effect[t->card_kind[side][card]];
+        /* S2: no UNO call on the hand-exchange wild, C-H5 nor on a Seven-O 7 or 0
+           (docs/rules.md): the player's hand is about to change */
+        if (e != UNO_WILD_EXCHANGE &&
+            !(g->cfg->seven_o && e == UNO_NUMBER && (face == 7 || face == 0)))
+            uno_check(g, p);
     }
-    return 0;
+    return resolve(g, p, card, bluff, prev_color, prev_face, 0);
 }
 
 /*

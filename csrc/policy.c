@@ -527,3 +527,24 @@ int uno_plays_drawn(uno_game *g, int p, int bluff)
         return call_user(g, p, UNO_DEC_PLAY_DRAWN, bluff);
     return uno_rng_bernoulli(g->rng, bluff ? pol->bluff : pol->play_drawn);
 }
+
+/*
+ * S3 seven / three (reference.BuiltinPolicy.choose_discard): the hand index of
+ * a card p puts down, `need` cards still to go.  Every built-in policy puts
+ * down its highest-value card, the first in hand order on ties, and draws no
+ * random number.
+ */
+int uno_choose_discard(uno_game *g, int p, int need)
+{
+    const uno_policy *pol = &g->pol[p];
+    if (pol->id == UNO_POLICY_USER)
+        return call_user(g, p, UNO_DEC_DISCARD, need);
+    const uint8_t *h = g->hand[p];
+    int best = 0, best_value = -1;
+    for (int i = 0, n = g->hand_n[p]; i < n; i++)
+        if (uno_value(g, h[i]) > best_value) {
+            best = i;
+            best_value = uno_value(g, h[i]);
+        }
+    return best;
+}

@@ -21,7 +21,8 @@
  *          dark: pink, teal, orange, purple); -1 (UNO_NO_COLOR) for a wild.
  * face     the matching symbol: 0..9 numbers, 10 Skip, 11 Reverse,
  *          12 Draw Two, 13 Wild, 14 WD4, 15 +1, 16 +5, 17 Skip Everyone,
- *          18 Flip, 19 Wild Draw Two, 20 Wild Draw Color (cards.FACE_*).
+ *          18 Flip, 19 Wild Draw Two, 20 Wild Draw Color, 24 Badtz-Maru,
+ *          25 hand exchange, 26..31 customizable wild of rule 0..5 (cards.FACE_*).
  *          Two cards match by symbol when their faces are equal.
  * effect   uno_effect (cards.Effect); starter: uno_starter (cards.Starter);
  *          reason: uno_reason (cards.DrawReason).
@@ -67,7 +68,14 @@
  *                                                         team_scores (teams only)
  *   FLIP              seat    side      top      -        -    (F3: the side now in play
  *                                                              and the card come up)
- *   DRAW_UNTIL        seat    reason    color    -        cards (F4 Wild Draw Color)
+ *   DRAW_UNTIL        seat    reason    color    -        cards (F4 Wild Draw Color, S3
+ *                                                         draw_color)
+ *   EXCHANGE          seat    target    -        -        -    (S2 swap: the two hands)
+ *   SHUFFLE_HANDS     seat    -         -        -        one hand per seat, as dealt
+ *                                                         (S2 exchange=shuffle)
+ *   PUT_DOWN          seat    -         -        -        cards, now under the top of
+ *                                                         the discard pile (S3)
+ *   EXTRA_TURN        seat    -         -        -        -    (S3 extra_turn)
  *   PAIRING           -       -         -        -        dark kind per card (written
  *                                                         first when cfg->repair; no
  *                                                         event of its own in Python)
@@ -116,7 +124,23 @@ enum uno_effect {
     UNO_WILD_DRAW = 5,
     UNO_SKIP_ALL = 6,       /* F4 Skip Everyone */
     UNO_FLIP = 7,           /* F3 */
-    UNO_WILD_DRAW_COLOR = 8 /* F4: draw until the named color */
+    UNO_WILD_DRAW_COLOR = 8, /* F4: draw until the named color */
+    /* 9-11: UNO Extreme */
+    UNO_WILD_FEWEST_DRAW = 12, /* H2 Badtz-Maru: the fewest cards draw `amount` */
+    UNO_WILD_EXCHANGE = 13,    /* S2: swap hands with an opponent, or shuffle all hands */
+    UNO_WILD_CUSTOM = 14       /* S3: customizable rule number `amount` (UNO_CUSTOM_*) */
+};
+#define UNO_EFFECT_MAX UNO_WILD_CUSTOM
+
+/* cards.CUSTOM_RULES: the rule of a UNO_WILD_CUSTOM kind (its amount). */
+enum {
+    UNO_CUSTOM_DRAW_COLOR = 0, /* next draws until the named color */
+    UNO_CUSTOM_WILDS_DOWN = 1, /* every other seat puts its wilds under the top discard */
+    UNO_CUSTOM_DRAW_THREE = 2, /* next, unable to play, draws 3 and loses the turn */
+    UNO_CUSTOM_EXTRA_TURN = 3, /* the player plays again */
+    UNO_CUSTOM_SEVEN = 4,      /* next draws or discards to 7 cards */
+    UNO_CUSTOM_THREE = 5,      /* every seat draws or discards to 3 cards */
+    UNO_CUSTOM_COUNT
 };
 
 /* cards.Starter */
@@ -134,10 +158,15 @@ enum uno_reason {
     UNO_R_DRAW_FIVE = 7,
     UNO_R_WILD_DRAW_TWO = 8,
     UNO_R_WILD_DRAW_COLOR = 9,
-    /* 10-17: other variants' draw cards */
+    /* 10-13: UNO Extreme */
+    UNO_R_BADTZ_MARU = 14,   /* H2 */
+    UNO_R_CUSTOM_COLOR = 15, /* S3 draw_color */
+    UNO_R_DRAW_THREE = 16,   /* S3 draw_three */
+    UNO_R_HAND_SIZE = 17,    /* S3 seven, three */
     UNO_R_STACK = 18,         /* C-H1: the last victim of a stack draws the sum */
     UNO_R_UNTIL_PLAYABLE = 19 /* C-H2: drew until a playable card */
 };
+#define UNO_REASON_MAX UNO_R_HAND_SIZE
 
 /* Rules switches, as indices into the tuples of rules.py. */
 enum { UNO_DEALER_ZERO = 0, UNO_DEALER_REDRAW = 1 };
@@ -166,6 +195,8 @@ typedef struct uno_config {
        and on rounds in one game (0 = UNO_MAX_ROUNDS) */
     int32_t max_turns;
     int32_t max_rounds;
+    /* Hand-exchange deck (house-2018, S2) */
+    int32_t exchange; /* UNO_EXCHANGE_*: rules.EXCHANGE */
     /* house rules C-H1..C-H5 (rules.Rules, same order), 0 = off */
     int32_t stacking;            /* UNO_STACK_* (C-H1) */
     int32_t draw_until_playable; /* 0/1 (C-H2) */
@@ -173,6 +204,7 @@ typedef struct uno_config {
     int32_t jump_in;             /* 0/1 (C-H4) */
     int32_t seven_o;             /* 0/1 (C-H5) */
 } uno_config;
+enum { UNO_EXCHANGE_SWAP = 0, UNO_EXCHANGE_SHUFFLE = 1 };
 
 /*
  * The deck table.  Fill it with uno_table_init from the columns of
@@ -247,7 +279,9 @@ enum uno_decision {
     UNO_DEC_TARGET = 7,      /* arg = the targeting card id; returns an opponent's seat */
     UNO_DEC_STACK = 8,       /* C-H1: arg = the pending total; returns a hand index that
                                 answers it (uno_can_stack) or UNO_DRAW to take the cards */
-    UNO_DEC_JUMP_IN = 9      /* C-H4: arg = the card just played; returns 0/1 */
+    UNO_DEC_JUMP_IN = 9,     /* C-H4: arg = the card just played; returns 0/1 */
+    /* 12-13: UNO Extreme */
+    UNO_DEC_DISCARD = 10     /* S3: arg = cards still to put down; returns a hand index */
 };
 #define UNO_DECIDE_ABORT (-1000) /* a callback's "stop the game" (error kept by the caller) */
 
@@ -296,7 +330,11 @@ enum uno_event_type {
     UNO_EV_FLIP,
     UNO_EV_DRAW_UNTIL,
     UNO_EV_PAIRING,
-    /* 17-23: other variants' events */
+    /* 17-19: UNO Extreme */
+    UNO_EV_EXCHANGE = 20,      /* S2 */
+    UNO_EV_SHUFFLE_HANDS = 21, /* S2 exchange=shuffle */
+    UNO_EV_PUT_DOWN = 22,      /* S3 */
+    UNO_EV_EXTRA_TURN = 23,    /* S3 */
     UNO_EV_STACK = 24,   /* C-H1 */
     UNO_EV_JUMP_IN = 25, /* C-H4 */
     UNO_EV_SWAP = 26,    /* C-H5 */
@@ -617,6 +655,8 @@ int uno_catches(uno_game *g, int q, int p);
 int uno_plays_drawn(uno_game *g, int p, int bluff);
 /* P2: the opponent a targeted card of p aims at (see policy.c). */
 int uno_choose_target(uno_game *g, int p, int card);
+/* S3: the hand index of a card p puts down, `need` still to go (see policy.c). */
+int uno_choose_discard(uno_game *g, int p, int need);
 /* C-H1: a hand index answering a pending `total`, or UNO_DRAW (see policy.c). */
 int uno_choose_stack(uno_game *g, int p, int total);
 /* C-H4: whether p jumps in with its card identical to `card`. */

@@ -1,7 +1,9 @@
 """The checking build: card conservation asserted after every turn (UNO_CHECK).
 
 `tests/c/check_main.c` plays a grid of seeded games (classic and UNO Flip
-decks, Flip with its pairing fixed and re-paired per game; players 2..10, both
+decks, Flip with its pairing fixed and re-paired per game, the Hello Kitty deck,
+the hand-exchange deck with both exchange modes and every customizable rule,
+every target rule; players 2..10, both
 editions, every scoring mode and teams, every knob at 0, 0.5 and 1, strategic
 seats; and every combination of the house rules C-H1..C-H5 on both decks) through the C engine compiled with ``-DUNO_CHECK`` and, where the
 compiler has them, AddressSanitizer and UBSan.  For Flip every one of the 112
@@ -64,6 +66,18 @@ def test_flip_conserves_all_112_cards(tmp_path):
     exe, err = _build(tmp_path, "check_flip")
     assert exe is not None, err
     run = subprocess.run([str(exe), "1", "2024", "flip"], capture_output=True, text=True,
+                         timeout=300)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert "games ok" in run.stdout
+
+
+@pytest.mark.parametrize("deck", ["hello-kitty", "house-2018"])
+def test_extra_decks_conserve_all_their_cards(tmp_path, deck):
+    """Hello Kitty (H2 draws) and house-2018 (S2 swaps and shuffles, S3 put-downs under the
+    top card): the plain checking build, another seed."""
+    exe, err = _build(tmp_path, "check_" + deck.replace("-", "_"))
+    assert exe is not None, err
+    run = subprocess.run([str(exe), "1", "2024", deck], capture_output=True, text=True,
                          timeout=300)
     assert run.returncode == 0, run.stderr[-2000:]
     assert "games ok" in run.stdout

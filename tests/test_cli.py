@@ -48,6 +48,11 @@ def test_parse_count_accepts_the_documented_forms(text, value):
     (["run", "--rule", "teams=1", "--players", "5", "--games", "3"], "players 5"),
     (["run", "--seat", "9=random", "--games", "3"], "seat 9"),
     (["run", "--variant", "nosuch", "--games", "3"], "'nosuch'"),
+    (["run", "--variant", "house-2018", "--rule", "custom_wilds=seven,bogus", "--games", "3"],
+     "'bogus'"),
+    (["run", "--variant", "house-2018", "--rule", "custom_wilds=a,b,c,d", "--games", "3"],
+     "1 to 3"),
+    (["run", "--variant", "house-2018", "--rule", "exchange=trade", "--games", "3"], "'trade'"),
     (["replay", "/nonexistent/trace.jsonl"], "/nonexistent/trace.jsonl"),
 ])
 def test_bad_input_is_one_line_naming_the_value(args, needle):
@@ -56,6 +61,21 @@ def test_bad_input_is_one_line_naming_the_value(args, needle):
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and "Traceback" not in r.stderr, r.stderr
     assert needle in lines[0]
+
+
+@pytest.mark.parametrize("variant", ["hello-kitty", "house-2018"])
+def test_run_plays_the_extra_decks(variant):
+    r = run_cli("run", "--variant", variant, "--games", "200", "--seed", "1")
+    assert r.returncode == 0, r.stderr
+    assert "games/s" in r.stdout and "win share" in r.stdout
+
+
+def test_replay_shows_the_extra_deck_events():
+    r = run_cli("replay", "--seed", "2", "--players", "4", "--variant", "house-2018",
+                "--engine", "reference", "--rule", "target=300",
+                "--rule", "custom_wilds=extra_turn,wilds_down,seven")
+    assert r.returncode == 0, r.stderr
+    assert "plays WX" in r.stdout
 
 
 def test_play_writes_a_trace_that_replay_reads(tmp_path):
@@ -134,3 +154,12 @@ def test_bench_all_variants_and_python_rates(capsys):
         assert any(line.startswith(f"reference engine, {v}, 2 players:") for line in lines), v
         assert any(line.startswith(f"C engine, {v}, 2 players, seat 0 a Python policy:")
                    for line in lines), v
+
+
+def test_game_limit_is_one_line_naming_the_game(capsys):
+    """Policies that never let a round end stop at the engine's limit: one line, exit 2."""
+    code = main(["run", "--games", "3", "--players", "2", "--policy", "greedy(voluntary_draw=1)"])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.startswith("uno-sim: error: game 0 did not end within 100000 turns")
+    assert err.count("\n") == 1

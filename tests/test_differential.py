@@ -14,6 +14,10 @@ about N_DIFF / 12 games): player counts 2..10, both editions, every scoring
 mode, the pairing fixed by two deck seeds or re-paired every game, and the
 same policy sets.
 
+Hello Kitty (H1-H3) and the hand-exchange deck (S1-S3) share a third sweep
+(`test_decks_sweep`, about N_DIFF / 6 games): player counts 2..10, both
+editions, every scoring mode, the same policy sets plus one with every target
+rule, both exchange modes and every customizable rule.
 The house rules C-H1..C-H5 have theirs (`test_house_rules_sweep`, about N_DIFF / 10
 games): random combinations of the five switches on classic and Flip, player counts
 2..10, both editions, every scoring mode and teams, the policy sets above with the
@@ -171,6 +175,45 @@ def test_flip_sweep(players, edition, mode, pol):
                      game=1000 * j + case)
 
 
+CUSTOM_SETS = ("draw_color,wilds_down,draw_three", "extra_turn,seven,three",
+               "three,draw_color,extra_turn", "wilds_down,seven,draw_three", "seven",
+               "draw_color,draw_color,wilds_down")
+TARGETS = ("most", "fewest", "next", "random")
+
+
+def decks_cases():
+    for variant in ("hello-kitty", "house-2018"):
+        for players in (2, 3, 4, 5, 6, 7, 10):
+            for mode in MODES:
+                if mode == "teams" and (players < 4 or players % 2):
+                    continue
+                for pol in POLICY_SETS + ("targets",):
+                    edition = ("modern", "vintage")[(players + len(pol) + len(variant)) % 2]
+                    yield variant, players, edition, mode, pol
+
+
+DECKS_CASES = list(decks_cases())
+DECKS_GAMES_PER_CASE = max(1, N_DIFF // 6 // len(DECKS_CASES))
+
+
+def decks_policies(pol: str, players: int, rng: random.Random):
+    if pol == "targets":  # S2 swap: every target rule, mixed policies and knobs
+        return [spec(("greedy", "random", "strategic")[s % 3], target=TARGETS[s % 4],
+                     **(MID if s % 2 else ZERO)) for s in range(players)]
+    return policy_set(pol, players, rng)
+
+
+@pytest.mark.parametrize("variant,players,edition,mode,pol", DECKS_CASES,
+                         ids=[f"{v}-p{p}-{e}-{m}-{q}" for v, p, e, m, q in DECKS_CASES])
+def test_decks_sweep(variant, players, edition, mode, pol):
+    case = DECKS_CASES.index((variant, players, edition, mode, pol))
+    rng = random.Random(20_000 + case)
+    for j in range(DECKS_GAMES_PER_CASE):
+        rules = game_rules(players, edition, mode, j, variant=variant)
+        if variant == "house-2018":
+            rules = rules.replace(exchange=("swap", "shuffle")[(j + case) % 2],
+                                  custom_wilds=CUSTOM_SETS[(j + case) % len(CUSTOM_SETS)])
+        compare_game(rules, decks_policies(pol, players, rng), seed=900 + case,
 def house_cases():
     for players in range(2, 11):
         for variant in ("classic", "flip"):
@@ -244,6 +287,12 @@ FULL = [
      ["strategic", "greedy(color=smart)", "strategic(challenge=auto)", "random"]),
     (Rules(variant="flip", players=2, edition="vintage"),
      ["strategic", "strategic(challenge=auto,challenge_threshold=0.3)"]),
+    (Rules(variant="hello-kitty", players=4), "greedy"),
+    (Rules(variant="hello-kitty", players=3, edition="vintage"),
+     ["strategic", "greedy", "random(forget_uno=0.3)"]),
+    (Rules(variant="house-2018", players=4), ["strategic", "greedy(target=most)"] * 2),
+    (Rules(variant="house-2018", players=5, exchange="shuffle",
+           custom_wilds="draw_color,wilds_down,three"), "strategic"),
     (Rules(players=4, stacking="both", jump_in=True, seven_o=True), "greedy"),
     (Rules(variant="flip", players=3, stacking="both", draw_until_playable=True,
            forced_play=True, jump_in=True, seven_o=True), ["strategic", "greedy", "random"]),

@@ -407,8 +407,8 @@ def test_ch5_seven_swaps_with_the_target_knob_most(engine, variant):
                variant=variant, policies=greedy(target="most"))
     assert moves(res, uno=True) == [
         ("draw", 1, ["B2"], "cannot_play"), ("pass", 1), ("draw", 2, ["R7"], "cannot_play"),
-        ("play", 2, "R7"), ("uno", 2, True), ("swap", 2, 1), ("play", 0, "R5")]
-    # the one-card hand seat 1 received needs no UNO call (it did not play)
+        ("play", 2, "R7"), ("swap", 2, 1), ("play", 0, "R5")]
+    # no UNO call: neither on the 7 (a new hand comes) nor by seat 1 receiving one card
     assert end(res)["hands"] == [[], ["G1"], ["B1", "B2"]]
 
 
@@ -432,7 +432,7 @@ def test_ch5_seven_as_last_card_ends_the_round_without_swap(engine):
 def test_ch5_zero_passes_every_hand_on_in_the_direction_of_play(engine):
     hands = {1: ["R0", "G0"], 2: ["B7", "B8"], 0: ["Y7", "Y8"]}
     res = play(engine, hands, players=3, hand_size=2, seven_o=True)
-    assert moves(res, uno=True) == [("play", 1, "R0"), ("uno", 1, True), ("rotate", 1, 1),
+    assert moves(res, uno=True) == [("play", 1, "R0"), ("rotate", 1, 1),
                                     ("play", 2, "G0")]
     assert end(res)["hands"] == [["B7", "B8"], ["Y7", "Y8"], []]
 
@@ -440,8 +440,8 @@ def test_ch5_zero_passes_every_hand_on_in_the_direction_of_play(engine):
 def test_ch5_zero_passes_hands_to_the_right_after_a_reverse(engine):
     hands = {0: ["R0", "G0"], 1: ["B7", "B8"], 2: ["Y7", "Y8"]}
     res = play(engine, hands, starter="RR", players=3, hand_size=2, seven_o=True)
-    assert moves(res, uno=True) == [("reverse", 0, -1), ("play", 0, "R0"), ("uno", 0, True),
-                                    ("rotate", 0, -1), ("play", 2, "G0")]
+    assert moves(res, uno=True) == [("reverse", 0, -1), ("play", 0, "R0"), ("rotate", 0, -1),
+                                    ("play", 2, "G0")]
     assert end(res)["hands"] == [["B7", "B8"], ["Y7", "Y8"], []]
 
 

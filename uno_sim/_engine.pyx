@@ -174,6 +174,7 @@ cdef extern from "uno.h":
     ctypedef struct uno_config:
         int32_t variant, players, edition, dealer_draw, drawn_card, challenge
         int32_t wd4_value, scoring, target, teams, hand_size, repair, max_turns, max_rounds
+        int32_t exchange
         int32_t stacking, draw_until_playable, forced_play, jump_in, seven_o
 
     ctypedef struct uno_table:
@@ -301,6 +302,11 @@ cdef enum:
     EV_FLIP
     EV_DRAW_UNTIL
     EV_PAIRING
+    EV_EXCHANGE = 20
+    EV_SHUFFLE_HANDS = 21
+    EV_PUT_DOWN = 22
+    EV_EXTRA_TURN = 23
+
     EV_STACK = 24
     EV_JUMP_IN = 25
     EV_SWAP = 26
@@ -441,7 +447,7 @@ cdef void _key(key, uint64_t *k) except *:
 cdef class Engine:
     """One rules + policies configuration, ready to play (used by uno_sim.engine).
 
-    ``config``: the 17 ints of uno_config (limits aside); ``arrays``: DeckTable.arrays();
+    ``config``: the 18 ints of uno_config (max_turns, max_rounds apart); ``arrays``: DeckTable.arrays();
     ``policies``: per seat (id, color_rule, bluff, challenge, forget_uno, catch,
     play_drawn, voluntary_draw); ``codes``: per side, card id -> card code.
     """
@@ -465,7 +471,7 @@ cdef class Engine:
         (self.cfg.variant, self.cfg.players, self.cfg.edition, self.cfg.dealer_draw,
          self.cfg.drawn_card, self.cfg.challenge, self.cfg.wd4_value, self.cfg.scoring,
          self.cfg.target, self.cfg.teams, self.cfg.hand_size, self.cfg.repair,
-         self.cfg.stacking, self.cfg.draw_until_playable, self.cfg.forced_play,
+         self.cfg.exchange, self.cfg.stacking, self.cfg.draw_until_playable, self.cfg.forced_play,
          self.cfg.jump_in, self.cfg.seven_o) = config
         self.cfg.max_turns = 0
         self.cfg.max_rounds = 0
@@ -516,15 +522,17 @@ cdef class Engine:
         else:
             self.pairs = self.codes[0]
 
-    cdef _check(self, int status, uno_result *res, uno_trace *tr, const uno_config *cfg):
+    cdef _check(self, int status, uno_result *res, uno_trace *tr, const uno_config *cfg,
+                int64_t game=-1):
         if status == UNO_ERR_POLICY:
             err, self.error = self.error, None
             raise err
         if status == UNO_ERR_STARTER:
             raise RulesError(f"card {self.codes[0][res.error_card]} cannot be a starter")
         if status == UNO_ERR_LIMIT:
+            which = "the game" if game < 0 else f"game {game}"
             raise GameLimitError(
-                f"the game did not end within {cfg.max_turns or UNO_MAX_TURNS} turns in a round "
+                f"{which} did not end within {cfg.max_turns or UNO_MAX_TURNS} turns in a round "
                 f"or {cfg.max_rounds or UNO_MAX_ROUNDS} rounds: the policies never let a round "
                 f"end (e.g. every "
                 f"seat greedy with voluntary_draw=1, or seats that stalemate every round)",
@@ -682,7 +690,7 @@ cdef class Engine:
             _point_rows(&rows, rcols, cap)
         if st != UNO_OK:
             memset(&dummy, 0, sizeof(dummy))
-            self._check(st, &dummy, NULL, &self.cfg)
+            self._check(st, &dummy, NULL, &self.cfg, first_game + done)
         if rounds:
             # "round_" is the round number (runner.rounds_frame names it "round").
             cols.update({"round_" + ("" if name == "round" else name): a[:rows.n]
@@ -755,6 +763,18 @@ cdef class Engine:
             elif t == EV_DRAW_UNTIL:
                 ev = {"e": "draw_until", "p": e.p, "color": COLORS[e.b],
                       "cards": self._codes(d + 1, d[0], codes), "reason": _REASONS[e.a]}
+            elif t == EV_EXCHANGE:
+                ev = {"e": "exchange", "p": e.p, "target": e.a}
+            elif t == EV_SHUFFLE_HANDS:
+                hands = []
+                for s in range(n):
+                    hands.append(self._codes(d + 1, d[0], codes))
+                    d += 1 + d[0]
+                ev = {"e": "shuffle_hands", "p": e.p, "hands": hands}
+            elif t == EV_PUT_DOWN:
+                ev = {"e": "put_down", "p": e.p, "cards": self._codes(d + 1, d[0], codes)}
+            elif t == EV_EXTRA_TURN:
+                ev = {"e": "extra_turn", "p": e.p}
             elif t == EV_STACK:
                 ev = {"e": "stack", "p": e.p, "total": e.a}
             elif t == EV_JUMP_IN:

@@ -14,6 +14,12 @@ Card codes (used in traces, scenarios and the CLI)
 ``W+4``     Wild Draw Four
 ==========  ===========================================================
 
+Hello Kitty (RULES.md H1) keeps the classic codes: its pink color is color 0,
+written ``R`` (``R7`` is the pink 7; `color_names` gives "pink"), and adds
+``WBM``, the Badtz-Maru wild.  The hand-exchange deck (S1) adds ``WX``, the
+hand-exchange wild, and one ``W:<rule>`` code per customizable wild
+(``W:extra_turn``; the rules are `CUSTOM_RULES`).
+
 UNO Flip (RULES.md F1) cards have two faces; a code names one face:
 
 ==========  ===========================================================
@@ -52,6 +58,10 @@ class Effect(IntEnum):
     SKIP_ALL = 6  # every other player loses a turn; the same player plays again (F4)
     FLIP = 7  # every card turns over; the new top takes no effect (F3)
     WILD_DRAW_COLOR = 8  # names a color; next draws until that color, loses the turn (F4)
+    # 9-11: UNO Extreme
+    WILD_FEWEST_DRAW = 12  # names a color; every holder of the fewest cards draws `amount` (H2)
+    WILD_EXCHANGE = 13  # names a color; swaps hands with an opponent, or shuffles all hands (S2)
+    WILD_CUSTOM = 14  # names a color; then the customizable rule number `amount` (S3)
 
 
 class Starter(IntEnum):
@@ -74,6 +84,11 @@ class DrawReason(IntEnum):
     DRAW_FIVE = 7  # Flip +5
     WILD_DRAW_TWO = 8
     WILD_DRAW_COLOR = 9
+    # 10-13: UNO Extreme
+    BADTZ_MARU = 14  # H2: fewest cards, draw 4
+    CUSTOM_COLOR = 15  # S3 draw_color: draw until the named color
+    DRAW_THREE = 16  # S3 draw_three: the next player could not play
+    HAND_SIZE = 17  # S3 seven / three: drawn up to the hand size the rule sets
     # 10-17: other variants' draw cards
     STACK = 18  # C-H1: the last victim of a stack draws the sum
     UNTIL_PLAYABLE = 19  # C-H2: drew until a playable card (no legal play)
@@ -91,6 +106,21 @@ FACE_SKIP_ALL = 17
 FACE_FLIP = 18
 FACE_WILD_DRAW_TWO = 19
 FACE_WILD_DRAW_COLOR = 20
+# 21-23: UNO Extreme
+FACE_BADTZ_MARU = 24  # H2
+FACE_EXCHANGE = 25  # S2
+FACE_CUSTOM = 26  # S3: the customizable wild of rule r has face FACE_CUSTOM + r (26..31)
+
+# S3: the customizable rules, by number (the `amount` of a WILD_CUSTOM kind):
+#   draw_color  the next player draws until the named color
+#   wilds_down  every other player puts their wild cards under the top of the discard pile
+#   draw_three  the next player, if unable to play, draws three and loses the turn
+#   extra_turn  the player plays again
+#   seven       the next player draws or discards until holding 7 cards
+#   three       every player draws or discards until holding exactly 3 cards
+CUSTOM_RULES = ("draw_color", "wilds_down", "draw_three", "extra_turn", "seven", "three")
+CUSTOM_REASONS = (DrawReason.CUSTOM_COLOR, DrawReason.CANNOT_PLAY, DrawReason.DRAW_THREE,
+                  DrawReason.CANNOT_PLAY, DrawReason.HAND_SIZE, DrawReason.HAND_SIZE)
 
 # The deck seed's pairing of Flip faces is shuffled by the game stream of this number.
 PAIRING_GAME = 0x464C4950  # "FLIP"
@@ -262,6 +292,36 @@ def flip_kinds() -> tuple[list[Kind], list[Kind]]:
     return light, dark
 
 
+def hello_kitty_kinds(wd4_value: int = 50) -> list[Kind]:
+    """H1 / H3: the classic 108 (pink is color 0) plus 4 Badtz-Maru wilds (value 50)."""
+    return classic_kinds(wd4_value) + [
+        Kind("WBM", NO_COLOR, FACE_BADTZ_MARU, 50, Effect.WILD_FEWEST_DRAW, amount=4,
+             reason=DrawReason.BADTZ_MARU, count=4)]
+
+
+def house_2018_kinds(wd4_value: int = 50, custom=("extra_turn", "draw_three", "seven")) -> list[Kind]:
+    """S1: the classic 108, 1 hand-exchange wild (S2) and the customizable wilds (S3).
+
+    `custom` names one rule of CUSTOM_RULES per copy (1 to 3 copies); a rule
+    named twice is one kind with two copies.  Both value 40.
+    """
+    kinds = classic_kinds(wd4_value)
+    kinds.append(Kind("WX", NO_COLOR, FACE_EXCHANGE, 40, Effect.WILD_EXCHANGE, count=1))
+    for r, name in enumerate(CUSTOM_RULES):
+        n = list(custom).count(name)
+        if n:
+            kinds.append(Kind(f"W:{name}", NO_COLOR, FACE_CUSTOM + r, 40, Effect.WILD_CUSTOM,
+                              amount=r, reason=CUSTOM_REASONS[r], count=n))
+    return kinds
+
+
+def color_names(variant: str) -> tuple:
+    """Names of the colors as a variant prints them (H1: color 0 is pink in Hello Kitty)."""
+    if variant == "hello-kitty":
+        return ("pink",) + COLOR_NAMES[1:]
+    return COLOR_NAMES
+
+
 def build_deck(name: str, kinds: list[Kind]) -> DeckTable:
     card_kind = []
     for i, k in enumerate(kinds):
@@ -335,11 +395,12 @@ def deck_text(overrides) -> str:
 
 def deck_for(rules) -> DeckTable:
     """The deck table a rules object plays with (built once per distinct deck)."""
-    return _deck(rules.variant, rules.wd4_value, rules.deck_seed, rules.deck)
+    custom = rules.custom_wilds if rules.variant == "house-2018" else ""
+    return _deck(rules.variant, rules.wd4_value, rules.deck_seed, rules.deck, custom)
 
 
 @lru_cache(maxsize=None)
-def _deck(variant: str, wd4_value: int, deck_seed: int, overrides=()) -> DeckTable:
+def _deck(variant: str, wd4_value: int, deck_seed: int, overrides=(), custom: str = "") -> DeckTable:
     # DeckTable is frozen and made of tuples, so one instance serves every game.
     if variant == "classic":
         return build_deck("classic", override_kinds(classic_kinds(wd4_value), overrides, variant))
@@ -354,6 +415,12 @@ def _deck(variant: str, wd4_value: int, deck_seed: int, overrides=()) -> DeckTab
             raise DeckError(f"invalid deck: the light side has {n_light} cards and the dark "
                             f"side {n_dark}; every card has both faces")
         return build_flip_deck(deck_seed, light, dark)
+    if variant == "hello-kitty":
+        return build_deck("hello-kitty",
+                          override_kinds(hello_kitty_kinds(wd4_value), overrides, variant))
+    if variant == "house-2018":
+        kinds = house_2018_kinds(wd4_value, custom.split(","))
+        return build_deck("house-2018", override_kinds(kinds, overrides, variant))
     raise ValueError(f"unknown variant {variant!r}")
 
 

@@ -59,7 +59,7 @@ def _policies_from(args, players: int):
 
 
 def _add_game_options(p):
-    p.add_argument("--variant", default=None, help="deck and rule family (classic, flip)")
+    p.add_argument("--variant", default=None, help="deck and rule family (classic, flip, hello-kitty, house-2018)")
     p.add_argument("--players", type=int, default=4, help="number of players, 2-10 (default 4)")
     p.add_argument("--policy", default="greedy",
                    help="policy spec for every seat, e.g. 'greedy(bluff=0.3)' (default greedy)")
@@ -371,6 +371,13 @@ def main(argv=None) -> int:
             _apply_config(args, build_parser()._subparsers._group_actions[0].choices[args.command])
         return args.func(args)
     except (UsageError, RulesError) as exc:
+        print(f"uno-sim: error: {exc}", file=sys.stderr)
+        return 2
+    except RuntimeError as exc:
+        from .engine import GameLimitError
+
+        if not isinstance(exc, GameLimitError):  # policies that never let a game end
+            raise
         print(f"uno-sim: error: {exc}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # output piped into `head` and the like

@@ -21,8 +21,8 @@ from .policies import COLOR_RULES, TARGET_RULES, seat_policies
 from .reference import SEAT_COUNTERS, GameResult, scenario_deck
 from .rng import MASK64, key_from_seed
 from .userpolicy import UserSeat
-from .rules import (CHALLENGE, DEALER_DRAW, DRAWN_CARD, EDITIONS, SCORING, STACKING, VARIANTS,
-                    Rules, RulesError)
+from .rules import (CHALLENGE, DEALER_DRAW, DRAWN_CARD, EDITIONS, EXCHANGE, SCORING, STACKING,
+                    VARIANT_IDS, Rules, RulesError)
 
 __all__ = ["play_game", "play_round", "play_games", "GameLimitError", "MAX_TURNS",
            "SEAT_COUNTERS"]
@@ -34,10 +34,11 @@ MAX_TURNS = _engine.MAX_TURNS  # default safety limit on the turns of one round
 def _config(rules: Rules) -> tuple:
     """uno_config: the Rules fields as ints, enums as their index in rules.py's tuples."""
     return (
-        VARIANTS.index(rules.variant), rules.players, EDITIONS.index(rules.edition),
+        VARIANT_IDS[rules.variant], rules.players, EDITIONS.index(rules.edition),
         DEALER_DRAW.index(rules.dealer_draw), DRAWN_CARD.index(rules.drawn_card),
         CHALLENGE.index(rules.challenge), rules.wd4_value, SCORING.index(rules.scoring),
         rules.target, int(rules.teams), rules.hand_size, int(rules.flip_pairing == "game"),
+        EXCHANGE.index(rules.exchange),
         STACKING.index(rules.stacking), int(rules.draw_until_playable), int(rules.forced_play),
         int(rules.jump_in), int(rules.seven_o),
     )

@@ -54,8 +54,8 @@ KNOB_HELP = {
     "color": "color named on a wild: most (the color held most, ties to R,Y,G,B order), "
              "random, or smart (held, already played, and failed by the next player) (C9)",
     "target": "whom a targeted card picks: the opponent with the most or fewest cards, the "
-              "next player, or a random opponent (P2; the 7 of the Seven-O house rule, "
-              "C-H5)",
+              "next player, or a random opponent (P2; the hand-exchange wild of house-2018, "
+              "the 7 of the Seven-O house rule C-H5)",
     "stack": "with the stacking house rule (C-H1), probability of answering a draw card "
              "with a draw card (random picks one uniformly, greedy and strategic the "
              "highest value) instead of drawing",

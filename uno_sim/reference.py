@@ -24,12 +24,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .cards import COLORS, NO_COLOR, SIDES, DrawReason, Effect, Starter, deck_for
+from .cards import (COLORS, CUSTOM_RULES, NO_COLOR, SIDES, DrawReason, Effect, Starter,
+                    deck_for)
 from .policies import PolicySpec, seat_policies
 from .rng import Rng, deal_state, key_from_seed
 from .rules import STACKING, Rules, RulesError
 
 DRAW = -1  # the "draw a card" action of choose_play
+# C5 / H2 / S2 / S3: the first player names the color; the card has no other effect
+STARTER_WILDS = (Effect.WILD, Effect.WILD_FEWEST_DRAW, Effect.WILD_EXCHANGE, Effect.WILD_CUSTOM)
 NO_STACK = -2  # Game.try_stack: the victim takes the cards
 
 
@@ -124,6 +127,19 @@ class BuiltinPolicy:
 
     def plays_drawn(self, g, p, bluff: bool) -> bool:
         return self.rng.bernoulli(self.bluff if bluff else self.play_drawn_p)
+
+    def choose_discard(self, g: "Game", p: int, need: int) -> int:
+        """S3 seven / three: the hand index of a card to put down (`need` still to go).
+
+        Every built-in policy: the highest value first, the first in hand order
+        on ties; no random number.
+        """
+        best, best_value = 0, -1
+        for i, c in enumerate(g.hands[p]):
+            v = g.kind(c).value
+            if v > best_value:
+                best, best_value = i, v
+        return best
 
     def choose_stack(self, g: "Game", p: int, total: int) -> int:
         """C-H1: the hand index of a draw card to stack on the pending `total`, or DRAW.
@@ -671,17 +687,18 @@ class Game:
         """C-H5: a 7 swaps p's hand with a target's; a 0 passes every hand on."""
         if face == 7:
             t = self.policies[p].choose_target(self, p, card)
-            if t != p:
+            if t != p:  # the public failed colors follow the cards
                 self.hands[p], self.hands[t] = self.hands[t], self.hands[p]
-                self.failed[p] = self.failed[t] = 0
+                self.failed[p], self.failed[t] = self.failed[t], self.failed[p]
                 self.emit("swap", p=p, target=t)
             return
-        new = list(self.hands)
+        new, failed = list(self.hands), list(self.failed)
         for s in range(self.n):
             if self.active[s]:
                 new[self.adv(s, 1)] = self.hands[s]
-                self.failed[s] = 0
+                failed[self.adv(s, 1)] = self.failed[s]
         self.hands[:] = new
+        self.failed[:] = failed
         self.emit("rotate", p=p, dir=self.direction)
 
     def play(self, p: int, i: int):
@@ -706,7 +723,8 @@ class Game:
             fields["legal"] = not bluff
             self.counters["bluffs"][p] += bluff
         self.emit("play", p=p, card=k.code, **fields)
-        if len(hand) == 1:
+        if len(hand) == 1 and k.effect != Effect.WILD_EXCHANGE and not (  # S2: no UNO call
+                self.rules.seven_o and k.effect == Effect.NUMBER and k.face in (0, 7)):  # C-H5
             self.uno_check(p)
         return self.resolve(p, card, k, bluff, prev)
 
@@ -766,6 +784,19 @@ class Game:
                 self.skip(self.adv(p, 1))
                 return self.adv(p, 2)
             return self.adv(p, 1)
+        if e == Effect.WILD_FEWEST_DRAW:
+            self.fewest_draw(p, k, out)
+            return None if out else self.adv(p, 1)
+        if e == Effect.WILD_EXCHANGE:
+            if out:  # the round is over: nothing to exchange
+                return None
+            if self.rules.exchange == "swap":
+                self.swap_hands(p, card)
+            else:
+                self.shuffle_hands(p)
+            return self.adv(p, 1)
+        if e == Effect.WILD_CUSTOM:
+            return self.custom(p, k, out)
         victim = self.adv(p, 1)
         pend, self.pending = self.pending, 0
         if not out and e in STACK_FAMILY and self.rules.stacking != "none":
@@ -806,6 +837,129 @@ class Game:
         nxt = self.play(p, self.policies[p].choose_replacement(self, p))
         self.penalty(p, k, DrawReason.CHALLENGE)
         return nxt
+
+    # -- Hello Kitty, house-2018 ------------------------------------------------
+    def fewest_draw(self, p: int, k, out: bool):
+        """H2 Badtz-Maru: every seat holding the fewest cards draws `k.amount`.
+
+        Counted after the card is placed, p included; in play order from p.  On
+        p's last card the round is over: p is left out, the others still draw
+        and the cards count in the score (as C14).
+        """
+        seats, q = [], p
+        for _ in range(self.active_count()):
+            if not (out and q == p):
+                seats.append(q)
+            q = self.adv(q, 1)
+        low = min(len(self.hands[q]) for q in seats)
+        for q in seats:
+            if len(self.hands[q]) == low:
+                self.draw(q, k.amount, k.reason)
+
+    def swap_hands(self, p: int, card: int):
+        """S2: p swaps hands with the opponent it picks (the target decision)."""
+        q = self.policies[p].choose_target(self, p, card)
+        if q == p:
+            return
+        self.hands[p], self.hands[q] = self.hands[q], self.hands[p]
+        self.failed[p], self.failed[q] = self.failed[q], self.failed[p]  # they follow the cards
+        self.emit("exchange", p=p, target=q)
+
+    def shuffle_hands(self, p: int):
+        """S2 exchange=shuffle: every hand gathered (seat order), shuffled by the table,
+        dealt one at a time from p's left (clockwise) until none is left."""
+        pile = []
+        for h in self.hands:
+            pile.extend(h)
+        self.deal.shuffle(pile)
+        seats, q = [], p
+        for _ in range(self.active_count()):
+            q = (q + 1) % self.n
+            while not self.active[q]:
+                q = (q + 1) % self.n
+            seats.append(q)
+        self.hands = [[] for _ in range(self.n)]
+        i = 0
+        while pile:
+            self.hands[seats[i]].append(pile.pop())
+            i = i + 1 if i + 1 < len(seats) else 0
+        self.failed = [0] * self.n  # new hands: nothing is known of them
+        self.emit("shuffle_hands", p=p, hands=[self.codes(h) for h in self.hands])
+
+    def put_down(self, q: int, cards: list):
+        """S3: cards leave q's hand for the discard pile, under its top card (the active
+        color stays)."""
+        top = self.discard.pop()
+        self.discard.extend(cards)
+        self.discard.append(top)
+        self.emit("put_down", p=q, cards=self.codes(cards))
+
+    def discard_to(self, q: int, size: int):
+        """S3 seven / three: q puts down cards of its choice until it holds `size`."""
+        hand = self.hands[q]
+        need = len(hand) - size
+        out = []
+        while need > 0:
+            i = self.policies[q].choose_discard(self, q, need)
+            out.append(hand[i])
+            hand[i] = hand[-1]
+            hand.pop()
+            need -= 1
+        self.put_down(q, out)
+
+    def to_size(self, q: int, size: int, reason, out: bool):
+        """S3: q draws or discards to `size` cards (on a last card, only the draws: C14)."""
+        n = len(self.hands[q])
+        if n < size:
+            self.draw(q, size - n, reason)
+        elif n > size and not out:
+            self.discard_to(q, size)
+
+    def custom(self, p: int, k, out: bool):
+        """S3: the customizable wild's rule (k.amount indexes CUSTOM_RULES).
+
+        On a last card the round is over: only the draws of the rule still
+        happen (C14); discards, the extra turn and the draw-three check do not.
+        """
+        rule = CUSTOM_RULES[k.amount]
+        victim = self.adv(p, 1)
+        if rule == "draw_color":
+            self.draw_until(victim, k.reason)
+        elif rule == "wilds_down":
+            if not out:
+                q = p
+                for _ in range(self.active_count() - 1):
+                    q = self.adv(q, 1)
+                    hand = self.hands[q]
+                    wilds = [c for c in hand if self.kind(c).color == NO_COLOR]
+                    if not wilds:
+                        continue
+                    keep = [c for c in hand if self.kind(c).color != NO_COLOR]
+                    if not keep:  # a hand is never emptied out of turn: one wild stays
+                        keep = wilds[:1]
+                        wilds = wilds[1:]
+                        if not wilds:
+                            continue
+                    self.hands[q] = keep
+                    self.put_down(q, wilds)
+        elif rule == "draw_three":
+            if not out and not self.has_legal_play(victim):
+                self.draw(victim, 3, k.reason)
+                self.skip(victim)
+                return self.adv(p, 2)
+        elif rule == "extra_turn":
+            if not out:
+                self.emit("extra_turn", p=p)
+                return p
+        elif rule == "seven":
+            self.to_size(victim, 7, k.reason, out)
+        else:  # three: every player, in play order from p
+            q = p
+            for _ in range(self.active_count()):
+                if not (out and q == p):
+                    self.to_size(q, 3, k.reason, out)
+                q = self.adv(q, 1)
+        return None if out else self.adv(p, 1)
 
     # -- a round ----------------------------------------------------------------
     def choose_dealer(self) -> int:
@@ -883,7 +1037,7 @@ class Game:
                   returned=returned)
         first = self.adv(dealer, 1)
         e = k.effect
-        if e == Effect.WILD:
+        if e in STARTER_WILDS:  # H2, S2, S3 as starter: a plain Wild, nobody draws
             self.color = self.policies[first].choose_color(self, first)
             self.emit("color", p=first, color=COLORS[self.color])
             return first

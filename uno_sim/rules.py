@@ -9,18 +9,22 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields
 
-VARIANTS = ("classic", "flip")
+VARIANTS = ("classic", "flip", "hello-kitty", "house-2018")
+# uno_config.variant: fixed numbers, whatever variants a build has (2 is UNO Extreme)
+VARIANT_IDS = {"classic": 0, "flip": 1, "extreme": 2, "hello-kitty": 3, "house-2018": 4}
 EDITIONS = ("modern", "vintage")
 DRAWN_CARD = ("may", "must")
 CHALLENGE = ("modern", "vintage")
 DEALER_DRAW = ("zero", "redraw")
 SCORING = ("standard", "elimination", "lowest")
 FLIP_PAIRING = ("deck", "game")
+DECK_SIZE = {"classic": 108, "flip": 112, "hello-kitty": 112, "house-2018": 112}
+EXCHANGE = ("swap", "shuffle")  # S2: the French hand exchange | the English "Wild Shuffle Hands"
+CUSTOM_WILDS_DEFAULT = "extra_turn,draw_three,seven"  # S3: one rule per customizable wild
 # C-H1: which draw cards may be stacked; the index is a bit mask (1: colored draw cards
 # such as Draw Two, +1, +5; 2: fixed-amount wild draw cards such as WD4, Wild Draw Two)
 STACKING = ("none", "draw2", "draw4", "both")
 HOUSE_BOOLS = ("draw_until_playable", "forced_play", "jump_in", "seven_o")
-DECK_SIZE = {"classic": 108, "flip": 112}
 MIN_PLAYERS, MAX_PLAYERS = 2, 10
 
 # edition -> defaults of the switches left as None
@@ -37,6 +41,26 @@ class RulesError(ValueError):
 def _choice(name, value, allowed):
     if value not in allowed:
         raise RulesError(f"invalid {name} {value!r}: expected one of {', '.join(allowed)}")
+
+
+def _custom_wilds(value) -> str:
+    """S3: 1 to 3 rule names (a comma list, or a list/tuple), as a canonical comma list."""
+    from .cards import CUSTOM_RULES
+
+    names = value.split(",") if isinstance(value, str) else value
+    try:
+        names = [str(n).strip() for n in names]
+    except TypeError:
+        raise RulesError(f"invalid custom_wilds {value!r}: expected a comma list of rule "
+                         f"names") from None
+    if not 1 <= len(names) <= 3:
+        raise RulesError(f"invalid custom_wilds {value!r}: expected 1 to 3 rule names "
+                         f"(one per customizable wild)")
+    for n in names:
+        if n not in CUSTOM_RULES:
+            raise RulesError(f"invalid custom_wilds rule {n!r}: expected one of "
+                             f"{', '.join(CUSTOM_RULES)}")
+    return ",".join(names)
 
 
 def _int(name, value, lo, hi=None):
@@ -71,6 +95,11 @@ class Rules:
     deck                    overrides of the deck table: (pattern,      C1
                             count, value) triples, None = as printed
                             (`load_deck_file` reads them from TOML)
+    exchange                house-2018 hand-exchange wild: swap with    S2
+                            one opponent | shuffle all hands
+    custom_wilds            house-2018: the rule of each customizable   S3
+                            wild, a comma list of 1 to 3 names of
+                            cards.CUSTOM_RULES
     stacking                none | draw2 | draw4 | both: draw cards     C-H1
                             answered with draw cards add up
     draw_until_playable     draw until a playable card (no legal play)  C-H2
@@ -94,6 +123,9 @@ class Rules:
     flip_pairing: str = "deck"
     deck_seed: int = 0
     deck: tuple = ()
+    # S2, S3 (variant house-2018)
+    exchange: str = "swap"
+    custom_wilds: str = CUSTOM_WILDS_DEFAULT
     # house rules (C-H1..C-H5), all off by default
     stacking: str = "none"
     draw_until_playable: bool = False
@@ -117,6 +149,8 @@ class Rules:
         _int("hand_size", self.hand_size, 1, 20)
         _choice("flip_pairing", self.flip_pairing, FLIP_PAIRING)
         _int("deck_seed", self.deck_seed, 0, 2**63 - 1)
+        _choice("exchange", self.exchange, EXCHANGE)
+        object.__setattr__(self, "custom_wilds", _custom_wilds(self.custom_wilds))
         if not isinstance(self.teams, bool):
             raise RulesError(f"invalid teams {self.teams!r}: expected true or false")
         if self.teams:
@@ -129,7 +163,7 @@ class Rules:
             if not isinstance(getattr(self, name), bool):
                 raise RulesError(f"invalid {name} {getattr(self, name)!r}: expected true or false")
         object.__setattr__(self, "deck", _deck_overrides(self.deck))
-        if not self.deck and self.players * self.hand_size + 1 > DECK_SIZE[self.variant]:
+        if not self.deck and self.players * self.hand_size + 1 > self.deck_size:
             raise RulesError(
                 f"invalid hand_size {self.hand_size}: {self.players} hands of it do not fit the deck"
             )
@@ -162,6 +196,17 @@ class Rules:
                                     for k in kinds):
             raise RulesError(f"invalid seven_o True for variant {self.variant!r}: "
                              f"its deck has no 7 or 0")
+
+    @property
+    def deck_size(self) -> int:
+        """Cards in the deck played (S3: 109 plus one per customizable wild used)."""
+        if self.deck:
+            from .cards import deck_for
+
+            return deck_for(self).size
+        if self.variant == "house-2018":
+            return 109 + len(self.custom_wilds.split(","))
+        return DECK_SIZE[self.variant]
 
     def to_dict(self) -> dict:
         """The fields as plain JSON values (`deck` as a list of [card, count, value])."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from .cards import COLOR_NAMES, COLORS
+from .cards import COLOR_NAMES, COLORS, color_names
 
 
 def write_jsonl(events, path_or_file) -> None:
@@ -41,16 +41,19 @@ def read_jsonl(path_or_file) -> list[dict]:
     return events
 
 
-def _color(letter) -> str:
-    return COLOR_NAMES[COLORS.index(letter)] if letter in COLORS else str(letter)
+def _color(letter, names=COLOR_NAMES) -> str:
+    return names[COLORS.index(letter)] if letter in COLORS else str(letter)
 
 
 def _cards(cards) -> str:
     return " ".join(cards) if cards else "nothing"
 
 
-def describe(e: dict) -> str | None:
-    """One readable line for an event (None for events shown only in headers)."""
+def describe(e: dict, names=COLOR_NAMES) -> str | None:
+    """One readable line for an event (None for events shown only in headers).
+
+    `names`: the color names of the variant played (`cards.color_names`).
+    """
     t = e["e"]
     p = f"P{e['p']}" if e.get("p") is not None else ""
     if t == "game_start":
@@ -71,17 +74,26 @@ def describe(e: dict) -> str | None:
     if t == "play":
         s = f"{p} plays {e['card']}"
         if "color" in e:
-            s += f", names {_color(e['color'])}"
+            s += f", names {_color(e['color'], names)}"
         if e.get("legal") is False:
             s += " (bluff)"
         return s
     if t == "color":
-        return f"{p} names {_color(e['color'])}"
+        return f"{p} names {_color(e['color'], names)}"
     if t == "draw":
         return f"{p} draws {_cards(e['cards'])} ({e['reason'].replace('_', ' ')})"
     if t == "draw_until":
-        return (f"{p} draws until {_color(e['color'])}: {_cards(e['cards'])} "
+        return (f"{p} draws until {_color(e['color'], names)}: {_cards(e['cards'])} "
                 f"({e['reason'].replace('_', ' ')})")
+    if t == "exchange":
+        return f"{p} swaps hands with P{e['target']}"
+    if t == "shuffle_hands":
+        sizes = " ".join(f"P{s}:{len(h)}" for s, h in enumerate(e["hands"]) if h)
+        return f"{p} shuffles all hands and deals them out again ({sizes} cards)"
+    if t == "put_down":
+        return f"{p} puts down {_cards(e['cards'])} (under the top card)"
+    if t == "extra_turn":
+        return f"{p} plays an extra turn"
     if t == "flip":
         return f"{p} flips: play goes on on the {e['side']} side, {e['top']} comes up"
     if t == "pass":
@@ -130,7 +142,10 @@ def describe(e: dict) -> str | None:
 
 
 def replay_lines(events):
+    names = COLOR_NAMES
     for e in events:
-        line = describe(e)
+        if e["e"] == "game_start":
+            names = color_names(e.get("variant", "classic"))
+        line = describe(e, names)
         if line is not None:
             yield line

@@ -23,7 +23,7 @@ from .rules import STACKING, RulesError
 
 # The decisions, in the order of enum uno_decision (csrc/uno.h).
 DECISIONS = ("play", "replacement", "color", "challenge", "call_uno", "catch", "play_drawn",
-             "target", "stack", "jump_in")
+             "target", "stack", "jump_in", "discard", "_reserved11")
 STACK_FAMILY = {3: 1, 5: 2}  # C-H1: cards.Effect.DRAW, WILD_DRAW -> bit of Rules.stacking
 DRAW = -1
 
@@ -66,6 +66,9 @@ class Observation:
     ``play_drawn``   play the card just drawn (`drawn`)? True / False
     ``target``       whom the targeted card `card` aims at: the seats of the active
                      opponents (teammates excluded), in play order
+    ``discard``      a customizable wild makes you put cards down (house-2018 S3 seven /
+                     three): `Action("discard", index, card)` for every card in hand;
+                     asked once per card, `to_discard` cards still to go
     ``stack``        C-H1: a draw card was played on you and `pending` cards are due:
                      `Action` tuples, each draw card that may answer it, and DRAW_ACTION
                      (take the cards)
@@ -94,6 +97,8 @@ class Observation:
     previous_color: str | None = None  # challenge: the active color before the WD4
     forgetter: int | None = None  # catch: who forgot to say UNO
     drawn: str | None = None  # play_drawn: the card just drawn (last in hand)
+    card: str | None = None  # target: the card that aims
+    to_discard: int | None = None  # discard: cards still to put down, this one included
     card: str | None = None  # target: the card that aims; jump_in: the card just played
     pending: int | None = None  # stack: the cards the stack makes you draw if you take it
     # UNO Flip only (None for a one-sided deck):
@@ -218,6 +223,9 @@ class UserSeat:
             extra = {"pending": arg}
         elif name == "color":
             actions = list(COLORS[4 * raw.side:4 * raw.side + 4])
+        elif name == "discard":  # S3: any card of the hand
+            actions = [Action("discard", i, code[c]) for i, c in enumerate(hand)]
+            extra = {"to_discard": arg}
         elif name == "target":  # P2: the opponents a targeted card may aim at
             actions = self._targets(raw)
             extra = {"card": code[arg]}
@@ -271,7 +279,7 @@ class UserSeat:
                 f"round {obs.round}, turn {obs.turn} (decision {obs.decision}): expected one "
                 f"of {shown}{more}")
         d = obs.decision
-        if d in ("play", "replacement", "stack"):
+        if d in ("play", "replacement", "stack", "discard"):
             return action.index
         if d == "color":
             return COLORS.index(action)
@@ -330,6 +338,8 @@ class ReferenceUserSeat:
     def choose_target(self, g, p, card) -> int:
         return self._ask(g, "target", card)
 
+    def choose_discard(self, g, p, need) -> int:
+        return self._ask(g, "discard", need)
     def choose_stack(self, g, p, total) -> int:
         return self._ask(g, "stack", total)
 

@@ -4,10 +4,12 @@
  *   gcc -std=c99 -O1 -g -DUNO_CHECK -fsanitize=address,undefined \
  *       -fno-sanitize-recover=all -Icsrc csrc/engine.c csrc/policy.c csrc/trace.c \
  *       tests/c/check_main.c -o check
- *   ./check [games_per_config [seed [classic|flip]]]
+ *   ./check [games_per_config [seed [classic|flip|hello-kitty|house-2018]]]
  *
  * Plays seeded games over a grid of configurations (classic and UNO Flip
- * decks, Flip with its pairing fixed and re-paired per game; players 2..10, both
+ * decks, Flip with its pairing fixed and re-paired per game; the Hello Kitty
+ * deck (H1); the hand-exchange deck (S1) with both exchange modes and every
+ * customizable rule; players 2..10, both
  * editions, standard / elimination / lowest scoring and teams, random and
  * greedy policies with their knobs at 0, 0.5 and 1, default knobs, mixed
  * seats, strategic seats with challenge=auto; then the house rules C-H1..C-H5 in
@@ -60,6 +62,62 @@ static void default_policy(uno_policy *p, int id)
     }
 }
 
+/*
+ * The classic table of `wd4_value` plus extra wild kinds (cards.hello_kitty_kinds,
+ * cards.house_2018_kinds): `m` kinds of effect[i], face[i], value[i], amount[i],
+ * reason[i], count[i] copies.
+ */
+static void extended_table(uno_table *t, int wd4_value, int m, const int32_t *effect,
+                           const int32_t *face, const int32_t *value, const int32_t *amount,
+                           const int32_t *reason, const int32_t *count)
+{
+    uno_table c;
+    uno_classic_table(&c, wd4_value);
+    int32_t col[64], fc[64], val[64], eff[64], amt[64], res[64], st[64], why[64], kind[128];
+    int k = c.n_kinds, n = c.n_cards;
+    for (int i = 0; i < k; i++) {
+        col[i] = c.color[i], fc[i] = c.face[i], val[i] = c.value[i], eff[i] = c.effect[i];
+        amt[i] = c.amount[i], res[i] = c.restricted[i], st[i] = c.starter[i], why[i] = c.reason[i];
+    }
+    for (int i = 0; i < n; i++)
+        kind[i] = c.card_kind[0][i];
+    for (int j = 0; j < m; j++, k++) {
+        col[k] = UNO_NO_COLOR, fc[k] = face[j], val[k] = value[j], eff[k] = effect[j];
+        amt[k] = amount[j], res[k] = 0, st[k] = UNO_STARTER_PLAY, why[k] = reason[j];
+        for (int i = 0; i < count[j]; i++)
+            kind[n++] = k;
+    }
+    if (uno_table_init(t, k, col, fc, val, eff, amt, res, st, why, n, kind, NULL) != 0) {
+        fprintf(stderr, "check_main: bad extended table\n");
+        exit(1);
+    }
+}
+
+/* cards.hello_kitty_kinds (H1): 4 Badtz-Maru wilds. */
+static void hello_kitty_table(uno_table *t, int wd4_value)
+{
+    const int32_t effect[] = {UNO_WILD_FEWEST_DRAW}, face[] = {24}, value[] = {50},
+                  amount[] = {4}, reason[] = {UNO_R_BADTZ_MARU}, count[] = {4};
+    extended_table(t, wd4_value, 1, effect, face, value, amount, reason, count);
+}
+
+/* cards.house_2018_kinds (S1): the hand-exchange wild and customizable rules r0, r1, r2. */
+static void house_table(uno_table *t, int wd4_value, int r0, int r1, int r2)
+{
+    static const int32_t why[UNO_CUSTOM_COUNT] = {UNO_R_CUSTOM_COLOR, 0, UNO_R_DRAW_THREE, 0,
+                                                  UNO_R_HAND_SIZE, UNO_R_HAND_SIZE};
+    int32_t effect[4] = {UNO_WILD_EXCHANGE}, face[4] = {25}, value[4] = {40, 40, 40, 40},
+            amount[4] = {0}, reason[4] = {0}, count[4] = {1, 1, 1, 1};
+    int r[3] = {r0, r1, r2};
+    for (int i = 0; i < 3; i++) {
+        effect[i + 1] = UNO_WILD_CUSTOM;
+        face[i + 1] = 26 + r[i];
+        amount[i + 1] = r[i];
+        reason[i + 1] = why[r[i]];
+    }
+    extended_table(t, wd4_value, 4, effect, face, value, amount, reason, count);
+}
+
 /* Policy set `k` for n seats; `r` draws the mixed seats. */
 #define N_POLICY_SETS 10
 static void policy_set(uno_policy *pol, int n, int k, uno_rng *r)
@@ -91,6 +149,7 @@ static void policy_set(uno_policy *pol, int n, int k, uno_rng *r)
             pol[s].jump_in = mixed[uno_rng_bounded(r, 5)];
             pol[s].target_rule = (int)uno_rng_bounded(r, 4);
         }
+        pol[s].target_rule = (s + k) % 4; /* every UNO_TARGET_* (S2 swap) */
     }
 }
 
@@ -111,8 +170,10 @@ static void check_trace(const uno_trace *tr, int n)
         EXPECT(at == end, "event %ld: lists overrun their record", (long)i);
         int want = e->type == UNO_EV_ROUND_START ? n + 2
                  : e->type == UNO_EV_ROUND_END ? -1
+                 : e->type == UNO_EV_SHUFFLE_HANDS ? n
                  : (e->type == UNO_EV_DRAW || e->type == UNO_EV_CHALLENGE || e->type == UNO_EV_DEALER_DRAW ||
-                    e->type == UNO_EV_DRAW_UNTIL || e->type == UNO_EV_PAIRING) ? 1
+                    e->type == UNO_EV_DRAW_UNTIL || e->type == UNO_EV_PAIRING ||
+                    e->type == UNO_EV_PUT_DOWN) ? 1
                  : 0;
         if (want >= 0)
             EXPECT(lists == want, "event %ld (type %d): %d lists, %d expected", (long)i, e->type, lists, want);
@@ -142,12 +203,25 @@ int main(int argc, char **argv)
 {
     int per_config = argc > 1 ? atoi(argv[1]) : 4;
     uint64_t seed = argc > 2 ? strtoull(argv[2], NULL, 10) : 2024;
-    int only = argc > 3 ? (strcmp(argv[3], "flip") == 0 ? 1 : 0) : -1; /* -1: both decks */
+    static const char *deck_names[] = {"classic", "flip", "hello-kitty", "house-2018"};
+    int only = -1; /* -1: every deck */
+    for (int d = 0; argc > 3 && d < 4; d++)
+        if (strcmp(argv[3], deck_names[d]) == 0)
+            only = d;
     uint64_t key[4] = {seed, 0x9E3779B97F4A7C15u ^ seed, 0xD1B54A32D192ED03u, 12345u};
-    static uno_table tables[3];
+    /* 0-1 classic (WD4 50, 70), 2 flip, 3-4 hello-kitty, 5-10 house-2018: custom rule
+       sets by game (j % 3), WD4 50 / 70 */
+    static uno_table tables[11];
     uno_classic_table(&tables[0], 50);
     uno_classic_table(&tables[1], 70);
     uno_flip_table(&tables[2], key);
+    hello_kitty_table(&tables[3], 50);
+    hello_kitty_table(&tables[4], 70);
+    static const int rule_sets[3][3] = {{0, 1, 2}, {3, 4, 5}, {5, 1, 0}};
+    for (int e = 0; e < 2; e++)
+        for (int i = 0; i < 3; i++)
+            house_table(&tables[5 + 3 * e + i], e ? 70 : 50, rule_sets[i][0], rule_sets[i][1],
+                        rule_sets[i][2]);
     uno_trace tr;
     uno_trace_init(&tr);
     uno_rng mix;
@@ -155,8 +229,9 @@ int main(int argc, char **argv)
     long games = 0, limited = 0, traced = 0;
     uint64_t game_no = 0;
 
-    for (int flip = 0; flip < 2; flip++)
-    for (int players = 2; players <= 10 && (only < 0 || only == flip); players++) {
+    for (int deck = 0; deck < 4; deck++)
+    for (int players = 2; players <= 10 && (only < 0 || only == deck); players++) {
+        const int flip = deck == 1;
         for (int edition = 0; edition < 2; edition++) {
             for (int mode = 0; mode < 4; mode++) { /* standard, elimination, lowest, teams */
                 if (mode == 3 && (players < 4 || players % 2))
@@ -176,9 +251,13 @@ int main(int argc, char **argv)
                         cfg.scoring = mode == 3 ? UNO_SCORING_STANDARD : mode;
                         cfg.teams = mode == 3;
                         cfg.target = mode == 1 ? 200 : 500;
-                        cfg.variant = flip;
+                        cfg.variant = deck < 2 ? deck : deck + 1; /* rules.VARIANT_IDS */
                         cfg.repair = flip && j % 2;
-                        const uno_table *t = &tables[flip ? 2 : edition];
+                        cfg.exchange = deck == 3 && (j + players) % 2;
+                        const uno_table *t = deck == 0 ? &tables[edition]
+                                           : deck == 1 ? &tables[2]
+                                           : deck == 2 ? &tables[3 + edition]
+                                                       : &tables[5 + 3 * edition + (j + ps) % 3];
                         cfg.hand_size = j % 5 == 4 ? 1 + (int)(game_no % 20) : 7;
                         if (players * cfg.hand_size + 1 > t->n_cards)
                             cfg.hand_size = (t->n_cards - 1) / players;
@@ -193,7 +272,7 @@ int main(int argc, char **argv)
                         int st2 = uno_play_game(&cfg, t, pol, &r2, NULL, &b);
                         char where[128];
                         snprintf(where, sizeof where,
-                                 "flip %d players %d edition %d mode %d policies %d game %lu", flip,
+                                 "deck %d players %d edition %d mode %d policies %d game %lu", deck,
                                  players, edition, mode, ps, (unsigned long)game_no);
                         EXPECT(st == st2 && memcmp(&a, &b, sizeof a) == 0, "%s: a replay differs", where);
                         EXPECT(st == UNO_OK || st == UNO_ERR_LIMIT, "%s: status %d", where, st);
