@@ -79,7 +79,6 @@
  *   PAIRING           -       -         -        -        dark kind per card (written
  *                                                         first when cfg->repair; no
  *                                                         event of its own in Python)
- *   (17-23: other variants' events)
  *   STACK             seat    total     -        -        -    (C-H1: the seat answers a
  *                                                              pending `total` with the
  *                                                              draw card played next)
