@@ -447,6 +447,10 @@ typedef struct uno_game {
     int top_face;  /* face of the discard pile's top card */
     int side;      /* the side every card shows (F1, F3); 0 for a one-sided deck */
     int idle;      /* consecutive turns on which nothing could be drawn */
+    int pending;     /* C-H1: cards passed on by the stack being answered */
+    int last_player; /* who played the last card (the round's winner when it ends) */
+    int last_card;   /* the last card played (C-H4: what a jump-in answers) */
+    int jump_open;   /* C-H4: the next turn first offers a jump-in on last_card */
     int32_t rounds, turns, reshuffles, stalemates;
     uint8_t active[UNO_MAX_PLAYERS];
     /* next_seat[direction > 0][p]: uno_next's answer, kept by uno_seats_update whenever
@@ -468,10 +472,6 @@ typedef struct uno_game {
     uint8_t discard[UNO_MAX_CARDS];
     uint8_t hand[UNO_MAX_PLAYERS][UNO_HAND_CAP];
     uno_table own; /* the game's re-paired copy of the table (cfg->repair); t points to it */
-    int pending;     /* C-H1: cards passed on by the stack being answered */
-    int last_player; /* who played the last card (the round's winner when it ends) */
-    int last_card;   /* the last card played (C-H4: what a jump-in answers) */
-    int jump_open;   /* C-H4: the next turn first offers a jump-in on last_card */
 } uno_game;
 
 /* Queries on a state, shared by the engine and the policies. */
