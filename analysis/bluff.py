@@ -18,8 +18,8 @@ import tempfile
 import numpy as np
 import polars as pl
 
-from .common import (Setup, StudyError, fmt_ci, new_figure, paired_diff, run_games, save,
-                     rules_text)
+from .common import (Setup, StudyError, fmt_ci, new_figure, paired_diff, require_restricted,
+                     run_games, save, rules_text)
 from .doc import Section, StudyResult
 from uno_sim.rules import Rules
 
@@ -34,6 +34,7 @@ def run_grid(variant: str = "classic", players: int = 4, games: int = 1000, seed
              bluffs=GRID, challenges=GRID, n_jobs: int = 1) -> pl.DataFrame:
     """One row per (b, c, game): seat 0's win share `win` and points per round `ppr`,
     its bluffs, and the challenges its opponents made."""
+    require_restricted(variant, "bluff")
     if 0.0 not in [float(b) for b in bluffs]:
         raise StudyError("the bluff grid needs b = 0, the baseline of the paired differences")
     parts = []
@@ -162,6 +163,7 @@ def study(variant: str = "classic", players: int = 4, games: int = 1000, seed: i
           out: str | None = None, bluffs=GRID, challenges=GRID, grid: pl.DataFrame | None = None,
           n_jobs: int = 1) -> StudyResult:
     """Run (or reuse `grid`) and return tables, heatmap and reading for one variant and K."""
+    require_restricted(variant, "bluff")
     out, setup = grid_setup(variant, players, games, seed, out, "uno-bluff-")
     if grid is None:
         grid = run_grid(variant, players, games, seed, bluffs, challenges, n_jobs)

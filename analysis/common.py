@@ -20,6 +20,21 @@ def variants() -> tuple[str, ...]:
     return tuple(VARIANTS)
 
 
+def restricted_cards(variant: str) -> list[str]:
+    """Codes of the variant's restricted cards (C7, F4): what can be bluffed and challenged."""
+    from uno_sim.cards import deck_for
+
+    deck = deck_for(Rules(variant=variant))
+    return [k.code for k in deck.kinds if k.restricted and k.count > 0]
+
+
+def require_restricted(variant: str, study: str) -> None:
+    """StudyError for a bluff or challenge study of a variant with nothing to bluff."""
+    if not restricted_cards(variant):
+        raise StudyError(f"invalid variant {variant!r} for the {study} study: it has no "
+                         f"restricted card to bluff or challenge")
+
+
 def parse_variants(text: str | None) -> list[str]:
     """`all`, `classic` or `classic,flip` -> validated list of variant names."""
     if text in (None, "", "all"):

@@ -11,7 +11,7 @@ import datetime
 import os
 import time
 
-from .common import parse_players, parse_variants
+from .common import parse_players, parse_variants, restricted_cards
 from .doc import Section, render_html, render_markdown
 
 from uno_sim import __version__
@@ -31,7 +31,13 @@ def build(variants="all", games: int = 2000, seed: int = 0, out: str = "reports/
     sections = []
     say = log or (lambda msg: None)
     for v in names:
-        for k in ks:
+        if not restricted_cards(v):
+            sec = Section(f"Bluff and challenge: {v}")
+            sec.p(f"The {v} deck has no restricted card (no Wild Draw Four or other card "
+                  "that is legal only without the active color), so there is nothing to bluff "
+                  "or to challenge: these two studies do not apply.")
+            sections.append(sec)
+        for k in ks if restricted_cards(v) else ():
             say(f"bluff/challenge grid: {v}, {k} players")
             grid = bluff.run_grid(v, k, games, seed, n_jobs=n_jobs)
             sections += bluff.study(v, k, games, seed, out, grid=grid).sections

@@ -13,6 +13,16 @@
 
 #include "uno.h"
 
+/* UNO Extreme's code, kept out of the hot path of the other variants (not inlined). */
+#if defined(__GNUC__)
+#define UNO_COLD __attribute__((noinline, cold))
+/* the effect dispatcher: inlined into play(), whatever the variants' cases add to its size */
+#define UNO_INLINE __attribute__((always_inline)) inline
+#else
+#define UNO_COLD
+#define UNO_INLINE inline
+#endif
+
 #define ROUND_OVER (-1) /* take_turn: the player went out */
 #define STALEMATE (-2)  /* take_turn: nobody can draw (reference.Stalemate) */
 #define LIMIT (-2)      /* play_round: UNO_MAX_TURNS reached */
@@ -114,6 +124,41 @@ void uno_classic_table(uno_table *t, int wd4_value)
                    card_kind, NULL);
 }
 
+void uno_extreme_table(uno_table *t)
+{
+    /* cards.extreme_kinds: per color 1-9, Hit 2, Skip, Reverse, Discard All; then W, WX. */
+    static const int32_t act_face[4] = {22, 10, 11, 21}, act_value[4] = {20, 20, 20, 30};
+    static const int32_t act_effect[4] = {UNO_HIT, UNO_SKIP, UNO_REVERSE, UNO_DISCARD_ALL};
+    int32_t color[54], face[54], value[54], effect[54], amount[54], restricted[54], starter[54],
+        reason[54], card_kind[112];
+    int k = 0;
+    for (int c = 0; c < 4; c++) {
+        for (int f = 0; f < 13; f++, k++) {
+            int a = f - 9; /* the action index, 0..3 */
+            color[k] = c;
+            face[k] = f < 9 ? f + 1 : act_face[a];
+            value[k] = f < 9 ? f + 1 : act_value[a];
+            effect[k] = f < 9 ? UNO_NUMBER : act_effect[a];
+            amount[k] = f == 9 ? 2 : 0;
+            restricted[k] = 0;
+            starter[k] = UNO_STARTER_PLAY;
+            reason[k] = f == 9 ? UNO_R_HIT_TWO : UNO_R_CANNOT_PLAY;
+        }
+    }
+    color[k] = UNO_NO_COLOR, face[k] = 13, value[k] = 50, effect[k] = UNO_WILD, amount[k] = 0;
+    restricted[k] = 0, starter[k] = UNO_STARTER_PLAY, reason[k] = UNO_R_CANNOT_PLAY;
+    k++;
+    color[k] = UNO_NO_COLOR, face[k] = 23, value[k] = 50, effect[k] = UNO_WILD_HIT, amount[k] = 2;
+    restricted[k] = 0, starter[k] = UNO_STARTER_RETURN, reason[k] = UNO_R_EXTREME_HIT;
+    k++;
+    int n = 0;
+    for (int i = 0; i < k; i++)
+        for (int j = 0; j < (i < 52 ? 2 : 4); j++)
+            card_kind[n++] = i;
+    uno_table_init(t, k, color, face, value, effect, amount, restricted, starter, reason, n,
+                   card_kind, NULL);
+}
+
 void uno_flip_table(uno_table *t, const uint64_t key[4])
 {
     /*
@@ -188,6 +233,28 @@ int uno_config_check(const uno_config *cfg, const uno_table *t, const uno_policy
         return UNO_ERR_CONFIG;
     if (cfg->teams && (n % 2 || n < 4 || cfg->scoring != UNO_SCORING_STANDARD))
         return UNO_ERR_CONFIG;
+    if (cfg->variant == UNO_VARIANT_EXTREME) { /* E2: the launcher's law (rules._weights) */
+        if (cfg->launcher < 0 || cfg->launcher > UNO_LAUNCHER_DIST || cfg->launcher_fire < 0 ||
+            cfg->launcher_fire > 1000 || cfg->launcher_max_silent < 0 ||
+            cfg->launcher_n_burst < 1 || cfg->launcher_n_burst > UNO_LAUNCH_MAX ||
+            cfg->launcher_n_weights < 1 || cfg->launcher_n_weights > UNO_LAUNCH_MAX ||
+            cfg->hit_target_presses < 0 || cfg->hit_target_presses > 10)
+            return UNO_ERR_CONFIG;
+        int64_t burst = 0, any = 0, total = 0;
+        for (int i = 0; i < cfg->launcher_n_burst; i++) {
+            if (cfg->launcher_burst[i] < 0)
+                return UNO_ERR_CONFIG;
+            burst += cfg->launcher_burst[i];
+        }
+        for (int i = 0; i < cfg->launcher_n_weights; i++) {
+            if (cfg->launcher_weights[i] < 0)
+                return UNO_ERR_CONFIG;
+            total += cfg->launcher_weights[i];
+            any += i > 0 ? cfg->launcher_weights[i] : 0;
+        }
+        if (burst < 1 || burst > INT32_MAX || any < 1 || total > INT32_MAX)
+            return UNO_ERR_CONFIG;
+    }
     for (int s = 0; s < n; s++) {
         const uno_policy *q = &pol[s];
         if (q->id < 0 || q->id > UNO_POLICY_USER || q->color_rule < 0 ||
@@ -307,6 +374,74 @@ static int draw_cards(uno_game *g, int p, int k, int reason)
     return n - start;
 }
 
+/* reference.weighted: index i with probability w[i] / sum(w), one bounded draw (E2). */
+static int weighted(uno_rng *r, const int32_t *w, int n)
+{
+    uint32_t total = 0;
+    for (int i = 0; i < n; i++)
+        total += (uint32_t)w[i];
+    uint32_t x = uno_rng_bounded(r, total);
+    for (int i = 0; i < n; i++) {
+        if (x < (uint32_t)w[i])
+            return i;
+        x -= (uint32_t)w[i];
+    }
+    return n - 1; /* unreachable */
+}
+
+/*
+ * reference.Game.launcher_law (E2): the cards this press fires, before the cap
+ * at what the launcher holds; the table's randomness (the deal stream).
+ */
+static int launcher_law(uno_game *g)
+{
+    const uno_config *c = g->cfg;
+    if (c->launcher == UNO_LAUNCHER_DIST)
+        return weighted(&g->deal, c->launcher_weights, c->launcher_n_weights);
+    int fire = c->launcher_fire;
+    if (g->silent >= c->launcher_max_silent || fire >= 1000 ||
+        (fire > 0 && uno_rng_bounded(&g->deal, 1000) < (uint32_t)fire))
+        return 1 + weighted(&g->deal, c->launcher_burst, c->launcher_n_burst);
+    return 0;
+}
+
+/*
+ * reference.Game.press (E2, E3, E7): `by` presses the launcher once, aimed at
+ * `to`, who takes what it fires; an empty launcher is first reloaded with the
+ * discards but the top card.  Returns the cards fired, -1 when it held nothing.
+ */
+static UNO_COLD int press(uno_game *g, int by, int to, int reason)
+{
+    if (g->n_draw == 0)
+        reshuffle(g);
+    uint8_t *h = g->hand[to];
+    int start = g->hand_n[to], fired = -1;
+    if (g->n_draw > 0) {
+        int k = launcher_law(g);
+        g->silent = k ? 0 : g->silent + 1;
+        if (k > g->n_draw)
+            k = g->n_draw; /* never more than it holds */
+        for (int i = 0; i < k; i++)
+            h[start + i] = g->draw[--g->n_draw];
+        g->hand_n[to] = start + k;
+        g->counters[UNO_CT_CARDS_DRAWN][to] += k;
+        if (reason != UNO_R_CANNOT_PLAY && reason != UNO_R_VOLUNTARY)
+            g->failed[to] = 0; /* penalty cards: it may hold any color now */
+        fired = k;
+    }
+    if (g->tr) {
+        uno_trace_event(g->tr, UNO_EV_PRESS, to, reason, by, g->n_draw);
+        uno_trace_cards(g->tr, h + start, fired > 0 ? fired : 0);
+    }
+    return fired;
+}
+
+static UNO_COLD void presses(uno_game *g, int by, int to, int n, int reason)
+{
+    for (int i = 0; i < n; i++)
+        press(g, by, to, reason);
+}
+
 /* reference.Game.draw_until (F4): draw until a card of the active color, or nothing is left. */
 static void draw_until(uno_game *g, int p, int reason)
 {
@@ -328,7 +463,7 @@ static void draw_until(uno_game *g, int p, int reason)
 }
 
 /* reference.Game.draw_until_playable (C-H2): one at a time until a playable card. */
-static int draw_until_playable(uno_game *g, int p)
+static UNO_COLD int draw_until_playable(uno_game *g, int p)
 {
     uint8_t *h = g->hand[p];
     int start = g->hand_n[p], n = start;
@@ -383,7 +518,10 @@ static void uno_check(uno_game *g, int p)
             g->counters[UNO_CT_UNO_CAUGHT][p]++;
             if (g->tr)
                 uno_trace_event(g->tr, UNO_EV_CAUGHT, p, q, 0, 0);
-            draw_cards(g, p, 2, UNO_R_UNO_PENALTY);
+            if (g->launcher) /* E7: press twice instead of drawing 2 */
+                presses(g, p, p, 2, UNO_R_UNO_PENALTY);
+            else
+                draw_cards(g, p, 2, UNO_R_UNO_PENALTY);
             return;
         }
     }
@@ -394,7 +532,7 @@ static int play(uno_game *g, int p, int i);
 #define NO_STACK (-100) /* try_stack: the victim takes the cards */
 
 /* reference.Game.try_stack (C-H1): the victim may answer with a draw card. */
-static int try_stack(uno_game *g, int victim, int k, int pend)
+static UNO_COLD int try_stack(uno_game *g, int victim, int k, int pend)
 {
     int total = pend + g->t->amount[k];
     const uint8_t *h = g->hand[victim];
@@ -414,7 +552,7 @@ static int try_stack(uno_game *g, int victim, int k, int pend)
 }
 
 /* reference.Game.seven_o (C-H5): a 7 swaps p's hand with a target's, a 0 passes all on. */
-static void seven_o(uno_game *g, int p, int card, int face)
+static UNO_COLD void seven_o(uno_game *g, int p, int card, int face)
 {
     uint8_t tmp[UNO_HAND_CAP];
     if (face == 7) {
@@ -669,13 +807,39 @@ static int custom(uno_game *g, int p, int k, int out)
 }
 
 /*
+ * The launcher's cards of resolve (reference.Game.resolve): Hit 2 (E5; as a
+ * starter p is the dealer and the first player presses) and Extreme Hit (E6).
+ */
+static UNO_COLD int resolve_hit(uno_game *g, int p, int card, int k, int out, int starter)
+{
+    const uno_table *t = g->t;
+    int victim;
+    if (t->effect[k] == UNO_HIT) {
+        victim = uno_next(g, p);
+        presses(g, victim, victim, t->amount[k], t->reason[k]);
+        if (out)
+            return ROUND_OVER;
+        skip(g, victim);
+        return adv(g, p, 2);
+    }
+    if (starter)
+        return -3 - card;
+    victim = uno_choose_target(g, p, card); /* aim at a player; the attacker presses at it */
+    if (g->tr)
+        uno_trace_event(g->tr, UNO_EV_AIM, p, victim, 0, 0);
+    presses(g, victim, victim, g->cfg->hit_target_presses, t->reason[k]);
+    presses(g, p, victim, t->amount[k], t->reason[k]);
+    return out ? ROUND_OVER : uno_next(g, p);
+}
+
+/*
  * The one effect dispatcher (C9-C12, C11 at two players, C14 on a last
  * card), for plays (reference.Game.resolve) and for the starter card
  * (the tail of reference.Game.start_round, starter != 0, p = the dealer).
  * Returns the next seat to play, ROUND_OVER, or -3 - card for a card that
  * cannot start.
  */
-static int resolve(uno_game *g, int p, int card, int bluff, int prev_color, int prev_face,
+static UNO_INLINE int resolve(uno_game *g, int p, int card, int bluff, int prev_color, int prev_face,
                    int starter)
 {
     const uno_table *t = g->t;
@@ -689,6 +853,11 @@ static int resolve(uno_game *g, int p, int card, int bluff, int prev_color, int 
         if (g->cfg->seven_o && !starter && (t->face[k] == 7 || t->face[k] == 0))
             seven_o(g, p, card, t->face[k]);
         return uno_next(g, p);
+    case UNO_DISCARD_ALL: /* E4: as a starter too, it is matched like any card */
+        return out ? ROUND_OVER : uno_next(g, p);
+    case UNO_HIT:
+    case UNO_WILD_HIT:
+        return resolve_hit(g, p, card, k, out, starter);
     case UNO_WILD:
     case UNO_WILD_FEWEST_DRAW:
     case UNO_WILD_EXCHANGE:
@@ -824,6 +993,35 @@ static int resolve(uno_game *g, int p, int card, int bluff, int prev_color, int 
     return nxt;
 }
 
+/*
+ * The second half of reference.Game.play for a Discard All (E4), just played
+ * and on top of the discard pile: the rest of its color goes under it, in
+ * hand order (the others keep theirs); the trace shows them after the play.
+ */
+static UNO_COLD void discard_all(uno_game *g, int p, int card)
+{
+    const uno_table *t = g->t;
+    const int side = g->side;
+    if (t->effect[t->card_kind[side][card]] != UNO_DISCARD_ALL)
+        return;
+    const int col = t->card_color[side][card];
+    uint8_t *h = g->hand[p];
+    int also = --g->n_discard, m = 0;
+    for (int j = 0, n = g->hand_n[p]; j < n; j++) {
+        int c = h[j];
+        if (t->card_color[side][c] == col)
+            g->discard[g->n_discard++] = (uint8_t)c;
+        else
+            h[m++] = (uint8_t)c;
+    }
+    g->hand_n[p] = m;
+    g->discard[g->n_discard++] = (uint8_t)card;
+    if (g->tr) {
+        uno_trace_event(g->tr, UNO_EV_DISCARD_ALL, p, 0, 0, 0);
+        uno_trace_cards(g->tr, g->discard + also, g->n_discard - 1 - also);
+    }
+}
+
 /* reference.Game.play: p plays the card at hand index i. */
 static int play(uno_game *g, int p, int i)
 {
@@ -855,6 +1053,8 @@ static int play(uno_game *g, int p, int i)
         g->counters[UNO_CT_BLUFFS][p] += bluff;
     if (g->tr)
         uno_trace_event(g->tr, UNO_EV_PLAY, p, card, named, restricted ? !bluff : -1);
+    if (g->launcher) /* UNO Extreme only: one test of a flag in every other game */
+        discard_all(g, p, card);
     if (g->hand_n[p] == 1) {
         int e = t->effect[t->card_kind[side][card]];
         /* S2: no UNO call on the hand-exchange wild, C-H5 nor on a Seven-O 7 or 0
@@ -871,7 +1071,7 @@ static int play(uno_game *g, int p, int i)
  * turn of the jumper, asked in play order from the seat after its player;
  * NO_STACK when nobody jumps.
  */
-static int jump_turn(uno_game *g)
+static UNO_COLD int jump_turn(uno_game *g)
 {
     g->jump_open = 0;
     int top = g->discard[g->n_discard - 1];
@@ -896,6 +1096,18 @@ static int jump_turn(uno_game *g)
     return NO_STACK;
 }
 
+/* E3 (reference.Game.take_turn): press once; what fires joins the hand; the turn passes. */
+static UNO_COLD int press_turn(uno_game *g, int p, int forced)
+{
+    if (press(g, p, p, forced ? UNO_R_CANNOT_PLAY : UNO_R_VOLUNTARY) >= 0)
+        g->idle = 0;
+    else if (++g->idle >= g->n_active) /* nothing left to fire, nothing to reload */
+        return STALEMATE;
+    if (g->tr)
+        uno_trace_event(g->tr, UNO_EV_PASS, p, 0, 0, 0);
+    return uno_next(g, p);
+}
+
 /* reference.Game.take_turn: returns the next seat, ROUND_OVER or STALEMATE. */
 static int take_turn(uno_game *g, int p)
 {
@@ -916,6 +1128,8 @@ static int take_turn(uno_game *g, int p)
     if (g->color >= 0) /* public: p drew on this color */
         g->failed[p] |= (uint8_t)(1u << g->color);
     int forced = !has_legal_play(g, p);
+    if (g->launcher)
+        return press_turn(g, p, forced);
     int got;
     if (forced && cfg->draw_until_playable) /* C-H2 */
         got = draw_until_playable(g, p);
@@ -1032,6 +1246,7 @@ static int start_round(uno_game *g, int dealer, const uint8_t *deck)
     g->direction = 1;
     g->idle = 0;
     g->jump_open = 0;
+    g->silent = 0; /* E2: the launcher's state is per round */
     g->side = 0; /* F2: every round starts on the light side */
     uint8_t *pile = g->draw; /* the draw pile from the start: top last */
     int np = size;
@@ -1288,6 +1503,8 @@ static void init_game(uno_game *g, const uno_config *cfg, const uno_table *t,
     g->top_face = -1;
     g->side = 0;
     g->idle = 0;
+    g->launcher = cfg->variant == UNO_VARIANT_EXTREME;
+    g->silent = 0;
     g->rounds = g->turns = g->reshuffles = g->stalemates = 0;
     memset(g->active, 0, sizeof g->active);
     memset(g->active, 1, (size_t)g->n);

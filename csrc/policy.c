@@ -253,8 +253,11 @@ static int strategic_score(const uno_game *g, int p, int i, const int mine[4], i
             s += 25;
         if (low <= 2) /* someone is about to go out: dump high values */
             s += 2 * v;
-        if (e == UNO_SKIP || e == UNO_DRAW_CARDS || (e == UNO_REVERSE && g->n_active == 2))
+        if (e == UNO_SKIP || e == UNO_DRAW_CARDS || e == UNO_HIT ||
+            (e == UNO_REVERSE && g->n_active == 2))
             s += nx_n <= 2 ? 80 : 10; /* hit the next player, hardest when it is close */
+        else if (e == UNO_DISCARD_ALL) /* E4: sheds the rest of its color too */
+            s += 4 * (mine[col - 4 * g->side] - 1);
         else if (e == UNO_REVERSE)
             s += (nx_n <= 2 ? 40 : 0) - (pv_n <= 2 ? 40 : 0);
         else if (e == UNO_SKIP_ALL) /* F4: every opponent loses a turn */
@@ -262,7 +265,8 @@ static int strategic_score(const uno_game *g, int p, int i, const int mine[4], i
         else if (e == UNO_FLIP && nx_n <= 2) /* F3/F6: flip a close next player's hand over, */
             s += other_side_wild(g, uno_next(g, p)) ? -40 : 40; /* unless a wild is there */
     } else {
-        s = uno_restricted(g, c) ? (nx_n <= 2 ? 150 : -40) : -80; /* keep wilds for the end */
+        int hits = uno_restricted(g, c) || e == UNO_WILD_HIT; /* E6: an Extreme Hit hurts too */
+        s = hits ? (nx_n <= 2 ? 150 : -40) : -80; /* keep wilds for the end */
         if (nx_n <= 2)
             s += 30; /* change the color on a player about to go out */
         if (g->hand_n[p] <= 2)

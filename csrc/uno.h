@@ -21,8 +21,9 @@
  *          dark: pink, teal, orange, purple); -1 (UNO_NO_COLOR) for a wild.
  * face     the matching symbol: 0..9 numbers, 10 Skip, 11 Reverse,
  *          12 Draw Two, 13 Wild, 14 WD4, 15 +1, 16 +5, 17 Skip Everyone,
- *          18 Flip, 19 Wild Draw Two, 20 Wild Draw Color, 24 Badtz-Maru,
- *          25 hand exchange, 26..31 customizable wild of rule 0..5 (cards.FACE_*).
+ *          18 Flip, 19 Wild Draw Two, 20 Wild Draw Color, 21 Discard All,
+ *          22 Hit 2, 23 Extreme Hit, 24 Badtz-Maru, 25 hand exchange,
+ *          26..31 customizable wild of rule 0..5 (cards.FACE_*).
  *          Two cards match by symbol when their faces are equal.
  * effect   uno_effect (cards.Effect); starter: uno_starter (cards.Starter);
  *          reason: uno_reason (cards.DrawReason).
@@ -79,6 +80,11 @@
  *   PAIRING           -       -         -        -        dark kind per card (written
  *                                                         first when cfg->repair; no
  *                                                         event of its own in Python)
+ *   PRESS             to      reason    by       left     cards fired (E2: one press of
+ *                                                         the launcher by `by`, aimed at
+ *                                                         `to`; left: cards it still holds)
+ *   DISCARD_ALL       seat    -         -        -        cards put down under it (E4)
+ *   AIM               seat    target    -        -        -    (E6 Extreme Hit)
  *   STACK             seat    total     -        -        -    (C-H1: the seat answers a
  *                                                              pending `total` with the
  *                                                              draw card played next)
@@ -124,7 +130,9 @@ enum uno_effect {
     UNO_SKIP_ALL = 6,       /* F4 Skip Everyone */
     UNO_FLIP = 7,           /* F3 */
     UNO_WILD_DRAW_COLOR = 8, /* F4: draw until the named color */
-    /* 9-11: UNO Extreme */
+    UNO_DISCARD_ALL = 9,       /* E4: the rest of its color goes down with it */
+    UNO_HIT = 10,              /* E5: next presses the launcher `amount` times, loses the turn */
+    UNO_WILD_HIT = 11,         /* E6: names a color and a target; `amount` presses at it */
     UNO_WILD_FEWEST_DRAW = 12, /* H2 Badtz-Maru: the fewest cards draw `amount` */
     UNO_WILD_EXCHANGE = 13,    /* S2: swap hands with an opponent, or shuffle all hands */
     UNO_WILD_CUSTOM = 14       /* S3: customizable rule number `amount` (UNO_CUSTOM_*) */
@@ -157,7 +165,8 @@ enum uno_reason {
     UNO_R_DRAW_FIVE = 7,
     UNO_R_WILD_DRAW_TWO = 8,
     UNO_R_WILD_DRAW_COLOR = 9,
-    /* 10-13: UNO Extreme */
+    UNO_R_HIT_TWO = 10,      /* E5 */
+    UNO_R_EXTREME_HIT = 11,  /* E6; 12, 13 reserved for UNO Extreme */
     UNO_R_BADTZ_MARU = 14,   /* H2 */
     UNO_R_CUSTOM_COLOR = 15, /* S3 draw_color */
     UNO_R_DRAW_THREE = 16,   /* S3 draw_three */
@@ -172,6 +181,9 @@ enum { UNO_DEALER_ZERO = 0, UNO_DEALER_REDRAW = 1 };
 enum { UNO_DRAWN_MAY = 0, UNO_DRAWN_MUST = 1 };
 enum { UNO_CHALLENGE_MODERN = 0, UNO_CHALLENGE_VINTAGE = 1 };
 enum { UNO_SCORING_STANDARD = 0, UNO_SCORING_ELIMINATION = 1, UNO_SCORING_LOWEST = 2 };
+enum { UNO_VARIANT_EXTREME = 2 }; /* rules.VARIANTS index of UNO Extreme */
+enum { UNO_LAUNCHER_MODEL = 0, UNO_LAUNCHER_DIST = 1 }; /* rules.LAUNCHER (E2) */
+#define UNO_LAUNCH_MAX 32 /* rules.LAUNCHER_MAX: entries of a launcher weight table */
 /* rules.STACKING (C-H1): a mask of the stackable families, 1 colored draw cards
    (UNO_DRAW_CARDS), 2 fixed-amount wild draw cards (UNO_WILD_DRAW) */
 enum { UNO_STACK_NONE = 0, UNO_STACK_DRAW2 = 1, UNO_STACK_DRAW4 = 2, UNO_STACK_BOTH = 3 };
@@ -196,6 +208,15 @@ typedef struct uno_config {
     int32_t max_rounds;
     /* Hand-exchange deck (house-2018, S2) */
     int32_t exchange; /* UNO_EXCHANGE_*: rules.EXCHANGE */
+    /* UNO Extreme (E2): the launcher's firing law (rules.Rules launcher_*) */
+    int32_t launcher;            /* UNO_LAUNCHER_* */
+    int32_t launcher_fire;       /* model: chance per mille that a press fires, 0..1000 */
+    int32_t launcher_max_silent; /* model: a press fires after this many silent ones */
+    int32_t launcher_n_burst;    /* model: entries of launcher_burst, 1..UNO_LAUNCH_MAX */
+    int32_t launcher_burst[UNO_LAUNCH_MAX]; /* model: weight of a burst of i + 1 cards */
+    int32_t launcher_n_weights;  /* dist: entries of launcher_weights, 1..UNO_LAUNCH_MAX */
+    int32_t launcher_weights[UNO_LAUNCH_MAX]; /* dist: weight of firing i cards */
+    int32_t hit_target_presses;  /* E6: the target's own presses before the attacker's, 0..10 */
     /* house rules C-H1..C-H5 (rules.Rules, same order), 0 = off */
     int32_t stacking;            /* UNO_STACK_* (C-H1) */
     int32_t draw_until_playable; /* 0/1 (C-H2) */
@@ -254,6 +275,9 @@ void uno_table_derive(uno_table *t, int side);
 /* The classic 108-card table of cards.classic_kinds(wd4_value) (tests, benchmarks). */
 void uno_classic_table(uno_table *t, int wd4_value);
 
+/* The UNO Extreme 112-card table of cards.extreme_kinds() (tests, benchmarks). */
+void uno_extreme_table(uno_table *t);
+
 /*
  * The UNO Flip table of cards.build_flip_deck (tests, benchmarks): the pairing
  * is shuffled by game 0x464C4950 of the run `key` (cards.PAIRING_GAME).
@@ -279,8 +303,8 @@ enum uno_decision {
     UNO_DEC_STACK = 8,       /* C-H1: arg = the pending total; returns a hand index that
                                 answers it (uno_can_stack) or UNO_DRAW to take the cards */
     UNO_DEC_JUMP_IN = 9,     /* C-H4: arg = the card just played; returns 0/1 */
-    /* 12-13: UNO Extreme */
     UNO_DEC_DISCARD = 10     /* S3: arg = cards still to put down; returns a hand index */
+    /* 11 reserved; 12-13: UNO Extreme */
 };
 #define UNO_DECIDE_ABORT (-1000) /* a callback's "stop the game" (error kept by the caller) */
 
@@ -329,7 +353,9 @@ enum uno_event_type {
     UNO_EV_FLIP,
     UNO_EV_DRAW_UNTIL,
     UNO_EV_PAIRING,
-    /* 17-19: UNO Extreme */
+    UNO_EV_PRESS = 17,         /* E2 */
+    UNO_EV_DISCARD_ALL = 18,   /* E4 */
+    UNO_EV_AIM = 19,           /* E6 */
     UNO_EV_EXCHANGE = 20,      /* S2 */
     UNO_EV_SHUFFLE_HANDS = 21, /* S2 exchange=shuffle */
     UNO_EV_PUT_DOWN = 22,      /* S3 */
@@ -472,6 +498,8 @@ typedef struct uno_game {
     uint8_t discard[UNO_MAX_CARDS];
     uint8_t hand[UNO_MAX_PLAYERS][UNO_HAND_CAP];
     uno_table own; /* the game's re-paired copy of the table (cfg->repair); t points to it */
+    int launcher;  /* E2: UNO Extreme, the draw pile is the launcher (cfg->variant) */
+    int silent;    /* E2: presses in a row that fired nothing, this round */
 } uno_game;
 
 /* Queries on a state, shared by the engine and the policies. */

@@ -292,6 +292,12 @@ def test_report_renders(tmp_path):
     assert html.count("data:image/png;base64,") >= 4
     pngs = [f for f in os.listdir(out) if f.endswith(".png")]
     assert len(pngs) >= 4 and all(p in md for p in pngs)
+    from uno_sim.rules import VARIANTS
+
+    for v in VARIANTS:  # every variant has its balance study
+        assert f"Balance: seat win shares, {v}" in md, v
+    # E1: no restricted card in Extreme, so its bluff and challenge studies are skipped
+    assert "## Bluff and challenge: extreme" in md and "Bluff: extreme" not in md
 
 
 def test_cli_study_and_report(tmp_path, capsys):
@@ -303,6 +309,8 @@ def test_cli_study_and_report(tmp_path, capsys):
     assert os.path.exists(tmp_path / "s" / "study.md")
     assert main(["study", "balance", "--variant", "nope"]) == 2
     assert "nope" in capsys.readouterr().err
+    assert main(["study", "bluff", "--variant", "extreme", "--games", "10"]) == 2
+    assert "no restricted card" in capsys.readouterr().err
     assert main(["report", "--games", "0"]) == 2
     assert set(STUDIES) == {"bluff", "challenge", "balance"}
 

@@ -3,7 +3,7 @@
 `tests/c/check_main.c` plays a grid of seeded games (classic and UNO Flip
 decks, Flip with its pairing fixed and re-paired per game, the Hello Kitty deck,
 the hand-exchange deck with both exchange modes and every customizable rule,
-every target rule; players 2..10, both
+every target rule, the UNO Extreme deck with both launcher laws; players 2..10, both
 editions, every scoring mode and teams, every knob at 0, 0.5 and 1, strategic
 seats; and every combination of the house rules C-H1..C-H5 on both decks) through the C engine compiled with ``-DUNO_CHECK`` and, where the
 compiler has them, AddressSanitizer and UBSan.  For Flip every one of the 112
@@ -66,6 +66,17 @@ def test_flip_conserves_all_112_cards(tmp_path):
     exe, err = _build(tmp_path, "check_flip")
     assert exe is not None, err
     run = subprocess.run([str(exe), "1", "2024", "flip"], capture_output=True, text=True,
+                         timeout=300)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert "games ok" in run.stdout
+
+
+def test_extreme_conserves_all_112_cards(tmp_path):
+    """UNO Extreme only, another seed: every card in the hands, the launcher (the draw
+    pile) and the discards after every press, Discard All and reload."""
+    exe, err = _build(tmp_path, "check_extreme")
+    assert exe is not None, err
+    run = subprocess.run([str(exe), "2", "2025", "extreme"], capture_output=True, text=True,
                          timeout=300)
     assert run.returncode == 0, run.stderr[-2000:]
     assert "games ok" in run.stdout

@@ -163,3 +163,13 @@ def test_game_limit_is_one_line_naming_the_game(capsys):
     assert code == 2
     assert err.startswith("uno-sim: error: game 0 did not end within 100000 turns")
     assert err.count("\n") == 1
+
+
+def test_summary_names_the_switches_off_their_defaults(capsys):
+    assert main(["run", "--games", "20", "--rule", "edition=vintage", "--rule", "challenge=modern",
+                 "--rule", "hand_size=5"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].endswith("edition vintage")
+    assert lines[1] == "rules: challenge=modern, hand_size=5"  # drawn_card=must etc. are vintage's
+    assert main(["run", "--games", "20"]) == 0
+    assert not any(line.startswith("rules:") for line in capsys.readouterr().out.splitlines())

@@ -14,6 +14,11 @@ about N_DIFF / 12 games): player counts 2..10, both editions, every scoring
 mode, the pairing fixed by two deck seeds or re-paired every game, and the
 same policy sets.
 
+UNO Extreme (RULES.md E1-E7) has its own sweep too (`test_extreme_sweep`, about
+N_DIFF / 5 games): player counts 2..10, both editions, every scoring mode, the
+launcher's two laws with their parameters at the defaults, at extremes (fires
+always, never before the silence bound, a bound of 0) and in between, the same
+policy sets and one whose seats aim their Extreme Hits by every target rule.
 Hello Kitty (H1-H3) and the hand-exchange deck (S1-S3) share a third sweep
 (`test_decks_sweep`, about N_DIFF / 6 games): player counts 2..10, both
 editions, every scoring mode, the same policy sets plus one with every target
@@ -21,7 +26,7 @@ rule, both exchange modes and every customizable rule.
 
 The house rules C-H1..C-H5 have theirs (`test_house_rules_sweep`, about N_DIFF / 10
 games): random combinations of the five switches on classic and Flip (and, fewer, on
-the Hello Kitty and house-2018 decks), player counts 2..10, both editions, every
+the Hello Kitty, house-2018 and Extreme decks), player counts 2..10, both editions, every
 scoring mode and teams, the policy sets above with the knobs `stack` and `jump_in` at
 0, mid and 1 (drawn per seat in the mixed sets) and every target rule.
 """
@@ -119,6 +124,8 @@ def game_rules(players: int, edition: str, mode: str, j: int, variant: str = "cl
     if variant == "flip":
         kw["flip_pairing"] = "game" if j % 3 == 1 else "deck"
         kw["deck_seed"] = j % 2
+    if variant == "extreme":
+        kw.update(LAUNCHERS[j % len(LAUNCHERS)])
     if mode == "teams":
         kw["teams"] = True
     else:
@@ -176,10 +183,52 @@ def test_flip_sweep(players, edition, mode, pol):
                      game=1000 * j + case)
 
 
+# E2: the launcher's laws, defaults first, then parameters at their extremes and between
+LAUNCHERS = (
+    {},
+    {"launcher": "dist"},
+    {"launcher_fire": 0, "launcher_max_silent": 2, "launcher_burst": "0,0,1,1"},
+    {"launcher_fire": 1000, "launcher_burst": "1"},
+    {"launcher_fire": 500, "launcher_max_silent": 0, "launcher_burst": "3,0,0,0,0,0,0,0,0,0,0,1"},
+    {"launcher": "dist", "launcher_weights": "0,1"},
+    {"launcher": "dist", "launcher_weights": "9,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,1"},
+    {"launcher_fire": 50, "launcher_max_silent": 12, "hit_target_presses": 1},
+    {"launcher": "dist", "hit_target_presses": 2},
+)
+TARGETS = ("most", "fewest", "next", "random")
+
+
+def extreme_cases():
+    for players in range(2, 11):
+        for mode in MODES:
+            if mode == "teams" and (players < 4 or players % 2):
+                continue
+            for pol in POLICY_SETS + ("targets",):
+                yield players, ("modern", "vintage")[(players + len(pol)) % 2], mode, pol
+
+
+EXTREME_CASES = list(extreme_cases())
+EXTREME_GAMES_PER_CASE = max(1, N_DIFF // 5 // len(EXTREME_CASES))
+
+
+@pytest.mark.parametrize("players,edition,mode,pol", EXTREME_CASES,
+                         ids=[f"p{p}-{e}-{m}-{q}" for p, e, m, q in EXTREME_CASES])
+def test_extreme_sweep(players, edition, mode, pol):
+    case = EXTREME_CASES.index((players, edition, mode, pol))
+    rng = random.Random(20_000 + case)
+    for j in range(EXTREME_GAMES_PER_CASE):
+        rules = game_rules(players, edition, mode, j + case, variant="extreme")
+        if pol == "targets":  # every target rule, knobs between 0 and 1
+            pols = [spec(("greedy", "strategic", "random")[s % 3], **MID,
+                         target=TARGETS[(s + j) % 4]) for s in range(players)]
+        else:
+            pols = policy_set(pol, players, rng)
+        compare_game(rules, pols, seed=900 + case, game=1000 * j + case)
+
+
 CUSTOM_SETS = ("draw_color,wilds_down,draw_three", "extra_turn,seven,three",
                "three,draw_color,extra_turn", "wilds_down,seven,draw_three", "seven",
                "draw_color,draw_color,wilds_down")
-TARGETS = ("most", "fewest", "next", "random")
 
 
 def decks_cases():
@@ -224,7 +273,7 @@ def house_cases():
             for pol in POLICY_SETS:
                 yield players, variant, pol
     for players in (2, 5, 8):  # the same switches on the other decks that have the cards
-        for variant in ("hello-kitty", "house-2018"):
+        for variant in ("hello-kitty", "house-2018", "extreme"):
             for pol in ("greedy", "mid", "mixed"):
                 yield players, variant, pol
 
@@ -272,8 +321,10 @@ def test_house_rules_sweep(players, variant, pol):
         modes = [m for m in MODES if m != "teams" or (players >= 4 and players % 2 == 0)]
         mode = modes[(case + j) % len(modes)]
         edition = ("modern", "vintage")[(case + j) % 2]
-        rules = game_rules(players, edition, mode, j, variant=variant).replace(
-            **house_switches(rng))
+        switches = house_switches(rng)
+        if variant == "extreme":  # no stackable card, no draw pile (C-H1, C-H2 refused)
+            switches.update(stacking="none", draw_until_playable=False)
+        rules = game_rules(players, edition, mode, j, variant=variant).replace(**switches)
         compare_game(rules, house_policies(pol, players, rng), seed=1900 + case,
                      game=1000 * j + case)
 
@@ -295,6 +346,9 @@ FULL = [
      ["strategic", "greedy(color=smart)", "strategic(challenge=auto)", "random"]),
     (Rules(variant="flip", players=2, edition="vintage"),
      ["strategic", "strategic(challenge=auto,challenge_threshold=0.3)"]),
+    (Rules(variant="extreme", players=4), "greedy"),
+    (Rules(variant="extreme", players=3, launcher="dist"), spec("random", **MID)),
+    (Rules(variant="extreme", players=2, edition="vintage"), ["strategic", "greedy"]),
     (Rules(variant="hello-kitty", players=4), "greedy"),
     (Rules(variant="hello-kitty", players=3, edition="vintage"),
      ["strategic", "greedy", "random(forget_uno=0.3)"]),

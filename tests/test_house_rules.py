@@ -581,3 +581,23 @@ def test_cli_policies_lists_the_house_knobs(capsys):
     assert main(["policies"]) == 0
     out = capsys.readouterr().out
     assert "stack " in out and "jump_in " in out and "C-H1" in out and "C-H4" in out
+
+
+def test_house_rules_on_uno_extreme():
+    """Extreme has no Draw Two-like card nor WD4 (stacking is refused), no draw pile to draw
+    from until playable (E3: one press), 7s but no 0s (Seven-O swaps only)."""
+    with pytest.raises(RulesError, match="invalid stacking 'draw2' for variant 'extreme'"):
+        Rules(variant="extreme", stacking="draw2")
+    with pytest.raises(RulesError, match="invalid stacking 'both' for variant 'extreme'"):
+        Rules(variant="extreme", stacking="both")
+    with pytest.raises(RulesError, match="invalid draw_until_playable True for variant 'extreme'"):
+        Rules(variant="extreme", draw_until_playable=True)
+    rules = Rules(variant="extreme", players=4, target=200, seven_o=True, jump_in=True,
+                  forced_play=True)
+    for g in range(3):
+        a = uno_sim.play_game(rules, "random(jump_in=0.7)", seed=6, game=g, trace=True)
+        b = uno_sim.play_game(rules, "random(jump_in=0.7)", seed=6, game=g, trace=True,
+                              engine="reference")
+        assert a == b and a.events == b.events
+        kinds = {e["e"] for e in a.events}
+        assert "rotate" not in kinds and ("swap" in kinds or g < 2)

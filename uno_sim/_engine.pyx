@@ -170,11 +170,17 @@ cdef extern from "uno.h":
         UNO_DECIDE_ABORT
         UNO_MAX_TURNS
         UNO_MAX_ROUNDS
+        UNO_LAUNCH_MAX
 
     ctypedef struct uno_config:
         int32_t variant, players, edition, dealer_draw, drawn_card, challenge
         int32_t wd4_value, scoring, target, teams, hand_size, repair, max_turns, max_rounds
         int32_t exchange
+        int32_t launcher, launcher_fire, launcher_max_silent, launcher_n_burst
+        int32_t launcher_burst[32]
+        int32_t launcher_n_weights
+        int32_t launcher_weights[32]
+        int32_t hit_target_presses
         int32_t stacking, draw_until_playable, forced_play, jump_in, seven_o
 
     ctypedef struct uno_table:
@@ -194,6 +200,7 @@ cdef extern from "uno.h":
         const uno_config *cfg
         uno_rng *rng
         int n, direction, color, side, n_draw, n_discard
+        int launcher, silent
         int32_t rounds, turns
         uint8_t active[10]
         int32_t scores[10]
@@ -268,6 +275,7 @@ cdef extern from "uno.h":
                        const int32_t *restricted, const int32_t *starter, const int32_t *reason,
                        int n_cards, const int32_t *card_kind, const int32_t *dark_kind) nogil
     void uno_classic_table(uno_table *t, int wd4_value) nogil
+    void uno_extreme_table(uno_table *t) nogil
     void uno_flip_table(uno_table *t, const uint64_t *key) nogil
     int uno_config_check(const uno_config *cfg, const uno_table *t, const uno_policy *pol) nogil
     void uno_trace_init(uno_trace *tr) nogil
@@ -302,6 +310,9 @@ cdef enum:
     EV_FLIP
     EV_DRAW_UNTIL
     EV_PAIRING
+    EV_PRESS = 17
+    EV_DISCARD_ALL = 18
+    EV_AIM = 19
     EV_EXCHANGE = 20
     EV_SHUFFLE_HANDS = 21
     EV_PUT_DOWN = 22
@@ -338,6 +349,13 @@ def classic_table_arrays(int wd4_value=50):
     """The C twin of the classic table (``uno_classic_table``), as DeckTable.arrays() columns."""
     cdef uno_table t
     uno_classic_table(&t, wd4_value)
+    return _table_arrays(&t)
+
+
+def extreme_table_arrays():
+    """The C twin of the UNO Extreme table (``uno_extreme_table``), as DeckTable.arrays() columns."""
+    cdef uno_table t
+    uno_extreme_table(&t)
     return _table_arrays(&t)
 
 
@@ -419,7 +437,8 @@ cdef object _raw_state(uno_game *g, int seat):
         dark_kind=tuple([g.t.card_kind[1][i] for i in range(g.t.n_cards)])
         if g.t.n_sides == 2 else None,
         draw_top=g.draw[g.n_draw - 1] if g.n_draw > 0 else -1, teams=bool(g.cfg.teams),
-        stacking=g.cfg.stacking, forced_play=bool(g.cfg.forced_play))
+        silent=g.silent if g.launcher else -1, stacking=g.cfg.stacking,
+        forced_play=bool(g.cfg.forced_play))
 
 
 cdef int _user_decide(void *ctx, uno_game *g, int seat, int decision, int arg) noexcept with gil:
@@ -447,7 +466,10 @@ cdef void _key(key, uint64_t *k) except *:
 cdef class Engine:
     """One rules + policies configuration, ready to play (used by uno_sim.engine).
 
-    ``config``: the 18 ints of uno_config (max_turns, max_rounds apart); ``arrays``: DeckTable.arrays();
+    ``config``: the 13 ints of uno_config (max_turns, max_rounds apart), then (UNO Extreme,
+    E2, E6) launcher, launcher_fire, launcher_max_silent, the burst and weights tuples and
+    hit_target_presses, then (house rules C-H1..C-H5) stacking, draw_until_playable,
+    forced_play, jump_in, seven_o; ``arrays``: DeckTable.arrays();
     ``policies``: per seat (id, color_rule, bluff, challenge, forget_uno, catch,
     play_drawn, voluntary_draw); ``codes``: per side, card id -> card code.
     """
@@ -471,8 +493,20 @@ cdef class Engine:
         (self.cfg.variant, self.cfg.players, self.cfg.edition, self.cfg.dealer_draw,
          self.cfg.drawn_card, self.cfg.challenge, self.cfg.wd4_value, self.cfg.scoring,
          self.cfg.target, self.cfg.teams, self.cfg.hand_size, self.cfg.repair,
-         self.cfg.exchange, self.cfg.stacking, self.cfg.draw_until_playable, self.cfg.forced_play,
-         self.cfg.jump_in, self.cfg.seven_o) = config
+         self.cfg.exchange) = config[:13]
+        extreme = config[13:19] or (0, 333, 5, (1,), (0, 1), 0)
+        self.cfg.launcher, self.cfg.launcher_fire, self.cfg.launcher_max_silent = extreme[:3]
+        burst, weights = extreme[3], extreme[4]
+        self.cfg.hit_target_presses = extreme[5]
+        if not (1 <= len(burst) <= UNO_LAUNCH_MAX and 1 <= len(weights) <= UNO_LAUNCH_MAX):
+            raise RulesError(f"invalid launcher weights: 1 to {UNO_LAUNCH_MAX} entries expected")
+        self.cfg.launcher_n_burst = len(burst)
+        self.cfg.launcher_n_weights = len(weights)
+        for i in range(UNO_LAUNCH_MAX):
+            self.cfg.launcher_burst[i] = burst[i] if i < len(burst) else 0
+            self.cfg.launcher_weights[i] = weights[i] if i < len(weights) else 0
+        (self.cfg.stacking, self.cfg.draw_until_playable, self.cfg.forced_play,
+         self.cfg.jump_in, self.cfg.seven_o) = config[19:24] or (0, 0, 0, 0, 0)
         self.cfg.max_turns = 0
         self.cfg.max_rounds = 0
         names = _TABLE_COLUMNS + ("card_kind", "dark_kind")
@@ -757,6 +791,14 @@ cdef class Engine:
                 sides = [sides[0], [self.dark_codes[d[1 + j]] for j in range(d[0])]]
                 pairs = [f"{lc}/{dc}" for lc, dc in zip(sides[0], sides[1])]
                 continue
+            elif t == EV_PRESS:  # E2: one press of the launcher
+                ev = {"e": "press", "p": e.p, "by": e.b,
+                      "cards": self._codes(d + 1, d[0], codes), "reason": _REASONS[e.a],
+                      "left": e.c}
+            elif t == EV_DISCARD_ALL:
+                ev = {"e": "discard_all", "p": e.p, "cards": self._codes(d + 1, d[0], codes)}
+            elif t == EV_AIM:
+                ev = {"e": "aim", "p": e.p, "target": e.a}
             elif t == EV_FLIP:
                 codes = sides[e.a]
                 ev = {"e": "flip", "p": e.p, "side": _SIDES[e.a], "top": codes[e.b]}

@@ -31,6 +31,14 @@ UNO Flip (RULES.md F1) cards have two faces; a code names one face:
 ``DW``      Wild (dark), ``DW+C`` Wild Draw Color
 ``R7/T+5``  a whole physical card: light face / dark face
 ==========  ===========================================================
+
+UNO Extreme (RULES.md E1) has no 0s, no Draw Two and no WD4:
+
+==========  ===========================================================
+``R7``      colored number 1-9; ``GS`` Skip, ``BR`` Reverse
+``YH2``     Hit 2, ``RDA`` Discard All
+``W``       Wild, ``WX`` Extreme Hit
+==========  ===========================================================
 """
 
 from __future__ import annotations
@@ -58,7 +66,9 @@ class Effect(IntEnum):
     SKIP_ALL = 6  # every other player loses a turn; the same player plays again (F4)
     FLIP = 7  # every card turns over; the new top takes no effect (F3)
     WILD_DRAW_COLOR = 8  # names a color; next draws until that color, loses the turn (F4)
-    # 9-11: UNO Extreme
+    DISCARD_ALL = 9  # every card of its color in the hand goes down with it (E4)
+    HIT = 10  # next player presses the launcher `amount` times and loses the turn (E5)
+    WILD_HIT = 11  # names a color and a target; the player presses `amount` times at it (E6)
     WILD_FEWEST_DRAW = 12  # names a color; every holder of the fewest cards draws `amount` (H2)
     WILD_EXCHANGE = 13  # names a color; swaps hands with an opponent, or shuffles all hands (S2)
     WILD_CUSTOM = 14  # names a color; then the customizable rule number `amount` (S3)
@@ -84,7 +94,9 @@ class DrawReason(IntEnum):
     DRAW_FIVE = 7  # Flip +5
     WILD_DRAW_TWO = 8
     WILD_DRAW_COLOR = 9
-    # 10-13: UNO Extreme
+    HIT_TWO = 10  # Extreme: the victim of a Hit 2 presses the launcher (E5)
+    EXTREME_HIT = 11  # Extreme: the launcher fires at the target of an Extreme Hit (E6)
+    # 12, 13: reserved for UNO Extreme
     BADTZ_MARU = 14  # H2: fewest cards, draw 4
     CUSTOM_COLOR = 15  # S3 draw_color: draw until the named color
     DRAW_THREE = 16  # S3 draw_three: the next player could not play
@@ -106,7 +118,9 @@ FACE_SKIP_ALL = 17
 FACE_FLIP = 18
 FACE_WILD_DRAW_TWO = 19
 FACE_WILD_DRAW_COLOR = 20
-# 21-23: UNO Extreme
+FACE_DISCARD_ALL = 21
+FACE_HIT_TWO = 22
+FACE_EXTREME_HIT = 23
 FACE_BADTZ_MARU = 24  # H2
 FACE_EXCHANGE = 25  # S2
 FACE_CUSTOM = 26  # S3: the customizable wild of rule r has face FACE_CUSTOM + r (26..31)
@@ -292,6 +306,24 @@ def flip_kinds() -> tuple[list[Kind], list[Kind]]:
     return light, dark
 
 
+def extreme_kinds() -> list[Kind]:
+    """E1 / E7: per color two each of 1-9, Hit 2, Skip, Reverse, Discard All; 4 Wild,
+    4 Extreme Hit (112 cards; the seed gives no counts, RULES.md E1 decides them)."""
+    kinds = []
+    for c, letter in enumerate(COLORS[:4]):
+        for n in range(1, 10):
+            kinds.append(Kind(f"{letter}{n}", c, n, n, Effect.NUMBER, count=2))
+        kinds.append(Kind(f"{letter}H2", c, FACE_HIT_TWO, 20, Effect.HIT, amount=2,
+                          reason=DrawReason.HIT_TWO, count=2))
+        kinds.append(Kind(f"{letter}S", c, FACE_SKIP, 20, Effect.SKIP, count=2))
+        kinds.append(Kind(f"{letter}R", c, FACE_REVERSE, 20, Effect.REVERSE, count=2))
+        kinds.append(Kind(f"{letter}DA", c, FACE_DISCARD_ALL, 30, Effect.DISCARD_ALL, count=2))
+    kinds.append(Kind("W", NO_COLOR, FACE_WILD, 50, Effect.WILD, count=4))
+    kinds.append(Kind("WX", NO_COLOR, FACE_EXTREME_HIT, 50, Effect.WILD_HIT, amount=2,
+                      starter=Starter.RETURN, reason=DrawReason.EXTREME_HIT, count=4))
+    return kinds
+
+
 def hello_kitty_kinds(wd4_value: int = 50) -> list[Kind]:
     """H1 / H3: the classic 108 (pink is color 0) plus 4 Badtz-Maru wilds (value 50)."""
     return classic_kinds(wd4_value) + [
@@ -415,6 +447,8 @@ def _deck(variant: str, wd4_value: int, deck_seed: int, overrides=(), custom: st
             raise DeckError(f"invalid deck: the light side has {n_light} cards and the dark "
                             f"side {n_dark}; every card has both faces")
         return build_flip_deck(deck_seed, light, dark)
+    if variant == "extreme":
+        return build_deck("extreme", override_kinds(extreme_kinds(), overrides, variant))
     if variant == "hello-kitty":
         return build_deck("hello-kitty",
                           override_kinds(hello_kitty_kinds(wd4_value), overrides, variant))

@@ -59,7 +59,7 @@ def _policies_from(args, players: int):
 
 
 def _add_game_options(p):
-    p.add_argument("--variant", default=None, help="deck and rule family (classic, flip, hello-kitty, house-2018)")
+    p.add_argument("--variant", default=None, help="deck and rule family (classic, flip, extreme, hello-kitty, house-2018)")
     p.add_argument("--players", type=int, default=4, help="number of players, 2-10 (default 4)")
     p.add_argument("--policy", default="greedy",
                    help="policy spec for every seat, e.g. 'greedy(bluff=0.3)' (default greedy)")

@@ -21,8 +21,8 @@ from .policies import COLOR_RULES, TARGET_RULES, seat_policies
 from .reference import SEAT_COUNTERS, GameResult, scenario_deck
 from .rng import MASK64, key_from_seed
 from .userpolicy import UserSeat
-from .rules import (CHALLENGE, DEALER_DRAW, DRAWN_CARD, EDITIONS, EXCHANGE, SCORING, STACKING,
-                    VARIANT_IDS, Rules, RulesError)
+from .rules import (CHALLENGE, DEALER_DRAW, DRAWN_CARD, EDITIONS, EXCHANGE, LAUNCHER, SCORING,
+                    STACKING, VARIANT_IDS, Rules, RulesError)
 
 __all__ = ["play_game", "play_round", "play_games", "GameLimitError", "MAX_TURNS",
            "SEAT_COUNTERS"]
@@ -39,6 +39,10 @@ def _config(rules: Rules) -> tuple:
         CHALLENGE.index(rules.challenge), rules.wd4_value, SCORING.index(rules.scoring),
         rules.target, int(rules.teams), rules.hand_size, int(rules.flip_pairing == "game"),
         EXCHANGE.index(rules.exchange),
+        # UNO Extreme (E2): the launcher's law; the weight tables as tuples of ints
+        LAUNCHER.index(rules.launcher), rules.launcher_fire, rules.launcher_max_silent,
+        tuple(rules.launcher_burst), tuple(rules.launcher_weights), rules.hit_target_presses,
+        # house rules C-H1..C-H5
         STACKING.index(rules.stacking), int(rules.draw_until_playable), int(rules.forced_play),
         int(rules.jump_in), int(rules.seven_o),
     )

@@ -40,6 +40,14 @@ class Stalemate(Exception):
     pass
 
 
+def weighted(rng: Rng, w) -> int:
+    """Index i with probability w[i] / sum(w): one bounded draw (E2; engine.c weighted)."""
+    r = rng.bounded(sum(w))
+    for i, x in enumerate(w):
+        if r < x:
+            return i
+        r -= x
+    raise AssertionError("unreachable")
 STACK_FAMILY = {Effect.DRAW: 1, Effect.WILD_DRAW: 2}  # C-H1: the bits of Rules.stacking
 
 
@@ -334,8 +342,11 @@ class StrategicPolicy(BuiltinPolicy):
                 s += 25
             if low <= 2:  # someone is about to go out: dump high values
                 s += 2 * v
-            if e in (Effect.SKIP, Effect.DRAW) or (e == Effect.REVERSE and g.active_count() == 2):
+            if e in (Effect.SKIP, Effect.DRAW, Effect.HIT) or (
+                    e == Effect.REVERSE and g.active_count() == 2):
                 s += 80 if nx_n <= 2 else 10  # hit the next player, hardest when close
+            elif e == Effect.DISCARD_ALL:  # E4: sheds the rest of its color too
+                s += 4 * (mine[col - 4 * g.side] - 1)
             elif e == Effect.REVERSE:
                 s += (40 if nx_n <= 2 else 0) - (40 if pv_n <= 2 else 0)
             elif e == Effect.SKIP_ALL:  # F4: every opponent loses a turn
@@ -343,7 +354,8 @@ class StrategicPolicy(BuiltinPolicy):
             elif e == Effect.FLIP and nx_n <= 2:  # F3/F6: flip a close next player's hand,
                 s += -40 if other_side_wild(g, g.adv(p, 1)) else 40  # unless a wild is there
         else:
-            s = (150 if nx_n <= 2 else -40) if k.restricted else -80  # keep wilds for the end
+            hits = k.restricted or e == Effect.WILD_HIT  # E6: an Extreme Hit hurts too
+            s = (150 if nx_n <= 2 else -40) if hits else -80  # keep wilds for the end
             if nx_n <= 2:
                 s += 30  # change the color on a player about to go out
             if len(g.hands[p]) <= 2:
@@ -419,6 +431,10 @@ class Game:
         self.counters = {name: [0] * self.n for name in SEAT_COUNTERS}
         self.rounds = self.turns = self.reshuffles = self.stalemates = 0
         self.direction = 1
+        # E2: UNO Extreme's launcher replaces the draw pile (draw_pile holds its cards);
+        # `silent` counts the presses in a row that fired nothing (the model law's state)
+        self.launcher = rules.variant == "extreme"
+        self.silent = 0
         self.pending = 0  # C-H1: cards passed on by the stack being answered
         self.last_player = self.last_card = -1  # the last card played, and by whom
         self.jump_open = False  # C-H4: the next turn first offers a jump-in
@@ -541,6 +557,51 @@ class Game:
         self.emit("draw", p=p, cards=self.codes(got), reason=reason.name.lower())
         return got
 
+    def launcher_law(self) -> int:
+        """E2: how many cards this press fires, before capping at what the launcher holds.
+
+        The table's randomness (the deal stream).  `model`: after launcher_max_silent
+        silent presses in a row it fires; else it fires with probability
+        launcher_fire / 1000; a firing press fires a burst of 1, 2, ... cards weighted by
+        launcher_burst.  `dist`: i.i.d., 0, 1, 2, ... cards weighted by launcher_weights.
+        """
+        r = self.rules
+        if r.launcher == "dist":
+            return weighted(self.deal, r.launcher_weights)
+        fire = r.launcher_fire
+        if self.silent >= r.launcher_max_silent or fire >= 1000 or (
+                fire > 0 and self.deal.bounded(1000) < fire):
+            return 1 + weighted(self.deal, r.launcher_burst)
+        return 0
+
+    def press(self, by: int, to: int, reason: DrawReason) -> int | None:
+        """E2, E3: `by` presses the launcher once, aimed at `to`, who takes what it fires.
+
+        An empty launcher is first reloaded with the discards but the top card (E7).
+        Returns the number of cards fired, or None when the launcher held nothing.
+        """
+        if not self.draw_pile:
+            self.reshuffle()
+        if not self.draw_pile:
+            self.emit("press", p=to, by=by, cards=[], reason=reason.name.lower(), left=0)
+            return None
+        k = self.launcher_law()
+        self.silent = 0 if k else self.silent + 1
+        got = []
+        for _ in range(min(k, len(self.draw_pile))):
+            got.append(self.draw_pile.pop())
+        self.hands[to].extend(got)
+        self.counters["cards_drawn"][to] += len(got)
+        if reason not in (DrawReason.CANNOT_PLAY, DrawReason.VOLUNTARY):
+            self.failed[to] = 0  # penalty cards: it may hold any color now
+        self.emit("press", p=to, by=by, cards=self.codes(got), reason=reason.name.lower(),
+                  left=len(self.draw_pile))
+        return len(got)
+
+    def presses(self, by: int, to: int, n: int, reason: DrawReason):
+        for _ in range(n):
+            self.press(by, to, reason)
+
     def draw_until(self, p: int, reason: DrawReason) -> list:
         """F4 Wild Draw Color: draw until a card of the active color (a wild is not one).
 
@@ -621,6 +682,16 @@ class Game:
         if self.color >= 0:  # public: p drew on this color
             self.failed[p] |= 1 << self.color
         forced = not self.has_legal_play(p)
+        if self.launcher:  # E3: press once; what fires joins the hand; the turn passes
+            got = self.press(p, p, DrawReason.CANNOT_PLAY if forced else DrawReason.VOLUNTARY)
+            if got is None:  # nothing left to fire, nothing to reload
+                self.idle += 1
+                if self.idle >= self.active_count():
+                    raise Stalemate
+            else:
+                self.idle = 0
+            self.emit("pass", p=p)
+            return self.adv(p, 1)
         if forced and r.draw_until_playable:  # C-H2
             got = self.draw_until_playable(p)
         else:
@@ -710,6 +781,11 @@ class Game:
         k = self.kind(card)
         bluff = k.restricted and any(self.kind(c).color == self.color for c in hand)
         prev = (self.color, self.top_face)
+        also = None
+        if self.launcher and k.effect == Effect.DISCARD_ALL:  # E4: the rest of its color goes down first
+            also = [c for c in hand if self.kind(c).color == k.color]
+            hand[:] = [c for c in hand if self.kind(c).color != k.color]
+            self.discard.extend(also)
         self.discard.append(card)
         self.top_face = k.face
         fields = {}
@@ -723,6 +799,8 @@ class Game:
             fields["legal"] = not bluff
             self.counters["bluffs"][p] += bluff
         self.emit("play", p=p, card=k.code, **fields)
+        if also is not None:
+            self.emit("discard_all", p=p, cards=self.codes(also))
         if len(hand) == 1 and k.effect != Effect.WILD_EXCHANGE and not (  # S2: no UNO call
                 self.rules.seven_o and k.effect == Effect.NUMBER and k.face in (0, 7)):  # C-H5
             self.uno_check(p)
@@ -743,7 +821,10 @@ class Game:
             if self.policies[q].catches(self, q, p):
                 self.counters["uno_caught"][p] += 1
                 self.emit("caught", p=p, by=q)
-                self.draw(p, 2, DrawReason.UNO_PENALTY)
+                if self.launcher:  # E7: press twice instead of drawing 2
+                    self.presses(p, p, 2, DrawReason.UNO_PENALTY)
+                else:
+                    self.draw(p, 2, DrawReason.UNO_PENALTY)
                 return
 
     def skip(self, victim: int):
@@ -753,10 +834,25 @@ class Game:
         """The effect dispatcher of C9-C12 (and C11 at two players, C14 on a last card)."""
         out = not self.hands[p]
         e = k.effect
-        if e in (Effect.NUMBER, Effect.WILD):
+        if e in (Effect.WILD, Effect.DISCARD_ALL):
+            return None if out else self.adv(p, 1)
+        if e == Effect.HIT:  # E5: the next player presses twice and loses the turn
+            victim = self.adv(p, 1)
+            self.presses(victim, victim, k.amount, k.reason)
             if out:
                 return None
-            if self.rules.seven_o and e == Effect.NUMBER and k.face in (0, 7):
+            self.skip(victim)
+            return self.adv(p, 2)
+        if e == Effect.WILD_HIT:  # E6: aim at a player; the attacker presses twice at it
+            target = self.policies[p].choose_target(self, p, card)
+            self.emit("aim", p=p, target=target)
+            self.presses(target, target, self.rules.hit_target_presses, k.reason)
+            self.presses(p, target, k.amount, k.reason)
+            return None if out else self.adv(p, 1)
+        if e == Effect.NUMBER:
+            if out:
+                return None
+            if self.rules.seven_o and k.face in (0, 7):
                 self.seven_o(p, card, k.face)
             return self.adv(p, 1)
         if e == Effect.SKIP:
@@ -1002,6 +1098,7 @@ class Game:
         self.rounds += 1
         self.direction = 1
         self.idle = 0
+        self.silent = 0  # E2: the launcher's state is per round
         self.jump_open = False
         self.deal = Rng.from_state(deal_state(self.seeded, self.rounds))
         self.side = 0  # F2: every round starts on the light side
@@ -1052,7 +1149,11 @@ class Game:
             self.draw(first, k.amount, k.reason)
             self.skip(first)
             return self.adv(dealer, 2)
-        if e != Effect.NUMBER:
+        if e == Effect.HIT:  # E5: the first player presses twice, the next one starts
+            self.presses(first, first, k.amount, k.reason)
+            self.skip(first)
+            return self.adv(dealer, 2)
+        if e not in (Effect.NUMBER, Effect.DISCARD_ALL):  # E4: a Discard All is matched
             raise RulesError(f"card {k.code} cannot be a starter")
         return first
 

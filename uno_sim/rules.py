@@ -8,8 +8,9 @@ explicit value always wins over the edition's default.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields
+from numbers import Integral
 
-VARIANTS = ("classic", "flip", "hello-kitty", "house-2018")
+VARIANTS = ("classic", "flip", "extreme", "hello-kitty", "house-2018")
 # uno_config.variant: fixed numbers, whatever variants a build has (2 is UNO Extreme)
 VARIANT_IDS = {"classic": 0, "flip": 1, "extreme": 2, "hello-kitty": 3, "house-2018": 4}
 EDITIONS = ("modern", "vintage")
@@ -18,7 +19,12 @@ CHALLENGE = ("modern", "vintage")
 DEALER_DRAW = ("zero", "redraw")
 SCORING = ("standard", "elimination", "lowest")
 FLIP_PAIRING = ("deck", "game")
-DECK_SIZE = {"classic": 108, "flip": 112, "hello-kitty": 112, "house-2018": 112}
+LAUNCHER = ("model", "dist")  # E2: the launcher's firing law
+LAUNCHER_MAX = 32  # E2: most entries in a launcher weight table
+# E2 defaults: a model, not a measurement (no firing law is published; docs/rules.md)
+LAUNCHER_BURST = (1, 2, 5, 7, 7, 7, 6, 5, 2, 1, 1, 1)  # burst of 1..12 cards: mostly 3-8
+LAUNCHER_WEIGHTS = (92,) + LAUNCHER_BURST  # dist: 0..12 cards, fires on 1 press in 3
+DECK_SIZE = {"classic": 108, "flip": 112, "extreme": 112, "hello-kitty": 112, "house-2018": 112}
 EXCHANGE = ("swap", "shuffle")  # S2: the French hand exchange | the English "Wild Shuffle Hands"
 CUSTOM_WILDS_DEFAULT = "extra_turn,draw_three,seven"  # S3: one rule per customizable wild
 # C-H1: which draw cards may be stacked; the index is a bit mask (1: colored draw cards
@@ -43,6 +49,28 @@ def _choice(name, value, allowed):
         raise RulesError(f"invalid {name} {value!r}: expected one of {', '.join(allowed)}")
 
 
+def _weights(name, value, first: int) -> tuple:
+    """A launcher weight table (E2): integers >= 0 as a tuple, a list or "1,2,3" text.
+
+    Entry i weighs `first + i` cards; some entry for one card or more must be positive.
+    """
+    shown = value if isinstance(value, str) else ",".join(map(str, value)) \
+        if isinstance(value, (list, tuple)) else value
+    try:
+        items = value.split(",") if isinstance(value, str) else list(value)
+        w = tuple(int(x) if isinstance(x, (str, Integral)) and not isinstance(x, bool) else x
+                  for x in items)
+    except (TypeError, ValueError):
+        w = None
+    if (not w or len(w) > LAUNCHER_MAX
+            or any(isinstance(x, bool) or not isinstance(x, int) or x < 0 for x in w)):
+        raise RulesError(f"invalid {name} {shown!r}: expected 1 to {LAUNCHER_MAX} "
+                         f"comma-separated integers >= 0")
+    if sum(w) > 2**31 - 1:
+        raise RulesError(f"invalid {name} {shown!r}: the weights add up to more than 2**31 - 1")
+    if not any(w[i] for i in range(len(w)) if first + i >= 1):
+        raise RulesError(f"invalid {name} {shown!r}: no weight on firing a card")
+    return w
 def _custom_wilds(value) -> str:
     """S3: 1 to 3 rule names (a comma list, or a list/tuple), as a canonical comma list."""
     from .cards import CUSTOM_RULES
@@ -100,6 +128,16 @@ class Rules:
     custom_wilds            house-2018: the rule of each customizable   S3
                             wild, a comma list of 1 to 3 names of
                             cards.CUSTOM_RULES
+    launcher                Extreme launcher law: model (stateful       E2
+                            schedule, default) | dist (i.i.d. per press)
+    launcher_fire           model: chance per mille that a press fires  E2
+    launcher_max_silent     model: a press fires after this many silent E2
+                            presses in a row
+    launcher_burst          model: weights of bursts of 1, 2, ... cards E2
+    launcher_weights        dist: weights of firing 0, 1, 2, ... cards  E2
+    hit_target_presses      presses the target of an Extreme Hit makes  E6
+                            itself before the attacker's two (0; 1 is
+                            seed 001's literal "le désigné appuie")
     stacking                none | draw2 | draw4 | both: draw cards     C-H1
                             answered with draw cards add up
     draw_until_playable     draw until a playable card (no legal play)  C-H2
@@ -126,6 +164,13 @@ class Rules:
     # S2, S3 (variant house-2018)
     exchange: str = "swap"
     custom_wilds: str = CUSTOM_WILDS_DEFAULT
+    # UNO Extreme (E2): the launcher's firing law
+    launcher: str = "model"
+    launcher_fire: int = 333
+    launcher_max_silent: int = 5
+    launcher_burst: tuple = LAUNCHER_BURST
+    launcher_weights: tuple = LAUNCHER_WEIGHTS
+    hit_target_presses: int = 0  # E6
     # house rules (C-H1..C-H5), all off by default
     stacking: str = "none"
     draw_until_playable: bool = False
@@ -151,6 +196,13 @@ class Rules:
         _int("deck_seed", self.deck_seed, 0, 2**63 - 1)
         _choice("exchange", self.exchange, EXCHANGE)
         object.__setattr__(self, "custom_wilds", _custom_wilds(self.custom_wilds))
+        _choice("launcher", self.launcher, LAUNCHER)
+        _int("launcher_fire", self.launcher_fire, 0, 1000)
+        _int("launcher_max_silent", self.launcher_max_silent, 0, 1000)
+        object.__setattr__(self, "launcher_burst", _weights("launcher_burst", self.launcher_burst, 1))
+        object.__setattr__(self, "launcher_weights",
+                           _weights("launcher_weights", self.launcher_weights, 0))
+        _int("hit_target_presses", self.hit_target_presses, 0, 10)
         if not isinstance(self.teams, bool):
             raise RulesError(f"invalid teams {self.teams!r}: expected true or false")
         if self.teams:
@@ -176,6 +228,10 @@ class Rules:
                 raise RulesError(str(exc)) from None
         if self.stacking != "none" or self.seven_o:
             self._check_house_rules()
+        if self.draw_until_playable and self.variant == "extreme":
+            raise RulesError("invalid draw_until_playable True for variant 'extreme': the "
+                             "launcher replaces the draw pile (E3: one press, nothing is drawn "
+                             "to play)")
 
     def _check_house_rules(self):
         """C-H1 / C-H5 need cards the variant's deck may not have (checked by effect/face)."""
@@ -209,9 +265,12 @@ class Rules:
         return DECK_SIZE[self.variant]
 
     def to_dict(self) -> dict:
-        """The fields as plain JSON values (`deck` as a list of [card, count, value])."""
+        """The fields as plain JSON values (`deck` as a list of [card, count, value], the
+        launcher weight tables as lists)."""
         d = asdict(self)
         d["deck"] = [list(t) for t in self.deck]
+        d["launcher_burst"] = list(self.launcher_burst)
+        d["launcher_weights"] = list(self.launcher_weights)
         return d
 
     @classmethod
@@ -298,7 +357,8 @@ def parse_rule_value(key: str, text: str):
         return load_deck_file(text)
     if key not in RULE_KEYS:
         raise RulesError(f"unknown rule {key!r}: expected one of {', '.join(RULE_KEYS)}")
-    if key in ("players", "target", "hand_size", "wd4_value", "deck_seed"):
+    if key in ("players", "target", "hand_size", "wd4_value", "deck_seed", "launcher_fire",
+               "launcher_max_silent", "hit_target_presses"):
         try:
             return int(text)
         except ValueError:

@@ -43,6 +43,16 @@ BATCH = 20_000  # most games per call into C
 MANIFEST_FORMAT = 1
 
 
+
+def launcher_text(r) -> str:
+    """The UNO Extreme launcher law of a run (RULES.md E2), for the summary."""
+    if r.launcher == "dist":
+        return ("launcher: i.i.d. law, weights of firing 0, 1, 2, ... cards "
+                + ",".join(map(str, r.launcher_weights)))
+    return (f"launcher: model (not a measured law): fires on {r.launcher_fire}/1000 of the "
+            f"presses, always after {r.launcher_max_silent} silent ones; bursts of 1, 2, ... "
+            f"cards weighted " + ",".join(map(str, r.launcher_burst)))
+
 class RunError(RulesError):
     """A run that cannot start or finish as asked (bad directory, missing shards...)."""
 
@@ -309,8 +319,17 @@ class RunResult:
             f"variant {r.variant}, {r.players} players, {r.scoring} scoring to {r.target}"
             + (", teams" if r.teams else "") + f", edition {r.edition}",
         ]
+        base = Rules(variant=r.variant, players=r.players, edition=r.edition).to_dict()
+        shown = {"variant", "players", "edition", "scoring", "target", "teams", "deck"}
+        other = [f"{k}={str(v).lower() if isinstance(v, bool) else v}"
+                 for k, v in r.to_dict().items()
+                 if k not in shown and not k.startswith("launcher") and base.get(k) != v]
+        if other:
+            lines.append("rules: " + ", ".join(other))
         if r.deck:
             lines.append(f"deck ({deck_for(r).size} cards): " + deck_text(r.deck))
+        if r.variant == "extreme":
+            lines.append(launcher_text(r))
         lines += [
             f"policies: {', '.join(str(p) for p in self.policies)}",
             f"seed {self.seed}: {s['games']:,} games, {s['rounds']:,} rounds",

@@ -96,6 +96,16 @@ def describe(e: dict, names=COLOR_NAMES) -> str | None:
         return f"{p} plays an extra turn"
     if t == "flip":
         return f"{p} flips: play goes on on the {e['side']} side, {e['top']} comes up"
+    if t == "press":  # E2: one press of the UNO Extreme launcher
+        own = e.get("by") in (None, e.get("p"))
+        who = p if own else f"P{e['by']}"
+        got = f"fires {_cards(e['cards'])}" if e["cards"] else "fires nothing"
+        got += "" if own else f" at {p}"
+        return f"{who} presses the launcher: {got} ({e['reason'].replace('_', ' ')})"
+    if t == "discard_all":
+        return f"{p} puts down with it: {_cards(e['cards'])}"
+    if t == "aim":
+        return f"{p} aims the launcher at P{e['target']}"
     if t == "pass":
         return f"{p} passes"
     if t == "skip":

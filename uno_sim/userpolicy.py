@@ -107,6 +107,9 @@ class Observation:
     # (you do not see the backs of your own cards) and for seats out of the game
     other_faces: tuple | None = None
     next_draw: str | None = None  # F6: the other face of the draw pile's top card
+    # UNO Extreme only (None otherwise): presses in a row this round that fired nothing
+    # although the launcher held cards (public: everyone sees the presses; E2)
+    silent_presses: int | None = None
     _bounded: Callable | None = field(default=None, repr=False, compare=False)
 
     def randint(self, n: int) -> int:
@@ -138,6 +141,7 @@ class RawState:
     dark_kind: tuple | None = None  # this game's pairing: card id -> dark kind (Flip), else None
     draw_top: int = -1  # the draw pile's top card, -1 when it is empty
     teams: bool = False  # C20: seats of the same parity are partners
+    silent: int = -1  # UNO Extreme (E2): the launcher's silent presses in a row, else -1
     stacking: int = 0  # C-H1: index of Rules.stacking (a mask of the families)
     forced_play: bool = False  # C-H3
 
@@ -251,6 +255,8 @@ class UserSeat:
                 None if q == p or not raw.active[q] else tuple(other[c] for c in raw.hands[q])
                 for q in range(len(raw.hands)))
             extra["next_draw"] = other[raw.draw_top] if raw.draw_top >= 0 else None
+        if raw.silent >= 0:
+            extra["silent_presses"] = raw.silent
         revealed = None
         if raw.reveal_from >= 0:
             revealed = (raw.reveal_from, tuple(code[c] for c in raw.reveal))
@@ -310,6 +316,7 @@ class ReferenceUserSeat:
                        reveal_from=rev[0] if rev else -1, reveal=rev[1] if rev else [],
                        side=g.side, dark_kind=tuple(g.side_kinds[1]) if two else None,
                        draw_top=g.draw_pile[-1] if g.draw_pile else -1, teams=g.rules.teams,
+                       silent=g.silent if g.launcher else -1,
                        stacking=STACKING.index(g.rules.stacking),
                        forced_play=g.rules.forced_play)
         return self.user.decide(raw, DECISIONS.index(decision), arg, g.rng.bounded)

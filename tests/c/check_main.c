@@ -4,12 +4,13 @@
  *   gcc -std=c99 -O1 -g -DUNO_CHECK -fsanitize=address,undefined \
  *       -fno-sanitize-recover=all -Icsrc csrc/engine.c csrc/policy.c csrc/trace.c \
  *       tests/c/check_main.c -o check
- *   ./check [games_per_config [seed [classic|flip|hello-kitty|house-2018]]]
+ *   ./check [games_per_config [seed [classic|flip|hello-kitty|house-2018|extreme]]]
  *
  * Plays seeded games over a grid of configurations (classic and UNO Flip
  * decks, Flip with its pairing fixed and re-paired per game; the Hello Kitty
  * deck (H1); the hand-exchange deck (S1) with both exchange modes and every
- * customizable rule; players 2..10, both
+ * customizable rule; the UNO Extreme deck with both launcher laws at default
+ * and extreme parameters; players 2..10, both
  * editions, standard / elimination / lowest scoring and teams, random and
  * greedy policies with their knobs at 0, 0.5 and 1, default knobs, mixed
  * seats, strategic seats with challenge=auto; then the house rules C-H1..C-H5 in
@@ -25,6 +26,9 @@
 #include "uno.h"
 
 #define MAX_TURNS 3000 /* some knob settings never end a round (see uno.h) */
+/* ... or stalemate every round: UNO Extreme seats that always press (voluntary_draw=1)
+   end up holding every card, round after round */
+#define MAX_ROUNDS 300
 
 static long failures = 0;
 
@@ -173,13 +177,31 @@ static void check_trace(const uno_trace *tr, int n)
                  : e->type == UNO_EV_SHUFFLE_HANDS ? n
                  : (e->type == UNO_EV_DRAW || e->type == UNO_EV_CHALLENGE || e->type == UNO_EV_DEALER_DRAW ||
                     e->type == UNO_EV_DRAW_UNTIL || e->type == UNO_EV_PAIRING ||
-                    e->type == UNO_EV_PUT_DOWN) ? 1
+                    e->type == UNO_EV_PUT_DOWN || e->type == UNO_EV_PRESS ||
+                    e->type == UNO_EV_DISCARD_ALL) ? 1
                  : 0;
         if (want >= 0)
             EXPECT(lists == want, "event %ld (type %d): %d lists, %d expected", (long)i, e->type, lists, want);
         else
             EXPECT(lists == n + 3 || lists == n + 4, "round_end with %d lists", lists);
     }
+}
+
+/* E2: the launcher law of game j (rotates the laws and their parameters). */
+static void set_launcher(uno_config *cfg, int j)
+{
+    static const int32_t burst[12] = {1, 2, 5, 7, 7, 7, 6, 5, 2, 1, 1, 1};
+    cfg->launcher = j % 4 == 1 ? UNO_LAUNCHER_DIST : UNO_LAUNCHER_MODEL;
+    cfg->launcher_fire = j % 4 == 2 ? 0 : j % 4 == 3 ? 1000 : 333;
+    cfg->launcher_max_silent = j % 4 == 2 ? 3 : 5;
+    cfg->launcher_n_burst = j % 4 == 3 ? 32 : 12;
+    for (int i = 0; i < 32; i++)
+        cfg->launcher_burst[i] = i < 12 ? burst[i] : 1;
+    cfg->launcher_n_weights = 13;
+    cfg->hit_target_presses = j % 3 == 2;
+    cfg->launcher_weights[0] = 92;
+    for (int i = 1; i < 13; i++)
+        cfg->launcher_weights[i] = burst[i - 1];
 }
 
 static void check_result(const uno_config *cfg, const uno_result *res, const char *where)
@@ -203,15 +225,16 @@ int main(int argc, char **argv)
 {
     int per_config = argc > 1 ? atoi(argv[1]) : 4;
     uint64_t seed = argc > 2 ? strtoull(argv[2], NULL, 10) : 2024;
-    static const char *deck_names[] = {"classic", "flip", "hello-kitty", "house-2018"};
+    static const char *deck_names[] = {"classic", "flip", "hello-kitty", "house-2018", "extreme"};
+    static const int variant_ids[] = {0, 1, 3, 4, UNO_VARIANT_EXTREME}; /* rules.VARIANT_IDS */
     int only = -1; /* -1: every deck */
-    for (int d = 0; argc > 3 && d < 4; d++)
+    for (int d = 0; argc > 3 && d < 5; d++)
         if (strcmp(argv[3], deck_names[d]) == 0)
             only = d;
     uint64_t key[4] = {seed, 0x9E3779B97F4A7C15u ^ seed, 0xD1B54A32D192ED03u, 12345u};
     /* 0-1 classic (WD4 50, 70), 2 flip, 3-4 hello-kitty, 5-10 house-2018: custom rule
-       sets by game (j % 3), WD4 50 / 70 */
-    static uno_table tables[11];
+       sets by game (j % 3), WD4 50 / 70; 11 extreme */
+    static uno_table tables[12];
     uno_classic_table(&tables[0], 50);
     uno_classic_table(&tables[1], 70);
     uno_flip_table(&tables[2], key);
@@ -222,6 +245,7 @@ int main(int argc, char **argv)
         for (int i = 0; i < 3; i++)
             house_table(&tables[5 + 3 * e + i], e ? 70 : 50, rule_sets[i][0], rule_sets[i][1],
                         rule_sets[i][2]);
+    uno_extreme_table(&tables[11]);
     uno_trace tr;
     uno_trace_init(&tr);
     uno_rng mix;
@@ -229,7 +253,7 @@ int main(int argc, char **argv)
     long games = 0, limited = 0, traced = 0;
     uint64_t game_no = 0;
 
-    for (int deck = 0; deck < 4; deck++)
+    for (int deck = 0; deck < 5; deck++)
     for (int players = 2; players <= 10 && (only < 0 || only == deck); players++) {
         const int flip = deck == 1;
         for (int edition = 0; edition < 2; edition++) {
@@ -251,17 +275,21 @@ int main(int argc, char **argv)
                         cfg.scoring = mode == 3 ? UNO_SCORING_STANDARD : mode;
                         cfg.teams = mode == 3;
                         cfg.target = mode == 1 ? 200 : 500;
-                        cfg.variant = deck < 2 ? deck : deck + 1; /* rules.VARIANT_IDS */
+                        cfg.variant = variant_ids[deck];
                         cfg.repair = flip && j % 2;
                         cfg.exchange = deck == 3 && (j + players) % 2;
+                        if (deck == 4)
+                            set_launcher(&cfg, j + players);
                         const uno_table *t = deck == 0 ? &tables[edition]
                                            : deck == 1 ? &tables[2]
                                            : deck == 2 ? &tables[3 + edition]
-                                                       : &tables[5 + 3 * edition + (j + ps) % 3];
+                                           : deck == 3 ? &tables[5 + 3 * edition + (j + ps) % 3]
+                                                       : &tables[11];
                         cfg.hand_size = j % 5 == 4 ? 1 + (int)(game_no % 20) : 7;
                         if (players * cfg.hand_size + 1 > t->n_cards)
                             cfg.hand_size = (t->n_cards - 1) / players;
                         cfg.max_turns = MAX_TURNS;
+                        cfg.max_rounds = MAX_ROUNDS;
                         int trace = j % 3 == 0;
                         uno_rng r1, r2;
                         uno_result a, b;
