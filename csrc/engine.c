@@ -23,6 +23,13 @@
 #define UNO_INLINE inline
 #endif
 
+/* one copy of a function whatever its call sites' constants (no .constprop clone) */
+#if defined(__GNUC__) && !defined(__clang__)
+#define UNO_NOCLONE __attribute__((noclone))
+#else
+#define UNO_NOCLONE
+#endif
+
 #define ROUND_OVER (-1) /* take_turn: the player went out */
 #define STALEMATE (-2)  /* take_turn: nobody can draw (reference.Stalemate) */
 #define LIMIT (-2)      /* play_round: UNO_MAX_TURNS reached */
@@ -354,7 +361,7 @@ static int reshuffle(uno_game *g)
 }
 
 /* reference.Game.draw: up to k cards (fewer when nothing is left, C15); returns the count. */
-static int draw_cards(uno_game *g, int p, int k, int reason)
+static UNO_NOCLONE int draw_cards(uno_game *g, int p, int k, int reason)
 {
     uint8_t *h = g->hand[p];
     int start = g->hand_n[p], n = start;
@@ -548,7 +555,12 @@ static UNO_COLD int try_stack(uno_game *g, int victim, int k, int pend)
         uno_trace_event(g->tr, UNO_EV_STACK, victim, total, 0, 0);
     g->turns++; /* the answer is the victim's turn */
     g->pending = total;
-    return play(g, victim, i);
+    g->last_player = victim;
+    g->last_card = g->hand[victim][i];
+    int r = play(g, victim, i);
+    if (r == ROUND_OVER && g->round_winner < 0)
+        g->round_winner = victim; /* it went out, or someone answering it did first */
+    return r;
 }
 
 /* reference.Game.seven_o (C-H5): a 7 swaps p's hand with a target's, a 0 passes all on. */
@@ -988,7 +1000,10 @@ static UNO_INLINE int resolve(uno_game *g, int p, int card, int bluff, int prev_
     g->top_face = prev_face;
     if (g->tr)
         uno_trace_event(g->tr, UNO_EV_TAKE_BACK, p, card, 0, 0);
-    int nxt = play(g, p, uno_choose_replacement(g, p));
+    int i = uno_choose_replacement(g, p);
+    g->last_player = p;
+    g->last_card = g->hand[p][i];
+    int nxt = play(g, p, i);
     penalty(g, p, k, UNO_R_CHALLENGE, 0);
     return nxt;
 }
@@ -1030,8 +1045,6 @@ static int play(uno_game *g, int p, int i)
     assert(i >= 0 && i < g->hand_n[p]);
 #endif
     int card = h[i];
-    g->last_player = p;
-    g->last_card = card;
     /* the card's columns before the uint8_t stores below (which may alias g->t, g->side) */
     const uno_table *t = g->t;
     const int side = g->side;
@@ -1090,7 +1103,12 @@ static UNO_COLD int jump_turn(uno_game *g)
                 if (g->tr)
                     uno_trace_event(g->tr, UNO_EV_JUMP_IN, q, top, 0, 0);
                 g->jump_open = 1;
-                return play(g, q, i);
+                g->last_player = q;
+                g->last_card = h[i];
+                int r = play(g, q, i);
+                if (r == ROUND_OVER && g->round_winner < 0)
+                    g->round_winner = q;
+                return r;
             }
     }
     return NO_STACK;
@@ -1108,30 +1126,52 @@ static UNO_COLD int press_turn(uno_game *g, int p, int forced)
     return uno_next(g, p);
 }
 
-/* reference.Game.take_turn: returns the next seat, ROUND_OVER or STALEMATE. */
-static int take_turn(uno_game *g, int p)
+/* C-H4: p is about to play hand[i]; the next turn first offers a jump-in on it. */
+static inline void open_jump(uno_game *g, int p, int i)
+{
+    g->jump_open = 1;
+    g->last_player = p;
+    g->last_card = g->hand[p][i];
+}
+
+/*
+ * reference.Game.take_turn: returns the next seat, ROUND_OVER or STALEMATE.
+ * `house` (a constant at each call) is whether any house rule C-H1..C-H5 is on:
+ * play_round calls a copy without their tests when none is.
+ */
+static UNO_INLINE int take_turn(uno_game *g, int p, const int house)
 {
     const uno_config *cfg = g->cfg;
-    if (g->jump_open) { /* C-H4: a jump-in on the last card played takes this turn */
+    if (house && g->jump_open) { /* C-H4: a jump-in on the last card played takes this turn */
         int r = jump_turn(g);
         if (r != NO_STACK)
             return r;
     }
     int action = uno_choose_play(g, p);
-    if (action == UNO_DRAW && cfg->forced_play && has_legal_play(g, p))
+    if (house && action == UNO_DRAW && cfg->forced_play && has_legal_play(g, p))
         action = uno_choose_replacement(g, p); /* C-H3: no voluntary draw */
     if (action != UNO_DRAW) {
         g->idle = 0;
-        g->jump_open = cfg->jump_in;
+        if (house && cfg->jump_in)
+            open_jump(g, p, action);
         return play(g, p, action);
     }
     if (g->color >= 0) /* public: p drew on this color */
         g->failed[p] |= (uint8_t)(1u << g->color);
-    int forced = !has_legal_play(g, p);
+    /* forced = not has_legal_play(p), written out: the hot path */
+    int has_color = uno_holds_color(g, p);
+    int forced = 1;
+    for (int i = 0, n = g->hand_n[p]; i < n; i++) {
+        int c = g->hand[p][i];
+        if (uno_playable(g, c) && !(uno_restricted(g, c) && has_color)) {
+            forced = 0;
+            break;
+        }
+    }
     if (g->launcher)
         return press_turn(g, p, forced);
     int got;
-    if (forced && cfg->draw_until_playable) /* C-H2 */
+    if (house && forced && cfg->draw_until_playable) /* C-H2 */
         got = draw_until_playable(g, p);
     else
         got = draw_cards(g, p, 1, forced ? UNO_R_CANNOT_PLAY : UNO_R_VOLUNTARY);
@@ -1142,12 +1182,14 @@ static int take_turn(uno_game *g, int p)
         if (uno_playable(g, card)) {
             int bluff = uno_restricted(g, card) && uno_holds_color(g, p);
             int play_it;
-            if (!bluff && ((forced && cfg->drawn_card == UNO_DRAWN_MUST) || cfg->forced_play))
+            if (!bluff && ((forced && cfg->drawn_card == UNO_DRAWN_MUST) ||
+                           (house && cfg->forced_play)))
                 play_it = 1;
             else
                 play_it = uno_plays_drawn(g, p, bluff);
             if (play_it) {
-                g->jump_open = cfg->jump_in;
+                if (house && cfg->jump_in)
+                    open_jump(g, p, last);
                 return play(g, p, last);
             }
         }
@@ -1246,6 +1288,7 @@ static int start_round(uno_game *g, int dealer, const uint8_t *deck)
     g->direction = 1;
     g->idle = 0;
     g->jump_open = 0;
+    g->round_winner = -1;
     g->silent = 0; /* E2: the launcher's state is per round */
     g->side = 0; /* F2: every round starts on the light side */
     uint8_t *pile = g->draw; /* the draw pile from the start: top last */
@@ -1327,15 +1370,18 @@ static int play_round(uno_game *g, int dealer, const uint8_t *deck)
     g->round_starter = g->t->card_kind[0][g->discard[0]]; /* light side (F2) */
     if (p <= -3)
         return p;
-    int32_t limit = g->cfg->max_turns > 0 ? g->cfg->max_turns : UNO_MAX_TURNS;
+    const uno_config *cfg = g->cfg;
+    int32_t limit = cfg->max_turns > 0 ? cfg->max_turns : UNO_MAX_TURNS;
+    const int house = cfg->stacking || cfg->draw_until_playable || cfg->forced_play ||
+                      cfg->jump_in || cfg->seven_o;
     for (int32_t turn = 0;; turn++) {
         if (turn >= limit)
             return LIMIT;
         g->turns++;
-        int next = take_turn(g, p);
+        int next = house ? take_turn(g, p, 1) : take_turn(g, p, 0);
         CHECK_CARDS(g, p, "after a turn");
-        if (next == ROUND_OVER)
-            return g->last_player; /* C-H1, C-H4: not always p */
+        if (next == ROUND_OVER) /* C-H1, C-H4: a stacker or a jumper may have gone out */
+            return g->round_winner >= 0 ? g->round_winner : p;
         if (next == STALEMATE) {
             g->stalemates++;
             return -1;

@@ -474,8 +474,9 @@ typedef struct uno_game {
     int side;      /* the side every card shows (F1, F3); 0 for a one-sided deck */
     int idle;      /* consecutive turns on which nothing could be drawn */
     int pending;     /* C-H1: cards passed on by the stack being answered */
-    int last_player; /* who played the last card (the round's winner when it ends) */
-    int last_card;   /* the last card played (C-H4: what a jump-in answers) */
+    int last_player; /* C-H1, C-H4: who played last_card (kept when those rules are on) */
+    int last_card;   /* C-H4: the last card played, what a jump-in answers */
+    int round_winner; /* C-H1, C-H4: who went out when it was not the turn's player, or -1 */
     int jump_open;   /* C-H4: the next turn first offers a jump-in on last_card */
     int32_t rounds, turns, reshuffles, stalemates;
     uint8_t active[UNO_MAX_PLAYERS];
