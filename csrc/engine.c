@@ -23,6 +23,13 @@
 #define UNO_INLINE inline
 #endif
 
+/* one copy of a function whatever its call sites' constants (no .constprop clone) */
+#if defined(__GNUC__) && !defined(__clang__)
+#define UNO_NOCLONE __attribute__((noclone))
+#else
+#define UNO_NOCLONE
+#endif
+
 #define ROUND_OVER (-1) /* take_turn: the player went out */
 #define STALEMATE (-2)  /* take_turn: nobody can draw (reference.Stalemate) */
 #define LIMIT (-2)      /* play_round: UNO_MAX_TURNS reached */
@@ -228,6 +235,9 @@ int uno_config_check(const uno_config *cfg, const uno_table *t, const uno_policy
         cfg->target < 1 || cfg->max_turns < 0 || cfg->max_rounds < 0 || cfg->repair < 0 ||
         cfg->repair > 1 || cfg->exchange < 0 || cfg->exchange > 1)
         return UNO_ERR_CONFIG;
+    if (cfg->stacking < 0 || cfg->stacking > UNO_STACK_BOTH || (unsigned)cfg->draw_until_playable > 1 ||
+        (unsigned)cfg->forced_play > 1 || (unsigned)cfg->jump_in > 1 || (unsigned)cfg->seven_o > 1)
+        return UNO_ERR_CONFIG;
     if (cfg->teams && (n % 2 || n < 4 || cfg->scoring != UNO_SCORING_STANDARD))
         return UNO_ERR_CONFIG;
     if (cfg->variant == UNO_VARIANT_EXTREME) { /* E2: the launcher's law (rules._weights) */
@@ -351,7 +361,7 @@ static int reshuffle(uno_game *g)
 }
 
 /* reference.Game.draw: up to k cards (fewer when nothing is left, C15); returns the count. */
-static int draw_cards(uno_game *g, int p, int k, int reason)
+static UNO_NOCLONE int draw_cards(uno_game *g, int p, int k, int reason)
 {
     uint8_t *h = g->hand[p];
     int start = g->hand_n[p], n = start;
@@ -459,6 +469,26 @@ static void draw_until(uno_game *g, int p, int reason)
     }
 }
 
+/* reference.Game.draw_until_playable (C-H2): one at a time until a playable card. */
+static UNO_COLD int draw_until_playable(uno_game *g, int p)
+{
+    uint8_t *h = g->hand[p];
+    int start = g->hand_n[p], n = start;
+    while (g->n_draw > 0 || reshuffle(g)) {
+        int card = g->draw[--g->n_draw];
+        h[n++] = (uint8_t)card;
+        if (uno_playable(g, card))
+            break;
+    }
+    g->hand_n[p] = n;
+    g->counters[UNO_CT_CARDS_DRAWN][p] += n - start;
+    if (g->tr) {
+        uno_trace_event(g->tr, UNO_EV_DRAW, p, UNO_R_UNTIL_PLAYABLE, 0, 0);
+        uno_trace_cards(g->tr, h + start, n - start);
+    }
+    return n - start;
+}
+
 /* reference.Game.penalty: what draw card kind k makes p draw, plus `extra`. */
 static void penalty(uno_game *g, int p, int k, int reason, int extra)
 {
@@ -505,6 +535,75 @@ static void uno_check(uno_game *g, int p)
 }
 
 static int play(uno_game *g, int p, int i);
+
+#define NO_STACK (-100) /* try_stack: the victim takes the cards */
+
+/* reference.Game.try_stack (C-H1): the victim may answer with a draw card. */
+static UNO_COLD int try_stack(uno_game *g, int victim, int k, int pend)
+{
+    int total = pend + g->t->amount[k];
+    const uint8_t *h = g->hand[victim];
+    int any = 0;
+    for (int i = 0, n = g->hand_n[victim]; i < n && !any; i++)
+        any = uno_can_stack(g, h[i]);
+    if (!any)
+        return NO_STACK;
+    int i = uno_choose_stack(g, victim, total);
+    if (i == UNO_DRAW)
+        return NO_STACK;
+    if (g->tr)
+        uno_trace_event(g->tr, UNO_EV_STACK, victim, total, 0, 0);
+    g->turns++; /* the answer is the victim's turn */
+    g->pending = total;
+    g->last_player = victim;
+    g->last_card = g->hand[victim][i];
+    int r = play(g, victim, i);
+    if (r == ROUND_OVER && g->round_winner < 0)
+        g->round_winner = victim; /* it went out, or someone answering it did first */
+    return r;
+}
+
+/* reference.Game.seven_o (C-H5): a 7 swaps p's hand with a target's, a 0 passes all on. */
+static UNO_COLD void seven_o(uno_game *g, int p, int card, int face)
+{
+    uint8_t tmp[UNO_HAND_CAP];
+    if (face == 7) {
+        int t = uno_choose_target(g, p, card);
+        if (t == p)
+            return;
+        int n = g->hand_n[p];
+        memcpy(tmp, g->hand[p], (size_t)n);
+        memcpy(g->hand[p], g->hand[t], (size_t)g->hand_n[t]);
+        g->hand_n[p] = g->hand_n[t];
+        memcpy(g->hand[t], tmp, (size_t)n);
+        g->hand_n[t] = n;
+        uint8_t f = g->failed[p]; /* the public failed colors follow the cards */
+        g->failed[p] = g->failed[t];
+        g->failed[t] = f;
+        if (g->tr)
+            uno_trace_event(g->tr, UNO_EV_SWAP, p, t, 0, 0);
+        return;
+    }
+    /* seats in play order from p; each hand moves one seat on, the last one's to p */
+    int order[UNO_MAX_PLAYERS], m = g->n_active;
+    order[0] = p;
+    for (int i = 1; i < m; i++)
+        order[i] = uno_next(g, order[i - 1]);
+    int last = order[m - 1], n = g->hand_n[last];
+    uint8_t f = g->failed[last];
+    memcpy(tmp, g->hand[last], (size_t)n);
+    for (int i = m - 1; i > 0; i--) {
+        int to = order[i], from = order[i - 1];
+        memcpy(g->hand[to], g->hand[from], (size_t)g->hand_n[from]);
+        g->hand_n[to] = g->hand_n[from];
+        g->failed[to] = g->failed[from];
+    }
+    memcpy(g->hand[p], tmp, (size_t)n);
+    g->hand_n[p] = n;
+    g->failed[p] = f;
+    if (g->tr)
+        uno_trace_event(g->tr, UNO_EV_ROTATE, p, g->direction, 0, 0);
+}
 
 static void reverse_u8(uint8_t *a, int n)
 {
@@ -761,6 +860,11 @@ static UNO_INLINE int resolve(uno_game *g, int p, int card, int bluff, int prev_
     int victim;
     switch (t->effect[k]) {
     case UNO_NUMBER:
+        if (out)
+            return ROUND_OVER;
+        if (g->cfg->seven_o && !starter && (t->face[k] == 7 || t->face[k] == 0))
+            seven_o(g, p, card, t->face[k]);
+        return uno_next(g, p);
     case UNO_DISCARD_ALL: /* E4: as a starter too, it is matched like any card */
         return out ? ROUND_OVER : uno_next(g, p);
     case UNO_HIT:
@@ -831,7 +935,18 @@ static UNO_INLINE int resolve(uno_game *g, int p, int card, int bluff, int prev_
         return uno_next(g, p);
     case UNO_DRAW_CARDS:
         victim = uno_next(g, p);
-        draw_cards(g, victim, t->amount[k], t->reason[k]);
+        if (g->cfg->stacking) { /* C-H1 */
+            int pend = g->pending;
+            g->pending = 0;
+            if (!out && !starter) {
+                int r = try_stack(g, victim, k, pend);
+                if (r != NO_STACK)
+                    return r;
+            }
+            draw_cards(g, victim, t->amount[k] + pend, pend ? UNO_R_STACK : t->reason[k]);
+        } else {
+            draw_cards(g, victim, t->amount[k], t->reason[k]);
+        }
         if (out)
             return ROUND_OVER;
         skip(g, victim);
@@ -843,8 +958,18 @@ static UNO_INLINE int resolve(uno_game *g, int p, int card, int bluff, int prev_
         return -3 - card;
     /* C12 / F4: a challenge, never on a last card (always legal, C14). */
     victim = uno_next(g, p);
+    int pend = 0;
+    if (g->cfg->stacking) { /* C-H1: the victim may stack instead of challenging */
+        pend = g->pending;
+        g->pending = 0;
+        if (!out && t->effect[k] == UNO_WILD_DRAW) {
+            int r = try_stack(g, victim, k, pend);
+            if (r != NO_STACK)
+                return r;
+        }
+    }
     if (out || !uno_wants_challenge(g, victim, p, prev_color)) {
-        penalty(g, victim, k, t->reason[k], 0);
+        penalty(g, victim, k, pend ? UNO_R_STACK : t->reason[k], pend);
         if (out)
             return ROUND_OVER;
         skip(g, victim);
@@ -859,13 +984,13 @@ static UNO_INLINE int resolve(uno_game *g, int p, int card, int bluff, int prev_
     g->reveal_n[victim] = g->hand_n[p];
     memcpy(g->reveal[victim], g->hand[p], (size_t)g->hand_n[p]);
     if (!bluff) {
-        penalty(g, victim, k, UNO_R_CHALLENGE, 2);
+        penalty(g, victim, k, UNO_R_CHALLENGE, 2 + pend);
         skip(g, victim);
         return adv(g, p, 2);
     }
     g->counters[UNO_CT_CHALLENGES_WON][victim]++;
-    if (g->cfg->challenge == UNO_CHALLENGE_MODERN) {
-        penalty(g, p, k, UNO_R_CHALLENGE, 0);
+    if (g->cfg->challenge == UNO_CHALLENGE_MODERN || pend) { /* C-H1: the stack, on the bluffer */
+        penalty(g, p, k, UNO_R_CHALLENGE, pend);
         return victim;
     }
     /* vintage: take the card back, play a legal card instead (with its effect), draw */
@@ -875,7 +1000,10 @@ static UNO_INLINE int resolve(uno_game *g, int p, int card, int bluff, int prev_
     g->top_face = prev_face;
     if (g->tr)
         uno_trace_event(g->tr, UNO_EV_TAKE_BACK, p, card, 0, 0);
-    int nxt = play(g, p, uno_choose_replacement(g, p));
+    int i = uno_choose_replacement(g, p);
+    g->last_player = p;
+    g->last_card = g->hand[p][i];
+    int nxt = play(g, p, i);
     penalty(g, p, k, UNO_R_CHALLENGE, 0);
     return nxt;
 }
@@ -940,9 +1068,50 @@ static int play(uno_game *g, int p, int i)
         uno_trace_event(g->tr, UNO_EV_PLAY, p, card, named, restricted ? !bluff : -1);
     if (g->launcher) /* UNO Extreme only: one test of a flag in every other game */
         discard_all(g, p, card);
-    if (g->hand_n[p] == 1 && t->effect[t->card_kind[side][card]] != UNO_WILD_EXCHANGE)
-        uno_check(g, p); /* S2: no UNO call on the hand-exchange wild (docs/rules.md) */
+    if (g->hand_n[p] == 1) {
+        int e = t->effect[t->card_kind[side][card]];
+        /* S2: no UNO call on the hand-exchange wild, C-H5 nor on a Seven-O 7 or 0
+           (docs/rules.md): the player's hand is about to change */
+        if (e != UNO_WILD_EXCHANGE &&
+            !(g->cfg->seven_o && e == UNO_NUMBER && (face == 7 || face == 0)))
+            uno_check(g, p);
+    }
     return resolve(g, p, card, bluff, prev_color, prev_face, 0);
+}
+
+/*
+ * reference.Game.jump_turn (C-H4): a jump-in on the card just played, as a
+ * turn of the jumper, asked in play order from the seat after its player;
+ * NO_STACK when nobody jumps.
+ */
+static UNO_COLD int jump_turn(uno_game *g)
+{
+    g->jump_open = 0;
+    int top = g->discard[g->n_discard - 1];
+    if (top != g->last_card)
+        return NO_STACK; /* a Flip: the card played is no longer on top */
+    const uint8_t *kinds = g->t->card_kind[g->side];
+    int kind = kinds[top], q = g->last_player;
+    for (int j = 0, m = g->n_active - 1; j < m; j++) {
+        q = uno_next(g, q);
+        const uint8_t *h = g->hand[q];
+        for (int i = 0, n = g->hand_n[q]; i < n; i++)
+            if (kinds[h[i]] == kind && !(uno_restricted(g, h[i]) && uno_holds_color(g, q))) {
+                if (!uno_wants_jump(g, q, top))
+                    break;
+                g->idle = 0;
+                if (g->tr)
+                    uno_trace_event(g->tr, UNO_EV_JUMP_IN, q, top, 0, 0);
+                g->jump_open = 1;
+                g->last_player = q;
+                g->last_card = h[i];
+                int r = play(g, q, i);
+                if (r == ROUND_OVER && g->round_winner < 0)
+                    g->round_winner = q;
+                return r;
+            }
+    }
+    return NO_STACK;
 }
 
 /* E3 (reference.Game.take_turn): press once; what fires joins the hand; the turn passes. */
@@ -957,17 +1126,39 @@ static UNO_COLD int press_turn(uno_game *g, int p, int forced)
     return uno_next(g, p);
 }
 
-/* reference.Game.take_turn: returns the next seat, ROUND_OVER or STALEMATE. */
-static int take_turn(uno_game *g, int p)
+/* C-H4: p is about to play hand[i]; the next turn first offers a jump-in on it. */
+static inline void open_jump(uno_game *g, int p, int i)
 {
+    g->jump_open = 1;
+    g->last_player = p;
+    g->last_card = g->hand[p][i];
+}
+
+/*
+ * reference.Game.take_turn: returns the next seat, ROUND_OVER or STALEMATE.
+ * `house` (a constant at each call) is whether any house rule C-H1..C-H5 is on:
+ * play_round calls a copy without their tests when none is.
+ */
+static UNO_INLINE int take_turn(uno_game *g, int p, const int house)
+{
+    const uno_config *cfg = g->cfg;
+    if (house && g->jump_open) { /* C-H4: a jump-in on the last card played takes this turn */
+        int r = jump_turn(g);
+        if (r != NO_STACK)
+            return r;
+    }
     int action = uno_choose_play(g, p);
+    if (house && action == UNO_DRAW && cfg->forced_play && has_legal_play(g, p))
+        action = uno_choose_replacement(g, p); /* C-H3: no voluntary draw */
     if (action != UNO_DRAW) {
         g->idle = 0;
+        if (house && cfg->jump_in)
+            open_jump(g, p, action);
         return play(g, p, action);
     }
     if (g->color >= 0) /* public: p drew on this color */
         g->failed[p] |= (uint8_t)(1u << g->color);
-    /* forced = not has_legal_play(p) */
+    /* forced = not has_legal_play(p), written out: the hot path */
     int has_color = uno_holds_color(g, p);
     int forced = 1;
     for (int i = 0, n = g->hand_n[p]; i < n; i++) {
@@ -979,19 +1170,28 @@ static int take_turn(uno_game *g, int p)
     }
     if (g->launcher)
         return press_turn(g, p, forced);
-    if (draw_cards(g, p, 1, forced ? UNO_R_CANNOT_PLAY : UNO_R_VOLUNTARY)) {
+    int got;
+    if (house && forced && cfg->draw_until_playable) /* C-H2 */
+        got = draw_until_playable(g, p);
+    else
+        got = draw_cards(g, p, 1, forced ? UNO_R_CANNOT_PLAY : UNO_R_VOLUNTARY);
+    if (got) {
         g->idle = 0;
         int last = g->hand_n[p] - 1;
         int card = g->hand[p][last];
         if (uno_playable(g, card)) {
             int bluff = uno_restricted(g, card) && uno_holds_color(g, p);
             int play_it;
-            if (!bluff && forced && g->cfg->drawn_card == UNO_DRAWN_MUST)
+            if (!bluff && ((forced && cfg->drawn_card == UNO_DRAWN_MUST) ||
+                           (house && cfg->forced_play)))
                 play_it = 1;
             else
                 play_it = uno_plays_drawn(g, p, bluff);
-            if (play_it)
+            if (play_it) {
+                if (house && cfg->jump_in)
+                    open_jump(g, p, last);
                 return play(g, p, last);
+            }
         }
     } else if (++g->idle >= g->n_active) {
         return STALEMATE;
@@ -1087,6 +1287,8 @@ static int start_round(uno_game *g, int dealer, const uint8_t *deck)
     g->rounds++;
     g->direction = 1;
     g->idle = 0;
+    g->jump_open = 0;
+    g->round_winner = -1;
     g->silent = 0; /* E2: the launcher's state is per round */
     g->side = 0; /* F2: every round starts on the light side */
     uint8_t *pile = g->draw; /* the draw pile from the start: top last */
@@ -1168,15 +1370,18 @@ static int play_round(uno_game *g, int dealer, const uint8_t *deck)
     g->round_starter = g->t->card_kind[0][g->discard[0]]; /* light side (F2) */
     if (p <= -3)
         return p;
-    int32_t limit = g->cfg->max_turns > 0 ? g->cfg->max_turns : UNO_MAX_TURNS;
+    const uno_config *cfg = g->cfg;
+    int32_t limit = cfg->max_turns > 0 ? cfg->max_turns : UNO_MAX_TURNS;
+    const int house = cfg->stacking || cfg->draw_until_playable || cfg->forced_play ||
+                      cfg->jump_in || cfg->seven_o;
     for (int32_t turn = 0;; turn++) {
         if (turn >= limit)
             return LIMIT;
         g->turns++;
-        int next = take_turn(g, p);
+        int next = house ? take_turn(g, p, 1) : take_turn(g, p, 0);
         CHECK_CARDS(g, p, "after a turn");
-        if (next == ROUND_OVER)
-            return p;
+        if (next == ROUND_OVER) /* C-H1, C-H4: a stacker or a jumper may have gone out */
+            return g->round_winner >= 0 ? g->round_winner : p;
         if (next == STALEMATE) {
             g->stalemates++;
             return -1;
@@ -1361,6 +1566,9 @@ static void init_game(uno_game *g, const uno_config *cfg, const uno_table *t,
     }
     g->bail = NULL;
     g->n_draw = g->n_discard = 0;
+    g->pending = 0;
+    g->last_player = g->last_card = -1;
+    g->jump_open = 0;
 }
 
 static int fail(uno_result *res, int status, int card)

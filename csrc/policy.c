@@ -487,6 +487,43 @@ int uno_choose_target(uno_game *g, int p, int card)
     }
 }
 
+/*
+ * C-H1 (reference.BuiltinPolicy.choose_stack): a legal draw card answering the
+ * pending `total`, with probability pol->stack; random picks uniformly, greedy
+ * and strategic the highest value (first in hand order on ties).  Nothing is
+ * drawn from the generator without a legal answer.
+ */
+int uno_choose_stack(uno_game *g, int p, int total)
+{
+    const uno_policy *pol = &g->pol[p];
+    if (pol->id == UNO_POLICY_USER)
+        return call_user(g, p, UNO_DEC_STACK, total);
+    const uint8_t *h = g->hand[p];
+    int has_color = uno_holds_color(g, p);
+    int opts[UNO_HAND_CAP], m = 0;
+    for (int i = 0, n = g->hand_n[p]; i < n; i++)
+        if (uno_can_stack(g, h[i]) && !(uno_restricted(g, h[i]) && has_color))
+            opts[m++] = i;
+    if (m == 0 || !uno_rng_bernoulli(g->rng, pol->stack))
+        return UNO_DRAW;
+    if (pol->id == UNO_POLICY_RANDOM)
+        return opts[pick(g, m)];
+    int best = opts[0];
+    for (int j = 1; j < m; j++)
+        if (uno_value(g, h[opts[j]]) > uno_value(g, h[best]))
+            best = opts[j];
+    return best;
+}
+
+/* C-H4 (reference.BuiltinPolicy.wants_jump). */
+int uno_wants_jump(uno_game *g, int p, int card)
+{
+    const uno_policy *pol = &g->pol[p];
+    if (pol->id == UNO_POLICY_USER)
+        return call_user(g, p, UNO_DEC_JUMP_IN, card);
+    return uno_rng_bernoulli(g->rng, pol->jump_in);
+}
+
 int uno_plays_drawn(uno_game *g, int p, int bluff)
 {
     const uno_policy *pol = &g->pol[p];

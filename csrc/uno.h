@@ -85,6 +85,15 @@
  *                                                         `to`; left: cards it still holds)
  *   DISCARD_ALL       seat    -         -        -        cards put down under it (E4)
  *   AIM               seat    target    -        -        -    (E6 Extreme Hit)
+ *   STACK             seat    total     -        -        -    (C-H1: the seat answers a
+ *                                                              pending `total` with the
+ *                                                              draw card played next)
+ *   JUMP_IN           seat    card      -        -        -    (C-H4: the seat plays the
+ *                                                              card identical to `card`
+ *                                                              out of turn; a PLAY follows)
+ *   SWAP              seat    target    -        -        -    (C-H5: a 7 swapped the hands)
+ *   ROTATE            seat    dir       -        -        -    (C-H5: a 0 passed every hand
+ *                                                              to the next seat in `dir`)
  *
  * Tracing costs nothing when off: every write is behind `if (g->tr)`.
  *
@@ -161,7 +170,9 @@ enum uno_reason {
     UNO_R_BADTZ_MARU = 14,   /* H2 */
     UNO_R_CUSTOM_COLOR = 15, /* S3 draw_color */
     UNO_R_DRAW_THREE = 16,   /* S3 draw_three */
-    UNO_R_HAND_SIZE = 17     /* S3 seven, three */
+    UNO_R_HAND_SIZE = 17,    /* S3 seven, three */
+    UNO_R_STACK = 18,         /* C-H1: the last victim of a stack draws the sum */
+    UNO_R_UNTIL_PLAYABLE = 19 /* C-H2: drew until a playable card */
 };
 #define UNO_REASON_MAX UNO_R_HAND_SIZE
 
@@ -173,6 +184,9 @@ enum { UNO_SCORING_STANDARD = 0, UNO_SCORING_ELIMINATION = 1, UNO_SCORING_LOWEST
 enum { UNO_VARIANT_EXTREME = 2 }; /* rules.VARIANTS index of UNO Extreme */
 enum { UNO_LAUNCHER_MODEL = 0, UNO_LAUNCHER_DIST = 1 }; /* rules.LAUNCHER (E2) */
 #define UNO_LAUNCH_MAX 32 /* rules.LAUNCHER_MAX: entries of a launcher weight table */
+/* rules.STACKING (C-H1): a mask of the stackable families, 1 colored draw cards
+   (UNO_DRAW_CARDS), 2 fixed-amount wild draw cards (UNO_WILD_DRAW) */
+enum { UNO_STACK_NONE = 0, UNO_STACK_DRAW2 = 1, UNO_STACK_DRAW4 = 2, UNO_STACK_BOTH = 3 };
 
 /* rules.Rules, field for field (see the Rules docstring for the rule IDs). */
 typedef struct uno_config {
@@ -203,6 +217,12 @@ typedef struct uno_config {
     int32_t launcher_n_weights;  /* dist: entries of launcher_weights, 1..UNO_LAUNCH_MAX */
     int32_t launcher_weights[UNO_LAUNCH_MAX]; /* dist: weight of firing i cards */
     int32_t hit_target_presses;  /* E6: the target's own presses before the attacker's, 0..10 */
+    /* house rules C-H1..C-H5 (rules.Rules, same order), 0 = off */
+    int32_t stacking;            /* UNO_STACK_* (C-H1) */
+    int32_t draw_until_playable; /* 0/1 (C-H2) */
+    int32_t forced_play;         /* 0/1 (C-H3) */
+    int32_t jump_in;             /* 0/1 (C-H4) */
+    int32_t seven_o;             /* 0/1 (C-H5) */
 } uno_config;
 enum { UNO_EXCHANGE_SWAP = 0, UNO_EXCHANGE_SHUFFLE = 1 };
 
@@ -280,8 +300,11 @@ enum uno_decision {
     UNO_DEC_CATCH = 5,       /* arg = the seat that forgot; returns 0/1 */
     UNO_DEC_PLAY_DRAWN = 6,  /* arg = 1 when playing it would be a bluff; returns 0/1 */
     UNO_DEC_TARGET = 7,      /* arg = the targeting card id; returns an opponent's seat */
-    /* 8-9: house rules; 12-13: UNO Extreme */
+    UNO_DEC_STACK = 8,       /* C-H1: arg = the pending total; returns a hand index that
+                                answers it (uno_can_stack) or UNO_DRAW to take the cards */
+    UNO_DEC_JUMP_IN = 9,     /* C-H4: arg = the card just played; returns 0/1 */
     UNO_DEC_DISCARD = 10     /* S3: arg = cards still to put down; returns a hand index */
+    /* 11 reserved; 12-13: UNO Extreme */
 };
 #define UNO_DECIDE_ABORT (-1000) /* a callback's "stop the game" (error kept by the caller) */
 
@@ -305,6 +328,8 @@ typedef struct uno_policy {
     int32_t challenge_auto;     /* 1: challenge when P(bluff) > challenge_threshold */
     double challenge_threshold; /* see uno_bluff_probability */
     int32_t target_rule;        /* UNO_TARGET_* */
+    double stack;               /* C-H1: answer a draw card with a draw card */
+    double jump_in;             /* C-H4: jump in with an identical card */
     uno_decide_fn decide;       /* UNO_POLICY_USER only */
     void *ctx;                  /* passed to decide */
 } uno_policy;
@@ -335,6 +360,10 @@ enum uno_event_type {
     UNO_EV_SHUFFLE_HANDS = 21, /* S2 exchange=shuffle */
     UNO_EV_PUT_DOWN = 22,      /* S3 */
     UNO_EV_EXTRA_TURN = 23,    /* S3 */
+    UNO_EV_STACK = 24,   /* C-H1 */
+    UNO_EV_JUMP_IN = 25, /* C-H4 */
+    UNO_EV_SWAP = 26,    /* C-H5 */
+    UNO_EV_ROTATE = 27,  /* C-H5 */
     UNO_EV_COUNT
 };
 
@@ -444,6 +473,11 @@ typedef struct uno_game {
     int top_face;  /* face of the discard pile's top card */
     int side;      /* the side every card shows (F1, F3); 0 for a one-sided deck */
     int idle;      /* consecutive turns on which nothing could be drawn */
+    int pending;     /* C-H1: cards passed on by the stack being answered */
+    int last_player; /* C-H1, C-H4: who played last_card (kept when those rules are on) */
+    int last_card;   /* C-H4: the last card played, what a jump-in answers */
+    int round_winner; /* C-H1, C-H4: who went out when it was not the turn's player, or -1 */
+    int jump_open;   /* C-H4: the next turn first offers a jump-in on last_card */
     int32_t rounds, turns, reshuffles, stalemates;
     uint8_t active[UNO_MAX_PLAYERS];
     /* next_seat[direction > 0][p]: uno_next's answer, kept by uno_seats_update whenever
@@ -512,6 +546,25 @@ static inline int uno_matches(const uno_game *g, int card)
 static inline int uno_playable(const uno_game *g, int card)
 {
     return uno_color(g, card) == UNO_NO_COLOR || uno_matches(g, card);
+}
+
+/* C-H1: the stacking family of a card, the bit of uno_config.stacking it belongs to. */
+static inline int uno_stack_family(const uno_game *g, int card)
+{
+    int e = g->t->effect[g->t->card_kind[g->side][card]];
+    return e == UNO_DRAW_CARDS ? 1 : e == UNO_WILD_DRAW ? 2 : 0;
+}
+
+/*
+ * C-H1: whether `card` may answer the draw card on top of the discard pile:
+ * both families enabled, the same family or (under both) a wild draw card on
+ * a colored one, and playable (C6).  reference.Game.can_stack.
+ */
+static inline int uno_can_stack(const uno_game *g, int card)
+{
+    int mode = g->cfg->stacking, f = uno_stack_family(g, card);
+    int top = uno_stack_family(g, g->discard[g->n_discard - 1]);
+    return (mode & f) && (mode & top) && f >= top && uno_playable(g, card);
 }
 
 /* Whether p holds a card of the active color: what makes a restricted card a bluff (C7). */
@@ -632,6 +685,10 @@ int uno_plays_drawn(uno_game *g, int p, int bluff);
 int uno_choose_target(uno_game *g, int p, int card);
 /* S3: the hand index of a card p puts down, `need` still to go (see policy.c). */
 int uno_choose_discard(uno_game *g, int p, int need);
+/* C-H1: a hand index answering a pending `total`, or UNO_DRAW (see policy.c). */
+int uno_choose_stack(uno_game *g, int p, int total);
+/* C-H4: whether p jumps in with its card identical to `card`. */
+int uno_wants_jump(uno_game *g, int p, int card);
 /* reference.bluff_probability: what `victim` can estimate (see policy.c). */
 double uno_bluff_probability(const uno_game *g, int victim, int offender, int prev_color);
 

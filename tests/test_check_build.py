@@ -5,7 +5,7 @@ decks, Flip with its pairing fixed and re-paired per game, the Hello Kitty deck,
 the hand-exchange deck with both exchange modes and every customizable rule,
 every target rule, the UNO Extreme deck with both launcher laws; players 2..10, both
 editions, every scoring mode and teams, every knob at 0, 0.5 and 1, strategic
-seats) through the C engine compiled with ``-DUNO_CHECK`` and, where the
+seats; and every combination of the house rules C-H1..C-H5 on both decks) through the C engine compiled with ``-DUNO_CHECK`` and, where the
 compiler has them, AddressSanitizer and UBSan.  For Flip every one of the 112
 cards must be exactly once in the hands, the draw pile and the discard pile
 after the deal and after every turn, flips included.  A second build loses a

@@ -23,6 +23,12 @@ Hello Kitty (H1-H3) and the hand-exchange deck (S1-S3) share a third sweep
 (`test_decks_sweep`, about N_DIFF / 6 games): player counts 2..10, both
 editions, every scoring mode, the same policy sets plus one with every target
 rule, both exchange modes and every customizable rule.
+
+The house rules C-H1..C-H5 have theirs (`test_house_rules_sweep`, about N_DIFF / 10
+games): random combinations of the five switches on classic and Flip (and, fewer, on
+the Hello Kitty, house-2018 and Extreme decks), player counts 2..10, both editions, every
+scoring mode and teams, the policy sets above with the knobs `stack` and `jump_in` at
+0, mid and 1 (drawn per seat in the mixed sets) and every target rule.
 """
 
 from __future__ import annotations
@@ -261,6 +267,68 @@ def test_decks_sweep(variant, players, edition, mode, pol):
                      game=1000 * j + case)
 
 
+def house_cases():
+    for players in range(2, 11):
+        for variant in ("classic", "flip"):
+            for pol in POLICY_SETS:
+                yield players, variant, pol
+    for players in (2, 5, 8):  # the same switches on the other decks that have the cards
+        for variant in ("hello-kitty", "house-2018", "extreme"):
+            for pol in ("greedy", "mid", "mixed"):
+                yield players, variant, pol
+
+
+HOUSE_CASES = list(house_cases())
+HOUSE_GAMES_PER_CASE = max(1, N_DIFF // 10 // len(HOUSE_CASES))
+HOUSE_KNOBS = {"zero": (0, 0), "mid": (0.5, 0.5), "one": (1, 1)}
+TARGET_RULES = ("most", "fewest", "next", "random")
+
+
+def house_policies(pol: str, players: int, rng: random.Random) -> list:
+    """A policy set with the house-rule knobs (stack, jump_in) and the target rule added:
+    at 0, mid or 1 for the zero/mid/one sets, drawn per seat for the others."""
+    base = policy_set(pol, players, rng)
+    base = [base] * players if isinstance(base, str) else base
+    out = []
+    for s, sp in enumerate(base):
+        stack, jump = HOUSE_KNOBS.get(pol) or (rng.choice([0, 0.3, 1]), rng.choice([0, 0.6, 1]))
+        extra = [f"stack={stack}", f"jump_in={jump}"]
+        if "target=" not in sp:
+            extra.append(f"target={TARGET_RULES[(s + players) % 4]}")
+        out.append(f"{sp[:-1]},{','.join(extra)})" if sp.endswith(")") else
+                   f"{sp}({','.join(extra)})")
+    return out
+
+
+def house_switches(rng: random.Random) -> dict:
+    """A random combination of the house rules C-H1..C-H5 (at least one on)."""
+    while True:
+        sw = {"stacking": rng.choice(["none", "draw2", "draw4", "both"]),
+              "draw_until_playable": rng.random() < 0.5, "forced_play": rng.random() < 0.5,
+              "jump_in": rng.random() < 0.5, "seven_o": rng.random() < 0.5}
+        if sw["stacking"] != "none" or any(v is True for v in sw.values()):
+            return sw
+
+
+@pytest.mark.parametrize("players,variant,pol", HOUSE_CASES,
+                         ids=[f"p{p}-{v}-{q}" for p, v, q in HOUSE_CASES])
+def test_house_rules_sweep(players, variant, pol):
+    """C-H1..C-H5: random combinations of the switches on classic and Flip, every player
+    count, both editions, every scoring mode, policies with the new knobs at 0/mid/1."""
+    case = HOUSE_CASES.index((players, variant, pol))
+    rng = random.Random(30_000 + case)
+    for j in range(HOUSE_GAMES_PER_CASE):
+        modes = [m for m in MODES if m != "teams" or (players >= 4 and players % 2 == 0)]
+        mode = modes[(case + j) % len(modes)]
+        edition = ("modern", "vintage")[(case + j) % 2]
+        switches = house_switches(rng)
+        if variant == "extreme":  # no stackable card, no draw pile (C-H1, C-H2 refused)
+            switches.update(stacking="none", draw_until_playable=False)
+        rules = game_rules(players, edition, mode, j, variant=variant).replace(**switches)
+        compare_game(rules, house_policies(pol, players, rng), seed=1900 + case,
+                     game=1000 * j + case)
+
+
 FULL = [
     (Rules(players=4), "greedy"),
     (Rules(players=2), "greedy"),
@@ -287,6 +355,9 @@ FULL = [
     (Rules(variant="house-2018", players=4), ["strategic", "greedy(target=most)"] * 2),
     (Rules(variant="house-2018", players=5, exchange="shuffle",
            custom_wilds="draw_color,wilds_down,three"), "strategic"),
+    (Rules(players=4, stacking="both", jump_in=True, seven_o=True), "greedy"),
+    (Rules(variant="flip", players=3, stacking="both", draw_until_playable=True,
+           forced_play=True, jump_in=True, seven_o=True), ["strategic", "greedy", "random"]),
 ]
 
 

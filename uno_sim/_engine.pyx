@@ -181,6 +181,7 @@ cdef extern from "uno.h":
         int32_t launcher_n_weights
         int32_t launcher_weights[32]
         int32_t hit_target_presses
+        int32_t stacking, draw_until_playable, forced_play, jump_in, seven_o
 
     ctypedef struct uno_table:
         int32_t n_kinds, n_cards, n_sides
@@ -221,6 +222,7 @@ cdef extern from "uno.h":
         int32_t challenge_auto
         double challenge_threshold
         int32_t target_rule
+        double stack, jump_in
         uno_decide_fn decide
         void *ctx
 
@@ -316,8 +318,13 @@ cdef enum:
     EV_PUT_DOWN = 22
     EV_EXTRA_TURN = 23
 
+    EV_STACK = 24
+    EV_JUMP_IN = 25
+    EV_SWAP = 26
+    EV_ROTATE = 27
+
 _SIDES = ("light", "dark")
-_REASONS = {int(r): r.name.lower() for r in DrawReason}  # numbers may have gaps
+_REASONS = {int(r): r.name.lower() for r in DrawReason}
 _TABLE_COLUMNS = ("color", "face", "value", "effect", "amount", "restricted", "starter",
                   "reason")
 
@@ -430,7 +437,8 @@ cdef object _raw_state(uno_game *g, int seat):
         dark_kind=tuple([g.t.card_kind[1][i] for i in range(g.t.n_cards)])
         if g.t.n_sides == 2 else None,
         draw_top=g.draw[g.n_draw - 1] if g.n_draw > 0 else -1, teams=bool(g.cfg.teams),
-        silent=g.silent if g.launcher else -1)
+        silent=g.silent if g.launcher else -1, stacking=g.cfg.stacking,
+        forced_play=bool(g.cfg.forced_play))
 
 
 cdef int _user_decide(void *ctx, uno_game *g, int seat, int decision, int arg) noexcept with gil:
@@ -460,7 +468,8 @@ cdef class Engine:
 
     ``config``: the 13 ints of uno_config (max_turns, max_rounds apart), then (UNO Extreme,
     E2, E6) launcher, launcher_fire, launcher_max_silent, the burst and weights tuples and
-    hit_target_presses; ``arrays``: DeckTable.arrays();
+    hit_target_presses, then (house rules C-H1..C-H5) stacking, draw_until_playable,
+    forced_play, jump_in, seven_o; ``arrays``: DeckTable.arrays();
     ``policies``: per seat (id, color_rule, bluff, challenge, forget_uno, catch,
     play_drawn, voluntary_draw); ``codes``: per side, card id -> card code.
     """
@@ -485,7 +494,7 @@ cdef class Engine:
          self.cfg.drawn_card, self.cfg.challenge, self.cfg.wd4_value, self.cfg.scoring,
          self.cfg.target, self.cfg.teams, self.cfg.hand_size, self.cfg.repair,
          self.cfg.exchange) = config[:13]
-        extreme = config[13:] or (0, 333, 5, (1,), (0, 1), 0)
+        extreme = config[13:19] or (0, 333, 5, (1,), (0, 1), 0)
         self.cfg.launcher, self.cfg.launcher_fire, self.cfg.launcher_max_silent = extreme[:3]
         burst, weights = extreme[3], extreme[4]
         self.cfg.hit_target_presses = extreme[5]
@@ -496,6 +505,8 @@ cdef class Engine:
         for i in range(UNO_LAUNCH_MAX):
             self.cfg.launcher_burst[i] = burst[i] if i < len(burst) else 0
             self.cfg.launcher_weights[i] = weights[i] if i < len(weights) else 0
+        (self.cfg.stacking, self.cfg.draw_until_playable, self.cfg.forced_play,
+         self.cfg.jump_in, self.cfg.seven_o) = config[19:24] or (0, 0, 0, 0, 0)
         self.cfg.max_turns = 0
         self.cfg.max_rounds = 0
         names = _TABLE_COLUMNS + ("card_kind", "dark_kind")
@@ -518,7 +529,8 @@ cdef class Engine:
             (self.pol[i].id, self.pol[i].color_rule, self.pol[i].bluff, self.pol[i].challenge,
              self.pol[i].forget_uno, self.pol[i].catch_uno, self.pol[i].play_drawn,
              self.pol[i].voluntary, self.pol[i].challenge_auto,
-             self.pol[i].challenge_threshold, self.pol[i].target_rule) = p
+             self.pol[i].challenge_threshold, self.pol[i].target_rule, self.pol[i].stack,
+             self.pol[i].jump_in) = p
         self.users = list(users) if users is not None else [None] * len(policies)
         self.error = None
         for i in range(len(policies)):
@@ -805,6 +817,14 @@ cdef class Engine:
                 ev = {"e": "put_down", "p": e.p, "cards": self._codes(d + 1, d[0], codes)}
             elif t == EV_EXTRA_TURN:
                 ev = {"e": "extra_turn", "p": e.p}
+            elif t == EV_STACK:
+                ev = {"e": "stack", "p": e.p, "total": e.a}
+            elif t == EV_JUMP_IN:
+                ev = {"e": "jump_in", "p": e.p, "card": codes[e.a]}
+            elif t == EV_SWAP:
+                ev = {"e": "swap", "p": e.p, "target": e.a}
+            elif t == EV_ROTATE:
+                ev = {"e": "rotate", "p": e.p, "dir": e.a}
             elif t == EV_ROUND_START:
                 codes = sides[0]
                 deck = self._codes(d + 1, d[0], pairs)

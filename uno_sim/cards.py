@@ -101,6 +101,9 @@ class DrawReason(IntEnum):
     CUSTOM_COLOR = 15  # S3 draw_color: draw until the named color
     DRAW_THREE = 16  # S3 draw_three: the next player could not play
     HAND_SIZE = 17  # S3 seven / three: drawn up to the hand size the rule sets
+    # 10-17: other variants' draw cards
+    STACK = 18  # C-H1: the last victim of a stack draws the sum
+    UNTIL_PLAYABLE = 19  # C-H2: drew until a playable card (no legal play)
 
 
 # Faces beyond the digits 0..9.  Two cards "match by symbol" when faces are equal.

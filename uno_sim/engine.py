@@ -22,7 +22,7 @@ from .reference import SEAT_COUNTERS, GameResult, scenario_deck
 from .rng import MASK64, key_from_seed
 from .userpolicy import UserSeat
 from .rules import (CHALLENGE, DEALER_DRAW, DRAWN_CARD, EDITIONS, EXCHANGE, LAUNCHER, SCORING,
-                    VARIANT_IDS, Rules, RulesError)
+                    STACKING, VARIANT_IDS, Rules, RulesError)
 
 __all__ = ["play_game", "play_round", "play_games", "GameLimitError", "MAX_TURNS",
            "SEAT_COUNTERS"]
@@ -42,19 +42,23 @@ def _config(rules: Rules) -> tuple:
         # UNO Extreme (E2): the launcher's law; the weight tables as tuples of ints
         LAUNCHER.index(rules.launcher), rules.launcher_fire, rules.launcher_max_silent,
         tuple(rules.launcher_burst), tuple(rules.launcher_weights), rules.hit_target_presses,
+        # house rules C-H1..C-H5
+        STACKING.index(rules.stacking), int(rules.draw_until_playable), int(rules.forced_play),
+        int(rules.jump_in), int(rules.seven_o),
     )
 
 
 def _policy(spec) -> tuple:
     """uno_policy as a tuple: id, color rule, knobs, challenge_auto, threshold, target rule."""
     if spec.name == "user":
-        return (spec.policy_id, 0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0, 0.5, 0)
+        return (spec.policy_id, 0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0, 0.5, 0, 0.0, 0.0)
     k = spec.knobs()
     auto = k["challenge"] == "auto"
     return (spec.policy_id, COLOR_RULES.index(k["color"]), float(k["bluff"]),
             0.0 if auto else float(k["challenge"]), float(k["forget_uno"]), float(k["catch"]),
             float(k["play_drawn"]), float(k["voluntary_draw"]), int(auto),
-            float(k["challenge_threshold"]), TARGET_RULES.index(k["target"]))
+            float(k["challenge_threshold"]), TARGET_RULES.index(k["target"]), float(k["stack"]),
+            float(k["jump_in"]))
 
 
 def _make_engine(rules: Rules, policies: tuple, deck, users=None) -> "_engine.Engine":

@@ -22,15 +22,16 @@ _COMMON = {"forget_uno": 0.05, "catch": 0.5, "challenge_threshold": 0.5}
 POLICIES = {
     "random": (0, {
         "bluff": 0.5, "challenge": 0.5, **_COMMON, "play_drawn": 0.5, "voluntary_draw": 0.0,
-        "color": "random", "target": "random",
+        "color": "random", "target": "random", "stack": 0.5, "jump_in": 0.5,
     }),
     "greedy": (1, {
         "bluff": 0.0, "challenge": 0.0, **_COMMON, "play_drawn": 1.0, "voluntary_draw": 0.0,
-        "color": "most", "target": "fewest",
+        "color": "most", "target": "fewest", "stack": 1.0, "jump_in": 1.0,
     }),
     "strategic": (2, {
         "bluff": 0.0, "challenge": AUTO, **_COMMON, "challenge_threshold": 0.9,
         "play_drawn": 1.0, "voluntary_draw": 0.0, "color": "smart", "target": "fewest",
+        "stack": 1.0, "jump_in": 1.0,
     }),
 }
 USER_POLICY_ID = 3  # a user's Python policy (uno_sim.userpolicy)
@@ -53,7 +54,13 @@ KNOB_HELP = {
     "color": "color named on a wild: most (the color held most, ties to R,Y,G,B order), "
              "random, or smart (held, already played, and failed by the next player) (C9)",
     "target": "whom a targeted card picks: the opponent with the most or fewest cards, the "
-              "next player, or a random opponent (P2; the hand-exchange wild of house-2018)",
+              "next player, or a random opponent (P2; the hand-exchange wild of house-2018, "
+              "the 7 of the Seven-O house rule C-H5)",
+    "stack": "with the stacking house rule (C-H1), probability of answering a draw card "
+             "with a draw card (random picks one uniformly, greedy and strategic the "
+             "highest value) instead of drawing",
+    "jump_in": "with the jump-in house rule (C-H4), probability of playing an identical "
+               "card out of turn when holding one",
 }
 
 KNOB_RANGE = {"color": " | ".join(COLOR_RULES), "target": " | ".join(TARGET_RULES),

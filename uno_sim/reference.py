@@ -28,11 +28,12 @@ from .cards import (COLORS, CUSTOM_RULES, NO_COLOR, SIDES, DrawReason, Effect, S
                     deck_for)
 from .policies import PolicySpec, seat_policies
 from .rng import Rng, deal_state, key_from_seed
-from .rules import Rules, RulesError
+from .rules import STACKING, Rules, RulesError
 
 DRAW = -1  # the "draw a card" action of choose_play
 # C5 / H2 / S2 / S3: the first player names the color; the card has no other effect
 STARTER_WILDS = (Effect.WILD, Effect.WILD_FEWEST_DRAW, Effect.WILD_EXCHANGE, Effect.WILD_CUSTOM)
+NO_STACK = -2  # Game.try_stack: the victim takes the cards
 
 
 class Stalemate(Exception):
@@ -47,6 +48,7 @@ def weighted(rng: Rng, w) -> int:
             return i
         r -= x
     raise AssertionError("unreachable")
+STACK_FAMILY = {Effect.DRAW: 1, Effect.WILD_DRAW: 2}  # C-H1: the bits of Rules.stacking
 
 
 # ---------------------------------------------------------------------------
@@ -80,6 +82,8 @@ class BuiltinPolicy:
         self.challenge_auto = k["challenge"] == "auto"
         self.challenge_threshold = k["challenge_threshold"]
         self.target_rule = k["target"]
+        self.stack_p = k["stack"]
+        self.jump_p = k["jump_in"]
 
     def pick(self, n: int) -> int:
         return 0 if n == 1 else self.rng.bounded(n)
@@ -145,6 +149,29 @@ class BuiltinPolicy:
                 best, best_value = i, v
         return best
 
+    def choose_stack(self, g: "Game", p: int, total: int) -> int:
+        """C-H1: the hand index of a draw card to stack on the pending `total`, or DRAW.
+
+        Built-in policies never stack a bluff; no random number is drawn
+        without a legal answer.
+        """
+        opts = [i for i, c in enumerate(g.hands[p]) if g.can_stack(c) and not g.is_bluff(p, c)]
+        if not opts or not self.rng.bernoulli(self.stack_p):
+            return DRAW
+        return self.stack_pick(g, p, opts)
+
+    def stack_pick(self, g, p, opts) -> int:
+        """The highest-value answer, first in hand order on ties."""
+        best = opts[0]
+        for i in opts[1:]:
+            if g.kind(g.hands[p][i]).value > g.kind(g.hands[p][best]).value:
+                best = i
+        return best
+
+    def wants_jump(self, g: "Game", p: int, card: int) -> bool:
+        """C-H4: jump in with the card identical to `card` (the top of the discard pile)."""
+        return self.rng.bernoulli(self.jump_p)
+
     def choose_target(self, g: "Game", p: int, card: int) -> int:
         """P2: the opponent a targeted card aims at (the target knob).
 
@@ -179,6 +206,9 @@ class RandomPolicy(BuiltinPolicy):
     def choose_replacement(self, g, p) -> int:
         options = [i for i, c in enumerate(g.hands[p]) if g.playable(c) and not g.is_bluff(p, c)]
         return options[self.pick(len(options))]
+
+    def stack_pick(self, g, p, opts) -> int:
+        return opts[self.pick(len(opts))]
 
 
 class GreedyPolicy(BuiltinPolicy):
@@ -405,6 +435,9 @@ class Game:
         # `silent` counts the presses in a row that fired nothing (the model law's state)
         self.launcher = rules.variant == "extreme"
         self.silent = 0
+        self.pending = 0  # C-H1: cards passed on by the stack being answered
+        self.last_player = self.last_card = -1  # the last card played, and by whom
+        self.jump_open = False  # C-H4: the next turn first offers a jump-in
         # One dict per round scored: what engine.play_games(rounds=True) reports.
         self.round_rows = []
 
@@ -481,6 +514,19 @@ class Game:
 
     def has_legal_play(self, p) -> bool:
         return any(self.playable(c) and not self.is_bluff(p, c) for c in self.hands[p])
+
+    def can_stack(self, card) -> bool:
+        """C-H1: whether `card` may answer the draw card on top of the discard pile.
+
+        Families: 1 colored draw cards (effect DRAW), 2 fixed-amount wild draw
+        cards (WILD_DRAW); the `stacking` mode is a mask of them.  A card answers
+        its own family, and under `both` a wild draw card also answers a colored
+        one (never the reverse); it must be playable (C6).
+        """
+        mode = STACKING.index(self.rules.stacking)
+        f = STACK_FAMILY.get(self.kind(card).effect, 0)
+        top = STACK_FAMILY.get(self.kind(self.discard[-1]).effect, 0)
+        return bool(mode & f and mode & top and f >= top and self.playable(card))
 
     def teammates(self, p, q) -> bool:
         return self.rules.teams and p % 2 == q % 2
@@ -574,6 +620,19 @@ class Game:
                   reason=reason.name.lower())
         return got
 
+    def draw_until_playable(self, p: int) -> list:
+        """C-H2: draw one card at a time until a playable one, or until nothing is left."""
+        got = []
+        while self.draw_pile or self.reshuffle():
+            card = self.draw_pile.pop()
+            got.append(card)
+            if self.playable(card):
+                break
+        self.hands[p].extend(got)
+        self.counters["cards_drawn"][p] += len(got)
+        self.emit("draw", p=p, cards=self.codes(got), reason="until_playable")
+        return got
+
     def penalty(self, p: int, k, reason: DrawReason, extra: int = 0):
         """What a draw card makes p draw (F4: until the color for Wild Draw Color), plus `extra`."""
         if k.effect == Effect.WILD_DRAW_COLOR:
@@ -607,10 +666,18 @@ class Game:
     # -- a turn ---------------------------------------------------------------
     def take_turn(self, p: int):
         """Play p's turn; returns the next seat, or None when the round is over."""
+        r = self.rules
+        if self.jump_open:  # C-H4: a jump-in on the last card played takes this turn
+            nxt = self.jump_turn()
+            if nxt != NO_STACK:
+                return nxt
         pol = self.policies[p]
         action = pol.choose_play(self, p)
+        if action == DRAW and r.forced_play and self.has_legal_play(p):
+            action = pol.choose_replacement(self, p)  # C-H3: no voluntary draw
         if action != DRAW:
             self.idle = 0
+            self.jump_open = r.jump_in
             return self.play(p, action)
         if self.color >= 0:  # public: p drew on this color
             self.failed[p] |= 1 << self.color
@@ -625,17 +692,21 @@ class Game:
                 self.idle = 0
             self.emit("pass", p=p)
             return self.adv(p, 1)
-        got = self.draw(p, 1, DrawReason.CANNOT_PLAY if forced else DrawReason.VOLUNTARY)
+        if forced and r.draw_until_playable:  # C-H2
+            got = self.draw_until_playable(p)
+        else:
+            got = self.draw(p, 1, DrawReason.CANNOT_PLAY if forced else DrawReason.VOLUNTARY)
         if got:
             self.idle = 0
-            card = got[0]
+            card = got[-1]
             if self.playable(card):
                 bluff = self.is_bluff(p, card)
-                if not bluff and forced and self.rules.drawn_card == "must":
+                if not bluff and ((forced and r.drawn_card == "must") or r.forced_play):
                     play_it = True
                 else:
                     play_it = pol.plays_drawn(self, p, bluff)
                 if play_it:
+                    self.jump_open = r.jump_in
                     return self.play(p, len(self.hands[p]) - 1)
         else:
             self.idle += 1
@@ -644,9 +715,67 @@ class Game:
         self.emit("pass", p=p)
         return self.adv(p, 1)
 
+    def jump_turn(self):
+        """C-H4: a jump-in on the card just played, as a turn of the jumper; NO_STACK if none.
+
+        Candidates are asked in play order from the player after the one who
+        played it; the first who holds the identical card (same kind on the side
+        in play, legal) and wants to jump plays it, and play goes on from there.
+        None when the top of the discard pile is no longer the card played (a Flip).
+        """
+        self.jump_open = False
+        top = self.discard[-1]
+        if top != self.last_card:
+            return NO_STACK
+        kind = self.card_kind[top]
+        q = self.last_player
+        for _ in range(self.active_count() - 1):
+            q = self.adv(q, 1)
+            for i, c in enumerate(self.hands[q]):
+                if self.card_kind[c] == kind and not self.is_bluff(q, c):
+                    if self.policies[q].wants_jump(self, q, top):
+                        self.idle = 0
+                        self.emit("jump_in", p=q, card=self.code(top))
+                        self.jump_open = True
+                        return self.play(q, i)
+                    break
+        return NO_STACK
+
+    def try_stack(self, victim: int, k, pend: int):
+        """C-H1: the victim may answer with a draw card; returns the next seat, or NO_STACK."""
+        total = pend + k.amount
+        if not any(self.can_stack(c) for c in self.hands[victim]):
+            return NO_STACK
+        i = self.policies[victim].choose_stack(self, victim, total)
+        if i == DRAW:
+            return NO_STACK
+        self.emit("stack", p=victim, total=total)
+        self.turns += 1  # the answer is the victim's turn
+        self.pending = total
+        return self.play(victim, i)
+
+    def seven_o(self, p: int, card: int, face: int):
+        """C-H5: a 7 swaps p's hand with a target's; a 0 passes every hand on."""
+        if face == 7:
+            t = self.policies[p].choose_target(self, p, card)
+            if t != p:  # the public failed colors follow the cards
+                self.hands[p], self.hands[t] = self.hands[t], self.hands[p]
+                self.failed[p], self.failed[t] = self.failed[t], self.failed[p]
+                self.emit("swap", p=p, target=t)
+            return
+        new, failed = list(self.hands), list(self.failed)
+        for s in range(self.n):
+            if self.active[s]:
+                new[self.adv(s, 1)] = self.hands[s]
+                failed[self.adv(s, 1)] = self.failed[s]
+        self.hands[:] = new
+        self.failed[:] = failed
+        self.emit("rotate", p=p, dir=self.direction)
+
     def play(self, p: int, i: int):
         hand = self.hands[p]
         card = hand[i]
+        self.last_player, self.last_card = p, card
         hand[i] = hand[-1]
         hand.pop()
         k = self.kind(card)
@@ -672,7 +801,8 @@ class Game:
         self.emit("play", p=p, card=k.code, **fields)
         if also is not None:
             self.emit("discard_all", p=p, cards=self.codes(also))
-        if len(hand) == 1 and k.effect != Effect.WILD_EXCHANGE:  # S2: no UNO call (docs)
+        if len(hand) == 1 and k.effect != Effect.WILD_EXCHANGE and not (  # S2: no UNO call
+                self.rules.seven_o and k.effect == Effect.NUMBER and k.face in (0, 7)):  # C-H5
             self.uno_check(p)
         return self.resolve(p, card, k, bluff, prev)
 
@@ -704,7 +834,7 @@ class Game:
         """The effect dispatcher of C9-C12 (and C11 at two players, C14 on a last card)."""
         out = not self.hands[p]
         e = k.effect
-        if e in (Effect.NUMBER, Effect.WILD, Effect.DISCARD_ALL):
+        if e in (Effect.WILD, Effect.DISCARD_ALL):
             return None if out else self.adv(p, 1)
         if e == Effect.HIT:  # E5: the next player presses twice and loses the turn
             victim = self.adv(p, 1)
@@ -719,6 +849,12 @@ class Game:
             self.presses(target, target, self.rules.hit_target_presses, k.reason)
             self.presses(p, target, k.amount, k.reason)
             return None if out else self.adv(p, 1)
+        if e == Effect.NUMBER:
+            if out:
+                return None
+            if self.rules.seven_o and k.face in (0, 7):
+                self.seven_o(p, card, k.face)
+            return self.adv(p, 1)
         if e == Effect.SKIP:
             if out:
                 return None
@@ -758,8 +894,14 @@ class Game:
         if e == Effect.WILD_CUSTOM:
             return self.custom(p, k, out)
         victim = self.adv(p, 1)
+        pend, self.pending = self.pending, 0
+        if not out and e in STACK_FAMILY and self.rules.stacking != "none":
+            nxt = self.try_stack(victim, k, pend)
+            if nxt != NO_STACK:
+                return nxt
+        reason = DrawReason.STACK if pend else k.reason
         if e == Effect.DRAW:
-            self.draw(victim, k.amount, k.reason)
+            self.draw(victim, k.amount + pend, reason)
             if out:
                 return None
             self.skip(victim)
@@ -767,7 +909,7 @@ class Game:
         # WILD_DRAW, WILD_DRAW_COLOR: C12 / F4 challenge (never on a last card, which is
         # always legal: C14)
         if out or not self.policies[victim].wants_challenge(self, victim, p, prev[0]):
-            self.penalty(victim, k, k.reason)
+            self.penalty(victim, k, reason, pend)
             if out:
                 return None
             self.skip(victim)
@@ -776,12 +918,12 @@ class Game:
         self.emit("challenge", p=victim, target=p, bluff=bluff, hand=self.codes(self.hands[p]))
         self.revealed[victim] = (p, list(self.hands[p]))  # the challenger saw the hand
         if not bluff:
-            self.penalty(victim, k, DrawReason.CHALLENGE, extra=2)
+            self.penalty(victim, k, DrawReason.CHALLENGE, extra=2 + pend)
             self.skip(victim)
             return self.adv(p, 2)
         self.counters["challenges_won"][victim] += 1
-        if self.rules.challenge == "modern":
-            self.penalty(p, k, DrawReason.CHALLENGE)
+        if self.rules.challenge == "modern" or pend:  # C-H1: a stacked bluff draws the stack
+            self.penalty(p, k, DrawReason.CHALLENGE, pend)
             return victim
         # vintage: take the card back, play a legal card instead (with its effect), draw
         self.discard.pop()
@@ -957,6 +1099,7 @@ class Game:
         self.direction = 1
         self.idle = 0
         self.silent = 0  # E2: the launcher's state is per round
+        self.jump_open = False
         self.deal = Rng.from_state(deal_state(self.seeded, self.rounds))
         self.side = 0  # F2: every round starts on the light side
         self.card_kind = self.side_kinds[0]
@@ -1023,8 +1166,8 @@ class Game:
         try:
             while p is not None:
                 self.turns += 1
-                winner = p
                 p = self.take_turn(p)
+            winner = self.last_player  # who played the last card (C-H4: maybe a jumper)
         except Stalemate:
             self.stalemates += 1
             return None

@@ -27,6 +27,10 @@ LAUNCHER_WEIGHTS = (92,) + LAUNCHER_BURST  # dist: 0..12 cards, fires on 1 press
 DECK_SIZE = {"classic": 108, "flip": 112, "extreme": 112, "hello-kitty": 112, "house-2018": 112}
 EXCHANGE = ("swap", "shuffle")  # S2: the French hand exchange | the English "Wild Shuffle Hands"
 CUSTOM_WILDS_DEFAULT = "extra_turn,draw_three,seven"  # S3: one rule per customizable wild
+# C-H1: which draw cards may be stacked; the index is a bit mask (1: colored draw cards
+# such as Draw Two, +1, +5; 2: fixed-amount wild draw cards such as WD4, Wild Draw Two)
+STACKING = ("none", "draw2", "draw4", "both")
+HOUSE_BOOLS = ("draw_until_playable", "forced_play", "jump_in", "seven_o")
 MIN_PLAYERS, MAX_PLAYERS = 2, 10
 
 # edition -> defaults of the switches left as None
@@ -134,6 +138,12 @@ class Rules:
     hit_target_presses      presses the target of an Extreme Hit makes  E6
                             itself before the attacker's two (0; 1 is
                             seed 001's literal "le désigné appuie")
+    stacking                none | draw2 | draw4 | both: draw cards     C-H1
+                            answered with draw cards add up
+    draw_until_playable     draw until a playable card (no legal play)  C-H2
+    forced_play             a legal play must be made                   C-H3
+    jump_in                 an identical card may be played out of turn C-H4
+    seven_o                 7 swaps hands, 0 passes every hand on       C-H5
     ======================  ==========================================  =======
     """
 
@@ -161,6 +171,12 @@ class Rules:
     launcher_burst: tuple = LAUNCHER_BURST
     launcher_weights: tuple = LAUNCHER_WEIGHTS
     hit_target_presses: int = 0  # E6
+    # house rules (C-H1..C-H5), all off by default
+    stacking: str = "none"
+    draw_until_playable: bool = False
+    forced_play: bool = False
+    jump_in: bool = False
+    seven_o: bool = False
 
     def __post_init__(self):
         _choice("variant", self.variant, VARIANTS)
@@ -194,6 +210,10 @@ class Rules:
                 raise RulesError(f"invalid players {self.players} for teams: expected 4, 6, 8 or 10")
             if self.scoring != "standard":
                 raise RulesError(f"invalid scoring {self.scoring!r} for teams: expected standard")
+        _choice("stacking", self.stacking, STACKING)
+        for name in HOUSE_BOOLS:
+            if not isinstance(getattr(self, name), bool):
+                raise RulesError(f"invalid {name} {getattr(self, name)!r}: expected true or false")
         object.__setattr__(self, "deck", _deck_overrides(self.deck))
         if not self.deck and self.players * self.hand_size + 1 > self.deck_size:
             raise RulesError(
@@ -206,6 +226,32 @@ class Rules:
                 check_deck(deck_for(self), self.players, self.hand_size)
             except DeckError as exc:
                 raise RulesError(str(exc)) from None
+        if self.stacking != "none" or self.seven_o:
+            self._check_house_rules()
+        if self.draw_until_playable and self.variant == "extreme":
+            raise RulesError("invalid draw_until_playable True for variant 'extreme': the "
+                             "launcher replaces the draw pile (E3: one press, nothing is drawn "
+                             "to play)")
+
+    def _check_house_rules(self):
+        """C-H1 / C-H5 need cards the variant's deck may not have (checked by effect/face)."""
+        from .cards import Effect, deck_for
+
+        deck = deck_for(self)  # the cards actually in it (deck overrides may remove some)
+        kinds = [deck.kinds[i] for i in set(deck.card_kind) | set(deck.dark_kind or ())]
+        if self.stacking != "none":
+            mask = STACKING.index(self.stacking)
+            have = {1: any(k.effect == Effect.DRAW for k in kinds),
+                    2: any(k.effect == Effect.WILD_DRAW for k in kinds)}
+            for bit, what in ((1, "colored draw card (Draw Two, +1, +5)"),
+                              (2, "wild draw card with a fixed amount (WD4, Wild Draw Two)")):
+                if mask & bit and not have[bit]:
+                    raise RulesError(f"invalid stacking {self.stacking!r} for variant "
+                                     f"{self.variant!r}: its deck has no {what}")
+        if self.seven_o and not any(k.effect == Effect.NUMBER and k.face in (0, 7)
+                                    for k in kinds):
+            raise RulesError(f"invalid seven_o True for variant {self.variant!r}: "
+                             f"its deck has no 7 or 0")
 
     @property
     def deck_size(self) -> int:
@@ -317,11 +363,11 @@ def parse_rule_value(key: str, text: str):
             return int(text)
         except ValueError:
             raise RulesError(f"invalid {key} {text!r}: expected an integer") from None
-    if key == "teams":
+    if key == "teams" or key in HOUSE_BOOLS:
         low = text.lower()
         if low in ("1", "true", "yes", "on"):
             return True
         if low in ("0", "false", "no", "off"):
             return False
-        raise RulesError(f"invalid teams {text!r}: expected true or false")
+        raise RulesError(f"invalid {key} {text!r}: expected true or false")
     return text

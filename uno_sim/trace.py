@@ -121,6 +121,14 @@ def describe(e: dict, names=COLOR_NAMES) -> str | None:
         return f"{p} challenges P{e['target']}: the play was {verdict} (hand: {_cards(e['hand'])})"
     if t == "take_back":
         return f"{p} takes back {e['card']}"
+    if t == "stack":
+        return f"{p} stacks on the {e['total']} cards pending"
+    if t == "jump_in":
+        return f"{p} jumps in on {e['card']}"
+    if t == "swap":
+        return f"{p} swaps hands with P{e['target']}"
+    if t == "rotate":
+        return f"{p}: every hand passes {'left' if e['dir'] == 1 else 'right'}"
     if t == "reshuffle":
         return f"discards reshuffled into a new draw pile of {e['cards']} cards"
     if t == "round_end":

@@ -19,11 +19,12 @@ from dataclasses import dataclass, field
 from typing import Callable, NamedTuple
 
 from .cards import COLORS, NO_COLOR, SIDES
-from .rules import RulesError
+from .rules import STACKING, RulesError
 
 # The decisions, in the order of enum uno_decision (csrc/uno.h).
 DECISIONS = ("play", "replacement", "color", "challenge", "call_uno", "catch", "play_drawn",
-             "target", "_reserved8", "_reserved9", "discard", "_reserved11")
+             "target", "stack", "jump_in", "discard", "_reserved11")
+STACK_FAMILY = {3: 1, 5: 2}  # C-H1: cards.Effect.DRAW, WILD_DRAW -> bit of Rules.stacking
 DRAW = -1
 
 
@@ -55,6 +56,7 @@ class Observation:
     Decisions and their actions:
 
     ``play``         your turn: `Action` tuples, each playable card and DRAW_ACTION
+                     (no DRAW_ACTION under forced_play while a legal card is held, C-H3)
     ``replacement``  vintage challenge lost: a legal card to play instead (`Action`)
     ``color``        the color to name: "R", "Y", "G", "B" (UNO Flip dark side: "P", "T",
                      "O", "V")
@@ -67,6 +69,11 @@ class Observation:
     ``discard``      a customizable wild makes you put cards down (house-2018 S3 seven /
                      three): `Action("discard", index, card)` for every card in hand;
                      asked once per card, `to_discard` cards still to go
+    ``stack``        C-H1: a draw card was played on you and `pending` cards are due:
+                     `Action` tuples, each draw card that may answer it, and DRAW_ACTION
+                     (take the cards)
+    ``jump_in``      C-H4: you hold a card identical to `card`, just played: play it out
+                     of turn? True / False
     """
 
     seat: int
@@ -92,6 +99,8 @@ class Observation:
     drawn: str | None = None  # play_drawn: the card just drawn (last in hand)
     card: str | None = None  # target: the card that aims
     to_discard: int | None = None  # discard: cards still to put down, this one included
+    card: str | None = None  # target: the card that aims; jump_in: the card just played
+    pending: int | None = None  # stack: the cards the stack makes you draw if you take it
     # UNO Flip only (None for a one-sided deck):
     side: str | None = None  # the side in play, "light" or "dark" (F1, F3)
     # F6: per seat, the other faces of its hand in hand order; None for your own seat
@@ -133,6 +142,8 @@ class RawState:
     draw_top: int = -1  # the draw pile's top card, -1 when it is empty
     teams: bool = False  # C20: seats of the same parity are partners
     silent: int = -1  # UNO Extreme (E2): the launcher's silent presses in a row, else -1
+    stacking: int = 0  # C-H1: index of Rules.stacking (a mask of the families)
+    forced_play: bool = False  # C-H3
 
 
 class UserSeat:
@@ -157,7 +168,8 @@ class UserSeat:
                 t.append(([kinds[ck[c]].color for c in range(n)],
                           [kinds[ck[c]].face for c in range(n)],
                           [bool(kinds[ck[c]].restricted) for c in range(n)],
-                          [kinds[ck[c]].code for c in range(n)]))
+                          [kinds[ck[c]].code for c in range(n)],
+                          [STACK_FAMILY.get(int(kinds[ck[c]].effect), 0) for c in range(n)]))
             if len(self._tables) >= 16:
                 self._tables.clear()
             self._tables[dark_kind] = t
@@ -186,7 +198,7 @@ class UserSeat:
         name = DECISIONS[decision]
         hand = raw.hands[p]
         tables = self._side_tables(raw.dark_kind)
-        color_of, face_of, restricted, code = tables[raw.side]
+        color_of, face_of, restricted, code, family = tables[raw.side]
         top = raw.discard[-1]
         extra = {}
         if name in ("play", "replacement"):
@@ -200,8 +212,19 @@ class UserSeat:
                 if name == "replacement" and bluff:
                     continue
                 actions.append(Action("play", i, code[c], bluff))
-            if name == "play":
+            if name == "play" and not (raw.forced_play and any(not a.bluff for a in actions)):
                 actions.append(DRAW_ACTION)
+        elif name == "stack":  # C-H1: the draw cards that may answer the top card
+            has_color = any(color_of[c] == raw.color for c in hand)
+            mode, ft = raw.stacking, family[top]
+            actions = []
+            for i, c in enumerate(hand):
+                f, col = family[c], color_of[c]
+                if (mode & f and mode & ft and f >= ft
+                        and (col == NO_COLOR or col == raw.color or face_of[c] == face_of[top])):
+                    actions.append(Action("play", i, code[c], restricted[c] and has_color))
+            actions.append(DRAW_ACTION)
+            extra = {"pending": arg}
         elif name == "color":
             actions = list(COLORS[4 * raw.side:4 * raw.side + 4])
         elif name == "discard":  # S3: any card of the hand
@@ -209,6 +232,9 @@ class UserSeat:
             extra = {"to_discard": arg}
         elif name == "target":  # P2: the opponents a targeted card may aim at
             actions = self._targets(raw)
+            extra = {"card": code[arg]}
+        elif name == "jump_in":
+            actions = list(YES_NO)
             extra = {"card": code[arg]}
         else:
             actions = list(YES_NO)
@@ -259,7 +285,7 @@ class UserSeat:
                 f"round {obs.round}, turn {obs.turn} (decision {obs.decision}): expected one "
                 f"of {shown}{more}")
         d = obs.decision
-        if d in ("play", "replacement", "discard"):
+        if d in ("play", "replacement", "stack", "discard"):
             return action.index
         if d == "color":
             return COLORS.index(action)
@@ -290,7 +316,9 @@ class ReferenceUserSeat:
                        reveal_from=rev[0] if rev else -1, reveal=rev[1] if rev else [],
                        side=g.side, dark_kind=tuple(g.side_kinds[1]) if two else None,
                        draw_top=g.draw_pile[-1] if g.draw_pile else -1, teams=g.rules.teams,
-                       silent=g.silent if g.launcher else -1)
+                       silent=g.silent if g.launcher else -1,
+                       stacking=STACKING.index(g.rules.stacking),
+                       forced_play=g.rules.forced_play)
         return self.user.decide(raw, DECISIONS.index(decision), arg, g.rng.bounded)
 
     def choose_play(self, g, p) -> int:
@@ -319,3 +347,8 @@ class ReferenceUserSeat:
 
     def choose_discard(self, g, p, need) -> int:
         return self._ask(g, "discard", need)
+    def choose_stack(self, g, p, total) -> int:
+        return self._ask(g, "stack", total)
+
+    def wants_jump(self, g, p, card) -> bool:
+        return bool(self._ask(g, "jump_in", card))

@@ -13,7 +13,8 @@
  * and extreme parameters; players 2..10, both
  * editions, standard / elimination / lowest scoring and teams, random and
  * greedy policies with their knobs at 0, 0.5 and 1, default knobs, mixed
- * seats, strategic seats with challenge=auto).  With UNO_CHECK the engine aborts on any card-conservation
+ * seats, strategic seats with challenge=auto; then the house rules C-H1..C-H5 in
+ * every combination, with the stack and jump_in knobs at 0, 0.5 and 1).  With UNO_CHECK the engine aborts on any card-conservation
  * violation (for Flip: all 112 cards across every flip); the harness itself checks that results are consistent, that a
  * replayed game gives the same result, and that every trace record's lists
  * stay inside the trace.  Prints "N games ok" and exits 0 when all is well.
@@ -47,6 +48,8 @@ static void set_policy(uno_policy *p, int id, double knob, int color_rule)
     p->id = id;
     p->color_rule = color_rule;
     p->bluff = p->challenge = p->forget_uno = p->catch_uno = p->play_drawn = p->voluntary = knob;
+    p->stack = p->jump_in = knob;
+    p->target_rule = (int)(knob * 2); /* most, next (0.5), next (1) */
 }
 
 static void default_policy(uno_policy *p, int id)
@@ -146,6 +149,9 @@ static void policy_set(uno_policy *pol, int n, int k, uno_rng *r)
             pol[s].catch_uno = mixed[uno_rng_bounded(r, 5)];
             pol[s].play_drawn = mixed[uno_rng_bounded(r, 5)];
             pol[s].voluntary = mixed[uno_rng_bounded(r, 5)];
+            pol[s].stack = mixed[uno_rng_bounded(r, 5)];
+            pol[s].jump_in = mixed[uno_rng_bounded(r, 5)];
+            pol[s].target_rule = (int)uno_rng_bounded(r, 4);
         }
         pol[s].target_rule = (s + k) % 4; /* every UNO_TARGET_* (S2 swap) */
     }
@@ -309,6 +315,55 @@ int main(int argc, char **argv)
                         games++;
                     }
                 }
+            }
+        }
+    }
+
+    /* House rules C-H1..C-H5: every combination of the switches in turn, both decks. */
+    for (int flip = 0; flip < 2; flip++)
+    for (int players = 2; players <= 10 && (only < 0 || only == flip); players++) {
+        for (int ps = 0; ps < N_POLICY_SETS; ps++) {
+            uno_policy pol[UNO_MAX_PLAYERS];
+            policy_set(pol, players, ps, &mix);
+            for (int j = 0; j < 2 * per_config; j++, game_no++) {
+                uno_config cfg;
+                memset(&cfg, 0, sizeof cfg);
+                cfg.players = players;
+                cfg.variant = flip;
+                cfg.edition = cfg.dealer_draw = cfg.drawn_card = cfg.challenge = (int)(game_no % 2);
+                cfg.wd4_value = 50;
+                cfg.scoring = (int)(game_no / 2 % 3);
+                cfg.target = cfg.scoring == UNO_SCORING_ELIMINATION ? 150 : 300;
+                cfg.hand_size = 7;
+                cfg.repair = flip && j % 2;
+                cfg.max_turns = MAX_TURNS;
+                unsigned bits = (unsigned)(game_no * 2654435761u >> 7);
+                cfg.stacking = (int)(bits & 3);
+                cfg.draw_until_playable = (bits >> 2) & 1;
+                cfg.forced_play = (bits >> 3) & 1;
+                cfg.jump_in = (bits >> 4) & 1;
+                cfg.seven_o = (bits >> 5) & 1;
+                const uno_table *t = &tables[flip ? 2 : 0];
+                uno_rng r1, r2;
+                uno_result a, b;
+                uno_rng_seed(&r1, key, game_no);
+                uno_rng_seed(&r2, key, game_no);
+                uno_trace_clear(&tr);
+                int st = uno_play_game(&cfg, t, pol, &r1, &tr, &a);
+                int st2 = uno_play_game(&cfg, t, pol, &r2, NULL, &b);
+                char where[160];
+                snprintf(where, sizeof where,
+                         "house flip %d players %d policies %d switches %u game %lu", flip,
+                         players, ps, bits & 63, (unsigned long)game_no);
+                EXPECT(st == st2 && memcmp(&a, &b, sizeof a) == 0, "%s: a replay differs", where);
+                EXPECT(st == UNO_OK || st == UNO_ERR_LIMIT, "%s: status %d", where, st);
+                check_trace(&tr, players);
+                traced++;
+                if (st == UNO_OK)
+                    check_result(&cfg, &a, where);
+                else
+                    limited++;
+                games++;
             }
         }
     }
