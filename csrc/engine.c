@@ -133,7 +133,7 @@ void uno_classic_table(uno_table *t, int wd4_value)
 
 void uno_extreme_table(uno_table *t)
 {
-    /* cards.extreme_kinds: per color 1-9, Hit 2, Skip, Reverse, Discard All; then W, WX. */
+    /* cards.extreme_kinds: per color 1-9, Hit 2, Skip, Reverse, Discard All; then W, WH. */
     static const int32_t act_face[4] = {22, 10, 11, 21}, act_value[4] = {20, 20, 20, 30};
     static const int32_t act_effect[4] = {UNO_HIT, UNO_SKIP, UNO_REVERSE, UNO_DISCARD_ALL};
     int32_t color[54], face[54], value[54], effect[54], amount[54], restricted[54], starter[54],

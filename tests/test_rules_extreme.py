@@ -66,7 +66,7 @@ def turns(res, n=None):
 
 EXPECTED = Counter({**{f"{c}{n}": 2 for c in "RYGB" for n in range(1, 10)},
                     **{f"{c}{a}": 2 for c in "RYGB" for a in ("H2", "S", "R", "DA")},
-                    "W": 4, "WX": 4})
+                    "W": 4, "WH": 4})
 
 
 def test_e1_deck_has_112_cards_without_zeros_draw_cards(engine):
@@ -295,12 +295,12 @@ def test_e5_starter_hit2_first_presses_twice_next_starts(engine):
 # --- E6 Extreme Hit -------------------------------------------------------------------
 
 def test_e6_extreme_hit_target_takes_what_the_attacker_fires(engine):
-    rules, deck = deal(players=4, hands={1: ["WX", "B5", "B2"], 2: ["B7", "G2", "G3"],
+    rules, deck = deal(players=4, hands={1: ["WH", "B5", "B2"], 2: ["B7", "G2", "G3"],
                                          3: ["R5", "R6"], 0: ["Y1", "Y2", "Y3"]},
                        starter="R3", draws=["Y4", "Y5", "G9"], hand_size=3)
     # target=next aims at seat 2, who plays next all the same
     res = run(engine, rules, deck, policies=[G, greedy(target="next"), G, G])
-    assert turns(res, 5) == [("play", 1, "WX", "B"), ("aim", 1, 2),
+    assert turns(res, 5) == [("play", 1, "WH", "B"), ("aim", 1, 2),
                              ("press", 2, 1, ["Y4"], "extreme_hit"),
                              ("press", 2, 1, ["Y5"], "extreme_hit"),
                              ("play", 2, ev(res, "play")[1]["card"])]
@@ -311,28 +311,28 @@ def test_e6_extreme_hit_target_takes_what_the_attacker_fires(engine):
 @pytest.mark.parametrize("rule,target", [("most", 1), ("fewest", 3), ("next", 3)])
 def test_e6_target_follows_the_knob(engine, rule, target):
     # the Hit 2 starter gives seat 1 two more cards; seat 2 then plays the Extreme Hit
-    rules, deck = deal(players=4, hands={2: ["WX", "G1", "G2", "G3"]}, starter="BH2",
+    rules, deck = deal(players=4, hands={2: ["WH", "G1", "G2", "G3"]}, starter="BH2",
                        hand_size=4)
     res = run(engine, rules, deck, policies=[G, G, greedy(target=rule), G])
-    assert turns(res, 5)[3:] == [("play", 2, "WX", "G"), ("aim", 2, target)]
+    assert turns(res, 5)[3:] == [("play", 2, "WH", "G"), ("aim", 2, target)]
     assert [(e["p"], e["by"]) for e in ev(res, "press")[2:4]] == [(target, 2)] * 2
 
 
 def test_e6_target_presses_first_with_the_seeds_literal_reading(engine):
-    rules, deck = deal(players=4, hands={1: ["WX", "B5", "B2"], 2: ["B7", "G2", "G3"]},
+    rules, deck = deal(players=4, hands={1: ["WH", "B5", "B2"], 2: ["B7", "G2", "G3"]},
                        starter="R3", draws=["Y4", "Y5", "G9"], hit_target_presses=1)
     res = run(engine, rules, deck, policies=[G, greedy(target="next"), G, G])
-    assert turns(res, 5) == [("play", 1, "WX", "B"), ("aim", 1, 2),
+    assert turns(res, 5) == [("play", 1, "WH", "B"), ("aim", 1, 2),
                              ("press", 2, 2, ["Y4"], "extreme_hit"),
                              ("press", 2, 1, ["Y5"], "extreme_hit"),
                              ("press", 2, 1, ["G9"], "extreme_hit")]
 
 
 def test_e6_extreme_hit_as_last_card_still_fires_and_counts(engine):
-    rules, deck = deal(players=3, hands={1: ["WX"], 2: ["G5"], 0: ["Y9"]}, hand_size=1,
+    rules, deck = deal(players=3, hands={1: ["WH"], 2: ["G5"], 0: ["Y9"]}, hand_size=1,
                        starter="R3", draws=["R7", "Y8"])
     res = run(engine, rules, deck, policies=[G, greedy(target="most"), G])
-    assert turns(res) == [("play", 1, "WX", "R"), ("aim", 1, 2),
+    assert turns(res) == [("play", 1, "WH", "R"), ("aim", 1, 2),
                           ("press", 2, 1, ["R7"], "extreme_hit"),
                           ("press", 2, 1, ["Y8"], "extreme_hit")]
     end = one(res, "round_end")
@@ -340,10 +340,10 @@ def test_e6_extreme_hit_as_last_card_still_fires_and_counts(engine):
 
 
 def test_e6_starter_extreme_hit_is_put_back(engine):
-    rules, deck = deal(starter="WX")
+    rules, deck = deal(starter="WH")
     res = run(engine, rules, deck)
     start = one(res, "round_start")
-    assert start["returned"][0] == "WX" and start["starter"] != "WX"
+    assert start["returned"][0] == "WH" and start["starter"] != "WH"
 
 
 # --- E7 --------------------------------------------------------------------------------
@@ -374,13 +374,13 @@ VALUES = {"H2": 20, "S": 20, "R": 20, "DA": 30}  # E7, written independently of 
 
 
 def value(code):
-    if code in ("W", "WX"):
+    if code in ("W", "WH"):
         return 50
     return int(code[1:]) if code[1:].isdigit() else VALUES[code[1:]]
 
 
 def test_e7_card_values(engine):
-    held = ["RH2", "YS", "GR", "BDA", "W", "WX"]
+    held = ["RH2", "YS", "GR", "BDA", "W", "WH"]
     rules, deck = deal(players=2, hands={1: ["R5", "R6", "R7", "R8", "R9", "R1"], 0: held},
                        starter="R3", hand_size=6)
     res = run(engine, rules, deck, policies=[always_press, G])
@@ -502,7 +502,7 @@ def test_user_policy_sees_the_launcher_and_aims_on_both_engines():
     assert decisions["play"] > 0 and "play_drawn" not in decisions  # E3: never asked
     assert decisions["target"] == 1  # E6: the user picks the Extreme Hit's target
     (t,) = [o for o in o_ref if o.decision == "target"]
-    assert t.card == "WX" and set(t.actions) == {1, 2}
+    assert t.card == "WH" and set(t.actions) == {1, 2}
     (aim,) = [e for e in r_ref.events if e["e"] == "aim" and e["p"] == 0]
     # draw_pile counts the cards in the launcher: what the trace says it holds
     presses = [e for e in r_ref.events if e["e"] == "press" and e["by"] == 0
@@ -516,7 +516,7 @@ def test_user_policy_sees_the_launcher_and_aims_on_both_engines():
 
 def test_replay_renders_the_extreme_events(engine):
     from uno_sim.trace import replay_lines
-    rules, deck = deal(players=4, hands={2: ["WX", "G1", "G2", "G3"], 1: ["RDA", "R5", "B1", "B2"]},
+    rules, deck = deal(players=4, hands={2: ["WH", "G1", "G2", "G3"], 1: ["RDA", "R5", "B1", "B2"]},
                        starter="RH2", hand_size=4)
     res = run(engine, rules, deck, policies=[G, G, greedy(target="next"), G])
     text = "\n".join(replay_lines(res.events))

@@ -37,7 +37,7 @@ UNO Extreme (RULES.md E1) has no 0s, no Draw Two and no WD4:
 ==========  ===========================================================
 ``R7``      colored number 1-9; ``GS`` Skip, ``BR`` Reverse
 ``YH2``     Hit 2, ``RDA`` Discard All
-``W``       Wild, ``WX`` Extreme Hit
+``W``       Wild, ``WH`` Extreme Hit
 ==========  ===========================================================
 """
 
@@ -319,7 +319,7 @@ def extreme_kinds() -> list[Kind]:
         kinds.append(Kind(f"{letter}R", c, FACE_REVERSE, 20, Effect.REVERSE, count=2))
         kinds.append(Kind(f"{letter}DA", c, FACE_DISCARD_ALL, 30, Effect.DISCARD_ALL, count=2))
     kinds.append(Kind("W", NO_COLOR, FACE_WILD, 50, Effect.WILD, count=4))
-    kinds.append(Kind("WX", NO_COLOR, FACE_EXTREME_HIT, 50, Effect.WILD_HIT, amount=2,
+    kinds.append(Kind("WH", NO_COLOR, FACE_EXTREME_HIT, 50, Effect.WILD_HIT, amount=2,
                       starter=Starter.RETURN, reason=DrawReason.EXTREME_HIT, count=4))
     return kinds
 
