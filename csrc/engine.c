@@ -1328,15 +1328,24 @@ static int start_round(uno_game *g, int dealer, const uint8_t *deck)
             g->hand[order[j]][r] = pile[--np];
     for (int j = 0; j < n_deal; j++)
         g->hand_n[order[j]] = hand_size;
-    uint8_t returned[UNO_MAX_CARDS];
+    int32_t returned[UNO_MAX_CARDS]; /* card + 256 * the side it was read on */
     int n_returned = 0;
-    int card;
+    int card, flipped = 0;
     for (;;) { /* C5 */
         card = pile[--np];
-        if (t->starter[t->card_kind[0][card]] != UNO_STARTER_RETURN)
+        int k = t->card_kind[g->side][card];
+        if (t->effect[k] == UNO_FLIP && g->cfg->flip_starter && !flipped) {
+            /* F2 switch: the Flip turns the game over once (the draw pile as a stack, every
+               hand); its other face is then read as the starter */
+            flipped = 1;
+            g->side ^= 1;
+            reverse_u8(pile, np);
+            k = t->card_kind[g->side][card];
+        }
+        if (t->starter[k] != UNO_STARTER_RETURN)
             break;
         if (n_returned < UNO_MAX_CARDS)
-            returned[n_returned++] = (uint8_t)card;
+            returned[n_returned++] = card + 256 * g->side;
         pile[np++] = (uint8_t)card;
         uno_rng_shuffle_u8(&g->deal, pile, np);
     }
@@ -1346,11 +1355,15 @@ static int start_round(uno_game *g, int dealer, const uint8_t *deck)
     g->color = uno_color(g, card);
     g->top_face = uno_face(g, card);
     if (g->tr) {
-        if (!g->tr->failed)
+        if (!g->tr->failed) {
             g->tr->ev[ev].c = card;
+            g->tr->ev[ev].p = g->side;
+        }
         for (int s = 0; s < g->n; s++)
             uno_trace_cards(g->tr, g->hand[s], g->hand_n[s]);
-        uno_trace_cards(g->tr, returned, n_returned);
+        uno_trace_ints(g->tr, returned, n_returned);
+        if (flipped) /* F2 switch: the starter turned the game over */
+            uno_trace_event(g->tr, UNO_EV_FLIP, -1, g->side, card, 0);
     }
     int first = resolve(g, dealer, card, 0, g->color, g->top_face, 1);
     CHECK_CARDS(g, dealer, "after the deal");
@@ -1367,7 +1380,7 @@ static int play_round(uno_game *g, int dealer, const uint8_t *deck)
     g->round_turns0 = g->turns;
     g->round_reshuffles0 = g->reshuffles;
     int p = start_round(g, dealer, deck);
-    g->round_starter = g->t->card_kind[0][g->discard[0]]; /* light side (F2) */
+    g->round_starter = g->t->card_kind[g->side][g->discard[0]]; /* the side play starts on */
     if (p <= -3)
         return p;
     const uno_config *cfg = g->cfg;

@@ -51,8 +51,9 @@
  *
  *   type              p       a         b        c        lists
  *   DEALER_DRAW       -       dealer    -        -        draws: 2*k items, seat,card pairs
- *   ROUND_START       -       round     dealer   starter  deck (top first), one hand per
- *                                                         seat, returned starters
+ *   ROUND_START       side    round     dealer   starter  deck (top first), one hand per
+ *                    (F2: the side play starts on)      seat, returned starters as
+ *                                                         card + 256 * the side read
  *   PLAY              seat    card      color    legal    -    (color -1 unless a wild;
  *                                                              legal -1 unless restricted)
  *   UNO               seat    called    -        -        -
@@ -67,7 +68,8 @@
  *   ROUND_END         winner  round     -        -        points, one hand per seat,
  *                    (-1: stalemate)                      scores, eliminated,
  *                                                         team_scores (teams only)
- *   FLIP              seat    side      top      -        -    (F3: the side now in play
+ *   FLIP              seat    side      top      -        -    (seat -1: the F2 switch's
+ *                                                              starter Flip; F3: the side now in play
  *                                                              and the card come up)
  *   DRAW_UNTIL        seat    reason    color    -        cards (F4 Wild Draw Color, S3
  *                                                         draw_color)
@@ -223,6 +225,8 @@ typedef struct uno_config {
     int32_t forced_play;         /* 0/1 (C-H3) */
     int32_t jump_in;             /* 0/1 (C-H4) */
     int32_t seven_o;             /* 0/1 (C-H5) */
+    /* UNO Flip (F2): a Flip turned up as the starter: 0 put back, 1 turns the game over */
+    int32_t flip_starter;
 } uno_config;
 enum { UNO_EXCHANGE_SWAP = 0, UNO_EXCHANGE_SHUFFLE = 1 };
 

@@ -124,6 +124,7 @@ def game_rules(players: int, edition: str, mode: str, j: int, variant: str = "cl
     if variant == "flip":
         kw["flip_pairing"] = "game" if j % 3 == 1 else "deck"
         kw["deck_seed"] = j % 2
+        kw["flip_starter"] = "flip" if j % 2 else "return"  # F2 switch
     if variant == "extreme":
         kw.update(LAUNCHERS[j % len(LAUNCHERS)])
     if mode == "teams":

@@ -124,6 +124,48 @@ def test_f2_wild_draw_two_and_flip_starters_go_back(engine, starter):
         assert not ev(res, "flip") or ev(res, "play")
 
 
+def test_f2_flip_starter_switch_turns_the_game_over(engine):
+    """flip_starter=flip: the Flip starter turns the game to the dark side; its dark face
+    (teal 7) is the starter, and the draw pile is turned over (its bottom card comes next)."""
+    rules, deck = deal(hands={1: ["B2/O3", "B3/O4", "B4/P5"], 2: ["R5/T6", "G2/P7", "G3/P8"],
+                              0: ["Y5/O6", "Y6/O7", "Y7/O8"]},
+                       starter="RF/T7", after_flip=["G9/T1"], flip_starter="flip")
+    res = run(engine, rules, deck)
+    start = ev(res, "round_start")[0]
+    assert start["starter"] == "T7" and start["returned"] == []
+    assert turns(res)[:4] == [("flip", -1, "dark", "T7"), ("draw", 1, ["T1"], "cannot_play"),
+                              ("play", 1, "T1"), ("play", 2, "T6")]
+
+
+def test_f2_flip_starter_whose_dark_face_cannot_start_goes_back(engine):
+    """The dark face Skip Everyone cannot start (F2): put back; the next card is read on the
+    dark side, where play starts."""
+    for seed in range(4):
+        rules, deck = deal(starter="RF/PSE", flip_starter="flip")
+        res = uno_sim.play_round(rules, G, deck=deck, seed=seed, engine=engine)
+        start = ev(res, "round_start")[0]
+        assert start["returned"][0] == "PSE"
+        assert start["starter"][0] in "PTOV" or start["starter"] == "DW"
+        assert turns(res)[0] == ("flip", -1, "dark", start["starter"])
+
+
+def test_f2_flip_starter_turns_the_game_over_once(engine):
+    """A card with a Flip on both faces flips once; its dark Flip goes back like WD4."""
+    rules, deck = deal(starter="RF/TF", flip_starter="flip")
+    res = run(engine, rules, deck)
+    start = ev(res, "round_start")[0]
+    assert start["returned"][0] == "TF" and start["starter"][0] in "PTOV" + "D"
+    assert [e for e in res.events if e["e"] == "flip"][0]["p"] == -1
+
+
+def test_f2_flip_starter_switch_needs_flip_cards():
+    with pytest.raises(uno_sim.RulesError, match="invalid flip_starter 'flip' for variant "
+                                                 "'classic': only UNO Flip has Flip cards"):
+        Rules(flip_starter="flip")
+    with pytest.raises(uno_sim.RulesError, match="invalid flip_starter 'dark'"):
+        Rules(variant="flip", flip_starter="dark")
+
+
 def test_f2_wild_starter_first_player_names_a_light_color(engine):
     rules, deck = deal(hands={1: ["B2/P3", "B3/O4", "G4/T5"]}, starter="W/V7")
     res = run(engine, rules, deck)

@@ -182,6 +182,7 @@ cdef extern from "uno.h":
         int32_t launcher_weights[32]
         int32_t hit_target_presses
         int32_t stacking, draw_until_playable, forced_play, jump_in, seven_o
+        int32_t flip_starter
 
     ctypedef struct uno_table:
         int32_t n_kinds, n_cards, n_sides
@@ -507,6 +508,7 @@ cdef class Engine:
             self.cfg.launcher_weights[i] = weights[i] if i < len(weights) else 0
         (self.cfg.stacking, self.cfg.draw_until_playable, self.cfg.forced_play,
          self.cfg.jump_in, self.cfg.seven_o) = config[19:24] or (0, 0, 0, 0, 0)
+        self.cfg.flip_starter = config[24] if len(config) > 24 else 0
         self.cfg.max_turns = 0
         self.cfg.max_rounds = 0
         names = _TABLE_COLUMNS + ("card_kind", "dark_kind")
@@ -826,7 +828,7 @@ cdef class Engine:
             elif t == EV_ROTATE:
                 ev = {"e": "rotate", "p": e.p, "dir": e.a}
             elif t == EV_ROUND_START:
-                codes = sides[0]
+                codes = sides[e.p]  # the side play starts on (F2)
                 deck = self._codes(d + 1, d[0], pairs)
                 d += 1 + d[0]
                 hands = []
@@ -835,7 +837,7 @@ cdef class Engine:
                     d += 1 + d[0]
                 ev = {"e": "round_start", "round": e.a, "dealer": e.b, "deck": deck,
                       "hands": hands, "starter": codes[e.c],
-                      "returned": self._codes(d + 1, d[0], codes)}
+                      "returned": [sides[d[1 + j] >> 8][d[1 + j] & 0xFF] for j in range(d[0])]}
             elif t == EV_ROUND_END:
                 points = [d[1 + j] for j in range(d[0])]
                 d += 1 + d[0]

@@ -21,7 +21,7 @@ from .policies import COLOR_RULES, TARGET_RULES, seat_policies
 from .reference import SEAT_COUNTERS, GameResult, scenario_deck
 from .rng import MASK64, key_from_seed
 from .userpolicy import UserSeat
-from .rules import (CHALLENGE, DEALER_DRAW, DRAWN_CARD, EDITIONS, EXCHANGE, LAUNCHER, SCORING,
+from .rules import (CHALLENGE, DEALER_DRAW, DRAWN_CARD, EDITIONS, EXCHANGE, FLIP_STARTER, LAUNCHER, SCORING,
                     STACKING, VARIANT_IDS, Rules, RulesError)
 
 __all__ = ["play_game", "play_round", "play_games", "GameLimitError", "MAX_TURNS",
@@ -45,6 +45,7 @@ def _config(rules: Rules) -> tuple:
         # house rules C-H1..C-H5
         STACKING.index(rules.stacking), int(rules.draw_until_playable), int(rules.forced_play),
         int(rules.jump_in), int(rules.seven_o),
+        FLIP_STARTER.index(rules.flip_starter),  # F2
     )
 
 

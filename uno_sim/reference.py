@@ -1118,9 +1118,18 @@ class Game:
                 q = self.adv(q, 1)
                 self.hands[q].append(pile.pop())
         returned = []
+        flipped = False
         while True:  # C5
             card = pile.pop()
             k = self.kind(card)
+            if k.effect == Effect.FLIP and self.rules.flip_starter == "flip" and not flipped:
+                # F2 switch: the Flip turns the game over once (the draw pile as a stack,
+                # every hand); its other face is then read as the starter
+                flipped = True
+                self.side ^= 1
+                self.card_kind = self.side_kinds[self.side]
+                pile.reverse()
+                k = self.kind(card)
             if k.starter != Starter.RETURN:
                 break
             returned.append(k.code)
@@ -1132,6 +1141,8 @@ class Game:
         self.emit("round_start", round=self.rounds, dealer=dealer, deck=deck_codes,
                   hands=[self.pair_codes(h) for h in self.hands], starter=k.code,
                   returned=returned)
+        if flipped:
+            self.emit("flip", p=-1, side=SIDES[self.side], top=k.code)
         first = self.adv(dealer, 1)
         e = k.effect
         if e in STARTER_WILDS:  # H2, S2, S3 as starter: a plain Wild, nobody draws
@@ -1161,7 +1172,7 @@ class Game:
         """Play one round to its end; returns the winning seat or None (stalemate)."""
         turns0, reshuffles0 = self.turns, self.reshuffles
         p = self.start_round(dealer, deck_order)
-        self.round_row = {"dealer": dealer, "starter": self.side_kinds[0][self.discard[0]],
+        self.round_row = {"dealer": dealer, "starter": self.side_kinds[self.side][self.discard[0]],
                           "turns0": turns0, "reshuffles0": reshuffles0}
         try:
             while p is not None:

@@ -19,6 +19,7 @@ CHALLENGE = ("modern", "vintage")
 DEALER_DRAW = ("zero", "redraw")
 SCORING = ("standard", "elimination", "lowest")
 FLIP_PAIRING = ("deck", "game")
+FLIP_STARTER = ("return", "flip")  # F2: a Flip turned up as the starter
 LAUNCHER = ("model", "dist")  # E2: the launcher's firing law
 LAUNCHER_MAX = 32  # E2: most entries in a launcher weight table
 # E2 defaults: a model, not a measurement (no firing law is published; docs/rules.md)
@@ -144,6 +145,8 @@ class Rules:
     forced_play             a legal play must be made                   C-H3
     jump_in                 an identical card may be played out of turn C-H4
     seven_o                 7 swaps hands, 0 passes every hand on       C-H5
+    flip_starter            a Flip starter is put back (return) or      F2
+                            turns the game to the dark side (flip)
     ======================  ==========================================  =======
     """
 
@@ -177,6 +180,8 @@ class Rules:
     forced_play: bool = False
     jump_in: bool = False
     seven_o: bool = False
+    # F2: a Flip card turned up as the starter
+    flip_starter: str = "return"
 
     def __post_init__(self):
         _choice("variant", self.variant, VARIANTS)
@@ -203,6 +208,10 @@ class Rules:
         object.__setattr__(self, "launcher_weights",
                            _weights("launcher_weights", self.launcher_weights, 0))
         _int("hit_target_presses", self.hit_target_presses, 0, 10)
+        _choice("flip_starter", self.flip_starter, FLIP_STARTER)
+        if self.flip_starter == "flip" and self.variant != "flip":
+            raise RulesError(f"invalid flip_starter 'flip' for variant {self.variant!r}: only "
+                             f"UNO Flip has Flip cards")
         if not isinstance(self.teams, bool):
             raise RulesError(f"invalid teams {self.teams!r}: expected true or false")
         if self.teams:

@@ -94,6 +94,8 @@ def describe(e: dict, names=COLOR_NAMES) -> str | None:
         return f"{p} puts down {_cards(e['cards'])} (under the top card)"
     if t == "extra_turn":
         return f"{p} plays an extra turn"
+    if t == "flip" and e["p"] == -1:  # F2 switch: a Flip starter turned the game over
+        return f"   the starter Flip turns the game over: play starts on the {e['side']} side"
     if t == "flip":
         return f"{p} flips: play goes on on the {e['side']} side, {e['top']} comes up"
     if t == "press":  # E2: one press of the UNO Extreme launcher

@@ -277,6 +277,7 @@ int main(int argc, char **argv)
                         cfg.target = mode == 1 ? 200 : 500;
                         cfg.variant = variant_ids[deck];
                         cfg.repair = flip && j % 2;
+                        cfg.flip_starter = flip && (j / 2) % 2; /* F2 switch */
                         cfg.exchange = deck == 3 && (j + players) % 2;
                         if (deck == 4)
                             set_launcher(&cfg, j + players);
@@ -343,6 +344,7 @@ int main(int argc, char **argv)
                 cfg.forced_play = (bits >> 3) & 1;
                 cfg.jump_in = (bits >> 4) & 1;
                 cfg.seven_o = (bits >> 5) & 1;
+                cfg.flip_starter = flip && (bits >> 6) & 1;
                 const uno_table *t = &tables[flip ? 2 : 0];
                 uno_rng r1, r2;
                 uno_result a, b;
