@@ -350,10 +350,9 @@ static int reshuffle(uno_game *g)
     int m = g->n_discard - 1;
     /* Only called with an empty draw pile, so the discards move over whole. */
     memcpy(g->draw, g->discard, (size_t)m);
-    g->n_draw = m;
     g->discard[0] = g->discard[m];
     g->n_discard = 1;
-    uno_rng_shuffle_u8(&g->deal, g->draw, m);
+    uno_draw_shuffle(g, m); /* taken as the cards are drawn */
     g->reshuffles++;
     if (g->tr)
         uno_trace_event(g->tr, UNO_EV_RESHUFFLE, -1, m, 0, 0);
@@ -368,7 +367,7 @@ static UNO_NOCLONE int draw_cards(uno_game *g, int p, int k, int reason)
     for (int i = 0; i < k; i++) {
         if (g->n_draw == 0 && !reshuffle(g))
             break;
-        h[n++] = g->draw[--g->n_draw];
+        h[n++] = (uint8_t)uno_draw_pop(g);
     }
     g->hand_n[p] = n;
     g->counters[UNO_CT_CARDS_DRAWN][p] += n - start;
@@ -424,12 +423,13 @@ static UNO_COLD int press(uno_game *g, int by, int to, int reason)
     uint8_t *h = g->hand[to];
     int start = g->hand_n[to], fired = -1;
     if (g->n_draw > 0) {
+        uno_draw_settle(g); /* the law draws from the deal stream too */
         int k = launcher_law(g);
         g->silent = k ? 0 : g->silent + 1;
         if (k > g->n_draw)
             k = g->n_draw; /* never more than it holds */
         for (int i = 0; i < k; i++)
-            h[start + i] = g->draw[--g->n_draw];
+            h[start + i] = (uint8_t)uno_draw_pop(g);
         g->hand_n[to] = start + k;
         g->counters[UNO_CT_CARDS_DRAWN][to] += k;
         if (reason != UNO_R_CANNOT_PLAY && reason != UNO_R_VOLUNTARY)
@@ -455,7 +455,7 @@ static void draw_until(uno_game *g, int p, int reason)
     uint8_t *h = g->hand[p];
     int start = g->hand_n[p], n = start;
     while (g->n_draw > 0 || reshuffle(g)) {
-        int card = g->draw[--g->n_draw];
+        int card = uno_draw_pop(g);
         h[n++] = (uint8_t)card;
         if (uno_color(g, card) == g->color)
             break;
@@ -475,7 +475,7 @@ static UNO_COLD int draw_until_playable(uno_game *g, int p)
     uint8_t *h = g->hand[p];
     int start = g->hand_n[p], n = start;
     while (g->n_draw > 0 || reshuffle(g)) {
-        int card = g->draw[--g->n_draw];
+        int card = uno_draw_pop(g);
         h[n++] = (uint8_t)card;
         if (uno_playable(g, card))
             break;
@@ -624,6 +624,7 @@ static void flip(uno_game *g, int p, int out)
 {
     g->side ^= 1;
     reverse_u8(g->discard, g->n_discard);
+    uno_draw_settle(g); /* the pile turns over in its shuffled order */
     reverse_u8(g->draw, g->n_draw);
     int top = g->discard[g->n_discard - 1];
     g->top_face = uno_face(g, top);
@@ -705,6 +706,7 @@ static void shuffle_hands(uno_game *g, int p)
         g->hand_n[s] = 0;
         g->failed[s] = 0; /* new hands: nothing is known of them */
     }
+    uno_draw_settle(g); /* the deal stream serves this shuffle next */
     uno_rng_shuffle_u8(&g->deal, pile, np);
     int seats[UNO_MAX_PLAYERS], m = 0;
     for (int i = 0, q = p; i < g->n_active; i++)
@@ -1292,12 +1294,15 @@ static int start_round(uno_game *g, int dealer, const uint8_t *deck)
     g->silent = 0; /* E2: the launcher's state is per round */
     g->side = 0; /* F2: every round starts on the light side */
     uint8_t *pile = g->draw; /* the draw pile from the start: top last */
-    int np = size;
     uno_rng_seed_deal(&g->deal, &g->seeded, (uint64_t)g->rounds);
+    g->n_draw = size;
+    g->bag = 0;
     if (!deck) {
         for (int i = 0; i < size; i++)
             pile[i] = (uint8_t)i;
-        uno_rng_shuffle_u8(&g->deal, pile, size);
+        uno_draw_shuffle(g, size);
+        if (g->tr) /* the trace records the whole deck order */
+            uno_draw_settle(g);
     } else {
         for (int i = 0; i < size; i++)
             pile[i] = deck[size - 1 - i];
@@ -1325,31 +1330,32 @@ static int start_round(uno_game *g, int dealer, const uint8_t *deck)
         order[j] = q = uno_next(g, q);
     for (int r = 0; r < hand_size; r++)
         for (int j = 0; j < n_deal; j++)
-            g->hand[order[j]][r] = pile[--np];
+            g->hand[order[j]][r] = (uint8_t)uno_draw_pop(g);
     for (int j = 0; j < n_deal; j++)
         g->hand_n[order[j]] = hand_size;
     int32_t returned[UNO_MAX_CARDS]; /* card + 256 * the side it was read on */
     int n_returned = 0;
     int card, flipped = 0;
     for (;;) { /* C5 */
-        card = pile[--np];
+        card = uno_draw_pop(g);
         int k = t->card_kind[g->side][card];
         if (t->effect[k] == UNO_FLIP && g->cfg->flip_starter && !flipped) {
             /* F2 switch: the Flip turns the game over once (the draw pile as a stack, every
                hand); its other face is then read as the starter */
             flipped = 1;
             g->side ^= 1;
-            reverse_u8(pile, np);
+            uno_draw_settle(g);
+            reverse_u8(pile, g->n_draw);
             k = t->card_kind[g->side][card];
         }
         if (t->starter[k] != UNO_STARTER_RETURN)
             break;
         if (n_returned < UNO_MAX_CARDS)
             returned[n_returned++] = card + 256 * g->side;
-        pile[np++] = (uint8_t)card;
-        uno_rng_shuffle_u8(&g->deal, pile, np);
+        uno_draw_settle(g); /* the first shuffle's last steps, then this one */
+        pile[g->n_draw++] = (uint8_t)card;
+        uno_rng_shuffle_u8(&g->deal, pile, g->n_draw);
     }
-    g->n_draw = np;
     g->discard[0] = (uint8_t)card;
     g->n_discard = 1;
     g->color = uno_color(g, card);

@@ -182,6 +182,7 @@ static int greedy_play(uno_game *g, int p, const uno_policy *pol)
 static int call_user(uno_game *g, int p, int decision, int arg)
 {
     const uno_policy *pol = &g->pol[p];
+    uno_draw_settle(g); /* the observation shows the draw pile's top (F6) */
     int r = pol->decide(pol->ctx, g, p, decision, arg);
     if (r == UNO_DECIDE_ABORT)
         longjmp(*g->bail, 1);

@@ -499,6 +499,10 @@ typedef struct uno_game {
     jmp_buf *bail; /* longjmp target when a user policy aborts */
     int hand_n[UNO_MAX_PLAYERS];
     int n_draw, n_discard;
+    /* draw[0..bag) is not shuffled yet: the pending steps of its Fisher-Yates shuffle are
+       taken one at a time as cards are drawn (uno_draw_pop), or all at once before the
+       order matters or the deal stream serves anything else (uno_draw_settle) */
+    int bag;
     uint8_t draw[UNO_MAX_CARDS];
     uint8_t discard[UNO_MAX_CARDS];
     uint8_t hand[UNO_MAX_PLAYERS][UNO_HAND_CAP];
@@ -605,6 +609,50 @@ static inline void uno_seats_update(uno_game *g)
             g->next_seat[d][s] = (int8_t)p;
         }
     }
+}
+
+/*
+ * The draw pile's shuffle, taken lazily.  uno_rng_shuffle_u8 takes its steps
+ * i = n-1 .. 1 from the top of the pile down; the cards drawn in a round are
+ * mostly far fewer than the pile, so the engine takes step i only when card i
+ * is about to be drawn.  The deal stream gives the same numbers in the same
+ * order as the eager shuffle as long as every other use of it (and every look
+ * at the pile's order) first settles the pending steps: the games are the same.
+ */
+static inline void uno_draw_settle(uno_game *g)
+{
+    uint8_t *a = g->draw;
+    for (int i = g->bag - 1; i > 0; i--) {
+        uint32_t j = uno_rng_bounded(&g->deal, (uint32_t)i + 1);
+        uint8_t tmp = a[i];
+        a[i] = a[j];
+        a[j] = tmp;
+    }
+    g->bag = 0;
+}
+
+/* The draw pile's n cards (draw[0..n)) are to be shuffled by the deal stream. */
+static inline void uno_draw_shuffle(uno_game *g, int n)
+{
+    g->n_draw = n;
+    g->bag = n;
+}
+
+/* Takes the top card of the (non-empty) draw pile. */
+static inline int uno_draw_pop(uno_game *g)
+{
+    int i = g->n_draw - 1;
+    if (g->bag > i) { /* the top is still in the bag: its shuffle step now */
+        if (i > 0) {
+            uint32_t j = uno_rng_bounded(&g->deal, (uint32_t)i + 1);
+            uint8_t tmp = g->draw[i];
+            g->draw[i] = g->draw[j];
+            g->draw[j] = tmp;
+        }
+        g->bag = i;
+    }
+    g->n_draw = i;
+    return g->draw[i];
 }
 
 /* The seat after p in the current direction, skipping eliminated seats. */
