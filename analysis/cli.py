@@ -22,6 +22,8 @@ def add_commands(sub, parse_count) -> None:
     p.add_argument("--variant", default="classic", help="variant (default classic)")
     p.add_argument("--out", metavar="DIR", default=None,
                    help="directory for figures and study.md (default studies/NAME)")
+    p.add_argument("--jobs", default="1",
+                   help="worker processes for the simulations, -1 for all cores (default 1)")
     p.set_defaults(func=lambda args: _cmd_study(args, parse_count))
 
     p = sub.add_parser("report", help="run every study and write a Markdown and HTML report",
@@ -35,7 +37,21 @@ def add_commands(sub, parse_count) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed (default 0)")
     p.add_argument("--out", metavar="DIR", default="reports/latest",
                    help="report directory (default reports/latest)")
+    p.add_argument("--jobs", default="1",
+                   help="worker processes for the simulations, -1 for all cores (default 1)")
     p.set_defaults(func=lambda args: _cmd_report(args, parse_count))
+
+
+def _jobs(text) -> int:
+    from .common import StudyError
+
+    try:
+        j = int(text)
+    except ValueError:
+        j = 0
+    if j == 0 or j < -1:
+        raise StudyError(f"invalid --jobs {text!r}: expected a positive integer or -1 (all cores)")
+    return j
 
 
 def _cmd_study(args, parse_count) -> int:
@@ -48,7 +64,8 @@ def _cmd_study(args, parse_count) -> int:
         from .common import StudyError
         raise StudyError(f"invalid --variant {args.variant!r}: a study takes one variant")
     out = args.out or os.path.join("studies", args.name)
-    res = run_study(args.name, variant[0], args.players, games, args.seed, out)
+    res = run_study(args.name, variant[0], args.players, games, args.seed, out,
+                    n_jobs=_jobs(args.jobs))
     md = res.markdown(base=out)
     with open(os.path.join(out, "study.md"), "w", encoding="utf-8") as f:
         f.write(md)
@@ -64,6 +81,6 @@ def _cmd_report(args, parse_count) -> int:
     cmd = "uno-sim " + " ".join(shlex.quote(a) for a in sys.argv[1:]) \
         if sys.argv and "report" in sys.argv[1:] else None
     res = build(args.variants, games, args.seed, args.out, args.players, command=cmd,
-                log=lambda m: print(m, file=sys.stderr))
+                n_jobs=_jobs(args.jobs), log=lambda m: print(m, file=sys.stderr))
     print(f"report in {res['md']} and {res['html']} ({res['seconds']:.0f} s)")
     return 0

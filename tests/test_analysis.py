@@ -312,6 +312,8 @@ def test_cli_study_and_report(tmp_path, capsys):
     assert main(["study", "bluff", "--variant", "extreme", "--games", "10"]) == 2
     assert "no restricted card" in capsys.readouterr().err
     assert main(["report", "--games", "0"]) == 2
+    assert main(["report", "--jobs", "0"]) == 2
+    assert "invalid --jobs '0'" in capsys.readouterr().err
     assert set(STUDIES) == {"bluff", "challenge", "balance"}
 
 
