@@ -31,8 +31,6 @@ from uno_sim.cards import COLORS
 from uno_sim.rules import Rules, RulesError
 from uno_sim.stats import Z95
 
-PRINTED_SWITCHES = ("variant", "players", "edition", "dealer_draw", "drawn_card", "challenge",
-                    "wd4_value", "scoring", "target", "teams", "hand_size")
 FACE_NAMES = {"S": "Skip", "R": "Reverse", "+2": "Draw Two", "W": "Wild", "W+4": "Wild Draw Four"}
 
 
@@ -154,15 +152,16 @@ def final_scores(games: pl.DataFrame, players: int) -> pl.DataFrame:
 
 
 def house_rule_switches() -> dict:
-    """{switch: [non-default values]} for every rule switch beyond the printed rules.
+    """{switch: [non-default values]} for every house rule (rules.HOUSE_RULES, C-H1..C-H5).
 
     Read from the Rules dataclass: a bool switch is tried True; a str switch takes
-    the values of the tuple `rules.<SWITCH upper-case>` when there is one.  Empty
-    while no house rule exists.
+    the values of the tuple `rules.<SWITCH upper-case>`.  The switches that choose
+    between readings of the printed rules (editions, Flip pairing, launcher law,
+    exchange mode, ...) are not house rules and are left out.
     """
     out = {}
     for f in fields(Rules):
-        if f.name in PRINTED_SWITCHES:
+        if f.name not in rules_mod.HOUSE_RULES:
             continue
         default = f.default
         values = []
@@ -423,7 +422,16 @@ def study(variant: str = "classic", players=range(2, 11), games: int = 1000, see
               "rule; see docs/rules.md).")
     else:
         sec.p(f"Setup: {setup.text()}, {card_players} players; each house rule on against the "
-              "printed rules, paired on the same games.")
+              "printed rules, paired on the same games (mean per-game difference and 95% "
+              "interval; a rule the deck has no cards for is left out).")
+        same = d["house"].filter((pl.col("d_rounds_low") == 0) & (pl.col("d_rounds_high") == 0)
+                                 & (pl.col("d_turns_per_round_low") == 0)
+                                 & (pl.col("d_turns_per_round_high") == 0))
+        if same.height:
+            arms = same["arm"].to_list()
+            why = (" (forced play: greedy never draws while it holds a playable card, and "
+                   "always plays a playable drawn card)" if "forced_play=True" in arms else "")
+            sec.p("Changes no game at all with these policies: " + ", ".join(arms) + why + ".")
         sec.table(f"House-rule effects ({setup.text()})", d["house"])
     secs.append(sec)
     return StudyResult("balance", secs, data={**d, "setup": setup}, figures=figs)

@@ -332,3 +332,13 @@ def test_example_notebook_runs():
     outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])]
     assert not [o for o in outputs if o.get("output_type") == "error"]
     assert any("image/png" in o.get("data", {}) for o in outputs)
+
+
+def test_house_rule_arms_are_the_house_rules_only():
+    """The balance study's house-rule arms are C-H1..C-H5, not the readings of printed rules."""
+    from analysis.balance import house_rule_switches
+    from uno_sim.rules import HOUSE_RULES
+
+    sw = house_rule_switches()
+    assert set(sw) == set(HOUSE_RULES)
+    assert sw["stacking"] == ["draw2", "draw4", "both"] and sw["jump_in"] == [True]

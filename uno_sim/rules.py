@@ -32,6 +32,7 @@ CUSTOM_WILDS_DEFAULT = "extra_turn,draw_three,seven"  # S3: one rule per customi
 # such as Draw Two, +1, +5; 2: fixed-amount wild draw cards such as WD4, Wild Draw Two)
 STACKING = ("none", "draw2", "draw4", "both")
 HOUSE_BOOLS = ("draw_until_playable", "forced_play", "jump_in", "seven_o")
+HOUSE_RULES = ("stacking",) + HOUSE_BOOLS  # C-H1..C-H5: the switches beyond the printed rules
 MIN_PLAYERS, MAX_PLAYERS = 2, 10
 
 # edition -> defaults of the switches left as None
