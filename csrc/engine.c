@@ -1584,7 +1584,7 @@ static void init_game(uno_game *g, const uno_config *cfg, const uno_table *t,
         g->reveal_n[s] = 0;
     }
     g->bail = NULL;
-    g->n_draw = g->n_discard = 0;
+    g->n_draw = g->n_discard = g->bag = 0;
     g->pending = 0;
     g->last_player = g->last_card = -1;
     g->jump_open = 0;
