@@ -621,13 +621,8 @@ static inline void uno_seats_update(uno_game *g)
  */
 static inline void uno_draw_settle(uno_game *g)
 {
-    uint8_t *a = g->draw;
-    for (int i = g->bag - 1; i > 0; i--) {
-        uint32_t j = uno_rng_bounded(&g->deal, (uint32_t)i + 1);
-        uint8_t tmp = a[i];
-        a[i] = a[j];
-        a[j] = tmp;
-    }
+    /* the pending steps i = bag-1 .. 1 are exactly a shuffle of draw[0..bag) */
+    uno_rng_shuffle_u8(&g->deal, g->draw, g->bag);
     g->bag = 0;
 }
 
