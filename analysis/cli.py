@@ -42,19 +42,9 @@ def add_commands(sub, parse_count) -> None:
     p.set_defaults(func=lambda args: _cmd_report(args, parse_count))
 
 
-def _jobs(text) -> int:
-    from .common import StudyError
-
-    try:
-        j = int(text)
-    except ValueError:
-        j = 0
-    if j == 0 or j < -1:
-        raise StudyError(f"invalid --jobs {text!r}: expected a positive integer or -1 (all cores)")
-    return j
-
-
 def _cmd_study(args, parse_count) -> int:
+    from uno_sim.cli import parse_jobs  # the same --jobs as `uno-sim run`
+
     from . import run_study
     from .common import parse_variants
 
@@ -65,7 +55,7 @@ def _cmd_study(args, parse_count) -> int:
         raise StudyError(f"invalid --variant {args.variant!r}: a study takes one variant")
     out = args.out or os.path.join("studies", args.name)
     res = run_study(args.name, variant[0], args.players, games, args.seed, out,
-                    n_jobs=_jobs(args.jobs))
+                    n_jobs=parse_jobs(args.jobs))
     md = res.markdown(base=out)
     with open(os.path.join(out, "study.md"), "w", encoding="utf-8") as f:
         f.write(md)
@@ -75,12 +65,14 @@ def _cmd_study(args, parse_count) -> int:
 
 
 def _cmd_report(args, parse_count) -> int:
+    from uno_sim.cli import parse_jobs
+
     from .report import build
 
     games = parse_count(args.games)
     cmd = "uno-sim " + " ".join(shlex.quote(a) for a in sys.argv[1:]) \
         if sys.argv and "report" in sys.argv[1:] else None
     res = build(args.variants, games, args.seed, args.out, args.players, command=cmd,
-                n_jobs=_jobs(args.jobs), log=lambda m: print(m, file=sys.stderr))
+                n_jobs=parse_jobs(args.jobs), log=lambda m: print(m, file=sys.stderr))
     print(f"report in {res['md']} and {res['html']} ({res['seconds']:.0f} s)")
     return 0

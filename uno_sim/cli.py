@@ -85,7 +85,8 @@ def _parse_shard(text):
     return k, m
 
 
-def _parse_jobs(text):
+def parse_jobs(text) -> int:
+    """`--jobs`: a positive integer, or -1 for every core."""
     try:
         j = int(text)
     except ValueError:
@@ -128,7 +129,7 @@ def _apply_config(args, parser):
 def cmd_run(args) -> int:
     from .runner import resume, simulate
 
-    jobs = _parse_jobs(args.jobs)
+    jobs = parse_jobs(args.jobs)
     if args.resume:
         res = resume(args.resume, n_jobs=jobs, backend=args.backend, scheduler=args.scheduler,
                      progress=None)
