@@ -69,8 +69,7 @@ def parse_players(text, default=(4,)) -> list[int]:
 
 def rules_text(rules: Rules) -> str:
     """The switches that differ from the defaults of the rules' edition, or `printed rules`."""
-    base = Rules(variant=rules.variant, players=rules.players, edition=rules.edition).to_dict()
-    diff = [f"{k}={v}" for k, v in rules.to_dict().items() if base.get(k) != v]
+    diff = [f"{k}={v}" for k, v in rules.changed().items()]
     return f"{rules.edition} edition" + (", " + ", ".join(diff) if diff else "") + \
         f", {rules.scoring} scoring to {rules.target}"
 

@@ -287,6 +287,11 @@ class Rules:
     def from_dict(cls, d: dict) -> "Rules":
         return cls(**d)  # `deck` may come back from JSON as lists: normalized on creation
 
+    def changed(self) -> dict:
+        """{field: value} of the switches set off the defaults of this variant and edition."""
+        base = Rules(variant=self.variant, players=self.players, edition=self.edition).to_dict()
+        return {k: v for k, v in self.to_dict().items() if base.get(k) != v}
+
     def replace(self, **changes) -> "Rules":
         d = self.to_dict()
         if "edition" in changes:  # edition-derived switches follow a new edition

@@ -325,11 +325,10 @@ class RunResult:
             f"variant {r.variant}, {r.players} players, {r.scoring} scoring to {r.target}"
             + (", teams" if r.teams else "") + f", edition {r.edition}",
         ]
-        base = Rules(variant=r.variant, players=r.players, edition=r.edition).to_dict()
         shown = {"variant", "players", "edition", "scoring", "target", "teams", "deck"}
         other = [f"{k}={str(v).lower() if isinstance(v, bool) else v}"
-                 for k, v in r.to_dict().items()
-                 if k not in shown and not k.startswith("launcher") and base.get(k) != v]
+                 for k, v in r.changed().items()
+                 if k not in shown and not k.startswith("launcher")]
         if other:
             lines.append("rules: " + ", ".join(other))
         if r.deck:
