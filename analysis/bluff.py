@@ -55,9 +55,11 @@ def run_grid(variant: str = "classic", players: int = 4, games: int = 1000, seed
 
 
 def grid_setup(variant: str, players: int, games: int, seed: int, out: str | None,
-               prefix: str) -> tuple[str, Setup]:
-    """The output folder (made if needed) and the stated setup of a bluff x challenge grid."""
-    out = out or tempfile.mkdtemp(prefix=prefix)
+               study: str) -> tuple[str, Setup]:
+    """The output folder (made if needed) and the stated setup of a bluff x challenge grid;
+    StudyError for a variant with nothing to bluff."""
+    require_restricted(variant, study)
+    out = out or tempfile.mkdtemp(prefix=f"uno-{study}-")
     os.makedirs(out, exist_ok=True)
     setup = Setup(variant, players, games, seed,
                   "seat 0 greedy(bluff=b), others greedy(challenge=c)",
@@ -163,8 +165,7 @@ def study(variant: str = "classic", players: int = 4, games: int = 1000, seed: i
           out: str | None = None, bluffs=GRID, challenges=GRID, grid: pl.DataFrame | None = None,
           n_jobs: int = 1) -> StudyResult:
     """Run (or reuse `grid`) and return tables, heatmap and reading for one variant and K."""
-    require_restricted(variant, "bluff")
-    out, setup = grid_setup(variant, players, games, seed, out, "uno-bluff-")
+    out, setup = grid_setup(variant, players, games, seed, out, "bluff")
     if grid is None:
         grid = run_grid(variant, players, games, seed, bluffs, challenges, n_jobs)
     eff = effects(grid)

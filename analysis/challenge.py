@@ -23,7 +23,7 @@ import numpy as np
 import polars as pl
 
 from .bluff import GRID, grid_setup, run_grid
-from .common import new_figure, require_restricted, run_games, save
+from .common import new_figure, run_games, save
 from .doc import Section, StudyResult
 from .gamestats import solve_zero_sum
 from uno_sim.policies import parse_policy
@@ -132,8 +132,7 @@ def _mix_text(values, mix):
 def study(variant: str = "classic", players: int = 4, games: int = 1000, seed: int = 0,
           out: str | None = None, bluffs=GRID, challenges=GRID, grid: pl.DataFrame | None = None,
           thresholds=THRESHOLDS, n_jobs: int = 1) -> StudyResult:
-    require_restricted(variant, "challenge")
-    out, setup = grid_setup(variant, players, games, seed, out, "uno-challenge-")
+    out, setup = grid_setup(variant, players, games, seed, out, "challenge")
     if grid is None:
         grid = run_grid(variant, players, games, seed, bluffs, challenges, n_jobs)
     table = payoff_table(grid)
