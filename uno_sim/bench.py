@@ -64,13 +64,18 @@ def time_games(rules: Rules, policy: str, games: int, repeats: int, seed: int = 
             "turns_per_game": turns / games}
 
 
+def _games_per_s(play, rules: Rules, policies, games: int, seed: int) -> float:
+    """Games per second of `play` (a play_game), one game at a time."""
+    t0 = time.perf_counter()
+    for g in range(games):
+        play(rules, policies, seed=seed, game=g)
+    return games / (time.perf_counter() - t0)
+
+
 def time_reference(rules: Rules, policy: str, games: int, seed: int = 1) -> float:
     from .reference import play_game
 
-    t0 = time.perf_counter()
-    for g in range(games):
-        play_game(rules, policy, seed=seed, game=g)
-    return games / (time.perf_counter() - t0)
+    return _games_per_s(play_game, rules, policy, games, seed)
 
 
 def first_action(obs):
@@ -80,12 +85,10 @@ def first_action(obs):
 
 def time_user(rules: Rules, policy: str, games: int, seed: int = 1) -> float:
     """Games per second with seat 0 played by a Python policy (`first_action`)."""
-    from . import engine
-    specs = [first_action] + [policy] * (rules.players - 1)
-    t0 = time.perf_counter()
-    for g in range(games):
-        engine.play_game(rules, specs, seed=seed, game=g)
-    return games / (time.perf_counter() - t0)
+    from .engine import play_game
+
+    return _games_per_s(play_game, rules, [first_action] + [policy] * (rules.players - 1),
+                        games, seed)
 
 
 def run_bench(variants=("classic",), players=(2, 4, 7, 10), policy="greedy", games=20000,
