@@ -221,6 +221,37 @@ static void check_result(const uno_config *cfg, const uno_result *res, const cha
         EXPECT(res->team_scores[res->team] >= cfg->target, "%s: team below target", where);
 }
 
+static long games = 0, limited = 0, traced = 0;
+
+/*
+ * Plays game `game_no` twice, the first time traced when `tr` is given: the
+ * replay must give the same result, the trace must be well formed and the
+ * result consistent (a game stopped at the limits is counted apart).
+ */
+static void play_checked(const uno_config *cfg, const uno_table *t, const uno_policy *pol,
+                         const uint64_t key[4], uint64_t game_no, uno_trace *tr, const char *where)
+{
+    uno_rng r1, r2;
+    uno_result a, b;
+    uno_rng_seed(&r1, key, game_no);
+    uno_rng_seed(&r2, key, game_no);
+    if (tr)
+        uno_trace_clear(tr);
+    int st = uno_play_game(cfg, t, pol, &r1, tr, &a);
+    int st2 = uno_play_game(cfg, t, pol, &r2, NULL, &b);
+    EXPECT(st == st2 && memcmp(&a, &b, sizeof a) == 0, "%s: a replay differs", where);
+    EXPECT(st == UNO_OK || st == UNO_ERR_LIMIT, "%s: status %d", where, st);
+    if (tr) {
+        check_trace(tr, cfg->players);
+        traced++;
+    }
+    if (st == UNO_OK)
+        check_result(cfg, &a, where);
+    else
+        limited++;
+    games++;
+}
+
 int main(int argc, char **argv)
 {
     int per_config = argc > 1 ? atoi(argv[1]) : 4;
@@ -250,7 +281,6 @@ int main(int argc, char **argv)
     uno_trace_init(&tr);
     uno_rng mix;
     uno_rng_seed(&mix, key, 999);
-    long games = 0, limited = 0, traced = 0;
     uint64_t game_no = 0;
 
     for (int deck = 0; deck < 5; deck++)
@@ -291,29 +321,11 @@ int main(int argc, char **argv)
                             cfg.hand_size = (t->n_cards - 1) / players;
                         cfg.max_turns = MAX_TURNS;
                         cfg.max_rounds = MAX_ROUNDS;
-                        int trace = j % 3 == 0;
-                        uno_rng r1, r2;
-                        uno_result a, b;
-                        uno_rng_seed(&r1, key, game_no);
-                        uno_rng_seed(&r2, key, game_no);
-                        uno_trace_clear(&tr);
-                        int st = uno_play_game(&cfg, t, pol, &r1, trace ? &tr : NULL, &a);
-                        int st2 = uno_play_game(&cfg, t, pol, &r2, NULL, &b);
                         char where[128];
                         snprintf(where, sizeof where,
                                  "deck %d players %d edition %d mode %d policies %d game %lu", deck,
                                  players, edition, mode, ps, (unsigned long)game_no);
-                        EXPECT(st == st2 && memcmp(&a, &b, sizeof a) == 0, "%s: a replay differs", where);
-                        EXPECT(st == UNO_OK || st == UNO_ERR_LIMIT, "%s: status %d", where, st);
-                        if (trace) {
-                            check_trace(&tr, players);
-                            traced++;
-                        }
-                        if (st == UNO_OK)
-                            check_result(&cfg, &a, where);
-                        else
-                            limited++;
-                        games++;
+                        play_checked(&cfg, t, pol, key, game_no, j % 3 == 0 ? &tr : NULL, where);
                     }
                 }
             }
@@ -346,26 +358,11 @@ int main(int argc, char **argv)
                 cfg.seven_o = (bits >> 5) & 1;
                 cfg.flip_starter = flip && (bits >> 6) & 1;
                 const uno_table *t = &tables[flip ? 2 : 0];
-                uno_rng r1, r2;
-                uno_result a, b;
-                uno_rng_seed(&r1, key, game_no);
-                uno_rng_seed(&r2, key, game_no);
-                uno_trace_clear(&tr);
-                int st = uno_play_game(&cfg, t, pol, &r1, &tr, &a);
-                int st2 = uno_play_game(&cfg, t, pol, &r2, NULL, &b);
                 char where[160];
                 snprintf(where, sizeof where,
                          "house flip %d players %d policies %d switches %u game %lu", flip,
                          players, ps, bits & 63, (unsigned long)game_no);
-                EXPECT(st == st2 && memcmp(&a, &b, sizeof a) == 0, "%s: a replay differs", where);
-                EXPECT(st == UNO_OK || st == UNO_ERR_LIMIT, "%s: status %d", where, st);
-                check_trace(&tr, players);
-                traced++;
-                if (st == UNO_OK)
-                    check_result(&cfg, &a, where);
-                else
-                    limited++;
-                games++;
+                play_checked(&cfg, t, pol, key, game_no, &tr, where);
             }
         }
     }
