@@ -17,8 +17,8 @@ from analysis.bluff import break_even, effects  # noqa: E402
 from analysis.challenge import auto_supported, best_responses, payoff_table  # noqa: E402
 from analysis.common import (parse_players, parse_variants, paired_diff, seat_shares,  # noqa: E402
                              with_wins, StudyError)
-from analysis.gamestats import (chi2_sf, chisquare_equal, gammaincc, paired_ci,  # noqa: E402
-                                solve_zero_sum)
+from analysis.gamestats import (chi2_sf, chisquare_equal, diff_test, holm,  # noqa: E402
+                                paired_ci, share_test, solve_zero_sum)
 
 
 # --- chi-square ---------------------------------------------------------------
@@ -39,11 +39,9 @@ def test_chi2_sf_closed_forms(x):
         assert chi2_sf(x, 2 * k) == pytest.approx(exact, rel=1e-10)
 
 
-def test_gammaincc_rejects_bad_arguments():
-    with pytest.raises(ValueError):
-        gammaincc(0, 1)
-    with pytest.raises(ValueError):
-        gammaincc(1, -1)
+def test_chi2_sf_rejects_bad_df():
+    with pytest.raises(ValueError, match="df 0"):
+        chi2_sf(1.0, 0)
 
 
 def test_chisquare_equal_textbook_example():
@@ -51,6 +49,47 @@ def test_chisquare_equal_textbook_example():
     assert (stat, df) == (pytest.approx(2.0), 5)
     assert p == pytest.approx(0.84914503608460956, rel=1e-9)
     assert chisquare_equal([7, 7, 7])[2] == pytest.approx(1.0)
+    # fractional counts (shared wins): the statistic of the formula sum (o - e)^2 / e
+    stat, df, p = chisquare_equal([10.5, 9.5, 5.0])
+    e = 25 / 3
+    assert stat == pytest.approx(((10.5 - e) ** 2 + (9.5 - e) ** 2 + (5 - e) ** 2) / e)
+    assert p == pytest.approx(math.exp(-stat / 2))  # df 2: the sf is exp(-x/2)
+
+
+def test_holm_hand_computed():
+    # sorted 0.01, 0.02, 0.03, 0.5 -> 4*0.01, 3*0.02, 2*0.03 (kept >= previous), 1*0.5
+    got = holm([0.03, 0.5, 0.01, 0.02])
+    assert got == pytest.approx([0.06, 0.5, 0.04, 0.06])
+    # the running maximum: a later smaller product is raised to the earlier one
+    assert holm([0.01, 0.011]) == pytest.approx([0.02, 0.02])
+    assert holm([0.4, 0.9]) == pytest.approx([0.8, 0.9])
+    assert holm([0.6, 0.7, 0.8]) == pytest.approx([1.0, 1.0, 1.0])  # capped at 1
+    nan = holm([math.nan, 0.01, 0.04])
+    assert math.isnan(nan[0]) and nan[1:] == pytest.approx([0.02, 0.04])  # m = 2
+    assert holm([]).size == 0
+
+
+def test_holm_controls_the_familywise_rate_exactly_where_bonferroni_does():
+    # the smallest p-value is always multiplied by m, as Bonferroni's
+    p = np.array([0.001, 0.2, 0.3, 0.04, 0.5])
+    assert holm(p).min() == pytest.approx(5 * 0.001)
+    assert (holm(p) <= np.minimum(1, 5 * p) + 1e-15).all()
+
+
+def test_share_and_difference_tests_against_normal_values():
+    from uno_sim.stats import Z95
+    from scipy.stats import norm
+
+    assert Z95 == pytest.approx(norm.ppf(0.975), rel=1e-15)
+    # 60 wins of 100 against 1/2: z = 0.1 / 0.05 = 2
+    z, p = share_test(60, 100, 0.5)
+    assert z == pytest.approx(2.0) and p == pytest.approx(0.04550026389635842, rel=1e-9)
+    assert share_test(25, 100, 0.25) == (pytest.approx(0.0), pytest.approx(1.0))
+    assert all(math.isnan(v) for v in share_test(1, 0, 0.5))
+    # 0.6 of 100 against 0.4 of 100: pooled 0.5, se = sqrt(0.25 * 0.02), z = 2 * sqrt(2)
+    assert diff_test(0.6, 100, 0.4, 100) == pytest.approx(2 * norm.sf(2 * math.sqrt(2)))
+    assert diff_test(0.3, 10, 0.3, 20) == pytest.approx(1.0)
+    assert math.isnan(diff_test(0.3, 0, 0.3, 20))
 
 
 # --- zero-sum solver ------------------------------------------------------------
@@ -342,3 +381,15 @@ def test_house_rule_arms_are_the_house_rules_only():
     sw = house_rule_switches()
     assert set(sw) == set(HOUSE_RULES)
     assert sw["stacking"] == ["draw2", "draw4", "both"] and sw["jump_in"] == [True]
+
+
+def test_run_does_not_import_scipy():
+    """SciPy is the studies' dependency (the `analysis` extra), never `uno-sim run`'s."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from uno_sim.cli import main; main(['run', '--games', '5']); "
+            "print('scipy' in sys.modules, 'analysis.gamestats' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert out[-2:] == ["False", "False"]
