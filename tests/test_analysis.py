@@ -11,12 +11,14 @@ import pytest
 pytest.importorskip("matplotlib")
 
 from analysis import STUDIES, variants  # noqa: E402
-from analysis.balance import (card_value, face_of, house_rule_switches, length_stats,  # noqa: E402
-                              trace_frames)
+from analysis.balance import (card_value, compound, deck_kinds, face_of,  # noqa: E402
+                              first_to_play, house_rule_switches, kinds_of, length_stats,
+                              position_shares, round_positions, trace_frames)
 from analysis.bluff import break_even, effects  # noqa: E402
 from analysis.challenge import auto_supported, best_responses, payoff_table  # noqa: E402
 from analysis.common import (parse_players, parse_variants, paired_diff, seat_shares,  # noqa: E402
                              with_wins, StudyError)
+from uno_sim.rules import Rules  # noqa: E402
 from analysis.gamestats import (chi2_sf, chisquare_equal, diff_test, holm,  # noqa: E402
                                 paired_ci, share_test, solve_zero_sum)
 
@@ -223,6 +225,99 @@ def test_card_value_hand_computed():
     assert (s["p_with"], s["n_with"], s["p_without"], s["n_without"]) == \
         (0.0, 1, pytest.approx(2 / 3), 3)
     assert s["effect"] == pytest.approx(-2 / 3)
+    assert w["p"] == pytest.approx(diff_test(1.0, 2, 0.0, 2))
+    assert cv.sort("face")["p_holm"].to_list() == pytest.approx(
+        list(holm(cv.sort("face")["p"].to_list())))
+
+
+def test_card_value_leaves_out_a_kind_in_every_hand():
+    obs = pl.DataFrame({"game": [0, 0], "round": [1, 1], "seat": [0, 1], "won": [1, 0]})
+    hold = pl.DataFrame({"game": [0, 0, 0], "round": [1, 1, 1], "seat": [0, 1, 0],
+                         "face": ["Wild", "Wild", "7"], "count": [1, 1, 1]})
+    assert card_value(obs, hold)["face"].to_list() == ["7"]
+
+
+def test_flip_kinds_are_printed_faces_of_each_side():
+    assert kinds_of("R7/T2") == ["light 7", "dark 2"]
+    assert kinds_of("W+2/OSE") == ["light Wild Draw Two", "dark Skip Everyone"]
+    assert kinds_of("GF/DW+C") == ["light Flip", "dark Wild Draw Color"]
+    assert kinds_of("B5") == ["5"]
+    from uno_sim.rules import Rules
+
+    flip = deck_kinds(Rules(variant="flip"))
+    assert "light Wild Draw Two" in flip and "dark Wild Draw Color" in flip
+    assert not [k for k in flip if "/" in k] and len(flip) == 15 + 15
+    assert len(deck_kinds(Rules(variant="classic"))) == 15
+
+
+def test_trace_frames_pool_flip_cards_by_printed_kind():
+    import uno_sim
+
+    res = uno_sim.play_game(variant="flip", players=3, seed=4, game=0, trace=True)
+    _, _, hold = trace_frames(res.events, 0)
+    first = [h for h in hold if h["round"] == 1]
+    light = sum(h["count"] for h in first if h["face"].startswith("light "))
+    dark = sum(h["count"] for h in first if h["face"].startswith("dark "))
+    assert light == dark == 3 * 7  # each card once per side, no paired kinds
+
+
+# --- positions from the dealer ------------------------------------------------------
+
+def test_first_to_play_follows_c5():
+    from uno_sim.cards import Effect
+
+    assert first_to_play(2, Effect.NUMBER, 4) == (3, 1)
+    assert first_to_play(3, Effect.WILD, 4) == (0, 1)
+    assert first_to_play(2, Effect.SKIP, 4) == (0, 1)  # the dealer's left is skipped
+    assert first_to_play(2, Effect.DRAW, 4) == (0, 1)
+    assert first_to_play(2, Effect.REVERSE, 4) == (2, -1)  # the dealer, then to the right
+    assert first_to_play(1, Effect.SKIP, 2) == (1, 1)
+
+
+def test_round_positions_hand_computed():
+    from uno_sim.rules import Rules
+
+    r = pl.DataFrame({"game": [0] * 5, "round": [1, 2, 3, 4, 5], "dealer": [3, 0, 1, 2, 3],
+                      "starter": ["R5", "GS", "BR", "Y+2", "W"], "winner": [0, 2, 1, 3, -1]})
+    p = round_positions(r, 4, Rules(variant="classic", players=4))
+    assert p.height == 4  # the stalemate has no winner
+    # dealer 3 -> seat 0 is position 1; dealer 0 -> seat 2 is 2; dealer 1 -> seat 1 is 4 (dealer)
+    assert p["position"].to_list() == [1, 2, 4, 1]
+    # R5: seat 0 plays first; GS: seat 2 plays first; BR: the dealer first, then to the right;
+    # Y+2: dealer 2 -> seat 0 first, seat 3 the last
+    assert p["play_position"].to_list() == [1, 1, 1, 4]
+
+
+def test_position_shares_against_scipy():
+    from scipy.stats import chisquare
+
+    pos = pl.DataFrame({"position": [1] * 40 + [2] * 25 + [3] * 35})
+    t, chi = position_shares(pos, 3)
+    assert t["wins"].to_list() == [40, 25, 35] and t["rounds"].to_list() == [100] * 3
+    assert t["edge"].to_list() == pytest.approx([0.4 - 1 / 3, 0.25 - 1 / 3, 0.35 - 1 / 3])
+    assert t["p"][0] == pytest.approx(share_test(40, 100, 1 / 3)[1])
+    assert t["p_holm"].to_list() == pytest.approx(list(holm(t["p"].to_list())))
+    ref = chisquare([40, 25, 35])
+    assert (chi["chi2"], chi["df"], chi["p"]) == (pytest.approx(ref.statistic), 2,
+                                                   pytest.approx(ref.pvalue))
+    lo, hi = t["low"][1], t["high"][1]
+    assert lo < 0.25 < hi
+
+
+def test_compound_model_against_closed_forms():
+    # one round decides the game: the game share is the round share
+    one = compound([500], 2, [0.1], target=500, games=4000, seed=3)
+    assert one["round_edge"].to_list() == [0.0, 0.1]
+    r = one.row(1, named=True)
+    assert r["low"] < 0.6 < r["high"]
+    # two won rounds needed, 2 players: a race to 2, P = q^2 (3 - 2q)
+    two = compound([250], 2, [0.1], target=500, games=4000, seed=3)
+    r = two.row(1, named=True)
+    assert r["low"] < 0.36 * 1.8 < r["high"]
+    assert r["gain"] == pytest.approx(r["game_edge"] / 0.1)
+    assert two.row(0, named=True)["game_edge"] == 0
+    with pytest.raises(ValueError, match="delta"):
+        compound([100], 4, [0.8])
 
 
 def test_face_of():
@@ -306,14 +401,30 @@ def test_bluff_and_challenge_studies_small(tmp_path):
 def test_balance_study_small(tmp_path):
     from analysis import balance
 
-    r = balance.study("classic", [2, 3], 60, 2, str(tmp_path), trace_games=10, card_games=20)
+    r = balance.study("classic", [2, 3], 60, 2, str(tmp_path), trace_games=10, card_games=20,
+                      model_games=500)
     shares = r.data["shares"]
     assert shares.group_by("players").agg(pl.col("share").sum())["share"].to_list() == \
         pytest.approx([1, 1])
     assert set(r.data["chisq"]["players"].to_list()) == {2, 3}
     assert all(0 <= p <= 1 for p in r.data["chisq"]["p"])
-    assert r.data["card_value"].height > 10
+    assert all(0 <= p <= 1 for p in shares["p_holm"])
+    pos = r.data["positions"]
+    assert pos.group_by("players").agg(pl.col("share").sum())["share"].to_list() == \
+        pytest.approx([1, 1])
+    assert sorted(pos.filter(pl.col("players") == 3)["position"].to_list()) == [1, 2, 3]
+    rounds = pos.group_by("players").agg(pl.col("wins").sum()).sort("players")["wins"]
+    assert rounds.to_list() == r.data["positions_chisq"].sort("players")["rounds"].to_list()
+    assert r.data["compound"].height >= 4 and r.data["compound_players"] == 2
+    cv = r.data["card_value"]
+    assert cv.height > 10 and set(cv["face"]) <= set(deck_kinds(Rules(variant="classic")))
+    assert all(0 <= p <= 1 for p in cv["p_holm"])
+    house = r.data["house"]
+    assert "d_win_0" not in house.columns and (house["games_changed"] > 0).all()
+    assert not set(house["arm"]) & set(r.data["house_unchanged"])
     assert all(os.path.exists(f) for f in r.figures)
+    md = r.markdown()
+    assert "by construction" in md and "Holm" in md and "compounds" in md
 
 
 def test_report_renders(tmp_path):
@@ -334,7 +445,8 @@ def test_report_renders(tmp_path):
     from uno_sim.rules import VARIANTS
 
     for v in VARIANTS:  # every variant has its balance study
-        assert f"Balance: seat win shares, {v}" in md, v
+        assert f"Balance: round wins by position from the dealer, {v}" in md, v
+        assert f"Balance: seat win shares over whole games (a check), {v}" in md, v
     # E1: no restricted card in Extreme, so its bluff and challenge studies are skipped
     assert "## Bluff and challenge: extreme" in md and "Bluff: extreme" not in md
 
