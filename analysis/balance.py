@@ -540,7 +540,7 @@ def _fig_scores(d, setup, path):
 
 
 def _fig_cards(cv, setup, path):
-    fig, axes = new_figure(setup, f"Card value: opening hand holds the face vs not ({setup.variant})",
+    fig, axes = new_figure(setup, f"Card value: opening hand holds the kind vs not ({setup.variant})",
                            height=4.8)
     ax = axes[0]
     cv = cv.sort("effect")
@@ -566,7 +566,7 @@ def study(variant: str = "classic", players=range(2, 11), games: int = 1000, see
     d["model_games"] = model_games
     pr = f"{players[0]}-{players[-1]}" if len(players) > 1 else players[0]
     rtext = rules_text(Rules(variant=variant))
-    setup = Setup(variant, pr, games, seed, f"{policies} at every seat", rtext,
+    setup = Setup(variant, pr, games, seed, policies, rtext,
                   unit="games per player count")
     secs = []
 
@@ -654,14 +654,14 @@ def study(variant: str = "classic", players=range(2, 11), games: int = 1000, see
     chi = d["chisq"]
     sec.p(f"Setup: {setup.text()}.")
     flagged = d["shares"].filter(pl.col("p_holm") < 0.05)
+    rejected = chi.filter(pl.col("p") < 0.05)["players"].to_list()
     sec.p("Whole-game seat shares are equal by construction: every seat plays the same "
           "policy, the first dealer is drawn at random (C3) and the deal then passes to the "
           "left every round, so each seat holds every position equally often in expectation. "
           "This table is a check of the simulator, not a finding: any departure would be a "
           "bug or chance. The chi-square test of equal seat shares "
-          + (f"rejects at the 5% level for {', '.join(map(str, chi.filter(pl.col('p') < 0.05)['players'].to_list()))} players"
-             if chi.filter(pl.col("p") < 0.05).height else "rejects at the 5% level for no "
-             "player count")
+          + (f"rejects at the 5% level for {', '.join(map(str, rejected))} players"
+             if rejected else "rejects at the 5% level for no player count")
           + f" ({chi.height} tests, so about {0.05 * chi.height:.1f} false alarms are expected "
           "by chance); the per-seat tests, Holm-corrected within each player count, flag "
           + (", ".join(f"seat {r['seat']} of {r['players']}" for r in
@@ -701,7 +701,7 @@ def study(variant: str = "classic", players=range(2, 11), games: int = 1000, see
 
     figs = [f1, f0, f2, f3]
     if d["card_value"] is not None:
-        cs = Setup(variant, card_players, card_games, seed, f"{policies} at every seat", rtext,
+        cs = Setup(variant, card_players, card_games, seed, policies, rtext,
                    unit="traced games")
         cv = d["card_value"]
         sec = Section(f"Balance: card value, {variant}, {card_players} players")

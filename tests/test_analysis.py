@@ -348,6 +348,78 @@ def test_trace_frames_agree_with_the_game_counters():
         assert sum(h["count"] for h in first) == 3 * 7
 
 
+# --- setup lines and machine-readable outputs ----------------------------------------
+
+def test_policy_text_states_every_knob_off_greedy():
+    from analysis.common import knobs_off_greedy, policy_text, seats_text
+    from uno_sim.policies import POLICIES, parse_policy
+
+    assert policy_text("greedy") == "greedy" and policy_text("greedy(bluff=0)") == "greedy"
+    assert policy_text("greedy(bluff=0.25,challenge=1)") == "greedy(bluff=0.25,challenge=1)"
+    assert policy_text("strategic") == \
+        "strategic(challenge=auto,challenge_threshold=0.9,color=smart)"
+    greedy = POLICIES["greedy"][1]
+    for name, (_, defaults) in POLICIES.items():  # every policy, every knob, from the code
+        diff = knobs_off_greedy(name)
+        assert diff == {k: v for k, v in defaults.items() if greedy.get(k) != v}
+        for k in diff:
+            assert f"{k}=" in policy_text(name)
+        for k, v in greedy.items():
+            if isinstance(v, float):
+                other = 0.5 if v != 0.5 else 0.25
+                spec = parse_policy(f"{name}({k}={other})")
+                assert (f"{k}=" in policy_text(spec)) == (spec.knob(k) != v)
+    assert seats_text(["greedy"] * 3) == "greedy at every seat"
+    assert seats_text(["greedy(bluff=1)", "greedy(challenge=0.5)", "greedy(challenge=0.5)",
+                       "greedy"]) == \
+        "seat 0 greedy(bluff=1); seats 1-2 greedy(challenge=0.5); seat 3 greedy"
+
+
+def test_setup_states_policies_per_seat():
+    from analysis.common import Setup
+
+    s = Setup("classic", 3, 100, 7, ["greedy(bluff=1)", "strategic", "greedy"])
+    assert "policies: seat 0 greedy(bluff=1); seat 1 strategic(challenge=auto," in s.text()
+    d = s.to_dict()
+    assert [x["policy"] for x in d["seats"]] == ["greedy(bluff=1)", policy_text_of("strategic"),
+                                                 "greedy"]
+    assert d["seats"][0]["knobs_off_greedy"] == {"bluff": 1.0} and d["every_seat"] is None
+    assert (d["variant"], d["players"], d["games"], d["seed"]) == ("classic", 3, 100, 7)
+    one = Setup("flip", 4, 10, 0, "greedy(color=random)").to_dict()
+    assert len(one["seats"]) == 4 and one["every_seat"]["knobs_off_greedy"] == \
+        {"color": "random"}
+    grid = Setup("classic", 4, 10, 0, "seat 0 greedy(bluff=b), others greedy(challenge=c)")
+    assert grid.to_dict()["seats"] is None and "bluff=b" in grid.text()
+
+
+def policy_text_of(spec):
+    from analysis.common import policy_text
+
+    return policy_text(spec)
+
+
+def test_study_json_is_strict_json_with_records(tmp_path):
+    import json
+
+    from analysis.common import Setup
+    from analysis.doc import Section, StudyResult
+
+    sec = Section("T").p("reading").table("cap", pl.DataFrame({"a": [1, 2],
+                                                              "b": [0.5, math.nan]}))
+    res = StudyResult("x", [sec], data={"setup": Setup("classic", 2, 5, 1, "greedy"),
+                                        "frame": pl.DataFrame({"z": [1]})})
+    md, js = res.write(str(tmp_path))
+    text = open(js, encoding="utf-8").read()
+    assert "NaN" not in text
+    data = json.loads(text)
+    assert data["sections"][0]["tables"][0] == {"caption": "cap", "columns": ["a", "b"],
+                                                "records": [{"a": 1, "b": 0.5},
+                                                            {"a": 2, "b": None}]}
+    assert data["sections"][0]["paragraphs"] == ["reading"]
+    assert data["setup"]["seats"][1] == {"seat": 1, "policy": "greedy", "knobs_off_greedy": {}}
+    assert open(md, encoding="utf-8").read().startswith("## T")
+
+
 # --- options, detection -----------------------------------------------------
 
 def test_variants_come_from_the_code():
@@ -425,6 +497,22 @@ def test_balance_study_small(tmp_path):
     assert all(os.path.exists(f) for f in r.figures)
     md = r.markdown()
     assert "by construction" in md and "Holm" in md and "compounds" in md
+    import json
+
+    md_path, js_path = r.write(str(tmp_path / "out"))
+    data = json.load(open(js_path, encoding="utf-8"))
+    assert os.path.dirname(md_path) == os.path.dirname(js_path)
+    assert data["study"] == "balance"
+    su = data["setup"]
+    assert (su["variant"], su["players"], su["games"], su["seed"]) == ("classic", "2-3", 60, 2)
+    assert su["every_seat"] == {"policy": "greedy", "knobs_off_greedy": {}}
+    tables = [t for sec in data["sections"] for t in sec["tables"]]
+    pos = next(t for t in tables if t["caption"].startswith("Round win share by position"))
+    assert pos["records"] == json.loads(json.dumps(
+        [dict(zip(pos["columns"], row)) for row in
+         r.data["positions"].drop("rounds").rows()]))
+    assert all(f["path"].endswith(".png") and not os.path.isabs(f["path"])
+               for sec in data["sections"] for f in sec["figures"])
 
 
 def test_report_renders(tmp_path):
@@ -440,6 +528,13 @@ def test_report_renders(tmp_path):
     for name in ("Bluff", "Challenge", "Balance"):
         assert name in md and name in html
     assert html.count("data:image/png;base64,") >= 4
+    import json
+
+    js = json.load(open(res["json"], encoding="utf-8"))
+    assert js["command"] == "uno-sim report --games 30" and js["seed"] == 3
+    assert {s["variant"] for s in js["setups"]} == set(js["variants"])
+    n_tables = sum(1 for line in md.splitlines() if line.startswith("|---"))
+    assert sum(len(sec["tables"]) for sec in js["sections"]) == n_tables > 0
     pngs = [f for f in os.listdir(out) if f.endswith(".png")]
     assert len(pngs) >= 4 and all(p in md for p in pngs)
     from uno_sim.rules import VARIANTS
@@ -458,6 +553,14 @@ def test_cli_study_and_report(tmp_path, capsys):
                  "--out", str(tmp_path / "s")]) == 0
     assert "Bluff: classic, 2 players" in capsys.readouterr().out
     assert os.path.exists(tmp_path / "s" / "study.md")
+    import json
+
+    js = json.load(open(tmp_path / "s" / "study.json", encoding="utf-8"))
+    assert js["study"] == "bluff" and js["setup"]["players"] == 2 and js["setup"]["seed"] == 1
+    assert js["setup"]["games"] == 20 and js["setup"]["variant"] == "classic"
+    assert js["setup"]["policies"] == "seat 0 greedy(bluff=b), others greedy(challenge=c)"
+    assert all(t["records"] and set(t["records"][0]) == set(t["columns"])
+               for sec in js["sections"] for t in sec["tables"])
     assert main(["study", "balance", "--variant", "nope"]) == 2
     assert "nope" in capsys.readouterr().err
     assert main(["study", "bluff", "--variant", "extreme", "--games", "10"]) == 2
