@@ -564,7 +564,12 @@ def study(variant: str = "classic", players=range(2, 11), games: int = 1000, see
     d = run(variant, players, games, seed, policies, trace_games, card_players, card_games,
             n_jobs, model_games)
     d["model_games"] = model_games
-    pr = f"{players[0]}-{players[-1]}" if len(players) > 1 else players[0]
+    if len(players) == 1:
+        pr = players[0]
+    elif players == list(range(players[0], players[-1] + 1)):
+        pr = f"{players[0]}-{players[-1]}"
+    else:
+        pr = ",".join(map(str, players))
     rtext = rules_text(Rules(variant=variant))
     setup = Setup(variant, pr, games, seed, policies, rtext,
                   unit="games per player count")
