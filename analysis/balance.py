@@ -26,11 +26,11 @@ import polars as pl
 from .common import (Setup, chisq_table_row, new_figure, run_games, rules_text,
                      save, seat_shares)
 from .doc import Section, StudyResult
-from .gamestats import chisquare_equal, diff_test, holm, share_test
+from .gamestats import Z95, chisquare_equal, diff_test, holm, share_test
 from uno_sim import rules as rules_mod
 from uno_sim.cards import COLORS, Effect, deck_for
 from uno_sim.rules import Rules, RulesError
-from uno_sim.stats import Z95, wilson
+from uno_sim.stats import wilson
 
 FACE_NAMES = {"S": "Skip", "R": "Reverse", "+2": "Draw Two", "W": "Wild", "W+4": "Wild Draw Four",
               "+1": "Draw One", "F": "Flip", "W+2": "Wild Draw Two", "+5": "Draw Five",

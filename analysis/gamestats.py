@@ -16,14 +16,14 @@ import math
 
 import numpy as np
 
-from uno_sim.stats import Z95
-
 try:
     from scipy import stats
 except ImportError:  # the studies' extra; `uno-sim run` never gets here
     from .common import StudyError
 
     raise StudyError("the studies need scipy: pip install 'uno-sim[analysis]'") from None
+
+Z95 = float(stats.norm.ppf(0.975))  # the 95% two-sided normal quantile
 
 
 def chi2_sf(x: float, df: int) -> float:

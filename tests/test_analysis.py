@@ -79,10 +79,12 @@ def test_holm_controls_the_familywise_rate_exactly_where_bonferroni_does():
 
 
 def test_share_and_difference_tests_against_normal_values():
-    from uno_sim.stats import Z95
     from scipy.stats import norm
 
-    assert Z95 == pytest.approx(norm.ppf(0.975), rel=1e-15)
+    from analysis.gamestats import Z95
+    from uno_sim.stats import Z95 as RUN_Z95  # the runner's constant, without SciPy
+
+    assert Z95 == norm.ppf(0.975) and RUN_Z95 == pytest.approx(Z95, rel=1e-15)
     # 60 wins of 100 against 1/2: z = 0.1 / 0.05 = 2
     z, p = share_test(60, 100, 0.5)
     assert z == pytest.approx(2.0) and p == pytest.approx(0.04550026389635842, rel=1e-9)
