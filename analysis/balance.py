@@ -176,8 +176,8 @@ def first_to_play(dealer: int, effect: Effect, players: int) -> tuple[int, int]:
 def round_positions(rounds: pl.DataFrame, players: int, rules: Rules) -> pl.DataFrame:
     """The rounds with a winner, with the winner's position and place in the order of play.
 
-    position: the winner's seat offset from the dealer in the starting direction of
-    play (the seat order of C4's deal, "clockwise" below): 1 is the dealer's left,
+    position: the winner's seat offset from the dealer, clockwise (the starting
+    direction of play, the seat order of C4's deal): 1 is the dealer's left,
     the first to play after a plain starter, ..., `players` is the dealer.
     play_position: the winner's place in the order of the round's first turns, 1 being
     the first to play: a starter Skip or Draw Two makes the dealer's left the last to
@@ -578,9 +578,10 @@ def study(variant: str = "classic", players=range(2, 11), games: int = 1000, see
     sec = Section(f"Balance: round wins by position from the dealer, {variant}")
     pos, pchi = d["positions"], d["positions_chisq"]
     sec.p(f"Setup: {setup.text()}.")
-    sec.p("A seat's position in a round is its offset from that round's dealer in the "
-          "starting direction of play (the order of the deal, C4): position 1 is the dealer's "
-          "left, the first to play after a plain starter card, and position K is the dealer. "
+    sec.p("A seat's position in a round is its offset from that round's dealer, clockwise: in "
+          "the starting direction of play, to the left, the order of the deal (C4). Position 1 "
+          "is the dealer's left, the first to play after a plain starter card, and position K "
+          "is the dealer. "
           "Per player count K: the share of the rounds with a winner won from each position, "
           "with 95% Wilson intervals, its edge over 1/K, a two-sided test of share = 1/K per "
           "position with Holm's correction over the K positions (p_holm), and the chi-square "
