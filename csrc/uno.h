@@ -316,7 +316,8 @@ struct uno_game;
 /*
  * A user policy's decisions: called for every decision of a seat whose id is
  * UNO_POLICY_USER.  It must return a legal answer (the binding validates it)
- * or UNO_DECIDE_ABORT, which ends the game with UNO_ERR_POLICY.
+ * or UNO_DECIDE_ABORT, which ends the game with UNO_ERR_POLICY (so does an
+ * answer out of range, uno_answer_ok).
  */
 typedef int (*uno_decide_fn)(void *ctx, struct uno_game *g, int seat, int decision, int arg);
 
@@ -736,6 +737,8 @@ int uno_choose_discard(uno_game *g, int p, int need);
 int uno_choose_stack(uno_game *g, int p, int total);
 /* C-H4: whether p jumps in with its card identical to `card`. */
 int uno_wants_jump(uno_game *g, int p, int card);
+/* Whether a user policy's answer r to `decision` is in range for seat p (see policy.c). */
+int uno_answer_ok(const uno_game *g, int p, int decision, int r);
 /* reference.bluff_probability: what `victim` can estimate (see policy.c). */
 double uno_bluff_probability(const uno_game *g, int victim, int offender, int prev_color);
 
