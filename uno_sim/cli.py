@@ -361,12 +361,35 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class Terminated(BaseException):
+    """SIGTERM, raised in the main thread like Ctrl-C's KeyboardInterrupt."""
+
+
+def _on_sigterm(signum, frame):
+    raise Terminated()
+
+
+def _stopped(args, what: str) -> str:
+    out = getattr(args, "resume", None) or getattr(args, "out", None)
+    if getattr(args, "command", None) == "run" and out:
+        return (f"uno-sim: {what}; the finished shards are kept in {out}: "
+                f"`uno-sim run --resume {out}` computes the rest")
+    return f"uno-sim: {what}"
+
+
 def main(argv=None) -> int:
+    import signal
+
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
+    try:
+        if signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
+            signal.signal(signal.SIGTERM, _on_sigterm)
+    except ValueError:  # not the main thread
+        pass
     try:
         if getattr(args, "config", None):
             _apply_config(args, build_parser()._subparsers._group_actions[0].choices[args.command])
@@ -384,9 +407,17 @@ def main(argv=None) -> int:
     except BrokenPipeError:  # output piped into `head` and the like
         sys.stderr.close()
         return 0
+    except OSError as exc:  # a full or read-only disk, a vanished directory...
+        where = f" {exc.filename!r}" if exc.filename else ""
+        print(f"uno-sim: error: cannot write or read{where}: {exc.strerror or exc}",
+              file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
-        print("uno-sim: interrupted", file=sys.stderr)
+        print(_stopped(args, "interrupted"), file=sys.stderr)
         return 130
+    except Terminated:
+        print(_stopped(args, "terminated"), file=sys.stderr)
+        return 143
 
 
 if __name__ == "__main__":

@@ -713,20 +713,78 @@ def _execute(manifest, shards, out, n_jobs, backend, scheduler, keep_cols, progr
         return
     if backend != "local":
         raise RunError(f"unknown backend {backend!r}: expected local or dask")
-    if _local_pool_kind() == "fork":
-        import multiprocessing
+    kind = _local_pool_kind()
+    pending, deaths = dict.fromkeys(shards), 0
+    while pending:
+        try:
+            for i, agg, cols in _pool_pass(kind, manifest, list(pending), out, n_jobs, keep_cols):
+                if i in pending:  # a shard computed twice (after a death) counts once
+                    del pending[i]
+                    progress.update(plan.shard(i)[1])
+                    yield i, agg, cols
+        except _WorkerDied as exc:
+            deaths += 1
+            if deaths > MAX_WORKER_DEATHS:
+                where = (f"the finished shards are kept in {out}: `uno-sim run --resume {out}` "
+                         f"computes the rest" if out else "run it again")
+                raise RunError(f"a worker process died {deaths} times ({exc}); {where}") from None
+            # the lost shards are computed again: a shard's games depend on nothing else
 
-        n = os.cpu_count() or 1 if n_jobs == -1 else n_jobs
-        args = [(manifest, i, out, keep_cols) for i in shards]
-        with multiprocessing.get_context("fork").Pool(max(1, min(n, len(args)))) as pool:
-            for i, agg, cols in pool.imap_unordered(_run_shard_args, args):
-                progress.update(plan.shard(i)[1])
-                yield i, agg, cols
+
+MAX_WORKER_DEATHS = 3  # worker processes lost (killed, out of memory) before a run gives up
+
+
+class _WorkerDied(Exception):
+    pass
+
+
+def _worker_init() -> None:
+    """Workers leave Ctrl-C and SIGTERM to the main process (which ends them) and die quietly
+    on a broken pipe when it is gone, instead of printing tracebacks."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+
+
+def _pool_pass(kind, manifest, shards, out, n_jobs, keep_cols):
+    """One pass of a local pool over `shards`, yielding results as they finish; a worker
+    that dies raises _WorkerDied (the pool is then gone, the finished results kept)."""
+    n = (os.cpu_count() or 1) if n_jobs == -1 else n_jobs
+    n = max(1, min(n, len(shards)))
+    if kind == "fork":
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor, as_completed
+        from concurrent.futures.process import BrokenProcessPool
+
+        ex = ProcessPoolExecutor(n, mp_context=multiprocessing.get_context("fork"),
+                                 initializer=_worker_init)
+        ok = False
+        try:
+            futs = [ex.submit(_run_shard_indexed, manifest, i, out, keep_cols) for i in shards]
+            try:
+                for f in as_completed(futs):
+                    yield f.result()
+            except BrokenProcessPool:
+                raise _WorkerDied("lost with its shard") from None
+            ok = True
+        finally:
+            if not ok:  # interrupted or broken: end the workers now, not after their shards
+                for proc in list(getattr(ex, "_processes", {}).values()):
+                    if proc.is_alive():
+                        proc.terminate()
+            ex.shutdown(wait=ok, cancel_futures=True)
         return
-    par = joblib.Parallel(n_jobs=n_jobs, return_as="generator_unordered")
-    for i, agg, cols in par(tasks()):
-        progress.update(plan.shard(i)[1])
-        yield i, agg, cols
+    import joblib
+    from joblib.externals.loky.process_executor import TerminatedWorkerError
+
+    par = joblib.Parallel(n_jobs=n, return_as="generator_unordered")
+    try:
+        yield from par(joblib.delayed(_run_shard_indexed)(manifest, i, out, keep_cols)
+                       for i in shards)
+    except TerminatedWorkerError:
+        raise _WorkerDied("lost with its shard") from None
 
 
 def _local_pool_kind() -> str:
@@ -746,10 +804,6 @@ def _local_pool_kind() -> str:
     if kind == "fork":
         import polars  # noqa: F401  (loaded, not used: the workers inherit it)
     return kind
-
-
-def _run_shard_args(args):
-    return _run_shard_indexed(*args)
 
 
 def _run_shard_indexed(manifest, i, out, keep_cols):
