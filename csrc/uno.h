@@ -433,6 +433,10 @@ enum {
  * UNO_ERR_LIMIT instead (keeping the trace so far).  No game that ends
  * below the limits is affected.
  */
+/* Bounds that keep every score in int32 (rules.VALUE_MAX, rules.TARGET_MAX): a round
+   scores at most UNO_MAX_CARDS * UNO_MAX_VALUE on top of a score below UNO_MAX_TARGET. */
+#define UNO_MAX_VALUE 1000000
+#define UNO_MAX_TARGET 1000000000
 #define UNO_MAX_TURNS 100000  /* turns in one round (uno_config.max_turns) */
 #define UNO_MAX_ROUNDS 100000 /* rounds in one game */
 

@@ -34,6 +34,11 @@ STACKING = ("none", "draw2", "draw4", "both")
 HOUSE_BOOLS = ("draw_until_playable", "forced_play", "jump_in", "seven_o")
 HOUSE_RULES = ("stacking",) + HOUSE_BOOLS  # C-H1..C-H5: the switches beyond the printed rules
 MIN_PLAYERS, MAX_PLAYERS = 2, 10
+# Bounds that keep every score within the C engine's int32 (docs/rules.md, "Bounds"): a
+# round scores at most 255 cards x VALUE_MAX = 2.55e8 points, on top of a score below
+# TARGET_MAX, so no score, team score or sum of a round's points passes 1.26e9 < 2**31.
+VALUE_MAX = 1_000_000  # a card's points (deck overrides, wd4_value)
+TARGET_MAX = 1_000_000_000  # the target score; also bounds a scenario's starting scores
 
 # edition -> defaults of the switches left as None
 EDITION_DEFAULTS = {
@@ -194,9 +199,9 @@ class Rules:
         _choice("dealer_draw", self.dealer_draw, DEALER_DRAW)
         _choice("drawn_card", self.drawn_card, DRAWN_CARD)
         _choice("challenge", self.challenge, CHALLENGE)
-        _int("wd4_value", self.wd4_value, 0)
+        _int("wd4_value", self.wd4_value, 0, VALUE_MAX)
         _choice("scoring", self.scoring, SCORING)
-        _int("target", self.target, 1)
+        _int("target", self.target, 1, TARGET_MAX)
         _int("hand_size", self.hand_size, 1, 20)
         _choice("flip_pairing", self.flip_pairing, FLIP_PAIRING)
         _int("deck_seed", self.deck_seed, 0, 2**63 - 1)
@@ -324,7 +329,7 @@ def _deck_overrides(deck) -> tuple:
         if count is not None:
             _int(f"count of {pattern}", count, 0, 255)
         if value is not None:
-            _int(f"value of {pattern}", value, 0, 1_000_000)
+            _int(f"value of {pattern}", value, 0, VALUE_MAX)
         out.append((pattern, count, value))
     return tuple(out)
 
