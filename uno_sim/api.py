@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .rules import TARGET_MAX, Rules, RulesError
+from .rules import RULE_KEYS, TARGET_MAX, Rules, RulesError
 
 ENGINES = ("c", "reference")
 
@@ -26,6 +26,11 @@ def engine_module(engine: str):
 
 def make_rules(rules=None, **switches) -> Rules:
     """A Rules object from a Rules, a dict, and/or keyword switches."""
+    names = list(switches) + (list(rules) if isinstance(rules, dict) else [])
+    unknown = [k for k in names if k not in RULE_KEYS]
+    if unknown:
+        raise RulesError(f"unknown rule switch {unknown[0]!r}: expected one of "
+                         f"{', '.join(RULE_KEYS)}")
     if rules is None:
         return Rules(**switches)
     if isinstance(rules, dict):
@@ -78,5 +83,10 @@ def play_round(rules=None, policies="greedy", deck=None, dealer: int = 0, seed: 
     """
     mod, rules = engine_module(engine), make_rules(rules, **switches)
     _check_args(rules, seed, game, dealer, scores)
+    if deck is not None:
+        deck = None if isinstance(deck, (str, bytes)) else list(deck) \
+            if hasattr(deck, "__iter__") else None
+        if deck is None or not all(isinstance(c, str) for c in deck):
+            raise RulesError("invalid deck: expected a list of card codes, top card first")
     return mod.play_round(rules, policies, deck=deck, dealer=dealer, seed=seed, game=game,
                           scores=scores)

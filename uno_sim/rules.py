@@ -243,6 +243,11 @@ class Rules:
                 raise RulesError(str(exc)) from None
         if self.stacking != "none" or self.seven_o:
             self._check_house_rules()
+        for name, default in (("custom_wilds", CUSTOM_WILDS_DEFAULT), ("exchange", EXCHANGE[0])):
+            if self.variant != "house-2018" and getattr(self, name) != default:
+                raise RulesError(f"invalid {name} {getattr(self, name)!r} for variant "
+                                 f"{self.variant!r}: only the house-2018 deck has those cards "
+                                 f"(S2, S3)")
         if self.draw_until_playable and self.variant == "extreme":
             raise RulesError("invalid draw_until_playable True for variant 'extreme': the "
                              "launcher replaces the draw pile (E3: one press, nothing is drawn "
@@ -359,14 +364,17 @@ def load_deck_file(path) -> tuple:
     W = 40
     ```
     """
+    import os
     import tomllib
 
+    if not isinstance(path, (str, os.PathLike)) or not str(path).strip():
+        raise RulesError(f"invalid deck file {path!r}: expected a file name")
     try:
         with open(path, "rb") as f:
             tables = tomllib.load(f)
     except OSError as exc:
         raise RulesError(f"cannot read deck file {str(path)!r}: {exc.strerror}") from None
-    except tomllib.TOMLDecodeError as exc:
+    except ValueError as exc:  # TOMLDecodeError, or bytes that are not UTF-8
         raise RulesError(f"invalid deck file {str(path)!r}: {exc}") from None
     return _deck_from_tables(tables, f"deck file {str(path)!r}")
 

@@ -48,6 +48,7 @@ from .stats import wilson
 DEFAULT_SHARD = 10_000
 BATCH = 20_000  # most games per call into C
 MANIFEST_FORMAT = 1
+MAX_SHARDS = 1_000_000  # a run's plan, manifest checks and merge walk every shard
 
 
 
@@ -701,7 +702,7 @@ def _execute(manifest, shards, out, n_jobs, backend, scheduler, keep_cols, progr
             raise RunError("--backend dask needs the dask extra: pip install 'uno-sim[dask]'") from None
         try:
             client = Client(scheduler) if scheduler else Client(processes=True)
-        except OSError as exc:
+        except (OSError, ValueError, TypeError) as exc:
             raise RunError(f"cannot reach --scheduler {scheduler!r}: {exc}") from None
         try:
             with joblib.parallel_config(backend="dask"):
@@ -911,8 +912,12 @@ class _Fold:
 def _drive(manifest, shards, out, n_jobs, backend, scheduler, progress, keep_cols):
     """Run `shards`; returns (aggregate of them all, {shard: columns} if keep_cols, wall)."""
     t0 = time.perf_counter()
-    bar = Progress(sum(Plan(manifest["games"], manifest["shard_size"]).shard(i)[1] for i in shards),
-                   progress)
+    plan = Plan(manifest["games"], manifest["shard_size"])
+    last = plan.n_shards - 1  # the only shard that may be short
+    total = len(shards) * plan.shard_size
+    if len(shards) and last in shards:
+        total -= plan.shard_size - plan.shard(last)[1]
+    bar = Progress(total, progress)
     fold, cols_by_shard = _Fold(shards), {}
     try:
         for i, agg, cols in _execute(manifest, shards, out, n_jobs, backend, scheduler,
@@ -951,6 +956,10 @@ def simulate(variant: str | None = None, games: int = 1000, players: int | None 
         raise RunError(f"invalid shard_size {shard_size!r}: expected a positive integer")
     if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs == 0 or n_jobs < -1:
         raise RunError(f"invalid jobs {n_jobs!r}: expected a positive integer or -1 (all cores)")
+    if Plan(int(games), shard_size).n_shards > MAX_SHARDS:
+        raise RunError(f"invalid games {games!r}: {Plan(int(games), shard_size).n_shards:,} "
+                       f"shards of {shard_size:,} games, at most {MAX_SHARDS:,}; raise the "
+                       f"shard size")
     engine_module(engine)  # validates the name
     key_from_seed(seed)  # validates the seed, before anything is written
     if any(isinstance(s, UserPolicySpec) for s in specs):
