@@ -109,3 +109,21 @@ def test_interrupt_with_two_workers_is_one_line_and_resumable(tmp_path, sig, cod
                          capture_output=True, text=True)
     assert res.returncode == 0, res.stderr
     assert load(str(out)).games.equals(simulate(**WHOLE).games)
+
+
+def test_workers_of_a_killed_run_end_with_it_quietly(tmp_path):
+    out = tmp_path / "orphans"
+    proc = start(out, "fork", ["--games", "1200"])
+    wait_for_shards(out, 2, proc)
+    workers = children(proc.pid)
+    assert workers
+    proc.kill()
+    _, err = proc.communicate(timeout=60)
+    deadline = time.time() + 10
+    while time.time() < deadline and any(os.path.exists(f"/proc/{w}") for w in workers):
+        time.sleep(0.05)
+    left = [w for w in workers if os.path.exists(f"/proc/{w}")]
+    for w in left:
+        os.kill(w, signal.SIGKILL)
+    assert not left, "workers outlived the killed run"
+    assert "Traceback" not in err

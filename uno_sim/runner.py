@@ -747,6 +747,16 @@ def _worker_init() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    if sys.platform.startswith("linux"):  # end with the main process, not linger as orphans
+        import ctypes
+
+        parent = os.getppid()
+        try:
+            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass
+        if os.getppid() != parent:  # it died before the call
+            os._exit(1)
 
 
 def _pool_pass(kind, manifest, shards, out, n_jobs, keep_cols):
