@@ -85,11 +85,12 @@ def test_workers_dying_again_and_again_stop_the_run_with_one_line(tmp_path, monk
                  n_jobs=2, out=out)
 
 
+@pytest.mark.parametrize("pool", ["fork", "loky"])
 @pytest.mark.parametrize("sig,code,word", [(signal.SIGINT, 130, "interrupted"),
                                            (signal.SIGTERM, 143, "terminated")])
-def test_interrupt_with_two_workers_is_one_line_and_resumable(tmp_path, sig, code, word):
+def test_interrupt_with_two_workers_is_one_line_and_resumable(tmp_path, sig, code, word, pool):
     out = tmp_path / "int"
-    proc = start(out, "fork")
+    proc = start(out, pool)
     wait_for_shards(out, 2, proc)
     workers = children(proc.pid)
     proc.send_signal(sig)
