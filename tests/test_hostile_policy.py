@@ -159,3 +159,55 @@ def test_p1_a_policy_writing_into_its_raw_state_does_not_change_the_game(engine)
     b = uno_sim.play_game(players=3, policies=[plain, "greedy", "greedy"], seed=3, trace=True,
                           engine=engine)
     assert a.events[1:] == b.events[1:]
+
+
+def _reachable_engine_state(start, depth=6):
+    """Engine objects (reference.Game, rng.Rng) reachable from `start` through frames,
+    their locals, closures, bound methods, attributes and containers, up to `depth`."""
+    import types
+
+    from uno_sim import reference, rng
+
+    found, seen, layer = [], set(), [start]
+    for _ in range(depth):
+        nxt = []
+        for x in layer:
+            if id(x) in seen or x is None or isinstance(x, (int, float, str, bytes, bool)):
+                continue
+            seen.add(id(x))
+            if isinstance(x, (reference.Game, rng.Rng)):
+                found.append(type(x).__name__)
+                continue
+            if isinstance(x, types.ModuleType) or isinstance(x, type):
+                continue  # modules and classes lead everywhere; instances are the question
+            if isinstance(x, types.FrameType):
+                nxt += [x.f_back, *x.f_locals.values()]
+            elif isinstance(x, (list, tuple, set, frozenset)):
+                nxt += list(x)[:64]
+            elif isinstance(x, dict):
+                nxt += list(x.values())[:64]
+            else:
+                nxt += [getattr(x, "__self__", None), getattr(x, "__func__", None)]
+                for cell in getattr(x, "__closure__", None) or ():
+                    nxt.append(cell.cell_contents)
+                nxt += list(getattr(x, "__dict__", {}).values())
+                for slot in getattr(type(x), "__slots__", ()):
+                    nxt.append(getattr(x, slot, None))
+        layer = nxt
+    return found
+
+
+def test_p1_reference_policy_reaches_no_more_engine_state_than_in_c(engine):
+    """The calling frames and obs.randint lead to no Game or generator (C has none to show)."""
+    import sys
+
+    reached = []
+
+    def snoop(obs):
+        if not reached:
+            reached.append(_reachable_engine_state(sys._getframe()))
+            reached.append(_reachable_engine_state(obs))
+        return obs.actions[0]
+
+    uno_sim.play_game(players=2, policies=[snoop, "greedy"], engine=engine)
+    assert reached == [[], []]

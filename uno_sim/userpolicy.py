@@ -332,6 +332,62 @@ def _short_repr(x, limit: int = 80) -> str:
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
+class _Isolated:
+    """A UserSeat whose policy runs in a thread of its own.
+
+    A policy's calling frames would otherwise lead to the reference engine's
+    `Game` (its generator, the draw pile) and its `obs.randint` to the generator
+    itself; in the C engine they lead to no engine state.  Here the policy's frames
+    end at this thread's loop, and `obs.randint` is a request the engine's thread
+    answers: the policy reaches what it reaches in the C engine (its RawState copy).
+    """
+
+    def __init__(self, user: UserSeat):
+        import queue
+        import threading
+        import weakref
+
+        self.requests, self.replies, self.draws = (queue.SimpleQueue() for _ in range(3))
+        threading.Thread(target=_serve, args=(user, self.requests, self.replies, self.draws),
+                         name=f"uno-sim user seat {user.seat}", daemon=True).start()
+        weakref.finalize(self, self.requests.put, None)  # ends the thread with the seat
+
+    def decide(self, raw: RawState, decision: int, arg: int, bounded) -> int:
+        self.requests.put((raw, decision, arg))
+        while True:
+            kind, value = self.replies.get()
+            if kind == "draw":  # obs.randint(value), drawn here from the game's generator
+                try:
+                    self.draws.put(bounded(value))
+                except BaseException as exc:  # noqa: BLE001  (handed to the policy's thread)
+                    self.draws.put(exc)
+            elif kind == "done":
+                return value
+            else:
+                raise value
+
+
+def _serve(user: UserSeat, requests, replies, draws) -> None:
+    while True:
+        job = requests.get()
+        if job is None:
+            return
+        raw, decision, arg = job
+
+        def draw(n):
+            replies.put(("draw", n))
+            r = draws.get()
+            if isinstance(r, BaseException):
+                raise r
+            return r
+
+        try:
+            replies.put(("done", user.decide(raw, decision, arg, draw)))
+        except BaseException as exc:  # noqa: BLE001  (re-raised in the engine's thread)
+            replies.put(("error", exc))
+        del job, raw, draw
+
+
 class ReferenceUserSeat:
     """The reference engine's side: `reference.Game` -> RawState -> UserSeat."""
 
@@ -342,7 +398,7 @@ class ReferenceUserSeat:
 
     def _ask(self, g, decision: str, arg: int = 0) -> int:
         if self.user is None:
-            self.user = UserSeat(self.spec, self.seat, g.deck)
+            self.user = _Isolated(UserSeat(self.spec, self.seat, g.deck))
         p = self.seat
         rev = g.revealed[p]
         two = len(g.side_kinds) == 2
