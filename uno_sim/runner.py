@@ -762,40 +762,41 @@ def _worker_init() -> None:
 def _pool_pass(kind, manifest, shards, out, n_jobs, keep_cols):
     """One pass of a local pool over `shards`, yielding results as they finish; a worker
     that dies raises _WorkerDied (the pool is then gone, the finished results kept)."""
+    from concurrent.futures import as_completed
+    from concurrent.futures.process import BrokenProcessPool
+
     n = (os.cpu_count() or 1) if n_jobs == -1 else n_jobs
     n = max(1, min(n, len(shards)))
     if kind == "fork":
         import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor, as_completed
-        from concurrent.futures.process import BrokenProcessPool
+        from concurrent.futures import ProcessPoolExecutor
 
         ex = ProcessPoolExecutor(n, mp_context=multiprocessing.get_context("fork"),
                                  initializer=_worker_init)
-        ok = False
+    else:  # loky: fresh interpreters, kept for the next run of this process
+        from joblib.externals.loky import get_reusable_executor
+
+        ex = get_reusable_executor(max_workers=n, initializer=_worker_init)
+    ok = False
+    try:
+        futs = [ex.submit(_run_shard_indexed, manifest, i, out, keep_cols) for i in shards]
         try:
-            futs = [ex.submit(_run_shard_indexed, manifest, i, out, keep_cols) for i in shards]
-            try:
-                for f in as_completed(futs):
-                    yield f.result()
-            except BrokenProcessPool:
-                raise _WorkerDied("lost with its shard") from None
-            ok = True
-        finally:
-            if not ok:  # interrupted or broken: end the workers now, not after their shards
+            for f in as_completed(futs):
+                yield f.result()
+        except BrokenProcessPool:  # loky's TerminatedWorkerError too
+            raise _WorkerDied("lost with its shard") from None
+        ok = True
+    finally:
+        if not ok:  # interrupted or broken: end the workers now, not after their shards
+            if kind == "fork":
                 for proc in list(getattr(ex, "_processes", {}).values()):
                     if proc.is_alive():
                         proc.terminate()
-            ex.shutdown(wait=ok, cancel_futures=True)
-        return
-    import joblib
-    from joblib.externals.loky.process_executor import TerminatedWorkerError
-
-    par = joblib.Parallel(n_jobs=n, return_as="generator_unordered")
-    try:
-        yield from par(joblib.delayed(_run_shard_indexed)(manifest, i, out, keep_cols)
-                       for i in shards)
-    except TerminatedWorkerError:
-        raise _WorkerDied("lost with its shard") from None
+                ex.shutdown(wait=False, cancel_futures=True)
+            else:
+                ex.shutdown(wait=False, kill_workers=True)
+        elif kind == "fork":
+            ex.shutdown(wait=True)
 
 
 def _local_pool_kind() -> str:
