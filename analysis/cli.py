@@ -44,6 +44,20 @@ def add_commands(sub, parse_count) -> None:
     p.set_defaults(func=lambda args: _cmd_report(args, parse_count))
 
 
+def _writable_out(out: str) -> str:
+    """--out, created now: a file there, or a folder that cannot be written, is one line
+    before any game is played."""
+    from .common import StudyError
+
+    try:
+        os.makedirs(out, exist_ok=True)
+    except OSError as exc:
+        raise StudyError(f"cannot write --out {out!r}: {exc.strerror}") from None
+    if not os.access(out, os.W_OK):
+        raise StudyError(f"cannot write --out {out!r}: permission denied")
+    return out
+
+
 def _cmd_study(args, parse_count) -> int:
     from uno_sim.cli import parse_jobs  # the same --jobs as `uno-sim run`
 
@@ -55,7 +69,7 @@ def _cmd_study(args, parse_count) -> int:
     if len(variant) != 1:
         from .common import StudyError
         raise StudyError(f"invalid --variant {args.variant!r}: a study takes one variant")
-    out = args.out or os.path.join("studies", args.name)
+    out = _writable_out(args.out or os.path.join("studies", args.name))
     res = run_study(args.name, variant[0], args.players, games, args.seed, out,
                     n_jobs=parse_jobs(args.jobs))
     res.write(out)
@@ -70,6 +84,7 @@ def _cmd_report(args, parse_count) -> int:
     from .report import build
 
     games = parse_count(args.games)
+    _writable_out(args.out)
     cmd = "uno-sim " + " ".join(shlex.quote(a) for a in sys.argv[1:]) \
         if sys.argv and "report" in sys.argv[1:] else None
     res = build(args.variants, games, args.seed, args.out, args.players, command=cmd,

@@ -37,9 +37,11 @@ def require_restricted(variant: str, study: str) -> None:
 
 def parse_variants(text: str | None) -> list[str]:
     """`all`, `classic` or `classic,flip` -> validated list of variant names."""
-    if text in (None, "", "all"):
+    if text in (None, "all"):
         return list(variants())
     names = [v.strip() for v in str(text).split(",") if v.strip()]
+    if not names:
+        raise StudyError(f"invalid variants {text!r}: expected all or a comma list of variants")
     for v in names:
         if v not in variants():
             raise StudyError(f"unknown variant {v!r}: expected one of {', '.join(variants())} or all")
@@ -48,7 +50,7 @@ def parse_variants(text: str | None) -> list[str]:
 
 def parse_players(text, default=(4,)) -> list[int]:
     """`4`, `2,4,6` or `2-10` -> list of player counts in 2..10."""
-    if text in (None, ""):
+    if text is None:
         return list(default)
     if isinstance(text, int):
         items = [text]
@@ -60,7 +62,11 @@ def parse_players(text, default=(4,)) -> list[int]:
             lo, sep, hi = part.strip().partition("-")
             if not (lo.isdigit() and (not sep or hi.isdigit())):
                 raise StudyError(f"invalid --players {text!r}: expected e.g. 4, 2,4,6 or 2-10")
+            if sep and int(hi) < int(lo):
+                raise StudyError(f"invalid --players {text!r}: the range {part.strip()} is empty")
             items += list(range(int(lo), int(hi) + 1)) if sep else [int(lo)]
+    if not items:
+        raise StudyError(f"invalid --players {text!r}: expected e.g. 4, 2,4,6 or 2-10")
     for k in items:
         if not isinstance(k, int) or not 2 <= k <= 10:
             raise StudyError(f"invalid --players {k!r}: expected numbers 2..10")

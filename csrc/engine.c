@@ -52,7 +52,7 @@ int uno_table_init(uno_table *t, int n_kinds, const int32_t *color, const int32_
         if (color[k] < -1 || color[k] > 7 || face[k] < 0 || face[k] > 255 || effect[k] < 0 ||
             effect[k] > UNO_EFFECT_MAX || amount[k] < 0 || amount[k] > 255 || starter[k] < 0 ||
             starter[k] > UNO_STARTER_RETURN || reason[k] < 0 || reason[k] > UNO_REASON_MAX ||
-            value[k] < 0 || value[k] > 1000000 ||
+            value[k] < 0 || value[k] > UNO_MAX_VALUE ||
             (effect[k] == UNO_WILD_CUSTOM && amount[k] >= UNO_CUSTOM_COUNT))
             return -1;
         t->color[k] = (int8_t)color[k];
@@ -233,7 +233,7 @@ int uno_config_check(const uno_config *cfg, const uno_table *t, const uno_policy
     if (cfg->dealer_draw < 0 || cfg->dealer_draw > 1 || cfg->drawn_card < 0 || cfg->drawn_card > 1 ||
         cfg->challenge < 0 || cfg->challenge > 1 || cfg->scoring < 0 || cfg->scoring > 2 ||
         cfg->target < 1 || cfg->max_turns < 0 || cfg->max_rounds < 0 || cfg->repair < 0 ||
-        cfg->repair > 1 || cfg->exchange < 0 || cfg->exchange > 1)
+        cfg->target > UNO_MAX_TARGET || cfg->repair > 1 || cfg->exchange < 0 || cfg->exchange > 1)
         return UNO_ERR_CONFIG;
     if (cfg->stacking < 0 || cfg->stacking > UNO_STACK_BOTH || (unsigned)cfg->draw_until_playable > 1 ||
         (unsigned)cfg->forced_play > 1 || (unsigned)cfg->jump_in > 1 || (unsigned)cfg->seven_o > 1)
@@ -1692,6 +1692,9 @@ int uno_play_round(const uno_config *cfg, const uno_table *t, const uno_policy *
             seen[deck[i]] = 1;
         }
     }
+    for (int s = 0; scores && s < cfg->players; s++)
+        if (scores[s] < 0 || scores[s] > UNO_MAX_TARGET) /* keeps the sums in int32 */
+            return fail(res, UNO_ERR_CONFIG, -1);
     uno_game g;
     jmp_buf bail;
     init_game(&g, cfg, t, pol, rng, tr);

@@ -201,13 +201,40 @@ static POLICY_INLINE int greedy_play(uno_game *g, int p, const uno_policy *pol)
     return wild;
 }
 
-/* A user policy's decision; an abort ends the game (uno_play_game's setjmp). */
+/*
+ * Whether r is in range for seat p's `decision` (enum uno_decision): a hand
+ * index of p (or UNO_DRAW where drawing is an answer), a color of the side in
+ * play, 0/1, or an active opponent's seat.  The binding checks the answer
+ * against the legal set first; this keeps a callback that returns anything
+ * else from indexing past the engine's arrays.
+ */
+int uno_answer_ok(const uno_game *g, int p, int decision, int r)
+{
+    switch (decision) {
+    case UNO_DEC_PLAY:
+    case UNO_DEC_STACK:
+        return r == UNO_DRAW || (r >= 0 && r < g->hand_n[p]);
+    case UNO_DEC_REPLACEMENT:
+    case UNO_DEC_DISCARD:
+        return r >= 0 && r < g->hand_n[p];
+    case UNO_DEC_COLOR:
+        return r >= 4 * g->side && r < 4 * g->side + 4;
+    case UNO_DEC_TARGET:
+        return r >= 0 && r < g->n && r != p && g->active[r] &&
+               !(g->cfg->teams && r % 2 == p % 2);
+    default:
+        return r == 0 || r == 1;
+    }
+}
+
+/* A user policy's decision; an abort or an answer out of range ends the game
+   (uno_play_game's setjmp). */
 static int call_user(uno_game *g, int p, int decision, int arg)
 {
     const uno_policy *pol = &g->pol[p];
     uno_draw_settle(g); /* the observation shows the draw pile's top (F6) */
     int r = pol->decide(pol->ctx, g, p, decision, arg);
-    if (r == UNO_DECIDE_ABORT)
+    if (r == UNO_DECIDE_ABORT || !uno_answer_ok(g, p, decision, r))
         longjmp(*g->bail, 1);
     return r;
 }

@@ -338,7 +338,8 @@ struct uno_game;
 /*
  * A user policy's decisions: called for every decision of a seat whose id is
  * UNO_POLICY_USER.  It must return a legal answer (the binding validates it)
- * or UNO_DECIDE_ABORT, which ends the game with UNO_ERR_POLICY.
+ * or UNO_DECIDE_ABORT, which ends the game with UNO_ERR_POLICY (so does an
+ * answer out of range, uno_answer_ok).
  */
 typedef int (*uno_decide_fn)(void *ctx, struct uno_game *g, int seat, int decision, int arg);
 
@@ -461,6 +462,10 @@ enum {
  * UNO_ERR_LIMIT instead (keeping the trace so far).  No game that ends
  * below the limits is affected.
  */
+/* Bounds that keep every score in int32 (rules.VALUE_MAX, rules.TARGET_MAX): a round
+   scores at most UNO_MAX_CARDS * UNO_MAX_VALUE on top of a score below UNO_MAX_TARGET. */
+#define UNO_MAX_VALUE 1000000
+#define UNO_MAX_TARGET 1000000000
 #define UNO_MAX_TURNS 100000  /* turns in one round (uno_config.max_turns) */
 #define UNO_MAX_ROUNDS 100000 /* rounds in one game */
 
@@ -840,6 +845,8 @@ int uno_play_forced(const uno_config *cfg, const uno_table *t, const uno_policy 
                     const uint64_t key[4], uint64_t game, uno_force *force, uno_trace *tr,
                     uno_result *res);
 
+/* Whether a user policy's answer r to `decision` is in range for seat p (see policy.c). */
+int uno_answer_ok(const uno_game *g, int p, int decision, int r);
 /* reference.bluff_probability: what `victim` can estimate (see policy.c). */
 double uno_bluff_probability(const uno_game *g, int victim, int offender, int prev_color);
 

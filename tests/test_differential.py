@@ -38,7 +38,9 @@ import random
 
 import pytest
 
+import uno_sim
 from engine_diff import compare_game
+from uno_sim.cards import deck_for
 from uno_sim.rules import Rules
 
 N_DIFF = int(os.environ.get("N_DIFF", "10000"))
@@ -396,3 +398,37 @@ def test_default_arguments():
     for g in range(5):
         assert engine.play_game(game=g, trace=True) == reference.play_game(game=g, trace=True)
         assert engine.play_game(seed=g) == reference.play_game(seed=g)
+
+
+@pytest.mark.parametrize("variant", ["classic", "flip", "house-2018"])
+@pytest.mark.parametrize("mode", ["standard", "teams", "elimination", "lowest"])
+def test_bounds_sweep(variant, mode):
+    """docs/rules.md "Bounds": every card at VALUE_MAX, wd4_value at VALUE_MAX and the target
+    at TARGET_MAX; the scores come near 2**31 and both engines still agree."""
+    from uno_sim.rules import TARGET_MAX, VALUE_MAX
+
+    codes = {k.code for k in deck_for(Rules(variant=variant)).kinds}
+    # every colored card by its face (*X), every wild by its code; Flip's dark faces too
+    keys = {("*" + c[1:]) if c[0] in "RYGBPTOV" and len(c) > 1 else c for c in codes}
+    rules = Rules(variant=variant, players=4, teams=mode == "teams", target=TARGET_MAX,
+                  wd4_value=VALUE_MAX, scoring="standard" if mode == "teams" else mode,
+                  hand_size=15, deck={"value": {k: VALUE_MAX for k in sorted(keys)}})
+    top = 0
+    for game in range(3):
+        assert compare_game(rules, "greedy", seed=17, game=game)  # to the end, not a limit
+        res = uno_sim.play_game(rules, seed=17, game=game)
+        top = max(top, *res.scores, *res.team_scores)
+    assert top >= TARGET_MAX
+
+
+def test_scenario_scores_at_the_bound_agree():
+    from uno_sim.rules import TARGET_MAX
+
+    rules = Rules(players=3, target=TARGET_MAX)
+    start = [TARGET_MAX - 1, TARGET_MAX, 0]
+    a, b = (uno_sim.play_round(rules, scores=start, seed=3, engine=e) for e in ("c", "reference"))
+    assert a.events == b.events and a.scores == b.scores
+    for bad in ([TARGET_MAX + 1, 0, 0], [-1, 0, 0], [1.5, 0, 0], [0, 0]):
+        for e in ("c", "reference"):
+            with pytest.raises(uno_sim.RulesError, match="invalid score"):
+                uno_sim.play_round(rules, scores=bad, engine=e)

@@ -329,7 +329,8 @@ def test_exchange_bad_value_is_an_error():
 def test_custom_wilds_list_is_canonical():
     assert Rules(variant="house-2018", custom_wilds=["seven", "three"]).custom_wilds == \
         "seven,three"
-    assert Rules(custom_wilds=" seven , three").custom_wilds == "seven,three"
+    assert Rules(variant="house-2018", custom_wilds=" seven , three").custom_wilds == \
+        "seven,three"
 
 
 @pytest.mark.parametrize("switches", [

@@ -12,7 +12,7 @@ from libc.string cimport memset
 
 from uno_sim.cards import COLORS, DrawReason
 from uno_sim.rules import RulesError
-from uno_sim.userpolicy import RawState
+from uno_sim.userpolicy import DECISIONS, PolicyError, RawState
 
 cnp.import_array()
 
@@ -320,6 +320,7 @@ cdef extern from "uno.h":
                         const uint64_t *key, uint64_t game, uno_force *force, uno_trace *tr,
                         uno_result *res) nogil
     uint32_t uno_dec_bounded(uno_game *g, int p, int k, uint32_t n) nogil
+    int uno_answer_ok(const uno_game *g, int p, int decision, int r) nogil
 
 
 # Event types, in the order of enum uno_event_type.
@@ -482,7 +483,13 @@ cdef int _user_decide(void *ctx, uno_game *g, int seat, int decision, int arg) n
     b.g = g
     b.seat = seat
     try:
-        return eng.users[seat].decide(_raw_state(g, seat), decision, arg, b)
+        r = eng.users[seat].decide(_raw_state(g, seat), decision, arg, b)
+        if (type(r) is not int or not -(1 << 30) < r < 1 << 30
+                or not uno_answer_ok(g, seat, decision, r)):
+            raise PolicyError(
+                f"illegal answer {r!r} from the user policy at seat {seat}, round {g.rounds}, "
+                f"turn {g.turns} (decision {DECISIONS[decision]}): out of range")
+        return r
     except BaseException as exc:
         eng.error = exc
         return UNO_DECIDE_ABORT
@@ -621,7 +628,8 @@ cdef class Engine:
                 int64_t game=-1):
         if status == UNO_ERR_POLICY:
             err, self.error = self.error, None
-            raise err
+            raise err if err is not None else PolicyError(
+                "a user policy's answer was out of range for the C engine")
         if status == UNO_ERR_STARTER:
             raise RulesError(f"card {self.codes[0][res.error_card]} cannot be a starter")
         if status == UNO_ERR_LIMIT:

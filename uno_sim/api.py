@@ -7,7 +7,9 @@ the plain-Python executable specification.  Both return the same
 
 from __future__ import annotations
 
-from .rules import Rules, RulesError
+import numpy as np
+
+from .rules import RULE_KEYS, TARGET_MAX, Rules, RulesError
 
 ENGINES = ("c", "reference")
 
@@ -24,6 +26,11 @@ def engine_module(engine: str):
 
 def make_rules(rules=None, **switches) -> Rules:
     """A Rules object from a Rules, a dict, and/or keyword switches."""
+    names = list(switches) + (list(rules) if isinstance(rules, dict) else [])
+    unknown = [k for k in names if k not in RULE_KEYS]
+    if unknown:
+        raise RulesError(f"unknown rule switch {unknown[0]!r}: expected one of "
+                         f"{', '.join(RULE_KEYS)}")
     if rules is None:
         return Rules(**switches)
     if isinstance(rules, dict):
@@ -33,6 +40,29 @@ def make_rules(rules=None, **switches) -> Rules:
     return rules.replace(**switches) if switches else rules
 
 
+def _whole(name, value, lo, hi):
+    """An integer argument in [lo, hi] (numpy integers too); RulesError otherwise, so both
+    engines refuse the same values instead of truncating or overflowing differently."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) \
+            or value < lo or hi is not None and value > hi:
+        expect = f"an integer {lo}..{hi}" if hi is not None else "a non-negative integer"
+        raise RulesError(f"invalid {name} {value!r}: expected {expect}")
+    return int(value)
+
+
+def _check_args(rules, seed, game, dealer=None, scores=None):
+    _whole("seed", seed, 0, None)
+    _whole("game", game, 0, 2**64 - 1)
+    if dealer is not None:
+        _whole("dealer", dealer, 0, rules.players - 1)
+    if scores is not None:
+        if isinstance(scores, (str, bytes)) or not hasattr(scores, "__len__") \
+                or len(scores) != rules.players:
+            raise RulesError(f"invalid scores {scores!r}: expected {rules.players} integers")
+        for s in scores:
+            _whole("score", s, 0, TARGET_MAX)
+
+
 def play_game(rules=None, policies="greedy", seed: int = 0, game: int = 0, trace: bool = False,
               engine: str = "c", **switches):
     """Play one complete game (rounds until the target); `trace=True` keeps the events.
@@ -40,8 +70,9 @@ def play_game(rules=None, policies="greedy", seed: int = 0, game: int = 0, trace
     >>> play_game(players=3, seed=7).winner in range(3)
     True
     """
-    return engine_module(engine).play_game(make_rules(rules, **switches), policies, seed=seed,
-                                           game=game, trace=trace)
+    mod, rules = engine_module(engine), make_rules(rules, **switches)
+    _check_args(rules, seed, game)
+    return mod.play_game(rules, policies, seed=seed, game=game, trace=trace)
 
 
 def play_round(rules=None, policies="greedy", deck=None, dealer: int = 0, seed: int = 0,
@@ -50,5 +81,12 @@ def play_round(rules=None, policies="greedy", deck=None, dealer: int = 0, seed: 
 
     See `uno_sim.scenario.arrange` to build the order from chosen hands.
     """
-    return engine_module(engine).play_round(make_rules(rules, **switches), policies, deck=deck,
-                                            dealer=dealer, seed=seed, game=game, scores=scores)
+    mod, rules = engine_module(engine), make_rules(rules, **switches)
+    _check_args(rules, seed, game, dealer, scores)
+    if deck is not None:
+        deck = None if isinstance(deck, (str, bytes)) else list(deck) \
+            if hasattr(deck, "__iter__") else None
+        if deck is None or not all(isinstance(c, str) for c in deck):
+            raise RulesError("invalid deck: expected a list of card codes, top card first")
+    return mod.play_round(rules, policies, deck=deck, dealer=dealer, seed=seed, game=game,
+                          scores=scores)

@@ -28,22 +28,37 @@ def parse_count(text: str, what: str = "games") -> int:
     if not m:
         raise UsageError(f"invalid --{what} {text!r}: expected a positive count like 1000, 1e6, 250k")
     value = float(m.group(1).replace("_", "")) * {"": 1, "k": 1e3, "m": 1e6}[m.group(2).lower()]
+    if not value <= MAX_COUNT:  # also inf (1e400)
+        raise UsageError(f"invalid --{what} {text!r}: at most {MAX_COUNT:.0e}")
     if value != int(value) or value < 1:
         raise UsageError(f"invalid --{what} {text!r}: expected a positive whole number")
     return int(value)
 
 
+MAX_COUNT = 10**15  # games and the like; a run's shards are bounded apart (runner.MAX_SHARDS)
+
+
 def _rules_from(args) -> Rules:
-    switches = {"players": args.players}
+    switches = {}
     for item in args.rule or []:
         key, sep, value = item.partition("=")
+        key = key.strip()
         if not sep:
             raise UsageError(f"invalid --rule {item!r}: expected KEY=VALUE")
-        switches[key.strip()] = parse_rule_value(key.strip(), value.strip())
-    if args.variant is not None:
-        switches["variant"] = args.variant
+        if key in switches:
+            raise UsageError(f"invalid --rule {item!r}: {key} is given twice")
+        switches[key] = parse_rule_value(key, value.strip())
+    for key, flag in (("players", args.players), ("variant", args.variant)):
+        if flag is None:
+            continue
+        if key in switches and switches[key] != flag:
+            raise UsageError(f"invalid --{key} {flag!r}: --rule {key}={switches[key]} says "
+                             f"otherwise; give one of them")
+        switches[key] = flag
     deck = getattr(args, "deck", None)
     if deck is not None:  # a file name, or the tables of a --config file's [deck]
+        if "deck" in switches:
+            raise UsageError("invalid --deck: --rule deck=... is given too; give one of them")
         switches["deck"] = deck if isinstance(deck, dict) else load_deck_file(deck)
     return Rules(**switches)
 
@@ -54,13 +69,15 @@ def _policies_from(args, players: int):
         seat, sep, spec = item.partition("=")
         if not sep or not seat.strip().isdigit():
             raise UsageError(f"invalid --seat {item!r}: expected SEAT=SPEC, e.g. 2=greedy")
+        if int(seat) in seats:
+            raise UsageError(f"invalid --seat {item!r}: seat {int(seat)} is given twice")
         seats[int(seat)] = spec
     return seat_policies(args.policy, players, seats)
 
 
 def _add_game_options(p):
     p.add_argument("--variant", default=None, help="deck and rule family (classic, flip, extreme, hello-kitty, house-2018)")
-    p.add_argument("--players", type=int, default=4, help="number of players, 2-10 (default 4)")
+    p.add_argument("--players", type=int, default=None, help="number of players, 2-10 (default 4)")
     p.add_argument("--policy", default="greedy",
                    help="policy spec for every seat, e.g. 'greedy(bluff=0.3)' (default greedy)")
     p.add_argument("--seat", action="append", metavar="I=SPEC",
@@ -109,13 +126,17 @@ def _apply_config(args, parser):
             cfg = tomllib.load(f)
     except OSError as exc:
         raise UsageError(f"cannot read --config {args.config!r}: {exc.strerror}") from None
-    except tomllib.TOMLDecodeError as exc:
+    except ValueError as exc:  # TOMLDecodeError, or bytes that are not UTF-8
         raise UsageError(f"invalid --config {args.config!r}: {exc}") from None
     defaults = {a.dest: a.default for a in parser._actions}
     for key, value in cfg.items():
         dest = key.replace("-", "_")
         if dest not in CONFIG_KEYS:
             raise UsageError(f"unknown key {key!r} in --config {args.config!r}")
+        kinds = CONFIG_TYPES[dest]
+        if isinstance(value, bool) and bool not in kinds or not isinstance(value, kinds):
+            raise UsageError(f"invalid {key} = {value!r} in --config {args.config!r}: expected "
+                             + " or ".join(CONFIG_TYPE_NAMES[k] for k in kinds))
         if dest == "rule" and isinstance(value, dict):
             value = [f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in value.items()]
         if dest == "seat" and isinstance(value, dict):
@@ -126,10 +147,37 @@ def _apply_config(args, parser):
             setattr(args, dest, str(value) if dest in ("games", "jobs", "shard") else value)
 
 
+CONFIG_TYPES = {"variant": (str,), "games": (int, str), "players": (int,), "policy": (str,),
+                "seat": (list, dict), "rule": (list, dict), "deck": (str, dict), "seed": (int,),
+                "jobs": (int, str), "out": (str,), "summary_only": (bool,), "backend": (str,),
+                "scheduler": (str,), "shard": (str,), "shard_size": (int, str),
+                "engine": (str,)}
+CONFIG_TYPE_NAMES = {str: "a string", int: "an integer", bool: "true or false",
+                     list: "a list", dict: "a table"}
+# What `run --resume DIR` takes from DIR/manifest.json (so refuses as flags).
+RUN_SETTINGS = ("games", "variant", "players", "policy", "seat", "rule", "deck", "seed",
+                "engine", "out", "summary_only", "shard_size", "shard", "config")
+
+
+def _check_run_flags(args, parser_defaults) -> None:
+    if args.scheduler is not None and args.backend != "dask":
+        raise UsageError(f"invalid --scheduler {args.scheduler!r}: it needs --backend dask")
+    if args.resume is None:
+        return
+    if not args.resume.strip():
+        raise UsageError("invalid --resume '': expected the directory of a run")
+    for dest in RUN_SETTINGS:
+        if getattr(args, dest, None) != parser_defaults.get(dest):
+            raise UsageError(f"invalid --{dest.replace('_', '-')} with --resume: a resumed run "
+                             f"keeps the settings in {args.resume}/manifest.json")
+
+
 def cmd_run(args) -> int:
     from .runner import resume, simulate
 
     jobs = parse_jobs(args.jobs)
+    run_parser = build_parser()._subparsers._group_actions[0].choices["run"]
+    _check_run_flags(args, {a.dest: a.default for a in run_parser._actions})
     if args.resume:
         res = resume(args.resume, n_jobs=jobs, backend=args.backend, scheduler=args.scheduler,
                      progress=None)
@@ -198,7 +246,11 @@ def cmd_replay(args) -> int:
             raise UsageError(f"invalid trace {args.file!r}: {exc}") from None
     else:
         events = _one_game_events(args)
-    for line in replay_lines(events):
+    try:
+        lines = list(replay_lines(events))
+    except ValueError as exc:
+        raise UsageError(f"invalid trace {args.file!r}: {exc}") from None
+    for line in lines:
         print(line)
     return 0
 
@@ -266,8 +318,15 @@ def cmd_bench(args) -> int:
     return 0
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line errors (`uno-sim: error: ...`, exit 2), like the library's."""
+
+    def error(self, message):
+        self.exit(2, f"uno-sim: error: {message} (see `{self.prog} --help`)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="uno-sim", description="Monte Carlo simulation of UNO and its published variants.")
     parser.add_argument("--version", action="version", version=f"uno-sim {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -361,12 +420,35 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class Terminated(BaseException):
+    """SIGTERM, raised in the main thread like Ctrl-C's KeyboardInterrupt."""
+
+
+def _on_sigterm(signum, frame):
+    raise Terminated()
+
+
+def _stopped(args, what: str) -> str:
+    out = getattr(args, "resume", None) or getattr(args, "out", None)
+    if getattr(args, "command", None) == "run" and out:
+        return (f"uno-sim: {what}; the finished shards are kept in {out}: "
+                f"`uno-sim run --resume {out}` computes the rest")
+    return f"uno-sim: {what}"
+
+
 def main(argv=None) -> int:
+    import signal
+
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
+    try:
+        if signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
+            signal.signal(signal.SIGTERM, _on_sigterm)
+    except ValueError:  # not the main thread
+        pass
     try:
         if getattr(args, "config", None):
             _apply_config(args, build_parser()._subparsers._group_actions[0].choices[args.command])
@@ -384,9 +466,27 @@ def main(argv=None) -> int:
     except BrokenPipeError:  # output piped into `head` and the like
         sys.stderr.close()
         return 0
+    except OSError as exc:  # a full or read-only disk, a vanished directory...
+        where = f" {exc.filename!r}" if exc.filename else ""
+        print(f"uno-sim: error: cannot write or read{where}: {exc.strerror or exc}",
+              file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
-        print("uno-sim: interrupted", file=sys.stderr)
+        _quiet_threads()
+        print(_stopped(args, "interrupted"), file=sys.stderr)
         return 130
+    except Terminated:
+        _quiet_threads()
+        print(_stopped(args, "terminated"), file=sys.stderr)
+        return 143
+
+
+def _quiet_threads() -> None:
+    """After an interrupt, a worker pool's management thread may still trip over the
+    workers it lost (loky raises KeyError there); the one line printed says it all."""
+    import threading
+
+    threading.excepthook = lambda args: None
 
 
 if __name__ == "__main__":

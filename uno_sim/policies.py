@@ -167,7 +167,15 @@ def parse_policy(spec) -> PolicySpec:
     A user policy (any object that is not a string: a callable or an object with
     a ``decide`` method, see docs/policies.md) is wrapped in a UserPolicySpec.
     """
-    if isinstance(spec, (PolicySpec, UserPolicySpec)):
+    if isinstance(spec, UserPolicySpec):
+        return spec
+    if isinstance(spec, PolicySpec):  # built by hand: its text must parse to the same
+        if not isinstance(spec.name, str) or not isinstance(spec.params, dict) or any(
+                isinstance(v, bool) or not isinstance(v, (int, float, str))
+                for v in spec.params.values()):
+            raise RulesError(f"invalid policy {spec!r}: expected a name and a dict of knobs")
+        if parse_policy(str(spec)).knobs() != spec.knobs():
+            raise RulesError(f"invalid policy {spec!r}: its knobs do not read back")
         return spec
     if not isinstance(spec, str):
         if callable(spec) or callable(getattr(spec, "decide", None)):
@@ -185,6 +193,8 @@ def parse_policy(spec) -> PolicySpec:
     for item in filter(None, (s.strip() for s in (inner or "").split(","))):
         key, sep, text = item.partition("=")
         key, text = key.strip(), text.strip()
+        if key in params:
+            raise RulesError(f"invalid policy spec {spec!r}: {key} is given twice")
         if not sep or key not in defaults:
             raise RulesError(
                 f"unknown parameter {key!r} for policy {name}: expected one of {', '.join(defaults)}"

@@ -34,6 +34,11 @@ STACKING = ("none", "draw2", "draw4", "both")
 HOUSE_BOOLS = ("draw_until_playable", "forced_play", "jump_in", "seven_o")
 HOUSE_RULES = ("stacking",) + HOUSE_BOOLS  # C-H1..C-H5: the switches beyond the printed rules
 MIN_PLAYERS, MAX_PLAYERS = 2, 10
+# Bounds that keep every score within the C engine's int32 (docs/rules.md, "Bounds"): a
+# round scores at most 255 cards x VALUE_MAX = 2.55e8 points, on top of a score below
+# TARGET_MAX, so no score, team score or sum of a round's points passes 1.26e9 < 2**31.
+VALUE_MAX = 1_000_000  # a card's points (deck overrides, wd4_value)
+TARGET_MAX = 1_000_000_000  # the target score; also bounds a scenario's starting scores
 
 # edition -> defaults of the switches left as None
 EDITION_DEFAULTS = {
@@ -194,9 +199,9 @@ class Rules:
         _choice("dealer_draw", self.dealer_draw, DEALER_DRAW)
         _choice("drawn_card", self.drawn_card, DRAWN_CARD)
         _choice("challenge", self.challenge, CHALLENGE)
-        _int("wd4_value", self.wd4_value, 0)
+        _int("wd4_value", self.wd4_value, 0, VALUE_MAX)
         _choice("scoring", self.scoring, SCORING)
-        _int("target", self.target, 1)
+        _int("target", self.target, 1, TARGET_MAX)
         _int("hand_size", self.hand_size, 1, 20)
         _choice("flip_pairing", self.flip_pairing, FLIP_PAIRING)
         _int("deck_seed", self.deck_seed, 0, 2**63 - 1)
@@ -238,6 +243,11 @@ class Rules:
                 raise RulesError(str(exc)) from None
         if self.stacking != "none" or self.seven_o:
             self._check_house_rules()
+        for name, default in (("custom_wilds", CUSTOM_WILDS_DEFAULT), ("exchange", EXCHANGE[0])):
+            if self.variant != "house-2018" and getattr(self, name) != default:
+                raise RulesError(f"invalid {name} {getattr(self, name)!r} for variant "
+                                 f"{self.variant!r}: only the house-2018 deck has those cards "
+                                 f"(S2, S3)")
         if self.draw_until_playable and self.variant == "extreme":
             raise RulesError("invalid draw_until_playable True for variant 'extreme': the "
                              "launcher replaces the draw pile (E3: one press, nothing is drawn "
@@ -324,7 +334,7 @@ def _deck_overrides(deck) -> tuple:
         if count is not None:
             _int(f"count of {pattern}", count, 0, 255)
         if value is not None:
-            _int(f"value of {pattern}", value, 0, 1_000_000)
+            _int(f"value of {pattern}", value, 0, VALUE_MAX)
         out.append((pattern, count, value))
     return tuple(out)
 
@@ -354,14 +364,17 @@ def load_deck_file(path) -> tuple:
     W = 40
     ```
     """
+    import os
     import tomllib
 
+    if not isinstance(path, (str, os.PathLike)) or not str(path).strip():
+        raise RulesError(f"invalid deck file {path!r}: expected a file name")
     try:
         with open(path, "rb") as f:
             tables = tomllib.load(f)
     except OSError as exc:
         raise RulesError(f"cannot read deck file {str(path)!r}: {exc.strerror}") from None
-    except tomllib.TOMLDecodeError as exc:
+    except ValueError as exc:  # TOMLDecodeError, or bytes that are not UTF-8
         raise RulesError(f"invalid deck file {str(path)!r}: {exc}") from None
     return _deck_from_tables(tables, f"deck file {str(path)!r}")
 

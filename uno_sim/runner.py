@@ -39,14 +39,16 @@ import numpy as np
 from . import __version__
 from .api import engine_module, make_rules
 from .cards import deck_for, deck_text
-from .policies import parse_policy, seat_policies
+from .policies import UserPolicySpec, parse_policy, seat_policies
 from .reference import SEAT_COUNTERS
+from .rng import key_from_seed
 from .rules import Rules, RulesError
 from .stats import wilson
 
 DEFAULT_SHARD = 10_000
 BATCH = 20_000  # most games per call into C
 MANIFEST_FORMAT = 1
+MAX_SHARDS = 1_000_000  # a run's plan, manifest checks and merge walk every shard
 
 
 
@@ -414,10 +416,73 @@ def _atomic_write_text(path: str, text: str) -> None:
     os.replace(tmp, path)
 
 
-def _atomic_write_parquet(frame, path: str) -> None:
+def _atomic_write_parquet(frame, path: str) -> dict:
+    """Write, fsync, rename; returns what the shard marker records of the file."""
     tmp = f"{path}.tmp{os.getpid()}"
     frame.write_parquet(tmp)
+    with open(tmp, "rb") as f:
+        digest = hashlib.sha256(f.read()).hexdigest()
+        os.fsync(f.fileno())
     os.replace(tmp, path)
+    return {"rows": frame.height, "bytes": os.path.getsize(path), "sha256": digest}
+
+
+def _file_ok(path: str, info: dict) -> bool:
+    try:
+        if os.path.getsize(path) != info["bytes"]:
+            return False
+        with open(path, "rb") as f:
+            return hashlib.sha256(f.read()).hexdigest() == info["sha256"]
+    except (OSError, KeyError, TypeError):
+        return False
+
+
+def _read_marker(out: str, i: int, mid: str) -> dict | None:
+    """Shard i's completion record, or None when it is missing or unreadable (truncated)."""
+    try:
+        with open(_shard_base(out, i) + ".json", encoding="utf-8") as f:
+            rec = json.load(f)
+    except (OSError, ValueError):
+        return None
+    if not isinstance(rec, dict) or not isinstance(rec.get("aggregates"), dict):
+        return None
+    if rec.get("manifest") != mid:
+        raise RunError(f"shard {i} in {out!r} belongs to another run (manifest "
+                       f"{rec.get('manifest')} != {mid})")
+    return rec
+
+
+def _intact_marker(out: str, i: int, manifest: dict, files: bool = True) -> dict | None:
+    """Shard i's record when it is finished and intact: its marker reads, and (`files`) its
+    row files, in shards/ or already moved into the datasets, have the size and checksum
+    the marker recorded; else None."""
+    rec = _read_marker(out, i, manifest_id(manifest))
+    if rec is None or not files:
+        return rec
+    for what, info in (rec.get("files") or {}).items():
+        src = _shard_base(out, i) + f".{what}.parquet"
+        if not _file_ok(src if os.path.exists(src) else part_path(out, what, i), info):
+            return None
+    return rec
+
+
+def _shard_ok(out: str, i: int, manifest: dict) -> bool:
+    return _intact_marker(out, i, manifest) is not None
+
+
+def _clean_tmp(out: str) -> None:
+    """Remove the temporary files of writers that died (the caller holds the run's lock)."""
+    for d in (out, os.path.join(out, "shards")):
+        try:
+            names = os.listdir(d)
+        except OSError:
+            continue
+        for name in names:
+            if ".tmp" in name and name.rpartition(".tmp")[2].isdigit():
+                try:
+                    os.unlink(os.path.join(d, name))
+                except OSError:
+                    pass
 
 
 def _shard_base(out: str, i: int) -> str:
@@ -437,13 +502,14 @@ def run_shard(manifest: dict, i: int, out: str | None, keep_cols: bool = False):
     agg = aggregate(cols)
     if out is not None:
         base = _shard_base(out, i)
+        files = {}
         if not manifest["summary_only"]:
-            _atomic_write_parquet(games_frame(cols), base + ".games.parquet")
+            files["games"] = _atomic_write_parquet(games_frame(cols), base + ".games.parquet")
             rf = rounds_frame(cols, rules)
             if rf is not None:
-                _atomic_write_parquet(rf, base + ".rounds.parquet")
+                files["rounds"] = _atomic_write_parquet(rf, base + ".rounds.parquet")
         record = {"shard": i, "manifest": manifest_id(manifest), "first_game": first,
-                  "games": n, "aggregates": agg}
+                  "games": n, "aggregates": agg, "files": files}
         _atomic_write_text(base + ".json", json.dumps(record))
     return agg, (cols if keep_cols else None)
 
@@ -454,9 +520,31 @@ def _read_manifest(out: str) -> dict | None:
         return None
     try:
         with open(path, encoding="utf-8") as f:
-            return json.load(f)
-    except (OSError, json.JSONDecodeError) as exc:
+            manifest = json.load(f)
+    except (OSError, ValueError) as exc:
         raise RunError(f"cannot read manifest {path!r}: {exc}") from None
+    if not isinstance(manifest, dict):
+        raise RunError(f"invalid manifest {path!r}: a JSON object expected, not "
+                       f"{type(manifest).__name__}")
+    for key, kind in MANIFEST_KEYS.items():
+        v = manifest.get(key)
+        if not isinstance(v, kind) or isinstance(v, bool) and kind is not bool:
+            raise RunError(f"invalid manifest {path!r}: {key} missing or not a "
+                           f"{kind.__name__}")
+    if manifest["n_shards"] != Plan(max(1, manifest["games"]),
+                                    max(1, manifest["shard_size"])).n_shards:
+        raise RunError(f"invalid manifest {path!r}: n_shards does not match games / shard_size")
+    try:
+        Rules.from_dict(manifest["rules"])
+        [parse_policy(p) for p in manifest["policies"]]
+        key_from_seed(manifest["seed"])
+    except (RulesError, TypeError, ValueError) as exc:
+        raise RunError(f"invalid manifest {path!r}: {exc}") from None
+    return manifest
+
+
+MANIFEST_KEYS = {"rules": dict, "policies": list, "seed": int, "games": int, "shard_size": int,
+                 "n_shards": int, "summary_only": bool, "engine": str}
 
 
 def _describe_difference(old: dict, new: dict, prefix: str = "") -> str:
@@ -469,20 +557,86 @@ def _describe_difference(old: dict, new: dict, prefix: str = "") -> str:
     return "identical"
 
 
-def prepare_out(out: str, manifest: dict, allow_same: bool) -> None:
-    """Create `out` for this run, or accept it when it already holds this very run."""
+# What a run directory may hold besides its manifest (the module docstring's layout).
+RUN_ENTRIES = {"manifest.json", "shards", "games.parquet", "rounds.parquet", "summary.json",
+               ".lock"}
+
+
+def lock_out(out: str, shared: bool = False):
+    """Hold `out` for this process: an exclusive lock for a run, a shared one for an array
+    task (array tasks of one run share the directory).  Returns the open lock file, to keep
+    open as long as the run writes there; the lock goes with the process however it ends."""
+    import fcntl
+
     try:
+        fd = os.open(os.path.join(out, ".lock"), os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as exc:
+        raise RunError(f"cannot write --out {out!r}: {exc.strerror}") from None
+    try:
+        fcntl.flock(fd, (fcntl.LOCK_SH if shared else fcntl.LOCK_EX) | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        raise RunError(f"--out {out!r} is in use by another uno-sim run; wait for it to end "
+                       "or use another directory") from None
+    return fd
+
+
+def _claim_manifest(out: str, manifest: dict) -> bool:
+    """Write manifest.json unless it exists (atomically: a hard link never overwrites).
+    True when this call wrote it."""
+    path = os.path.join(out, "manifest.json")
+    tmp = f"{path}.tmp{os.getpid()}"
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(json.dumps(manifest, indent=2))
+        f.flush()
+        os.fsync(f.fileno())
+    try:
+        os.link(tmp, path)
+        return True
+    except FileExistsError:
+        return False
+    finally:
+        os.unlink(tmp)
+
+
+def prepare_out(out: str, manifest: dict, allow_same: bool, shared: bool = False):
+    """Create and lock `out` for this run, or accept it when it already holds this very run.
+
+    Returns the lock (see `lock_out`).  A directory that is neither empty nor a
+    uno-sim run is refused before anything is written into it."""
+    if os.path.exists(out) and not os.path.isdir(out):
+        raise RunError(f"cannot write --out {out!r}: it is a file, not a directory")
+    try:
+        if os.path.isdir(out):
+            foreign = sorted(set(os.listdir(out)) - RUN_ENTRIES)
+            if foreign and "manifest.json" not in os.listdir(out):
+                raise RunError(f"--out {out!r} is not empty and holds no uno-sim run (it has "
+                               f"{foreign[0]!r}); use a new or empty directory")
         os.makedirs(os.path.join(out, "shards"), exist_ok=True)
     except OSError as exc:
         raise RunError(f"cannot write --out {out!r}: {exc.strerror}") from None
     if not os.access(out, os.W_OK):
         raise RunError(f"cannot write --out {out!r}: permission denied")
+    lock = lock_out(out, shared)
+    try:
+        _check_out(out, manifest, allow_same)
+    except BaseException:
+        os.close(lock)
+        raise
+    return lock
+
+
+def _check_out(out: str, manifest: dict, allow_same: bool) -> None:
     old = _read_manifest(out)
     if old is None:
         if any(f.endswith(".json") for f in os.listdir(os.path.join(out, "shards"))):
             raise RunError(f"--out {out!r} holds shards without a manifest; use another directory")
-        _atomic_write_text(os.path.join(out, "manifest.json"), json.dumps(manifest, indent=2))
-        return
+        try:
+            if _claim_manifest(out, manifest):
+                return
+        except OSError as exc:
+            raise RunError(f"cannot write --out {out!r}: {exc.strerror}") from None
+        old = _read_manifest(out)  # another array task claimed it first
     if old != manifest:
         raise RunError(f"--out {out!r} holds another run ({_describe_difference(old, manifest)}); "
                        "use another directory")
@@ -548,7 +702,7 @@ def _execute(manifest, shards, out, n_jobs, backend, scheduler, keep_cols, progr
             raise RunError("--backend dask needs the dask extra: pip install 'uno-sim[dask]'") from None
         try:
             client = Client(scheduler) if scheduler else Client(processes=True)
-        except OSError as exc:
+        except (OSError, ValueError, TypeError) as exc:
             raise RunError(f"cannot reach --scheduler {scheduler!r}: {exc}") from None
         try:
             with joblib.parallel_config(backend="dask"):
@@ -560,20 +714,89 @@ def _execute(manifest, shards, out, n_jobs, backend, scheduler, keep_cols, progr
         return
     if backend != "local":
         raise RunError(f"unknown backend {backend!r}: expected local or dask")
-    if _local_pool_kind() == "fork":
-        import multiprocessing
+    kind = _local_pool_kind()
+    pending, deaths = dict.fromkeys(shards), 0
+    while pending:
+        try:
+            for i, agg, cols in _pool_pass(kind, manifest, list(pending), out, n_jobs, keep_cols):
+                if i in pending:  # a shard computed twice (after a death) counts once
+                    del pending[i]
+                    progress.update(plan.shard(i)[1])
+                    yield i, agg, cols
+        except _WorkerDied as exc:
+            deaths += 1
+            if deaths > MAX_WORKER_DEATHS:
+                where = (f"the finished shards are kept in {out}: `uno-sim run --resume {out}` "
+                         f"computes the rest" if out else "run it again")
+                raise RunError(f"a worker process died {deaths} times ({exc}); {where}") from None
+            # the lost shards are computed again: a shard's games depend on nothing else
 
-        n = os.cpu_count() or 1 if n_jobs == -1 else n_jobs
-        args = [(manifest, i, out, keep_cols) for i in shards]
-        with multiprocessing.get_context("fork").Pool(max(1, min(n, len(args)))) as pool:
-            for i, agg, cols in pool.imap_unordered(_run_shard_args, args):
-                progress.update(plan.shard(i)[1])
-                yield i, agg, cols
-        return
-    par = joblib.Parallel(n_jobs=n_jobs, return_as="generator_unordered")
-    for i, agg, cols in par(tasks()):
-        progress.update(plan.shard(i)[1])
-        yield i, agg, cols
+
+MAX_WORKER_DEATHS = 3  # worker processes lost (killed, out of memory) before a run gives up
+
+
+class _WorkerDied(Exception):
+    pass
+
+
+def _worker_init() -> None:
+    """Workers leave Ctrl-C and SIGTERM to the main process (which ends them) and die quietly
+    on a broken pipe when it is gone, instead of printing tracebacks."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    if sys.platform.startswith("linux"):  # end with the main process, not linger as orphans
+        import ctypes
+
+        parent = os.getppid()
+        try:
+            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass
+        if os.getppid() != parent:  # it died before the call
+            os._exit(1)
+
+
+def _pool_pass(kind, manifest, shards, out, n_jobs, keep_cols):
+    """One pass of a local pool over `shards`, yielding results as they finish; a worker
+    that dies raises _WorkerDied (the pool is then gone, the finished results kept)."""
+    from concurrent.futures import as_completed
+    from concurrent.futures.process import BrokenProcessPool
+
+    n = (os.cpu_count() or 1) if n_jobs == -1 else n_jobs
+    n = max(1, min(n, len(shards)))
+    if kind == "fork":
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        ex = ProcessPoolExecutor(n, mp_context=multiprocessing.get_context("fork"),
+                                 initializer=_worker_init)
+    else:  # loky: fresh interpreters, kept for the next run of this process
+        from joblib.externals.loky import get_reusable_executor
+
+        ex = get_reusable_executor(max_workers=n, initializer=_worker_init)
+    ok = False
+    try:
+        futs = [ex.submit(_run_shard_indexed, manifest, i, out, keep_cols) for i in shards]
+        try:
+            for f in as_completed(futs):
+                yield f.result()
+        except BrokenProcessPool:  # loky's TerminatedWorkerError too
+            raise _WorkerDied("lost with its shard") from None
+        ok = True
+    finally:
+        if not ok:  # interrupted or broken: end the workers now, not after their shards
+            if kind == "fork":
+                for proc in list(getattr(ex, "_processes", {}).values()):
+                    if proc.is_alive():
+                        proc.terminate()
+                ex.shutdown(wait=False, cancel_futures=True)
+            else:
+                ex.shutdown(wait=False, kill_workers=True)
+        elif kind == "fork":
+            ex.shutdown(wait=True)
 
 
 def _local_pool_kind() -> str:
@@ -595,31 +818,22 @@ def _local_pool_kind() -> str:
     return kind
 
 
-def _run_shard_args(args):
-    return _run_shard_indexed(*args)
-
-
 def _run_shard_indexed(manifest, i, out, keep_cols):
     agg, cols = run_shard(manifest, i, out, keep_cols)
     return i, agg, cols
 
 
-def _shard_aggregates(out: str, manifest: dict):
+def _shard_aggregates(out: str, manifest: dict, files: bool = True):
     """(aggregate of the finished shards in shard order, indices of the missing shards).
 
     Reads one shard record at a time, so memory does not grow with the run.
     """
-    mid = manifest_id(manifest)
     total, missing = None, []
     for i in range(manifest["n_shards"]):
-        if not shard_done(out, i):
+        rec = _intact_marker(out, i, manifest, files)
+        if rec is None:
             missing.append(i)
             continue
-        with open(_shard_base(out, i) + ".json", encoding="utf-8") as f:
-            rec = json.load(f)
-        if rec.get("manifest") != mid:
-            raise RunError(f"shard {i} in {out!r} belongs to another run (manifest "
-                           f"{rec.get('manifest')} != {mid})")
         agg = rec["aggregates"]
         total = agg if total is None else merge_aggregates([total, agg])
     return total, missing
@@ -655,7 +869,8 @@ def finalize(out: str, manifest: dict, wall: float | None = None) -> RunResult:
     agg, missing = _shard_aggregates(out, manifest)
     if missing:
         head = ", ".join(str(i) for i in missing[:10]) + (" ..." if len(missing) > 10 else "")
-        raise RunError(f"{out!r} is missing {len(missing)} of {manifest['n_shards']} shards: {head}")
+        raise RunError(f"{out!r} is missing {len(missing)} of {manifest['n_shards']} shards: "
+                       f"{head} (absent or damaged); `uno-sim run --resume {out}` computes them")
     if not manifest["summary_only"]:
         for what in ("games", "rounds"):
             _move_parts(out, manifest["n_shards"], what)
@@ -676,7 +891,10 @@ def load(out: str) -> RunResult:
         raise RunError(f"{out!r} holds no run (no manifest.json)")
     if not is_complete(out):
         raise RunError(f"{out!r} is not complete; use resume or merge")
-    agg, _ = _shard_aggregates(out, manifest)
+    agg, missing = _shard_aggregates(out, manifest, files=False)
+    if missing:
+        raise RunError(f"{out!r} is damaged: shard {missing[0]}'s record is missing or "
+                       f"unreadable")
     return RunResult(manifest, agg, out=out)
 
 
@@ -705,8 +923,12 @@ class _Fold:
 def _drive(manifest, shards, out, n_jobs, backend, scheduler, progress, keep_cols):
     """Run `shards`; returns (aggregate of them all, {shard: columns} if keep_cols, wall)."""
     t0 = time.perf_counter()
-    bar = Progress(sum(Plan(manifest["games"], manifest["shard_size"]).shard(i)[1] for i in shards),
-                   progress)
+    plan = Plan(manifest["games"], manifest["shard_size"])
+    last = plan.n_shards - 1  # the only shard that may be short
+    total = len(shards) * plan.shard_size
+    if len(shards) and last in shards:
+        total -= plan.shard_size - plan.shard(last)[1]
+    bar = Progress(total, progress)
     fold, cols_by_shard = _Fold(shards), {}
     try:
         for i, agg, cols in _execute(manifest, shards, out, n_jobs, backend, scheduler,
@@ -745,7 +967,18 @@ def simulate(variant: str | None = None, games: int = 1000, players: int | None 
         raise RunError(f"invalid shard_size {shard_size!r}: expected a positive integer")
     if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs == 0 or n_jobs < -1:
         raise RunError(f"invalid jobs {n_jobs!r}: expected a positive integer or -1 (all cores)")
+    if Plan(int(games), shard_size).n_shards > MAX_SHARDS:
+        raise RunError(f"invalid games {games!r}: {Plan(int(games), shard_size).n_shards:,} "
+                       f"shards of {shard_size:,} games, at most {MAX_SHARDS:,}; raise the "
+                       f"shard size")
     engine_module(engine)  # validates the name
+    key_from_seed(seed)  # validates the seed, before anything is written
+    if any(isinstance(s, UserPolicySpec) for s in specs):
+        raise RunError("invalid policies: a Python user policy cannot run through simulate "
+                       "(workers and manifests name policies by spec); use "
+                       "uno_sim.engine.play_games")
+    if not isinstance(summary_only, bool):
+        raise RunError(f"invalid summary_only {summary_only!r}: expected true or false")
     manifest = make_manifest(rules, specs, seed, int(games), shard_size, summary_only, engine)
     plan = Plan(int(games), shard_size)
     if shard is not None:
@@ -754,17 +987,23 @@ def simulate(variant: str | None = None, games: int = 1000, players: int | None 
             raise RunError("--shard needs --out: the array tasks meet in one directory")
         if not (isinstance(m, int) and m >= 1 and isinstance(k, int) and 0 <= k < m):
             raise RunError(f"invalid shard {k}/{m}: expected K/M with 0 <= K < M")
-        prepare_out(out, manifest, allow_same=True)
-        todo = [i for i in plan.slice(k, m) if not shard_done(out, i)]
-        _drive(manifest, todo, out, n_jobs, backend, scheduler, progress, False)
+        lock = prepare_out(out, manifest, allow_same=True, shared=True)
+        try:
+            todo = [i for i in plan.slice(k, m) if not _shard_ok(out, i, manifest)]
+            _drive(manifest, todo, out, n_jobs, backend, scheduler, progress, False)
+        finally:
+            os.close(lock)
         return None
-    if out is not None:
-        prepare_out(out, manifest, allow_same=False)
-    keep = out is None and not summary_only
-    agg, parts, wall = _drive(manifest, range(plan.n_shards), out, n_jobs, backend, scheduler,
-                              progress, keep)
-    if out is not None:
-        return finalize(out, manifest, wall)
+    lock = prepare_out(out, manifest, allow_same=False) if out is not None else None
+    try:
+        keep = out is None and not summary_only
+        agg, parts, wall = _drive(manifest, range(plan.n_shards), out, n_jobs, backend,
+                                  scheduler, progress, keep)
+        if out is not None:
+            return finalize(out, manifest, wall)
+    finally:
+        if lock is not None:
+            os.close(lock)
     cols = None
     if keep:
         order = range(plan.n_shards)
@@ -778,11 +1017,16 @@ def resume(out: str, n_jobs: int = 1, backend: str = "local", scheduler: str | N
     manifest = _read_manifest(out)
     if manifest is None:
         raise RunError(f"cannot resume {out!r}: no manifest.json there")
-    if is_complete(out):
-        return load(out)
-    todo = [i for i in range(manifest["n_shards"]) if not shard_done(out, i)]
-    _, _, wall = _drive(manifest, todo, out, n_jobs, backend, scheduler, progress, False)
-    return finalize(out, manifest, wall)
+    lock = lock_out(out)
+    try:
+        if is_complete(out):
+            return load(out)
+        _clean_tmp(out)
+        todo = [i for i in range(manifest["n_shards"]) if not _shard_ok(out, i, manifest)]
+        _, _, wall = _drive(manifest, todo, out, n_jobs, backend, scheduler, progress, False)
+        return finalize(out, manifest, wall)
+    finally:
+        os.close(lock)
 
 
 def merge(out: str) -> RunResult:
@@ -790,6 +1034,10 @@ def merge(out: str) -> RunResult:
     manifest = _read_manifest(out)
     if manifest is None:
         raise RunError(f"cannot merge {out!r}: no manifest.json there")
-    if is_complete(out):
-        return load(out)
-    return finalize(out, manifest)
+    lock = lock_out(out)
+    try:
+        if is_complete(out):
+            return load(out)
+        return finalize(out, manifest)
+    finally:
+        os.close(lock)

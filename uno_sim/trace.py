@@ -35,6 +35,8 @@ def read_jsonl(path_or_file) -> list[dict]:
             e = json.loads(line)
         except json.JSONDecodeError as exc:
             raise ValueError(f"line {n} is not JSON: {exc.msg}") from None
+        except RecursionError:
+            raise ValueError(f"line {n} is nested too deeply") from None
         if not isinstance(e, dict) or "e" not in e:
             raise ValueError(f"line {n} is not a trace event (no 'e' field)")
         events.append(e)
@@ -154,10 +156,17 @@ def describe(e: dict, names=COLOR_NAMES) -> str | None:
 
 
 def replay_lines(events):
+    """The play-by-play, line by line; ValueError naming the event for a malformed one."""
     names = COLOR_NAMES
-    for e in events:
-        if e["e"] == "game_start":
-            names = color_names(e.get("variant", "classic"))
-        line = describe(e, names)
+    for n, e in enumerate(events, 1):
+        try:
+            if e["e"] == "game_start":
+                names = color_names(e.get("variant", "classic"))
+            line = describe(e, names)
+        except (KeyError, TypeError, ValueError, IndexError, AttributeError,
+                RecursionError) as exc:
+            kind = e.get("e") if isinstance(e, dict) else None
+            why = f"no field {exc}" if isinstance(exc, KeyError) else "a field of the wrong type"
+            raise ValueError(f"event {n} ({str(kind)[:40]!r}) is malformed: {why}") from None
         if line is not None:
             yield line

@@ -259,6 +259,7 @@ class UserSeat:
             extra["next_draw"] = other[raw.draw_top] if raw.draw_top >= 0 else None
         if raw.silent >= 0:
             extra["silent_presses"] = raw.silent
+        live = _Live(bounded) if bounded is not None else None
         revealed = None
         if raw.reveal_from >= 0:
             revealed = (raw.reveal_from, tuple(code[c] for c in raw.reveal))
@@ -269,33 +270,124 @@ class UserSeat:
             scores=tuple(raw.scores), active=tuple(bool(a) for a in raw.active),
             round=raw.round, turn=raw.turn, discards=tuple(code[c] for c in raw.discard),
             draw_pile=raw.n_draw, failed_colors=failed, revealed=revealed,
-            next_seat=self._next(raw), _bounded=bounded, **extra)
+            next_seat=self._next(raw), _bounded=live, **extra)
+        legal = obs.actions  # kept here: the policy may rewrite its observation
         try:
             action = self.call(obs)
         finally:
+            live.fn = None  # a policy that kept obs.randint cannot draw after its decision
             object.__setattr__(obs, "_bounded", None)
-        return self.encode(obs, action)
+        return self.encode(name, legal, action, raw.round, raw.turn)
 
-    def encode(self, obs: Observation, action) -> int:
-        """The engine's int for a legal action; PolicyError for anything else."""
-        ok = any(type(action) is type(a) and action == a for a in obs.actions)
-        if not ok:
-            shown = ", ".join(repr(a) for a in obs.actions[:12])
-            more = ", ..." if len(obs.actions) > 12 else ""
+    def encode(self, decision: str, legal: tuple, action, round_: int, turn: int) -> int:
+        """The engine's int for the legal action equal to `action`; PolicyError for anything
+        else.  The int comes from the engine's own `legal` entry, never from `action` (whose
+        type's ``__eq__`` or ``__index__`` the policy may have written)."""
+        match = next((a for a in legal if _same(action, a)), None)
+        if match is None:
+            shown = ", ".join(_short_repr(a) for a in legal[:12])
+            more = ", ..." if len(legal) > 12 else ""
             raise PolicyError(
-                f"illegal action {action!r} from user policy {self.spec} at seat {obs.seat}, "
-                f"round {obs.round}, turn {obs.turn} (decision {obs.decision}): expected one "
+                f"illegal action {_short_repr(action)} from user policy {self.spec} at seat "
+                f"{self.seat}, round {round_}, turn {turn} (decision {decision}): expected one "
                 f"of {shown}{more}")
-        d = obs.decision
-        if d in ("play", "replacement", "stack", "discard"):
-            return action.index
-        if d == "color":
-            return COLORS.index(action)
-        if d == "target":
-            return action
-        if d == "call_uno":
-            return 0 if action else 1  # the engine asks "forgets?"
-        return 1 if action else 0
+        if decision in ("play", "replacement", "stack", "discard"):
+            return match.index
+        if decision == "color":
+            return COLORS.index(match)
+        if decision == "target":
+            return match
+        if decision == "call_uno":
+            return 0 if match else 1  # the engine asks "forgets?"
+        return 1 if match else 0
+
+
+class _Live:
+    """obs.randint's source for one decision: the game's generator until revoked."""
+
+    __slots__ = ("fn",)
+
+    def __init__(self, fn):
+        self.fn = fn
+
+    def __call__(self, n):
+        if self.fn is None:
+            raise RuntimeError("this observation is no longer live")
+        return self.fn(n)
+
+
+def _same(x, a) -> bool:
+    """x is the legal action a: the same built-in types all through, equal values."""
+    if type(x) is not type(a):
+        return False
+    if type(a) is Action:
+        return len(x) == len(a) and all(type(u) is type(v) and u == v for u, v in zip(x, a))
+    return x == a
+
+
+def _short_repr(x, limit: int = 80) -> str:
+    """repr(x) cut to `limit` characters; a failing __repr__ is named, not raised."""
+    try:
+        text = repr(x)
+    except Exception:
+        text = f"<{type(x).__name__} object>"
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+class _Isolated:
+    """A UserSeat whose policy runs in a thread of its own.
+
+    A policy's calling frames would otherwise lead to the reference engine's
+    `Game` (its generator, the draw pile) and its `obs.randint` to the generator
+    itself; in the C engine they lead to no engine state.  Here the policy's frames
+    end at this thread's loop, and `obs.randint` is a request the engine's thread
+    answers: the policy reaches what it reaches in the C engine (its RawState copy).
+    """
+
+    def __init__(self, user: UserSeat):
+        import queue
+        import threading
+        import weakref
+
+        self.requests, self.replies, self.draws = (queue.SimpleQueue() for _ in range(3))
+        threading.Thread(target=_serve, args=(user, self.requests, self.replies, self.draws),
+                         name=f"uno-sim user seat {user.seat}", daemon=True).start()
+        weakref.finalize(self, self.requests.put, None)  # ends the thread with the seat
+
+    def decide(self, raw: RawState, decision: int, arg: int, bounded) -> int:
+        self.requests.put((raw, decision, arg))
+        while True:
+            kind, value = self.replies.get()
+            if kind == "draw":  # obs.randint(value), drawn here from the game's generator
+                try:
+                    self.draws.put(bounded(value))
+                except BaseException as exc:  # noqa: BLE001  (handed to the policy's thread)
+                    self.draws.put(exc)
+            elif kind == "done":
+                return value
+            else:
+                raise value
+
+
+def _serve(user: UserSeat, requests, replies, draws) -> None:
+    while True:
+        job = requests.get()
+        if job is None:
+            return
+        raw, decision, arg = job
+
+        def draw(n):
+            replies.put(("draw", n))
+            r = draws.get()
+            if isinstance(r, BaseException):
+                raise r
+            return r
+
+        try:
+            replies.put(("done", user.decide(raw, decision, arg, draw)))
+        except BaseException as exc:  # noqa: BLE001  (re-raised in the engine's thread)
+            replies.put(("error", exc))
+        del job, raw, draw
 
 
 class ReferenceUserSeat:
@@ -308,14 +400,15 @@ class ReferenceUserSeat:
 
     def _ask(self, g, decision: str, arg: int = 0) -> int:
         if self.user is None:
-            self.user = UserSeat(self.spec, self.seat, g.deck)
+            self.user = _Isolated(UserSeat(self.spec, self.seat, g.deck))
         p = self.seat
         rev = g.revealed[p]
         two = len(g.side_kinds) == 2
         raw = RawState(round=g.rounds, turn=g.turns, direction=g.direction, color=g.color,
-                       hands=g.hands, discard=g.discard, n_draw=len(g.draw_pile),
-                       scores=g.scores, active=g.active, failed=g.failed,
-                       reveal_from=rev[0] if rev else -1, reveal=rev[1] if rev else [],
+                       hands=[list(h) for h in g.hands], discard=list(g.discard),
+                       n_draw=len(g.draw_pile), scores=list(g.scores), active=list(g.active),
+                       failed=list(g.failed), reveal_from=rev[0] if rev else -1,
+                       reveal=list(rev[1]) if rev else [],
                        side=g.side, dark_kind=tuple(g.side_kinds[1]) if two else None,
                        draw_top=g.draw_pile[-1] if g.draw_pile else -1, teams=g.rules.teams,
                        silent=g.silent if g.launcher else -1,
