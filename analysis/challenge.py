@@ -6,7 +6,7 @@ same paired runs).  Opponents play alike, so minimizing seat 0's share is the
 same as maximizing the opponents' mean share (1 - share) / (K - 1): the game
 "bluffer against the table" is zero-sum.  The best-response challenge rate for
 a bluff rate b is the grid c with the lowest seat-0 share; the equilibrium is
-the solution of the matrix game (`gamestats.solve_zero_sum`) over the grid,
+the solution of the matrix game (`equilibrium.solve_zero_sum`) over the grid,
 its value seat 0's guaranteed share.  Sampling noise in the grid passes into
 both, so read them with the intervals of the table.
 
@@ -25,7 +25,7 @@ import polars as pl
 from .bluff import GRID, grid_setup, run_grid
 from .common import new_figure, run_games, save
 from .doc import Section, StudyResult
-from .gamestats import solve_zero_sum
+from .equilibrium import solve_zero_sum
 from uno_sim.policies import parse_policy
 from uno_sim.rules import RulesError
 from uno_sim.stats import wilson

@@ -1,5 +1,5 @@
-"""The studies: pipelines against hand-computed aggregates, the equilibrium solver on
-games with known solutions, the chi-square p-value, the report, the CLI and the notebook."""
+"""The studies: pipelines against hand-computed aggregates, the chi-square p-value, the
+report, the CLI and the notebook."""
 
 import math
 import os
@@ -17,8 +17,7 @@ from analysis.bluff import break_even, effects  # noqa: E402
 from analysis.challenge import auto_supported, best_responses, payoff_table  # noqa: E402
 from analysis.common import (parse_players, parse_variants, paired_diff, seat_shares,  # noqa: E402
                              with_wins, StudyError)
-from analysis.gamestats import (chi2_sf, chisquare_equal, gammaincc, paired_ci,  # noqa: E402
-                                solve_zero_sum)
+from analysis.gamestats import chi2_sf, chisquare_equal, gammaincc, paired_ci  # noqa: E402
 
 
 # --- chi-square ---------------------------------------------------------------
@@ -51,57 +50,6 @@ def test_chisquare_equal_textbook_example():
     assert (stat, df) == (pytest.approx(2.0), 5)
     assert p == pytest.approx(0.84914503608460956, rel=1e-9)
     assert chisquare_equal([7, 7, 7])[2] == pytest.approx(1.0)
-
-
-# --- zero-sum solver ------------------------------------------------------------
-
-def _check_optimal(a, x, y, v):
-    a = np.asarray(a, float)
-    assert x.sum() == pytest.approx(1) and y.sum() == pytest.approx(1)
-    assert (x >= -1e-12).all() and (y >= -1e-12).all()
-    assert (x @ a).min() == pytest.approx(v, abs=1e-9)  # x guarantees at least v
-    assert (a @ y).max() == pytest.approx(v, abs=1e-9)  # y concedes at most v
-
-
-def test_matching_pennies():
-    a = [[1, -1], [-1, 1]]
-    x, y, v = solve_zero_sum(a)
-    assert v == pytest.approx(0, abs=1e-12)
-    assert x == pytest.approx([0.5, 0.5]) and y == pytest.approx([0.5, 0.5])
-    _check_optimal(a, x, y, v)
-
-
-def test_rock_paper_scissors():
-    a = [[0, -1, 1], [1, 0, -1], [-1, 1, 0]]
-    x, y, v = solve_zero_sum(a)
-    assert v == pytest.approx(0, abs=1e-12)
-    assert x == pytest.approx([1 / 3] * 3) and y == pytest.approx([1 / 3] * 3)
-
-
-def test_dominated_strategies_give_a_saddle_point():
-    a = [[3, 1, 4], [2, 0, 3], [1, -1, 2]]  # row 0 dominates; column 1 dominates for the minimizer
-    x, y, v = solve_zero_sum(a)
-    assert v == pytest.approx(1)
-    assert x == pytest.approx([1, 0, 0]) and y == pytest.approx([0, 1, 0])
-
-
-def test_two_by_two_mixed_solution():
-    a = [[2, -1], [-1, 1]]  # v = (ad - bc) / (a + d - b - c) = 1/5, x = (2/5, 3/5)
-    x, y, v = solve_zero_sum(a)
-    assert v == pytest.approx(0.2)
-    assert x == pytest.approx([0.4, 0.6]) and y == pytest.approx([0.4, 0.6])
-
-
-@pytest.mark.parametrize("seed", range(5))
-def test_random_games_are_solved_optimally(seed):
-    rng = np.random.default_rng(seed)
-    a = rng.normal(size=(rng.integers(2, 7), rng.integers(2, 7)))
-    _check_optimal(a, *solve_zero_sum(a))
-
-
-def test_solver_rejects_bad_input():
-    with pytest.raises(ValueError):
-        solve_zero_sum([[1.0, math.nan]])
 
 
 # --- pipelines on hand-made frames ------------------------------------------------
