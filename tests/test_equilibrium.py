@@ -1,9 +1,11 @@
 """The zero-sum solver on games with known solutions, the double oracle against the LP of
-the full matrix, and the bootstrap on distributions whose answer is known."""
+the full matrix, the bootstrap on distributions whose answer is known, and the paired
+analysis of counterfactual decision values on synthetic frames with known effects."""
 
 import math
 
 import numpy as np
+import polars as pl
 import pytest
 
 from analysis.equilibrium import (bootstrap, bootstrap_stat, double_oracle, percentile_interval,
@@ -214,3 +216,74 @@ def test_bootstrap_joint_resampling_cancels_shared_noise():
 def test_bootstrap_needs_every_pair():
     with pytest.raises(ValueError, match="r1"):
         bootstrap({("r0", "c0"): np.zeros(3)}, ["r0", "r1"], ["c0"])
+
+
+# --- counterfactual decision values (synthetic frames) -------------------------------
+
+def _decisions(n_games=400, seed=0, effect=lambda size: 0.1 * (2 - size), truth=False):
+    """One to three decision points per game; outcome under alt 0 is a shared per-game
+    level plus noise, alt 1 adds effect(other_size) (challenge frames: +0.3 on a bluff,
+    -0.1 on a legal card)."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for g in range(n_games):
+        level = rng.normal()
+        for point in range(int(rng.integers(1, 4))):
+            size = int(rng.integers(1, 9))
+            t = int(rng.random() < 0.3)
+            base = level + rng.normal(0, 0.1)
+            eff = (0.3 if t else -0.1) if truth else effect(size)
+            row = {"game": g, "point": point, "variant": "classic", "players": 2,
+                   "other_size": size, "own_size": 3, "natural": 0, "truth": t}
+            for m in ("round_win", "points", "game_win"):
+                row[f"{m}_0"] = base
+                row[f"{m}_1"] = base + eff + rng.normal(0, 0.05)
+            rows.append(row)
+    return pl.DataFrame(rows)
+
+
+def test_clustered_se_reduces_to_the_plain_se_with_one_point_per_game():
+    from analysis.counterfactual import clustered_se
+
+    x = np.random.default_rng(1).normal(size=200)
+    assert clustered_se(x, np.arange(200)) == pytest.approx(x.std(ddof=1) / math.sqrt(200))
+    # two identical copies of every point: the clustered SE is the SE of the 200 games
+    xx = np.repeat(x, 2)
+    assert clustered_se(xx, np.repeat(np.arange(200), 2)) == \
+        pytest.approx(x.std(ddof=1) / math.sqrt(200))
+    assert math.isnan(clustered_se([1.0], [0]))
+
+
+def test_decision_effects_recover_the_effect_by_state_and_pairing_pays():
+    from analysis.counterfactual import by_state, decision_effects
+
+    f = _decisions()
+    overall = decision_effects(f).row(0, named=True)
+    assert overall["points"] == f.height and overall["games"] == 400
+    # the shared per-game level cancels in the paired difference only
+    assert overall["vr_game_win"] > 50
+    assert overall["se_unpaired_game_win"] > 5 * overall["se_game_win"]
+    st = by_state(f, "other_size", min_points=10)
+    assert st["other_size"].to_list() == ["1", "2", "3", "4", "5", "6+"]
+    for r in st.iter_rows(named=True):
+        size = 6.5 if r["other_size"] == "6+" else int(r["other_size"])
+        if size < 6:
+            assert r["d_game_win_low"] < 0.1 * (2 - size) < r["d_game_win_high"]
+    one = st.filter(pl.col("other_size") == "1").row(0, named=True)
+    assert one["d_points_low"] > 0  # bluffing into a 1-card hand gains in this frame
+    with pytest.raises(Exception, match="points_1"):
+        decision_effects(f.drop("points_1"))
+
+
+def test_break_even_posterior_recovers_the_known_threshold():
+    from analysis.counterfactual import break_even_posterior
+
+    f = _decisions(n_games=600, truth=True)
+    r = break_even_posterior(f, n_boot=300).row(0, named=True)
+    # V1 = 0.3, V0 = -0.1: p* = 0.1 / 0.4 = 0.25
+    assert r["v1"] == pytest.approx(0.3, abs=0.01) and r["v0"] == pytest.approx(-0.1, abs=0.01)
+    assert r["p_star_low"] < 0.25 < r["p_star_high"]
+    assert r["p_star_high"] - r["p_star_low"] < 0.05
+    assert r["bluffs"] + r["legal"] == f.height
+    # too few bluffs in a group: left out
+    assert break_even_posterior(f.head(30), min_each=20).is_empty()
