@@ -189,3 +189,16 @@ def break_even_posterior(frame: pl.DataFrame, metric: str = "game_win", by=(),
         return pl.DataFrame()
     out = pl.DataFrame(rows)
     return out.sort(by) if by else out
+
+
+def run_values(kind: str, variant: str, players: int, policies: list, seat: int, games: int,
+               seed: int, n_jobs: int = 1, values=None) -> pl.DataFrame:
+    """`uno_sim.counterfactual.decision_values` (or `values`, same signature) for one setup."""
+    if values is None:
+        try:
+            from uno_sim.counterfactual import decision_values as values
+        except ImportError:
+            raise StudyError("this build of uno_sim has no counterfactual API "
+                             "(uno_sim.counterfactual.decision_values)") from None
+    return values(kind, variant=variant, players=players, policies=list(policies), seat=seat,
+                  games=games, seed=seed, n_jobs=n_jobs)
