@@ -179,8 +179,8 @@ def values_figure(eff: pl.DataFrame, setup: Setup, path: str) -> str:
     fig, axes = new_figure(setup, f"Counterfactual value of a bluff by the next player's hand "
                                   f"({setup.variant}, {setup.players} players)", ncols=2,
                            width=5.0, height=4.4)
-    for ax, metric, label in ((axes[0], "game_win", "game-win share"),
-                              (axes[1], "points", "points in the round")):
+    for ax, metric, label in ((axes[0], "game_win", "win share"),
+                              (axes[1], "points", "round points")):
         for k, against in enumerate(sorted(set(eff["against"].to_list()))):
             sub = eff.filter(pl.col("against") == against)
             x = np.arange(sub.height) + (k - 0.5) * 0.15
@@ -191,7 +191,8 @@ def values_figure(eff: pl.DataFrame, setup: Setup, path: str) -> str:
             ax.set_xticks(np.arange(sub.height), sub["other_size"].to_list())
         ax.axhline(0, color="0.5", ls=":", lw=1)
         ax.set_xlabel("next player's hand size")
-        ax.set_ylabel(f"bluff - honest card: {label} (paired 95% CI)")
+        ax.set_ylabel(f"bluff - honest card: {label}")
+        ax.set_title("paired 95% intervals, clustered by game", fontsize=8)
         ax.legend(fontsize=7)
     return save(fig, path)
 

@@ -222,15 +222,16 @@ class FamilyGame:
 
     `rows` / `cols`: every bluffing / challenge rule evaluated (after the finer
     grids); `matrix`: seat 0's mean win share for each pair, `pairs` its
-    per-game values; `do`: the double
-    oracle's equilibrium (and the pairs it needed); `boot`: the joint bootstrap
-    over games of the full matrix (value, mixes, best responses, and the
-    derived numbers `worth_bluffing`, `worth_challenging`, and per challenge
-    rule `best_<label>` (seat 0's share when it best-responds) and
-    `gain_<label>` (that, less its share when it never bluffs), per bluff rule
+    per-game values; `do`: the double oracle's equilibrium, `do_pairs` the
+    pairs it evaluated before converging on the first grids (`do_grid` rules
+    by rules); `boot`: the joint bootstrap over
+    games of the full matrix: value, mixes, best responses, and the derived
+    numbers `worth_bluffing`, `worth_challenging`; per challenge rule
+    `best_<label>` (seat 0's share when it best-responds) and `gain_<label>`
+    (that, less its share when it never bluffs); per bluff rule
     `worst_<label>` (seat 0's share against the table's best response) and
-    `hold_<label>` (its share against never challenging, less that); `stats`: per pair, seat 0's bluffs and the table's
-    challenges per game.
+    `hold_<label>` (its share against never challenging, less that).
+    `stats`: per pair, seat 0's bluffs and the table's challenges per game.
     """
 
     variant: str
@@ -244,6 +245,7 @@ class FamilyGame:
     do: DoubleOracleResult
     boot: BootstrapResult
     do_pairs: int
+    do_grid: tuple
     refined: list = field(default_factory=list)
     stats: dict = field(default_factory=dict)
 
@@ -291,7 +293,7 @@ def solve(variant: str, players: int, games: int, seed: int, *, oracle=None,
     cols = list(cols or challenge_rules())
     cache = PayoffCache(oracle)
     do = double_oracle(cache, rows, cols, start_rows=[rows[0]], start_cols=[cols[0]])
-    do_pairs = len(cache.pairs)
+    do_pairs, do_grid = len(cache.pairs), (len(rows), len(cols))
     refined = []
     if finer:
         new_rows = refine(rows, cols, cache.mean, maximize=True)
@@ -305,4 +307,4 @@ def solve(variant: str, players: int, games: int, seed: int, *, oracle=None,
     boot = bootstrap(pairs, rows, cols, n_boot=n_boot, seed=seed,
                      derived=derived_numbers(rows, cols))
     return FamilyGame(variant, players, games, seed, rows, cols, matrix, pairs, do, boot,
-                      do_pairs, refined, getattr(oracle, "stats", {}))
+                      do_pairs, do_grid, refined, getattr(oracle, "stats", {}))

@@ -115,10 +115,14 @@ def equilibrium_reading(game: FamilyGame, mix: pl.DataFrame) -> str:
     wb = game.boot.derived["worth_bluffing"]
     wc = game.boot.derived["worth_challenging"]
     n = len(game.rows) * len(game.cols)
+    r0, c0 = game.do_grid
+    finer = (f"; the finer grids added {', '.join(r.label for r in game.refined)}"
+             if game.refined else "")
     rel = "above" if lo > game.fair else "below" if hi < game.fair else "not distinguishable from"
-    return (f"Over {len(game.rows)} bluffing rules x {len(game.cols)} challenge rules, the "
-            f"double oracle converged after evaluating {game.do_pairs} of the {n} pairs "
-            f"(all {n} are evaluated for the best-response tables). The equilibrium gives seat 0 "
+    return (f"On the first grids of {r0} bluffing rules x {c0} challenge rules, the double "
+            f"oracle converged after evaluating {game.do_pairs} of the {r0 * c0} pairs{finer}; "
+            f"over all {len(game.rows)} x {len(game.cols)} rules (every pair evaluated for the "
+            f"best-response tables) the equilibrium gives seat 0 "
             f"a win share of {fmt_ci(v, lo, hi, signed=False)}, {rel} the fair share "
             f"{game.fair:.3f}. Equilibrium mixes (weight and 95% bootstrap interval): bluffer "
             f"{{{_mix_text(mix, 'bluffer')}}}; challengers {{{_mix_text(mix, 'challengers')}}}. "
@@ -142,9 +146,10 @@ def mix_figure(mix: pl.DataFrame, game: FamilyGame, setup: Setup, path: str) -> 
         ax.set_xticks(np.arange(sub.height), sub["rule"].to_list(), rotation=45, ha="right",
                       fontsize=7)
         ax.set_ylim(0, 1)
-        ax.set_ylabel(f"{side}: equilibrium weight (95% bootstrap)")
+        ax.set_ylabel(f"{side}: equilibrium weight")
     v, lo, hi = game.boot.value
     axes[0].set_title(f"value {v:.3f} [{lo:.3f}, {hi:.3f}], fair {game.fair:.3f}", fontsize=9)
+    axes[1].set_title("bars: 95% bootstrap intervals", fontsize=9)
     fig.subplots_adjust(bottom=0.32)
     return save(fig, path)
 
