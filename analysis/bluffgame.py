@@ -262,11 +262,8 @@ def derived_numbers(rows: list[Rule], cols: list[Rule]):
     never_b = next(r for r in rows if r.family == "never")
     never_c = next(c for c in cols if c.family == "never")
 
-    def f(mean) -> dict:
-        from .equilibrium import solve_zero_sum
-
+    def f(mean, v: float) -> dict:
         m = np.array([[mean(r, c) for c in cols] for r in rows])
-        v = solve_zero_sum(m)[2]
         out = {
             # the value minus what seat 0 can guarantee without ever bluffing
             "worth_bluffing": v - m[rows.index(never_b)].min(),

@@ -237,7 +237,8 @@ def resample_indices(games: int, n_boot: int, seed: int) -> np.ndarray:
 
 def bootstrap(pairs: dict, rows: Sequence[Hashable], cols: Sequence[Hashable], *,
               n_boot: int = 1000, seed: int = 0, level: float = 0.95,
-              derived: Callable[[Callable[[Hashable, Hashable], float]], dict] | None = None,
+              derived: Callable[[Callable[[Hashable, Hashable], float], float], dict]
+              | None = None,
               ) -> BootstrapResult:
     """Bootstrap over games of the zero-sum game rows x cols.
 
@@ -246,9 +247,10 @@ def bootstrap(pairs: dict, rows: Sequence[Hashable], cols: Sequence[Hashable], *
     too, for `derived`).  Each resample draws game indices with replacement
     once and applies them to every arm, recomputes the mean matrix, re-solves
     it and records the value, both mixes and each side's best response to
-    every pure strategy of the other.  `derived(mean)` -> {name: number}
-    computes any further number from `mean(r, c)`, the resample's mean payoff
-    of a pair; it is evaluated on the full sample and on every resample.
+    every pure strategy of the other.  `derived(mean, value)` -> {name:
+    number} computes any further number from `mean(r, c)`, the resample's
+    mean payoff of a pair, and the resample's game value; it is evaluated on
+    the full sample and on every resample.
     """
     rows, cols = list(rows), list(cols)
     missing = [(r, c) for r in rows for c in cols if (r, c) not in pairs]
@@ -264,7 +266,7 @@ def bootstrap(pairs: dict, rows: Sequence[Hashable], cols: Sequence[Hashable], *
     def evaluate(means: np.ndarray):
         m = means[ri]
         x, y, v = solve_zero_sum(m)
-        extra = derived(lambda r, c: float(means[pos[(r, c)]])) if derived else {}
+        extra = derived(lambda r, c: float(means[pos[(r, c)]]), v) if derived else {}
         return m, x, y, v, extra
 
     m0, x0, y0, v0, d0 = evaluate(data.mean(axis=1))

@@ -187,7 +187,7 @@ def test_bootstrap_of_a_game_brackets_the_solution():
     rows, cols = ["r0", "r1"], ["c0", "c1"]
     pairs = _game_pairs(a, 4000, 3)
     res = bootstrap(pairs, rows, cols, n_boot=300, seed=2,
-                    derived=lambda mean: {"gap": mean("r0", "c0") - mean("r1", "c0")})
+                    derived=lambda mean, v: {"gap": mean("r0", "c0") - mean("r1", "c0")})
     v, lo, hi = res.value
     assert lo < 0.45 < hi and lo < v < hi
     assert res.row_mix["r0"][1] < 0.25 < res.row_mix["r0"][2]
@@ -205,7 +205,7 @@ def test_bootstrap_joint_resampling_cancels_shared_noise():
     a = np.array([[0.5, 0.5], [0.5, 0.5]])
     pairs = _game_pairs(a, 1000, 9, sd=1.0)
     res = bootstrap(pairs, ["r0", "r1"], ["c0", "c1"], n_boot=200, seed=0,
-                    derived=lambda mean: {"d": mean("r0", "c0") - mean("r1", "c0"),
+                    derived=lambda mean, v: {"d": mean("r0", "c0") - mean("r1", "c0"),
                                           "m": mean("r0", "c0")})
     width_d = res.derived["d"][2] - res.derived["d"][1]
     width_m = res.derived["m"][2] - res.derived["m"][1]
