@@ -267,7 +267,10 @@ int uno_config_check(const uno_config *cfg, const uno_table *t, const uno_policy
         if (q->id < 0 || q->id > UNO_POLICY_USER || q->color_rule < 0 ||
             q->color_rule > UNO_COLOR_SMART || q->target_rule < 0 ||
             q->target_rule > UNO_TARGET_RANDOM || !(q->challenge_threshold >= 0.0) ||
-            q->challenge_threshold > 1.0 || (q->id == UNO_POLICY_USER && !q->decide))
+            q->challenge_threshold > 1.0 || (q->id == UNO_POLICY_USER && !q->decide) ||
+            q->bluff_next < 0 || q->bluff_own < 0 || q->challenge_offender < 0 ||
+            q->challenge_own < 0 || q->suspect < -1 || q->suspect >= n ||
+            !(q->challenge_prior >= 0.0) || q->challenge_prior > 1.0)
             return UNO_ERR_CONFIG;
     }
     return UNO_OK;
@@ -1295,6 +1298,7 @@ static int start_round(uno_game *g, int dealer, const uint8_t *deck)
     g->side = 0; /* F2: every round starts on the light side */
     uint8_t *pile = g->draw; /* the draw pile from the start: top last */
     uno_rng_seed_deal(&g->deal, &g->seeded, (uint64_t)g->rounds);
+    uno_dec_round(g, (uint64_t)g->rounds);
     g->n_draw = size;
     g->bag = 0;
     if (!deck) {
@@ -1490,6 +1494,10 @@ static int score_round(uno_game *g, int winner)
     }
     if (g->rows)
         round_row(g, winner, points);
+    if (g->force && g->force->hit_round == g->rounds) { /* the forced decision's round */
+        g->force->round_won = winner == g->force->seat;
+        g->force->round_points = points[g->force->seat];
+    }
     if (g->tr) {
         uno_trace_event(g->tr, UNO_EV_ROUND_END, winner, g->rounds, 0, 0);
         uno_trace_ints(g->tr, points, n);
@@ -1560,6 +1568,8 @@ static void init_game(uno_game *g, const uno_config *cfg, const uno_table *t,
     g->game_no = 0;
     g->seeded = *rng;
     uno_rng_seed_deal(&g->deal, &g->seeded, 0);
+    uno_dec_round(g, 0);
+    g->force = NULL;
     g->tr = tr;
     g->n = cfg->players;
     g->n_active = g->n;
@@ -1601,13 +1611,14 @@ static int fail(uno_result *res, int status, int card)
 
 static int play_game(const uno_config *cfg, const uno_table *t, const uno_policy *pol,
                      uno_rng *rng, uno_trace *tr, uno_result *res, uno_round_rows *rows,
-                     uint64_t game_no)
+                     uint64_t game_no, uno_force *force)
 {
     if (uno_config_check(cfg, t, pol) != UNO_OK)
         return fail(res, UNO_ERR_CONFIG, -1);
     uno_game g;
     jmp_buf bail;
     init_game(&g, cfg, t, pol, rng, tr);
+    g.force = force;
     g.rows = rows;
     g.game_no = game_no;
     g.bail = &bail;
@@ -1651,7 +1662,20 @@ static int play_game(const uno_config *cfg, const uno_table *t, const uno_policy
 int uno_play_game(const uno_config *cfg, const uno_table *t, const uno_policy *pol, uno_rng *rng,
                   uno_trace *tr, uno_result *res)
 {
-    return play_game(cfg, t, pol, rng, tr, res, NULL, 0);
+    return play_game(cfg, t, pol, rng, tr, res, NULL, 0, NULL);
+}
+
+int uno_play_forced(const uno_config *cfg, const uno_table *t, const uno_policy *pol,
+                    const uint64_t key[4], uint64_t game, uno_force *force, uno_trace *tr,
+                    uno_result *res)
+{
+    uno_rng rng;
+    uno_rng_seed(&rng, key, game);
+    force->seen = 0;
+    force->hit_round = 0;
+    force->round_won = 0;
+    force->round_points = 0;
+    return play_game(cfg, t, pol, &rng, tr, res, NULL, game, force);
 }
 
 int uno_play_round(const uno_config *cfg, const uno_table *t, const uno_policy *pol, uno_rng *rng,
@@ -1698,7 +1722,7 @@ int uno_play_games(const uno_config *cfg, const uno_table *t, const uno_policy *
         uint64_t game = first_game + (uint64_t)i;
         int64_t rows_before = out->rows ? out->rows->n : 0;
         uno_rng_seed(&rng, key, game);
-        int st = play_game(cfg, t, pol, &rng, NULL, &res, out->rows, game);
+        int st = play_game(cfg, t, pol, &rng, NULL, &res, out->rows, game, NULL);
         if (st != UNO_OK) {
             if (out->rows)
                 out->rows->n = rows_before; /* only complete games keep their rows */

@@ -4,15 +4,28 @@
  * into a user's policy (UNO_POLICY_USER) through its callback.
  *
  * Each function must consume random numbers exactly as its Python twin:
- * the same calls, in the same order, under the same conditions.  Two
+ * the same calls, in the same order, under the same conditions, each from the
+ * deciding seat's stream of that kind of decision (uno_dec_*, UNO_DK_*).  Two
  * shortcuts keep that promise: bernoulli(p) consumes nothing for p <= 0 or
  * p >= 1, and pick(1) consumes nothing.
  */
 #include "uno.h"
 
-static inline int pick(uno_game *g, int n)
+static inline int pick(uno_game *g, int p, int kind, int n)
 {
-    return n == 1 ? 0 : (int)uno_rng_bounded(g->rng, (uint32_t)n);
+    return n == 1 ? 0 : (int)uno_dec_bounded(g, p, kind, (uint32_t)n);
+}
+
+/*
+ * The bluff knob with its state conditions (reference.BuiltinPolicy.tries_bluff):
+ * asked only when p holds a card that would be a bluff; nothing is drawn
+ * unless the next player holds <= bluff_next cards and p <= bluff_own.
+ */
+static inline int tries_bluff(uno_game *g, int p, const uno_policy *pol)
+{
+    if (g->hand_n[uno_next(g, p)] > pol->bluff_next || g->hand_n[p] > pol->bluff_own)
+        return 0;
+    return uno_dec_bernoulli(g, p, UNO_DK_BLUFF, pol->bluff);
 }
 
 /* Whether p holds a restricted card that would be a bluff now (reference.holds_bluff). */
@@ -66,7 +79,7 @@ static int random_play(uno_game *g, int p, const uno_policy *pol)
     const uint8_t *h = g->hand[p];
     int n = g->hand_n[p];
     int has_color = uno_holds_color(g, p);
-    int bluff_ok = holds_bluff(g, p, has_color) && uno_rng_bernoulli(g->rng, pol->bluff);
+    int bluff_ok = holds_bluff(g, p, has_color) && tries_bluff(g, p, pol);
     int opts[UNO_HAND_CAP + 1];
     int m = 0;
     for (int i = 0; i < n; i++) {
@@ -75,13 +88,13 @@ static int random_play(uno_game *g, int p, const uno_policy *pol)
             opts[m++] = i;
     }
     opts[m++] = UNO_DRAW;
-    return opts[pick(g, m)];
+    return opts[pick(g, p, UNO_DK_PICK, m)];
 }
 
 /* The bluff knob (C7, C12): the hand index of a restricted card to play illegally, or -1. */
 static int bluff_choice(uno_game *g, int p, const uno_policy *pol, int has_color)
 {
-    if (holds_bluff(g, p, has_color) && uno_rng_bernoulli(g->rng, pol->bluff)) {
+    if (holds_bluff(g, p, has_color) && tries_bluff(g, p, pol)) {
         const uint8_t *h = g->hand[p];
         for (int i = 0, n = g->hand_n[p]; i < n; i++)
             if (uno_restricted(g, h[i]))
@@ -98,7 +111,7 @@ static int greedy_play_scan(uno_game *g, int p, const uno_policy *pol)
         return bluff;
     int best = best_colored(g, p);
     if (best != UNO_DRAW)
-        return uno_rng_bernoulli(g->rng, pol->voluntary) ? UNO_DRAW : best;
+        return uno_dec_bernoulli(g, p, UNO_DK_VOLUNTARY, pol->voluntary) ? UNO_DRAW : best;
     return best_wild(g, p, has_color);
 }
 
@@ -138,7 +151,7 @@ static int greedy_play(uno_game *g, int p, const uno_policy *pol)
             }
         }
         if (best != UNO_DRAW)
-            return uno_rng_bernoulli(g->rng, pol->voluntary) ? UNO_DRAW : best;
+            return uno_dec_bernoulli(g, p, UNO_DK_VOLUNTARY, pol->voluntary) ? UNO_DRAW : best;
         for (int i = 0; i < n; i++) {
             int c = h[i];
             if (!match[c]) { /* a wild */
@@ -169,10 +182,10 @@ static int greedy_play(uno_game *g, int p, const uno_policy *pol)
         }
     }
     /* restricted cards are all wilds here: the first restricted card is restricted_wild */
-    if (has_color && restricted_wild >= 0 && uno_rng_bernoulli(g->rng, pol->bluff))
+    if (has_color && restricted_wild >= 0 && tries_bluff(g, p, pol))
         return restricted_wild;
     if (best != UNO_DRAW)
-        return uno_rng_bernoulli(g->rng, pol->voluntary) ? UNO_DRAW : best;
+        return uno_dec_bernoulli(g, p, UNO_DK_VOLUNTARY, pol->voluntary) ? UNO_DRAW : best;
     if (!has_color && restricted_wild >= 0)
         return restricted_wild;
     return wild;
@@ -308,7 +321,7 @@ static int strategic_play(uno_game *g, int p, const uno_policy *pol)
         return bluff;
     int best = strategic_best(g, p, has_color);
     if (best != UNO_DRAW && uno_color(g, g->hand[p][best]) != UNO_NO_COLOR &&
-        uno_rng_bernoulli(g->rng, pol->voluntary))
+        uno_dec_bernoulli(g, p, UNO_DK_VOLUNTARY, pol->voluntary))
         return UNO_DRAW;
     return best;
 }
@@ -317,19 +330,71 @@ static int strategic_play(uno_game *g, int p, const uno_policy *pol)
 /* The decisions                                                              */
 /* ------------------------------------------------------------------------- */
 
-int uno_choose_play(uno_game *g, int p)
+static int builtin_play(uno_game *g, int p, const uno_policy *pol)
 {
-    const uno_policy *pol = &g->pol[p];
     switch (pol->id) {
     case UNO_POLICY_RANDOM:
         return random_play(g, p, pol);
     case UNO_POLICY_GREEDY:
         return greedy_play(g, p, pol);
-    case UNO_POLICY_STRATEGIC:
-        return strategic_play(g, p, pol);
     default:
-        return call_user(g, p, UNO_DEC_PLAY, 0);
+        return strategic_play(g, p, pol);
     }
+}
+
+/*
+ * A bluff decision point of the seat being forced (uno_force,
+ * reference.Game.forced_play): p holds a restricted card that would be a
+ * bluff.  The policy decides first, drawing as usual; then, at the forced
+ * point, every stream but the bluff stream is wound back and the answer is
+ * either the first restricted card (bluff) or the policy's choice with the
+ * bluff knob off (the honest card, or a draw), drawing what that choice draws.
+ * Both alternatives thus leave the bluff stream where the policy left it, and
+ * the alternative that agrees with the policy's own choice replays it exactly.
+ */
+static int forced_play(uno_game *g, int p, const uno_policy *pol)
+{
+    uno_force *f = g->force;
+    if (!holds_bluff(g, p, uno_holds_color(g, p)))
+        return builtin_play(g, p, pol);
+    uint32_t saved[UNO_DK_SLOTS];
+    memcpy(saved, g->dec_n[p], sizeof saved);
+    int a = builtin_play(g, p, pol);
+    int i = f->seen++;
+    if (i < UNO_CF_MAX) {
+        uno_cf_point *pt = &f->pt[i];
+        pt->round = g->rounds;
+        pt->turn = g->turns;
+        pt->own = g->hand_n[p];
+        pt->other = g->hand_n[uno_next(g, p)];
+        pt->natural = a >= 0 && uno_restricted(g, g->hand[p][a]);
+        pt->truth = -1;
+        pt->q = -1.0;
+    }
+    if (i != f->index || f->value < 0)
+        return a;
+    f->hit_round = g->rounds;
+    uint32_t bluffs = g->dec_n[p][UNO_DK_BLUFF];
+    memcpy(g->dec_n[p], saved, sizeof saved);
+    g->dec_n[p][UNO_DK_BLUFF] = bluffs;
+    if (f->value) {
+        for (int j = 0, n = g->hand_n[p]; j < n; j++)
+            if (uno_restricted(g, g->hand[p][j]))
+                return j;
+    }
+    uno_policy honest = *pol;
+    honest.bluff = 0.0;
+    return builtin_play(g, p, &honest);
+}
+
+int uno_choose_play(uno_game *g, int p)
+{
+    const uno_policy *pol = &g->pol[p];
+    if (pol->id == UNO_POLICY_USER)
+        return call_user(g, p, UNO_DEC_PLAY, 0);
+    if (g->force && g->force->kind == UNO_CF_BLUFF && g->force->seat == p)
+        return forced_play(g, p, pol);
+    return builtin_play(g, p, pol);
 }
 
 int uno_choose_replacement(uno_game *g, int p)
@@ -352,7 +417,7 @@ int uno_choose_replacement(uno_game *g, int p)
 #if UNO_CHECK
         assert(m > 0);
 #endif
-        return opts[pick(g, m)];
+        return opts[pick(g, p, UNO_DK_PICK, m)];
     }
     int best = best_colored(g, p);
     return best != UNO_DRAW ? best : best_wild(g, p, has_color);
@@ -366,7 +431,7 @@ int uno_choose_color(uno_game *g, int p)
         return call_user(g, p, UNO_DEC_COLOR, 0);
     int base = 4 * g->side;
     if (pol->color_rule == UNO_COLOR_RANDOM)
-        return base + (int)uno_rng_bounded(g->rng, 4);
+        return base + (int)uno_dec_bounded(g, p, UNO_DK_COLOR, 4);
     int mine[4];
     color_counts(g, p, mine);
     int score[4] = {mine[0], mine[1], mine[2], mine[3]};
@@ -424,14 +489,68 @@ double uno_bluff_probability(const uno_game *g, int victim, int offender, int pr
     return 1.0 - q;
 }
 
+/*
+ * reference.BuiltinPolicy.wants_challenge: only a card played by the suspect
+ * (any seat when suspect < 0), only in the chosen states; then by the estimate
+ * (auto), by the posterior (posterior) or with probability `challenge`.
+ *
+ * The posterior P(bluff | the card was played) = q b / (q b + (1 - q)): q the
+ * victim's estimate that the offender held the previous color (could bluff),
+ * b the offender's assumed bluff rate when it could; a player who could not
+ * bluff is taken to play the card whenever it holds one.
+ */
+static int builtin_challenge(uno_game *g, int victim, int offender, int prev_color,
+                             const uno_policy *pol)
+{
+    if ((pol->suspect >= 0 && offender != pol->suspect) ||
+        g->hand_n[offender] > pol->challenge_offender || g->hand_n[victim] > pol->challenge_own)
+        return 0;
+    if (pol->challenge_auto)
+        return uno_bluff_probability(g, victim, offender, prev_color) > pol->challenge_threshold;
+    if (pol->challenge_posterior) {
+        double q = uno_bluff_probability(g, victim, offender, prev_color);
+        double num = q * pol->challenge_prior;
+        double den = num + (1.0 - q);
+        return den > 0.0 && num / den > pol->challenge_threshold;
+    }
+    return uno_dec_bernoulli(g, victim, UNO_DK_CHALLENGE, pol->challenge);
+}
+
+/* Whether p holds a card of `color` (a WD4 played with it in hand was a bluff, C7). */
+static int holds_that_color(const uno_game *g, int p, int color)
+{
+    const int8_t *col = g->t->card_color[g->side];
+    for (int i = 0, n = g->hand_n[p]; i < n; i++)
+        if (col[g->hand[p][i]] == color)
+            return 1;
+    return 0;
+}
+
 int uno_wants_challenge(uno_game *g, int victim, int offender, int prev_color)
 {
     const uno_policy *pol = &g->pol[victim];
     if (pol->id == UNO_POLICY_USER)
         return call_user(g, victim, UNO_DEC_CHALLENGE, offender | (prev_color + 1) << 8);
-    if (pol->challenge_auto)
-        return uno_bluff_probability(g, victim, offender, prev_color) > pol->challenge_threshold;
-    return uno_rng_bernoulli(g->rng, pol->challenge);
+    int a = builtin_challenge(g, victim, offender, prev_color, pol);
+    uno_force *f = g->force;
+    if (!f || f->kind != UNO_CF_CHALLENGE || f->seat != victim)
+        return a;
+    /* a challenge decision point of the seat being forced (see forced_play) */
+    int i = f->seen++;
+    if (i < UNO_CF_MAX) {
+        uno_cf_point *pt = &f->pt[i];
+        pt->round = g->rounds;
+        pt->turn = g->turns;
+        pt->own = g->hand_n[victim];
+        pt->other = g->hand_n[offender];
+        pt->natural = a;
+        pt->truth = prev_color >= 0 && holds_that_color(g, offender, prev_color);
+        pt->q = uno_bluff_probability(g, victim, offender, prev_color);
+    }
+    if (i != f->index || f->value < 0)
+        return a;
+    f->hit_round = g->rounds;
+    return f->value;
 }
 
 int uno_forgets_uno(uno_game *g, int p)
@@ -439,7 +558,7 @@ int uno_forgets_uno(uno_game *g, int p)
     const uno_policy *pol = &g->pol[p];
     if (pol->id == UNO_POLICY_USER)
         return call_user(g, p, UNO_DEC_FORGET_UNO, 0);
-    return uno_rng_bernoulli(g->rng, pol->forget_uno);
+    return uno_dec_bernoulli(g, p, UNO_DK_UNO, pol->forget_uno);
 }
 
 int uno_catches(uno_game *g, int q, int p)
@@ -447,7 +566,7 @@ int uno_catches(uno_game *g, int q, int p)
     const uno_policy *pol = &g->pol[q];
     if (pol->id == UNO_POLICY_USER)
         return call_user(g, q, UNO_DEC_CATCH, p);
-    return uno_rng_bernoulli(g->rng, pol->catch_uno);
+    return uno_dec_bernoulli(g, q, UNO_DK_CATCH, pol->catch_uno);
 }
 
 /*
@@ -472,7 +591,7 @@ int uno_choose_target(uno_game *g, int p, int card)
     int best = 0;
     switch (pol->target_rule) {
     case UNO_TARGET_RANDOM:
-        return cand[pick(g, m)];
+        return cand[pick(g, p, UNO_DK_TARGET, m)];
     case UNO_TARGET_NEXT:
         return cand[0];
     case UNO_TARGET_MOST:
@@ -505,10 +624,10 @@ int uno_choose_stack(uno_game *g, int p, int total)
     for (int i = 0, n = g->hand_n[p]; i < n; i++)
         if (uno_can_stack(g, h[i]) && !(uno_restricted(g, h[i]) && has_color))
             opts[m++] = i;
-    if (m == 0 || !uno_rng_bernoulli(g->rng, pol->stack))
+    if (m == 0 || !uno_dec_bernoulli(g, p, UNO_DK_STACK, pol->stack))
         return UNO_DRAW;
     if (pol->id == UNO_POLICY_RANDOM)
-        return opts[pick(g, m)];
+        return opts[pick(g, p, UNO_DK_PICK, m)];
     int best = opts[0];
     for (int j = 1; j < m; j++)
         if (uno_value(g, h[opts[j]]) > uno_value(g, h[best]))
@@ -522,7 +641,7 @@ int uno_wants_jump(uno_game *g, int p, int card)
     const uno_policy *pol = &g->pol[p];
     if (pol->id == UNO_POLICY_USER)
         return call_user(g, p, UNO_DEC_JUMP_IN, card);
-    return uno_rng_bernoulli(g->rng, pol->jump_in);
+    return uno_dec_bernoulli(g, p, UNO_DK_JUMP, pol->jump_in);
 }
 
 int uno_plays_drawn(uno_game *g, int p, int bluff)
@@ -530,7 +649,9 @@ int uno_plays_drawn(uno_game *g, int p, int bluff)
     const uno_policy *pol = &g->pol[p];
     if (pol->id == UNO_POLICY_USER)
         return call_user(g, p, UNO_DEC_PLAY_DRAWN, bluff);
-    return uno_rng_bernoulli(g->rng, bluff ? pol->bluff : pol->play_drawn);
+    if (bluff)
+        return tries_bluff(g, p, pol);
+    return uno_dec_bernoulli(g, p, UNO_DK_PLAY_DRAWN, pol->play_drawn);
 }
 
 /*

@@ -90,6 +90,44 @@ static inline void uno_rng_seed_deal(uno_rng *deal, const uno_rng *seeded, uint6
         deal->s[0] = 1;
 }
 
+/*
+ * Decision streams: true common random numbers for the policies.
+ *
+ * Every random decision of a policy draws from a stream of its own, keyed by
+ * (run key, game, round, seat, kind of decision): the n-th draw of seat s's
+ * stream of kind k in round r is
+ *
+ *     mix(stream + n * GAMMA),  stream = mix(round_key ^ (s * UNO_DK_SLOTS + k + 1) * MULT),
+ *     round_key = mix(seeded[0] ^ mix(seeded[1] ^ (DEC_TAG ^ r * ROUND_MULTIPLIER)))
+ *
+ * i.e. a splitmix64 sequence per stream, started from a key that depends on
+ * nothing but the game's seed state and the stream's coordinates.  Two runs
+ * whose policies differ in one knob therefore give every other decision
+ * exactly the same numbers: an extra draw (a bluff knob at 1e-12 instead of
+ * 0) moves only the bluff stream of that seat in that round, where a single
+ * shared stream would shift every later decision of the game.  Counter-based
+ * on purpose: a round touches a handful of streams, and deriving a key per
+ * draw costs less than seeding every stream at every round.
+ */
+#define UNO_RNG_DEC_TAG UINT64_C(0x13198A2E03707344) /* pi's fraction, continued */
+#define UNO_RNG_DEC_MULT UINT64_C(0xA0761D6478BD642F)
+#define UNO_RNG_GAMMA UINT64_C(0x9E3779B97F4A7C15)
+#define UNO_DK_SLOTS 16 /* streams per seat; the kinds are uno_decision_kind (uno.h) */
+
+static inline uint64_t uno_rng_dec_round_key(const uno_rng *seeded, uint64_t round)
+{
+    uint64_t r = UNO_RNG_DEC_TAG ^ (round * UNO_RNG_ROUND_MULTIPLIER);
+    return uno_rng_mix(seeded->s[0] ^ uno_rng_mix(seeded->s[1] ^ r));
+}
+
+/* The n-th 64-bit word of stream (seat, kind) of the round whose key is `round_key`. */
+static inline uint64_t uno_rng_dec_word(uint64_t round_key, int seat, int kind, uint32_t n)
+{
+    uint64_t id = (uint64_t)(seat * UNO_DK_SLOTS + kind + 1);
+    uint64_t stream = uno_rng_mix(round_key ^ (id * UNO_RNG_DEC_MULT));
+    return uno_rng_mix(stream + (uint64_t)n * UNO_RNG_GAMMA);
+}
+
 /* Raw xoshiro256** step: one uniformly distributed 64-bit word. */
 static inline uint64_t uno_rng_next(uno_rng *r)
 {

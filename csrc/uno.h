@@ -111,6 +111,7 @@
 
 #include <setjmp.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "rng.h"
 
@@ -120,6 +121,7 @@
 #define UNO_HAND_CAP 256 /* a hand can hold every card */
 #define UNO_NO_COLOR (-1)
 #define UNO_DRAW (-1)
+#define UNO_ANY 9999 /* a state condition that always holds */
 
 /* cards.Effect */
 enum uno_effect {
@@ -312,6 +314,26 @@ enum uno_decision {
 };
 #define UNO_DECIDE_ABORT (-1000) /* a callback's "stop the game" (error kept by the caller) */
 
+/*
+ * The kinds of random decision: each (seat, kind) draws from a stream of its
+ * own in every round (rng.h, "Decision streams"; reference.DK_*).
+ */
+enum uno_decision_kind {
+    UNO_DK_PICK = 0,      /* random: the card or seat picked among the options */
+    UNO_DK_BLUFF = 1,     /* bluff knob (also a drawn card that would be a bluff) */
+    UNO_DK_VOLUNTARY = 2, /* voluntary_draw */
+    UNO_DK_CHALLENGE = 3, /* challenge */
+    UNO_DK_UNO = 4,       /* forget_uno */
+    UNO_DK_CATCH = 5,     /* catch */
+    UNO_DK_PLAY_DRAWN = 6, /* play_drawn */
+    UNO_DK_COLOR = 7,     /* color=random */
+    UNO_DK_TARGET = 8,    /* target=random */
+    UNO_DK_STACK = 9,     /* stack */
+    UNO_DK_JUMP = 10,     /* jump_in */
+    UNO_DK_USER = 11,     /* a user policy's obs.randint */
+    UNO_DK_COUNT
+};
+
 struct uno_game;
 /*
  * A user policy's decisions: called for every decision of a seat whose id is
@@ -334,6 +356,13 @@ typedef struct uno_policy {
     int32_t target_rule;        /* UNO_TARGET_* */
     double stack;               /* C-H1: answer a draw card with a draw card */
     double jump_in;             /* C-H4: jump in with an identical card */
+    /* State conditions (UNO_ANY: none).  A bluff is tried only when the next player
+       holds <= bluff_next cards and this seat <= bluff_own; a challenge only when the
+       offender holds <= challenge_offender cards (after playing it), this seat <=
+       challenge_own, and the offender is `suspect` (-1: anyone). */
+    int32_t bluff_next, bluff_own, challenge_offender, challenge_own, suspect;
+    int32_t challenge_posterior; /* 1: challenge when the posterior P(bluff) > threshold */
+    double challenge_prior;      /* the offender's assumed bluff rate, for the posterior */
     uno_decide_fn decide;       /* UNO_POLICY_USER only */
     void *ctx;                  /* passed to decide */
 } uno_policy;
@@ -458,12 +487,42 @@ typedef struct uno_result {
  */
 typedef struct uno_round_rows uno_round_rows; /* defined with uno_play_games */
 
+/*
+ * Counterfactual forcing (uno_cf_*): the `index`-th decision point of kind
+ * `kind` (UNO_CF_BLUFF: a turn where `seat` holds a restricted card that would
+ * be a bluff; UNO_CF_CHALLENGE: a restricted card played on `seat`) gets the
+ * answer `value` (1 bluff / challenge, 0 the honest card / accept; -1: the
+ * policy's own).  The policy draws its random numbers as usual first, so the
+ * rest of the game sees the same streams.  Every decision point is counted,
+ * and the first UNO_CF_MAX are described in `pt`.
+ */
+enum { UNO_CF_BLUFF = 0, UNO_CF_CHALLENGE = 1 };
+#define UNO_CF_MAX 64
+typedef struct uno_cf_point {
+    int32_t round, turn;  /* where: the round (1-based) and the game's turn count */
+    int32_t own, other;   /* cards held by the seat, and by the next player (bluff) or the
+                             offender after playing (challenge) */
+    int32_t natural;      /* the policy's own answer */
+    int32_t truth;        /* challenge: 1 when the card was a bluff */
+    double q;             /* challenge: uno_bluff_probability, the seat's estimate */
+} uno_cf_point;
+typedef struct uno_force {
+    int32_t seat, kind, index, value;
+    int32_t seen;                /* decision points met so far */
+    int32_t hit_round;           /* the round of the forced point, or 0 */
+    int32_t round_won, round_points; /* that round: whether `seat` won it, its points */
+    uno_cf_point pt[UNO_CF_MAX];
+} uno_force;
+
 typedef struct uno_game {
     const uno_config *cfg;
     const uno_table *t;
     const uno_policy *pol; /* one per seat */
-    uno_rng *rng;    /* the policies' decisions */
+    uno_rng *rng;    /* the game's generator (seeds `seeded`; decisions use dec_*) */
     uno_rng seeded;  /* rng's state when the game began */
+    uint64_t dec_key; /* this round's decision streams (uno_rng_dec_round_key) */
+    uint32_t dec_n[UNO_MAX_PLAYERS][UNO_DK_SLOTS]; /* draws taken per stream this round */
+    uno_force *force; /* NULL, or a decision to force and record (counterfactuals) */
     uno_rng deal;    /* the table's cards this round: uno_rng_seed_deal */
     uno_trace *tr; /* NULL: no trace */
     uno_round_rows *rows; /* NULL: no round rows */
@@ -510,6 +569,42 @@ typedef struct uno_game {
     int launcher;  /* E2: UNO Extreme, the draw pile is the launcher (cfg->variant) */
     int silent;    /* E2: presses in a row that fired nothing, this round */
 } uno_game;
+
+/* Decision draws (rng.h, "Decision streams"): seat p's stream of kind k this round. */
+static inline uint64_t uno_dec_next(uno_game *g, int p, int k)
+{
+    return uno_rng_dec_word(g->dec_key, p, k, g->dec_n[p][k]++);
+}
+
+/* Uniform integer in [0, n) from seat p's stream k: uno_rng_bounded's method. */
+static inline uint32_t uno_dec_bounded(uno_game *g, int p, int k, uint32_t n)
+{
+    uint64_t l;
+    uint64_t hi = uno_rng_mul_hi_lo(uno_dec_next(g, p, k), n, &l);
+    if (l < n) {
+        const uint64_t t = (0 - (uint64_t)n) % n;
+        while (l < t)
+            hi = uno_rng_mul_hi_lo(uno_dec_next(g, p, k), n, &l);
+    }
+    return (uint32_t)hi;
+}
+
+/* True with probability q from seat p's stream k; q <= 0 or >= 1 draws nothing. */
+static inline int uno_dec_bernoulli(uno_game *g, int p, int k, double q)
+{
+    if (q <= 0.0)
+        return 0;
+    if (q >= 1.0)
+        return 1;
+    return (double)(uno_dec_next(g, p, k) >> 11) * 0x1.0p-53 < q;
+}
+
+/* A new round's decision streams (start_round, init_game). */
+static inline void uno_dec_round(uno_game *g, uint64_t round)
+{
+    g->dec_key = uno_rng_dec_round_key(&g->seeded, round);
+    memset(g->dec_n, 0, sizeof g->dec_n);
+}
 
 /* Queries on a state, shared by the engine and the policies. */
 
@@ -736,6 +831,15 @@ int uno_choose_discard(uno_game *g, int p, int need);
 int uno_choose_stack(uno_game *g, int p, int total);
 /* C-H4: whether p jumps in with its card identical to `card`. */
 int uno_wants_jump(uno_game *g, int p, int card);
+/*
+ * Plays game `game` of the run `key` (as uno_play_games does) with `force`
+ * (see uno_force): its decision points are counted and described, and the
+ * `force->index`-th one answered `force->value`.  Returns res->status.
+ */
+int uno_play_forced(const uno_config *cfg, const uno_table *t, const uno_policy *pol,
+                    const uint64_t key[4], uint64_t game, uno_force *force, uno_trace *tr,
+                    uno_result *res);
+
 /* reference.bluff_probability: what `victim` can estimate (see policy.c). */
 double uno_bluff_probability(const uno_game *g, int victim, int offender, int prev_color);
 

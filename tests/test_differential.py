@@ -84,6 +84,18 @@ def policy_set(name: str, players: int, rng: random.Random):
     if name == "one":
         return [spec("greedy" if s % 4 < 2 else "random", "most" if s % 2 else "random",
                      **(ONE_A if s % 2 == 0 else ONE_B)) for s in range(players)]
+    if name == "conditioned":  # the state conditions and the posterior at their extremes
+        pool = [
+            "greedy(bluff=1,bluff_next=1,challenge=1,challenge_offender=2)",
+            "random(bluff=1,bluff_own=0,challenge=posterior,challenge_prior=1,"
+            "challenge_threshold=0)",
+            "strategic(bluff=0.5,bluff_next=255,bluff_own=3,challenge=posterior,"
+            "challenge_prior=0,challenge_own=0)",
+            f"greedy(bluff=1,challenge=1,suspect={players - 1},challenge_own=255)",
+            "greedy(bluff=0.9,bluff_next=0,challenge=posterior,challenge_prior=0.5,"
+            "challenge_threshold=0.5,challenge_offender=0)",
+        ]
+        return [pool[(s + players) % len(pool)] for s in range(players)]
     # mixed: each seat its own policy, knobs drawn from {0, 0.2, 0.5, 0.9, 1}
     out = []
     for s in range(players):
@@ -93,14 +105,21 @@ def policy_set(name: str, players: int, rng: random.Random):
         if knobs.get("forget_uno") == 1 and knobs.get("catch") == 1:
             knobs["catch"] = 0.5
         if rng.random() < 0.3:
-            knobs["challenge"] = "auto"
+            knobs["challenge"] = rng.choice(["auto", "posterior"])
             knobs["challenge_threshold"] = rng.choice([0, 0.3, 0.5, 0.9, 1])
+            knobs["challenge_prior"] = rng.choice([0, 0.1, 0.5, 1])
+        for k in ("bluff_next", "bluff_own", "challenge_offender", "challenge_own"):
+            if rng.random() < 0.2:
+                knobs[k] = rng.choice([0, 1, 2, 5, "any"])
+        if rng.random() < 0.2:
+            knobs["suspect"] = rng.randrange(players)
         out.append(spec(rng.choice(["random", "greedy", "strategic"]),
                         rng.choice([None, "most", "random", "smart"]), **knobs))
     return out
 
 
-POLICY_SETS = ("greedy", "random", "strategic", "auto", "zero", "mid", "one", "mixed")
+POLICY_SETS = ("greedy", "random", "strategic", "auto", "zero", "mid", "one", "conditioned",
+               "mixed")
 MODES = ("standard", "elimination", "lowest", "teams")
 
 

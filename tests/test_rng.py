@@ -270,3 +270,55 @@ def test_shuffle_positions_are_uniform_on_108_cards():
             pos[_engine.rng_shuffle(key, g, 108).tolist().index(card)] += 1
         chi2 = (((pos - n / 108) ** 2) / (n / 108)).sum()
         assert chi2 < 161.0, (card, chi2)  # the 0.9995 quantile of chi-square(107)
+
+
+# --- decision streams (true common random numbers) ------------------------------
+
+@pytest.mark.parametrize("key,game", CASES[::3], ids=CASE_IDS[::3])
+@pytest.mark.parametrize("round_,seat,kind", [(0, 0, 0), (1, 3, 1), (12, 9, 11), (2**40, 5, 15)])
+def test_decision_words_match(key, game, round_, seat, kind):
+    from uno_sim.rng import DecisionStreams, seed_state
+
+    got = _engine.rng_decision_words(key, game, round_, seat, kind, 20).tolist()
+    streams = DecisionStreams(seed_state(key, game))
+    streams.new_round(round_)
+    assert got == [streams.word(seat, kind) for _ in range(20)]
+
+
+def test_decision_streams_are_distinct_and_look_independent():
+    """Every (round, seat, kind) stream differs, and their uniforms are uncorrelated."""
+    from scipy import stats
+
+    key = key_from_seed(77)
+    first = {}
+    for game in range(3):
+        for round_ in range(4):
+            for seat in range(10):
+                for kind in range(12):
+                    w = _engine.rng_decision_words(key, game, round_, seat, kind, 1)[0]
+                    first[(game, round_, seat, kind)] = int(w)
+    assert len(set(first.values())) == len(first)
+    # neighbouring streams (seat s and s + 1, kind k and k + 1, round r and r + 1) give
+    # uncorrelated uniforms, and each is uniform (Kolmogorov-Smirnov)
+    n = 4000
+    u = {c: (_engine.rng_decision_words(key, 0, c[0], c[1], c[2], n) >> np.uint64(11))
+         .astype(np.float64) * 2.0**-53 for c in [(1, 0, 1), (1, 1, 1), (1, 0, 2), (2, 0, 1)]}
+    base = u[(1, 0, 1)]
+    for c, x in u.items():
+        assert stats.kstest(x, "uniform").pvalue > 1e-4
+        if c != (1, 0, 1):
+            r = np.corrcoef(base, x)[0, 1]
+            assert abs(r) < 4 / np.sqrt(n), (c, r)  # 4 standard errors
+
+
+@pytest.mark.parametrize("engine", ["reference", "c"])
+def test_an_extra_draw_moves_no_other_decision(engine):
+    """A bluff knob at 1e-12 draws from the bluff stream only: the game is the same."""
+    import uno_sim
+
+    for game in range(3):
+        a = uno_sim.play_game(players=4, seed=3, game=game, trace=True, engine=engine,
+                              policies=["greedy(bluff=0)", "random", "greedy", "strategic"])
+        b = uno_sim.play_game(players=4, seed=3, game=game, trace=True, engine=engine,
+                              policies=["greedy(bluff=1e-12)", "random", "greedy", "strategic"])
+        assert a.events[1:] == b.events[1:]  # all but game_start, which names the policies

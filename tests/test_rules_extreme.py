@@ -442,7 +442,9 @@ def test_launcher_switches_round_trip_and_reach_both_engines():
     a = uno_sim.play_game(r, "random", seed=9, trace=True, engine="c")
     b = uno_sim.play_game(r, "random", seed=9, trace=True, engine="reference")
     assert a == b
-    assert all(len(e["cards"]) in (0, 2) for e in a.events if e["e"] == "press")
+    # the law fires 0 or 2 cards; 1 only when that emptied the launcher
+    assert all(len(e["cards"]) in (0, 2) or (len(e["cards"]) == 1 and e["left"] == 0)
+               for e in a.events if e["e"] == "press")
 
 
 def test_cli_runs_the_extreme_variant(tmp_path):
@@ -500,10 +502,11 @@ def test_user_policy_sees_the_launcher_and_aims_on_both_engines():
     assert r_ref == r_c and o_ref == o_c
     decisions = Counter(o.decision for o in o_ref)
     assert decisions["play"] > 0 and "play_drawn" not in decisions  # E3: never asked
-    assert decisions["target"] == 1  # E6: the user picks the Extreme Hit's target
-    (t,) = [o for o in o_ref if o.decision == "target"]
-    assert t.card == "WH" and set(t.actions) == {1, 2}
-    (aim,) = [e for e in r_ref.events if e["e"] == "aim" and e["p"] == 0]
+    assert decisions["target"] >= 1  # E6: the user picks the Extreme Hit's target
+    for t in [o for o in o_ref if o.decision == "target"]:
+        assert t.card == "WH" and set(t.actions) == {1, 2}
+    aims = [e for e in r_ref.events if e["e"] == "aim" and e["p"] == 0]
+    assert len(aims) == decisions["target"]
     # draw_pile counts the cards in the launcher: what the trace says it holds
     presses = [e for e in r_ref.events if e["e"] == "press" and e["by"] == 0
                and e["reason"] in ("cannot_play", "voluntary")]

@@ -27,6 +27,8 @@ cdef extern from "rng.h":
     double uno_rng_uniform(uno_rng *r) nogil
     int uno_rng_bernoulli(uno_rng *r, double p) nogil
     void uno_rng_shuffle_u8(uno_rng *r, uint8_t *a, int n) nogil
+    uint64_t uno_rng_dec_round_key(const uno_rng *seeded, uint64_t round) nogil
+    uint64_t uno_rng_dec_word(uint64_t round_key, int seat, int kind, uint32_t n) nogil
 
 
 # --- PRNG test hooks ---
@@ -77,6 +79,17 @@ cdef cnp.ndarray _bounded_array(uno_rng *r, uint32_t bound, Py_ssize_t n):
         raise ValueError("bound must be >= 1")
     for i in range(n):
         out[i] = uno_rng_bounded(r, bound)
+    return out
+
+
+def rng_decision_words(key, uint64_t game, uint64_t round, int seat, int kind, Py_ssize_t n):
+    """First ``n`` words of decision stream (seat, kind) of a round (uint64 array)."""
+    cdef uno_rng r = _seeded(key, game)
+    cdef uint64_t rk = uno_rng_dec_round_key(&r, round)
+    cdef cnp.ndarray[cnp.uint64_t, ndim=1] out = np.empty(n, dtype=np.uint64)
+    cdef Py_ssize_t i
+    for i in range(n):
+        out[i] = uno_rng_dec_word(rk, seat, kind, <uint32_t>i)
     return out
 
 
@@ -168,6 +181,8 @@ cdef extern from "uno.h":
         UNO_ERR_POLICY
         UNO_POLICY_USER
         UNO_DECIDE_ABORT
+        UNO_DK_USER
+        UNO_CF_MAX
         UNO_MAX_TURNS
         UNO_MAX_ROUNDS
         UNO_LAUNCH_MAX
@@ -224,8 +239,19 @@ cdef extern from "uno.h":
         double challenge_threshold
         int32_t target_rule
         double stack, jump_in
+        int32_t bluff_next, bluff_own, challenge_offender, challenge_own, suspect
+        int32_t challenge_posterior
+        double challenge_prior
         uno_decide_fn decide
         void *ctx
+
+    ctypedef struct uno_cf_point:
+        int32_t round, turn, own, other, natural, truth
+        double q
+
+    ctypedef struct uno_force:
+        int32_t seat, kind, index, value, seen, hit_round, round_won, round_points
+        uno_cf_point pt[64]
 
     ctypedef struct uno_event:
         int32_t type, p, a, b, c, off, len
@@ -290,6 +316,10 @@ cdef extern from "uno.h":
     int uno_play_games(const uno_config *cfg, const uno_table *t, const uno_policy *pol,
                        const uint64_t *key, uint64_t first_game, int64_t n_games,
                        uno_columns *out) nogil
+    int uno_play_forced(const uno_config *cfg, const uno_table *t, const uno_policy *pol,
+                        const uint64_t *key, uint64_t game, uno_force *force, uno_trace *tr,
+                        uno_result *res) nogil
+    uint32_t uno_dec_bounded(uno_game *g, int p, int k, uint32_t n) nogil
 
 
 # Event types, in the order of enum uno_event_type.
@@ -416,14 +446,17 @@ cdef void _point_rows(uno_round_rows *rows, dict cols, int64_t cap) except *:
 
 
 cdef class _Bounded:
-    """obs.randint's source: the game's generator, live during one decision only."""
+    """obs.randint's source: the seat's user stream (UNO_DK_USER), live during one decision."""
 
-    cdef uno_rng *r
+    cdef uno_game *g
+    cdef int seat
 
     def __call__(self, uint32_t n):
-        if self.r == NULL:
+        if self.g == NULL:
             raise RuntimeError("this observation is no longer live")
-        return uno_rng_bounded(self.r, n)
+        if n < 1:
+            raise ValueError("randint(n) needs 1 <= n < 2**32")
+        return uno_dec_bounded(self.g, self.seat, UNO_DK_USER, n)
 
 
 cdef object _raw_state(uno_game *g, int seat):
@@ -446,14 +479,44 @@ cdef int _user_decide(void *ctx, uno_game *g, int seat, int decision, int arg) n
     """uno_policy.decide for a user seat: ask its UserSeat; keep any error for the caller."""
     cdef Engine eng = <Engine>ctx
     cdef _Bounded b = _Bounded()
-    b.r = g.rng
+    b.g = g
+    b.seat = seat
     try:
         return eng.users[seat].decide(_raw_state(g, seat), decision, arg, b)
     except BaseException as exc:
         eng.error = exc
         return UNO_DECIDE_ABORT
     finally:
-        b.r = NULL
+        b.g = NULL
+
+
+cdef void _fill_policy(uno_policy *q, dict f) except *:
+    """uno_policy from its fields by name (uno_sim.engine.POLICY_FIELDS), each exactly once."""
+    try:
+        q.id = f.pop("id")
+        q.color_rule = f.pop("color_rule")
+        q.bluff = f.pop("bluff")
+        q.challenge = f.pop("challenge")
+        q.forget_uno = f.pop("forget_uno")
+        q.catch_uno = f.pop("catch_uno")
+        q.play_drawn = f.pop("play_drawn")
+        q.voluntary = f.pop("voluntary")
+        q.challenge_auto = f.pop("challenge_auto")
+        q.challenge_threshold = f.pop("challenge_threshold")
+        q.target_rule = f.pop("target_rule")
+        q.stack = f.pop("stack")
+        q.jump_in = f.pop("jump_in")
+        q.bluff_next = f.pop("bluff_next")
+        q.bluff_own = f.pop("bluff_own")
+        q.challenge_offender = f.pop("challenge_offender")
+        q.challenge_own = f.pop("challenge_own")
+        q.suspect = f.pop("suspect")
+        q.challenge_posterior = f.pop("challenge_posterior")
+        q.challenge_prior = f.pop("challenge_prior")
+    except KeyError as exc:
+        raise RulesError(f"invalid policy fields: {exc.args[0]!r} missing") from None
+    if f:
+        raise RulesError(f"invalid policy fields: unknown {', '.join(map(repr, f))}")
 
 
 cdef void _key(key, uint64_t *k) except *:
@@ -528,11 +591,7 @@ cdef class Engine:
             raise RulesError("invalid players or policies for the C engine")
         memset(self.pol, 0, sizeof(self.pol))
         for i, p in enumerate(policies):
-            (self.pol[i].id, self.pol[i].color_rule, self.pol[i].bluff, self.pol[i].challenge,
-             self.pol[i].forget_uno, self.pol[i].catch_uno, self.pol[i].play_drawn,
-             self.pol[i].voluntary, self.pol[i].challenge_auto,
-             self.pol[i].challenge_threshold, self.pol[i].target_rule, self.pol[i].stack,
-             self.pol[i].jump_in) = p
+            _fill_policy(&self.pol[i], dict(p))
         self.users = list(users) if users is not None else [None] * len(policies)
         self.error = None
         for i in range(len(policies)):
@@ -622,6 +681,46 @@ cdef class Engine:
                 st = uno_play_game(&cfg, &self.table, self.pol, &rng, trp, &res)
             self._check(st, &res, trp, &cfg)
             return self._result(&res), (self._decode(trp) if trace else None)
+        finally:
+            uno_trace_free(&tr)
+
+    def play_forced(self, key, uint64_t game, int seat, int kind, int index=-1, int value=-1,
+                    bint trace=False):
+        """Game ``game`` with a decision point forced (uno_play_forced, reference.Force).
+
+        ``kind`` 0 bluff, 1 challenge; the ``index``-th decision point of ``seat``
+        is answered ``value`` (-1: the policy's own).  Returns (result dict, force
+        dict, events or None): the force dict has ``seen`` (points met), ``points``
+        (the first UNO_CF_MAX, each a dict of uno_cf_point), ``hit_round``,
+        ``round_won`` and ``round_points``.
+        """
+        cdef uint64_t k[4]
+        cdef uno_result res
+        cdef uno_force f
+        cdef uno_trace tr
+        cdef uno_trace *trp = NULL
+        cdef int st, i
+        if not 0 <= seat < self.cfg.players or kind not in (0, 1):
+            raise RulesError(f"invalid decision point: seat {seat}, kind {kind}")
+        if self.pol[seat].id == UNO_POLICY_USER:
+            raise RulesError(f"invalid seat {seat}: counterfactuals need a built-in policy")
+        _key(key, k)
+        memset(&f, 0, sizeof(f))
+        f.seat, f.kind, f.index, f.value = seat, kind, index, value
+        uno_trace_init(&tr)
+        if trace:
+            trp = &tr
+        try:
+            with nogil:
+                st = uno_play_forced(&self.cfg, &self.table, self.pol, k, game, &f, trp, &res)
+            self._check(st, &res, trp, &self.cfg, game)
+            pts = [{"round": f.pt[i].round, "turn": f.pt[i].turn, "own": f.pt[i].own,
+                    "other": f.pt[i].other, "natural": f.pt[i].natural,
+                    "truth": f.pt[i].truth, "q": f.pt[i].q}
+                   for i in range(min(f.seen, UNO_CF_MAX))]
+            forced = {"seen": f.seen, "points": pts, "hit_round": f.hit_round,
+                      "round_won": f.round_won, "round_points": f.round_points}
+            return self._result(&res), forced, (self._decode(trp) if trace else None)
         finally:
             uno_trace_free(&tr)
 

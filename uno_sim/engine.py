@@ -49,17 +49,34 @@ def _config(rules: Rules) -> tuple:
     )
 
 
+# uno_policy's fields, filled by name (Engine._fill_policy); USER_POLICY gives a user seat's.
+POLICY_FIELDS = ("id", "color_rule", "bluff", "challenge", "forget_uno", "catch_uno",
+                 "play_drawn", "voluntary", "challenge_auto", "challenge_threshold",
+                 "target_rule", "stack", "jump_in", "bluff_next", "bluff_own",
+                 "challenge_offender", "challenge_own", "suspect", "challenge_posterior",
+                 "challenge_prior")
+
+
 def _policy(spec) -> tuple:
-    """uno_policy as a tuple: id, color rule, knobs, challenge_auto, threshold, target rule."""
+    """uno_policy as (field, value) pairs, every field of POLICY_FIELDS once."""
     if spec.name == "user":
-        return (spec.policy_id, 0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0, 0.5, 0, 0.0, 0.0)
-    k = spec.knobs()
-    auto = k["challenge"] == "auto"
-    return (spec.policy_id, COLOR_RULES.index(k["color"]), float(k["bluff"]),
-            0.0 if auto else float(k["challenge"]), float(k["forget_uno"]), float(k["catch"]),
-            float(k["play_drawn"]), float(k["voluntary_draw"]), int(auto),
-            float(k["challenge_threshold"]), TARGET_RULES.index(k["target"]), float(k["stack"]),
-            float(k["jump_in"]))
+        d = dict.fromkeys(POLICY_FIELDS, 0)
+        d.update(id=spec.policy_id, challenge_threshold=0.5, suspect=-1)
+        return tuple(d.items())
+    k = spec.c_knobs()
+    d = {"id": spec.policy_id, "color_rule": COLOR_RULES.index(k["color"]),
+         "bluff": float(k["bluff"]), "challenge": float(k["challenge"]),
+         "forget_uno": float(k["forget_uno"]), "catch_uno": float(k["catch"]),
+         "play_drawn": float(k["play_drawn"]), "voluntary": float(k["voluntary_draw"]),
+         "challenge_auto": int(k["challenge_auto"]),
+         "challenge_threshold": float(k["challenge_threshold"]),
+         "target_rule": TARGET_RULES.index(k["target"]), "stack": float(k["stack"]),
+         "jump_in": float(k["jump_in"]), "bluff_next": k["bluff_next"],
+         "bluff_own": k["bluff_own"], "challenge_offender": k["challenge_offender"],
+         "challenge_own": k["challenge_own"], "suspect": k["suspect"],
+         "challenge_posterior": int(k["challenge_posterior"]),
+         "challenge_prior": float(k["challenge_prior"])}
+    return tuple((f, d[f]) for f in POLICY_FIELDS)
 
 
 def _make_engine(rules: Rules, policies: tuple, deck, users=None) -> "_engine.Engine":

@@ -15,23 +15,32 @@ from .rules import RulesError
 COLOR_RULES = ("most", "random", "smart")
 TARGET_RULES = ("most", "fewest", "next", "random")  # policy.c UNO_TARGET_*
 AUTO = "auto"  # challenge=auto: challenge when the estimated P(bluff) > challenge_threshold
+POSTERIOR = "posterior"  # challenge=posterior: when the posterior P(bluff) > challenge_threshold
+ANY = "any"  # a state condition that always holds
+ANY_SIZE = 9999  # uno.h UNO_ANY: ANY as a hand size
+MAX_SIZE = 255  # the largest hand size a condition may name (a hand holds at most 255 cards)
+# the state conditions: hand sizes (0..MAX_SIZE or any), and the suspect seat (0..9 or any)
+SIZE_KNOBS = ("bluff_next", "bluff_own", "challenge_offender", "challenge_own")
+SEAT_KNOBS = ("suspect",)
 
 _COMMON = {"forget_uno": 0.05, "catch": 0.5, "challenge_threshold": 0.5}
+_STATE = {"bluff_next": ANY, "bluff_own": ANY, "challenge_offender": ANY, "challenge_own": ANY,
+          "suspect": ANY, "challenge_prior": 0.5}
 
 # name -> (policy id in both engines, {knob: default})
 POLICIES = {
     "random": (0, {
         "bluff": 0.5, "challenge": 0.5, **_COMMON, "play_drawn": 0.5, "voluntary_draw": 0.0,
-        "color": "random", "target": "random", "stack": 0.5, "jump_in": 0.5,
+        "color": "random", "target": "random", "stack": 0.5, "jump_in": 0.5, **_STATE,
     }),
     "greedy": (1, {
         "bluff": 0.0, "challenge": 0.0, **_COMMON, "play_drawn": 1.0, "voluntary_draw": 0.0,
-        "color": "most", "target": "fewest", "stack": 1.0, "jump_in": 1.0,
+        "color": "most", "target": "fewest", "stack": 1.0, "jump_in": 1.0, **_STATE,
     }),
     "strategic": (2, {
         "bluff": 0.0, "challenge": AUTO, **_COMMON, "challenge_threshold": 0.9,
         "play_drawn": 1.0, "voluntary_draw": 0.0, "color": "smart", "target": "fewest",
-        "stack": 1.0, "jump_in": 1.0,
+        "stack": 1.0, "jump_in": 1.0, **_STATE,
     }),
 }
 USER_POLICY_ID = 3  # a user's Python policy (uno_sim.userpolicy)
@@ -39,11 +48,21 @@ USER_POLICY_ID = 3  # a user's Python policy (uno_sim.userpolicy)
 KNOB_HELP = {
     "bluff": "probability of playing a restricted wild (WD4) illegally when one is held "
              "and a card of the active color is too (C7, C12)",
-    "challenge": "probability of challenging a WD4 played on this seat, or auto: challenge "
-                 "when the estimated probability that it was a bluff exceeds "
-                 "challenge_threshold (C12)",
-    "challenge_threshold": "with challenge=auto, the estimated bluff probability above which "
+    "challenge": "probability of challenging a WD4 played on this seat; auto: challenge "
+                 "when the estimated probability that the player could bluff exceeds "
+                 "challenge_threshold; posterior: when the posterior probability of a bluff "
+                 "(that estimate combined with challenge_prior) exceeds it (C12)",
+    "challenge_threshold": "with challenge=auto or posterior, the probability above which "
                            "to challenge (C12)",
+    "challenge_prior": "with challenge=posterior, the assumed rate at which the player who "
+                       "played the WD4 bluffs when it can (C12)",
+    "bluff_next": "bluff only when the next player holds at most this many cards (any: always)",
+    "bluff_own": "bluff only when this seat holds at most this many cards (any: always)",
+    "challenge_offender": "challenge only when the player who played the WD4 holds at most "
+                          "this many cards after it (any: always)",
+    "challenge_own": "challenge only when this seat holds at most this many cards (any: always)",
+    "suspect": "challenge only WD4s played by this seat (any: every player); for focal-seat "
+               "studies where only one player bluffs",
     "forget_uno": "probability of forgetting to say UNO on the second-to-last card (C13)",
     "catch": "probability of catching an opponent who forgot UNO (C13)",
     "play_drawn": "probability of playing a legally playable drawn card when the rules leave "
@@ -64,7 +83,8 @@ KNOB_HELP = {
 }
 
 KNOB_RANGE = {"color": " | ".join(COLOR_RULES), "target": " | ".join(TARGET_RULES),
-              "challenge": "0..1 | auto"}
+              "challenge": "0..1 | auto | posterior", "suspect": "0..9 | any",
+              **{k: f"0..{MAX_SIZE} | any" for k in SIZE_KNOBS}}
 
 POLICY_HELP = {
     "random": "uniform over the playable cards and drawing; uniform color",
@@ -96,6 +116,19 @@ class PolicySpec:
 
     def knobs(self) -> dict:
         return {k: self.knob(k) for k in POLICIES[self.name][1]}
+
+    def c_knobs(self) -> dict:
+        """The knobs as both engines read them: ANY as a number, challenge split into
+        a probability and the auto / posterior flags."""
+        k = self.knobs()
+        mode = k["challenge"]
+        k["challenge_auto"] = mode == AUTO
+        k["challenge_posterior"] = mode == POSTERIOR
+        k["challenge"] = 0.0 if mode in (AUTO, POSTERIOR) else float(mode)
+        for key in SIZE_KNOBS:
+            k[key] = ANY_SIZE if k[key] == ANY else int(k[key])
+        k["suspect"] = -1 if k["suspect"] == ANY else int(k["suspect"])
+        return k
 
     def __str__(self) -> str:
         if not self.params:
@@ -163,15 +196,26 @@ def parse_policy(spec) -> PolicySpec:
                                  f"{', '.join(allowed)}")
             params[key] = text
             continue
-        if key == "challenge" and text == AUTO:
-            params[key] = AUTO
+        if key == "challenge" and text in (AUTO, POSTERIOR):
+            params[key] = text
+            continue
+        if key in SIZE_KNOBS or key in SEAT_KNOBS:
+            top = MAX_SIZE if key in SIZE_KNOBS else 9
+            if text == ANY:
+                params[key] = ANY
+                continue
+            if not re.fullmatch(r"\d{1,4}", text) or int(text) > top:
+                raise RulesError(f"invalid {key} {text!r} for policy {name}: expected an integer "
+                                 f"0..{top} or {ANY}")
+            params[key] = int(text)
             continue
         try:
             value = float(text)
         except ValueError:
             value = float("nan")
         if not 0.0 <= value <= 1.0:
-            what = "a probability in [0, 1]" + (" or auto" if key == "challenge" else "")
+            what = "a probability in [0, 1]" + (" or auto or posterior" if key == "challenge"
+                                                else "")
             raise RulesError(f"invalid {key} {text!r} for policy {name}: expected {what}")
         params[key] = value
     return PolicySpec(name, params)
@@ -189,4 +233,9 @@ def seat_policies(policy, players: int, seats: dict | None = None) -> list[Polic
         if not isinstance(seat, int) or not 0 <= seat < players:
             raise RulesError(f"invalid seat {seat!r}: expected 0..{players - 1}")
         specs[seat] = parse_policy(spec)
+    for spec in specs:
+        suspect = spec.params.get("suspect", ANY) if isinstance(spec, PolicySpec) else ANY
+        if suspect != ANY and suspect >= players:
+            raise RulesError(f"invalid suspect {suspect} in {spec}: expected a seat 0..{players - 1}"
+                             f" or {ANY}")
     return specs

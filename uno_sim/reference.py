@@ -10,12 +10,14 @@ Conventions shared with the C engine
 * Piles are lists whose *last* element is the top card.  Hands are lists;
   playing removes a card by swapping the last card into its slot.
 * A drawn card is appended to the hand.
-* Two kinds of random stream: the game's generator ``rng`` serves the
-  policies' decisions; the table's cards (dealer draw, the shuffle of each
-  round, starter cards put back, reshuffles) come from ``deal``, a stream
-  rebuilt at each round from the game's seed state and the round number
-  (``uno_sim.rng.deal_state``), so a (seed, game) deals every round the same
-  whatever the policies do.
+* Two kinds of random stream, both derived from the game's seed state.  The
+  table's cards (dealer draw, the shuffle of each round, starter cards put
+  back, reshuffles) come from ``deal``, a stream rebuilt at each round from
+  the round number (``uno_sim.rng.deal_state``), so a (seed, game) deals every
+  round the same whatever the policies do.  Each policy decision draws from
+  the stream of its (round, seat, kind of decision) (``uno_sim.rng.
+  DecisionStreams``, the ``DK_*`` kinds below), so a knob that draws one more
+  number moves no other decision: true common random numbers.
 * ``Rng.bernoulli(p)`` consumes nothing for p <= 0 or p >= 1, and ``pick(n)``
   consumes nothing for n == 1, so knobs at their extremes are free.
 """
@@ -27,7 +29,9 @@ from dataclasses import dataclass, field
 from .cards import (COLORS, CUSTOM_RULES, NO_COLOR, SIDES, DrawReason, Effect, Starter,
                     deck_for)
 from .policies import PolicySpec, seat_policies
-from .rng import Rng, deal_state, key_from_seed
+from .rng import (DK_BLUFF, DK_CATCH, DK_CHALLENGE, DK_COLOR, DK_JUMP, DK_PICK, DK_PLAY_DRAWN,
+                  DK_STACK, DK_TARGET, DK_UNO, DK_VOLUNTARY, DecisionStreams, Rng, SeatStreams,
+                  deal_state, key_from_seed)
 from .rules import STACKING, Rules, RulesError
 
 DRAW = -1  # the "draw a card" action of choose_play
@@ -68,10 +72,10 @@ def target_candidates(g: "Game", p: int) -> list[int]:
 
 
 class BuiltinPolicy:
-    def __init__(self, spec: PolicySpec, rng: Rng):
+    def __init__(self, spec: PolicySpec, rand: SeatStreams):
         self.spec = spec
-        self.rng = rng
-        k = spec.knobs()
+        self.rand = rand  # this seat's decision streams
+        k = spec.c_knobs()
         self.bluff = k["bluff"]
         self.challenge_p = k["challenge"]
         self.forget_p = k["forget_uno"]
@@ -79,20 +83,35 @@ class BuiltinPolicy:
         self.play_drawn_p = k["play_drawn"]
         self.voluntary_p = k["voluntary_draw"]
         self.color_rule = k["color"]
-        self.challenge_auto = k["challenge"] == "auto"
+        self.challenge_auto = k["challenge_auto"]
+        self.challenge_posterior = k["challenge_posterior"]
+        self.challenge_prior = k["challenge_prior"]
         self.challenge_threshold = k["challenge_threshold"]
         self.target_rule = k["target"]
         self.stack_p = k["stack"]
         self.jump_p = k["jump_in"]
+        self.bluff_next, self.bluff_own = k["bluff_next"], k["bluff_own"]
+        self.challenge_offender, self.challenge_own = k["challenge_offender"], k["challenge_own"]
+        self.suspect = k["suspect"]
 
-    def pick(self, n: int) -> int:
-        return 0 if n == 1 else self.rng.bounded(n)
+    def pick(self, n: int, kind: int = DK_PICK) -> int:
+        return 0 if n == 1 else self.rand.bounded(kind, n)
+
+    def tries_bluff(self, g: "Game", p: int) -> bool:
+        """The bluff knob with its state conditions (policy.c tries_bluff).
+
+        Asked only when p holds a card that would be a bluff; nothing is drawn
+        unless the next player holds <= bluff_next cards and p <= bluff_own.
+        """
+        if len(g.hands[g.adv(p, 1)]) > self.bluff_next or len(g.hands[p]) > self.bluff_own:
+            return False
+        return self.rand.bernoulli(DK_BLUFF, self.bluff)
 
     def choose_color(self, g: "Game", p: int) -> int:
         """One of the four colors of the side in play (colors 4*side .. 4*side+3)."""
         base = 4 * g.side
         if self.color_rule == "random":
-            return base + self.rng.bounded(4)
+            return base + self.rand.bounded(DK_COLOR, 4)
         counts = color_counts(g, p)
         if self.color_rule == "smart":
             # held, already played (fewer left for the others), failed by the next player;
@@ -115,26 +134,43 @@ class BuiltinPolicy:
         return base + best
 
     def wants_challenge(self, g, p, offender, prev_color) -> bool:
+        """C12: only a card of the suspect, in the chosen states; then auto, posterior or p.
+
+        posterior: P(bluff | played) = q b / (q b + (1 - q)), q the estimate that
+        the offender could bluff (bluff_probability), b its assumed bluff rate
+        (challenge_prior); one who could not bluff plays the card when it holds one.
+        """
+        if ((self.suspect >= 0 and offender != self.suspect)
+                or len(g.hands[offender]) > self.challenge_offender
+                or len(g.hands[p]) > self.challenge_own):
+            return False
         if self.challenge_auto:
             return bluff_probability(g, p, offender, prev_color) > self.challenge_threshold
-        return self.rng.bernoulli(self.challenge_p)
+        if self.challenge_posterior:
+            q = bluff_probability(g, p, offender, prev_color)
+            num = q * self.challenge_prior
+            den = num + (1.0 - q)
+            return den > 0.0 and num / den > self.challenge_threshold
+        return self.rand.bernoulli(DK_CHALLENGE, self.challenge_p)
 
     def forgets_uno(self, g, p) -> bool:
-        return self.rng.bernoulli(self.forget_p)
+        return self.rand.bernoulli(DK_UNO, self.forget_p)
 
     def catches(self, g, p, forgetter) -> bool:
-        return self.rng.bernoulli(self.catch_p)
+        return self.rand.bernoulli(DK_CATCH, self.catch_p)
 
     def bluff_choice(self, g: "Game", p: int):
         """The bluff knob (C7, C12): index of a restricted card to play illegally, or None."""
-        if g.holds_bluff(p) and self.rng.bernoulli(self.bluff):
+        if g.holds_bluff(p) and self.tries_bluff(g, p):
             for i, c in enumerate(g.hands[p]):
                 if g.is_bluff(p, c):
                     return i
         return None
 
     def plays_drawn(self, g, p, bluff: bool) -> bool:
-        return self.rng.bernoulli(self.bluff if bluff else self.play_drawn_p)
+        if bluff:
+            return self.tries_bluff(g, p)
+        return self.rand.bernoulli(DK_PLAY_DRAWN, self.play_drawn_p)
 
     def choose_discard(self, g: "Game", p: int, need: int) -> int:
         """S3 seven / three: the hand index of a card to put down (`need` still to go).
@@ -156,7 +192,7 @@ class BuiltinPolicy:
         without a legal answer.
         """
         opts = [i for i, c in enumerate(g.hands[p]) if g.can_stack(c) and not g.is_bluff(p, c)]
-        if not opts or not self.rng.bernoulli(self.stack_p):
+        if not opts or not self.rand.bernoulli(DK_STACK, self.stack_p):
             return DRAW
         return self.stack_pick(g, p, opts)
 
@@ -170,7 +206,7 @@ class BuiltinPolicy:
 
     def wants_jump(self, g: "Game", p: int, card: int) -> bool:
         """C-H4: jump in with the card identical to `card` (the top of the discard pile)."""
-        return self.rng.bernoulli(self.jump_p)
+        return self.rand.bernoulli(DK_JUMP, self.jump_p)
 
     def choose_target(self, g: "Game", p: int, card: int) -> int:
         """P2: the opponent a targeted card aims at (the target knob).
@@ -183,7 +219,7 @@ class BuiltinPolicy:
             return p
         rule = self.target_rule
         if rule == "random":
-            return cand[self.pick(len(cand))]
+            return cand[self.pick(len(cand), DK_TARGET)]
         if rule == "next":
             return cand[0]
         best = cand[0]
@@ -197,7 +233,7 @@ class BuiltinPolicy:
 class RandomPolicy(BuiltinPolicy):
     def choose_play(self, g: "Game", p: int) -> int:
         hand = g.hands[p]
-        bluff_ok = g.holds_bluff(p) and self.rng.bernoulli(self.bluff)
+        bluff_ok = g.holds_bluff(p) and self.tries_bluff(g, p)
         options = [i for i, c in enumerate(hand)
                    if g.playable(c) and (bluff_ok or not g.is_bluff(p, c))]
         options.append(DRAW)
@@ -217,7 +253,7 @@ class GreedyPolicy(BuiltinPolicy):
         if bluff is not None:
             return bluff
         best = self.best_colored(g, p)
-        if best != DRAW and self.rng.bernoulli(self.voluntary_p):
+        if best != DRAW and self.rand.bernoulli(DK_VOLUNTARY, self.voluntary_p):
             return DRAW
         if best != DRAW:
             return best
@@ -307,7 +343,7 @@ class StrategicPolicy(BuiltinPolicy):
             return bluff
         best = self.best(g, p)
         if best != DRAW and g.kind(hand[best]).color != NO_COLOR \
-                and self.rng.bernoulli(self.voluntary_p):
+                and self.rand.bernoulli(DK_VOLUNTARY, self.voluntary_p):
             return DRAW
         return best
 
@@ -368,11 +404,11 @@ class StrategicPolicy(BuiltinPolicy):
 POLICY_CLASSES = {"random": RandomPolicy, "greedy": GreedyPolicy, "strategic": StrategicPolicy}
 
 
-def make_policy(spec, rng: Rng, seat: int):
+def make_policy(spec, streams: DecisionStreams, seat: int):
     if spec.name == "user":
         from .userpolicy import ReferenceUserSeat
         return ReferenceUserSeat(spec, seat)
-    return POLICY_CLASSES[spec.name](spec, rng)
+    return POLICY_CLASSES[spec.name](spec, SeatStreams(streams, seat))
 
 
 # ---------------------------------------------------------------------------
@@ -402,6 +438,44 @@ class GameResult:
         return d
 
 
+FORCE_POINTS = 64  # decision points described per game (uno.h UNO_CF_MAX)
+
+
+@dataclass
+class ForcePoint:
+    """One decision point met under a Force (uno.h uno_cf_point)."""
+
+    round: int
+    turn: int
+    own: int  # cards held by the seat
+    other: int  # bluff: the next player's cards; challenge: the offender's, after playing
+    natural: int  # the policy's own answer
+    truth: int = -1  # challenge: 1 when the card was a bluff
+    q: float = -1.0  # challenge: the seat's estimate that the offender could bluff
+
+
+@dataclass
+class Force:
+    """Counterfactual forcing (uno.h uno_force).
+
+    ``kind`` "bluff": a turn where ``seat`` holds a restricted card that would be
+    a bluff; "challenge": a restricted card played on ``seat``.  The
+    ``index``-th decision point gets the answer ``value`` (1 bluff / challenge,
+    0 the honest card / accept, -1 the policy's own); every point is counted and
+    the first FORCE_POINTS described.
+    """
+
+    seat: int
+    kind: str
+    index: int = -1
+    value: int = -1
+    seen: int = 0
+    hit_round: int = 0
+    round_won: int = 0
+    round_points: int = 0
+    points: list = field(default_factory=list)
+
+
 # ---------------------------------------------------------------------------
 # The game
 # ---------------------------------------------------------------------------
@@ -418,12 +492,13 @@ class Game:
         self.side = 0
         self.card_kind = self.side_kinds[0]
         self.n = rules.players
-        self.rng = rng  # policy decisions
-        self.seeded = rng.state  # the deal streams derive from it (Rng.deal)
+        self.seeded = rng.state  # every stream derives from it
         self.deal = rng.deal(0)  # the table's cards: dealer draw, shuffles
+        self.dec = DecisionStreams(self.seeded)  # the policies' decisions
+        self.force = None  # a Force: a decision point answered for a counterfactual
         specs = seat_policies(policies, self.n)
         self.specs = specs
-        self.policies = [make_policy(s, rng, i) for i, s in enumerate(specs)]
+        self.policies = [make_policy(s, self.dec, i) for i, s in enumerate(specs)]
         self.events = [] if trace else None
         self.scores = [0] * self.n
         self.team_scores = [0, 0]
@@ -672,7 +747,12 @@ class Game:
             if nxt != NO_STACK:
                 return nxt
         pol = self.policies[p]
-        action = pol.choose_play(self, p)
+        force = self.force
+        if (force and force.kind == "bluff" and force.seat == p and self.holds_bluff(p)
+                and self.specs[p].name != "user"):
+            action = self.forced_play(p)
+        else:
+            action = pol.choose_play(self, p)
         if action == DRAW and r.forced_play and self.has_legal_play(p):
             action = pol.choose_replacement(self, p)  # C-H3: no voluntary draw
         if action != DRAW:
@@ -908,7 +988,7 @@ class Game:
             return self.adv(p, 2)
         # WILD_DRAW, WILD_DRAW_COLOR: C12 / F4 challenge (never on a last card, which is
         # always legal: C14)
-        if out or not self.policies[victim].wants_challenge(self, victim, p, prev[0]):
+        if out or not self.wants_challenge(victim, p, prev[0]):
             self.penalty(victim, k, reason, pend)
             if out:
                 return None
@@ -1057,6 +1137,63 @@ class Game:
                 q = self.adv(q, 1)
         return None if out else self.adv(p, 1)
 
+    # -- counterfactual decision points (Force) ------------------------------------
+    def forced_play(self, p: int) -> int:
+        """A bluff decision point of the seat being forced (policy.c forced_play).
+
+        The policy decides first, drawing as usual; at the forced point every
+        stream of p but the bluff stream is wound back, and the answer is the
+        first restricted card (bluff) or the policy's choice with the bluff knob
+        off (the honest card, or a draw).
+        """
+        f, pol = self.force, self.policies[p]
+        saved = {k: v for k, v in self.dec.n.items() if k[0] == p}
+        a = pol.choose_play(self, p)
+        i = f.seen
+        f.seen += 1
+        if i < FORCE_POINTS:
+            f.points.append(ForcePoint(
+                round=self.rounds, turn=self.turns, own=len(self.hands[p]),
+                other=len(self.hands[self.adv(p, 1)]),
+                natural=int(a >= 0 and self.kind(self.hands[p][a]).restricted)))
+        if i != f.index or f.value < 0:
+            return a
+        f.hit_round = self.rounds
+        bluffs = self.dec.n.get((p, DK_BLUFF), 0)
+        for k in [k for k in self.dec.n if k[0] == p]:
+            del self.dec.n[k]
+        self.dec.n.update(saved)
+        self.dec.n[(p, DK_BLUFF)] = bluffs
+        if f.value:
+            for j, c in enumerate(self.hands[p]):
+                if self.kind(c).restricted:
+                    return j
+        bluff, pol.bluff = pol.bluff, 0.0
+        try:
+            return pol.choose_play(self, p)
+        finally:
+            pol.bluff = bluff
+
+    def wants_challenge(self, victim: int, offender: int, prev_color: int) -> bool:
+        """The victim's challenge (C12), a decision point when it is the seat being forced."""
+        a = self.policies[victim].wants_challenge(self, victim, offender, prev_color)
+        f = self.force
+        if not f or f.kind != "challenge" or f.seat != victim or self.specs[victim].name == "user":
+            return a
+        i = f.seen
+        f.seen += 1
+        if i < FORCE_POINTS:
+            truth = prev_color >= 0 and any(self.kind(c).color == prev_color
+                                            for c in self.hands[offender])
+            f.points.append(ForcePoint(
+                round=self.rounds, turn=self.turns, own=len(self.hands[victim]),
+                other=len(self.hands[offender]), natural=int(a), truth=int(truth),
+                q=bluff_probability(self, victim, offender, prev_color)))
+        if i != f.index or f.value < 0:
+            return a
+        f.hit_round = self.rounds
+        return bool(f.value)
+
     # -- a round ----------------------------------------------------------------
     def choose_dealer(self) -> int:
         """C3: each player draws; highest number deals; ties draw again."""
@@ -1101,6 +1238,7 @@ class Game:
         self.silent = 0  # E2: the launcher's state is per round
         self.jump_open = False
         self.deal = Rng.from_state(deal_state(self.seeded, self.rounds))
+        self.dec.new_round(self.rounds)
         self.side = 0  # F2: every round starts on the light side
         self.card_kind = self.side_kinds[0]
         if deck_order is None:
@@ -1218,6 +1356,10 @@ class Game:
                     over = self.active_count() == 1
                 else:
                     over = any(sc >= r.target for sc in self.scores)
+        f = self.force
+        if f and f.hit_round == self.rounds:  # the forced decision's round
+            f.round_won = int(winner == f.seat)
+            f.round_points = points[f.seat]
         row = self.round_row
         self.round_rows.append({
             "round": self.rounds, "dealer": row["dealer"], "starter": row["starter"],

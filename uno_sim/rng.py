@@ -153,3 +153,84 @@ class Rng:
         for i in range(len(items) - 1, 0, -1):
             j = self.bounded(i + 1)
             items[i], items[j] = items[j], items[i]
+
+
+# The decision streams (see ``csrc/rng.h``, "Decision streams").
+DEC_TAG = 0x13198A2E03707344
+DEC_MULTIPLIER = 0xA0761D6478BD642F
+GAMMA = 0x9E3779B97F4A7C15
+DK_SLOTS = 16  # streams per seat
+# The kinds of random decision, each a stream per (round, seat) (uno.h UNO_DK_*).
+(DK_PICK, DK_BLUFF, DK_VOLUNTARY, DK_CHALLENGE, DK_UNO, DK_CATCH, DK_PLAY_DRAWN, DK_COLOR,
+ DK_TARGET, DK_STACK, DK_JUMP, DK_USER) = range(12)
+
+
+def dec_round_key(seeded: tuple[int, int, int, int], round_: int) -> int:
+    """The key of round ``round_``'s decision streams (``uno_rng_dec_round_key``)."""
+    r = DEC_TAG ^ ((round_ * ROUND_MULTIPLIER) & MASK64)
+    return mix(seeded[0] ^ mix(seeded[1] ^ r))
+
+
+def dec_word(round_key: int, seat: int, kind: int, n: int) -> int:
+    """The ``n``-th word of stream (seat, kind) of a round (``uno_rng_dec_word``)."""
+    sid = seat * DK_SLOTS + kind + 1
+    stream = mix(round_key ^ ((sid * DEC_MULTIPLIER) & MASK64))
+    return mix((stream + n * GAMMA) & MASK64)
+
+
+class DecisionStreams:
+    """The policies' random numbers: one stream per (round, seat, kind of decision).
+
+    Every random decision draws from the stream of the deciding seat and the
+    kind of decision (``reference.DK_*``, ``uno.h`` ``UNO_DK_*``), numbered from
+    0 in each round, so two runs whose policies differ in one knob give every
+    other decision the same numbers (true common random numbers).
+    """
+
+    def __init__(self, seeded: tuple[int, int, int, int]):
+        self.seeded = seeded
+        self.new_round(0)
+
+    def new_round(self, round_: int) -> None:
+        self.key = dec_round_key(self.seeded, round_)
+        self.n: dict = {}
+
+    def word(self, seat: int, kind: int) -> int:
+        i = self.n.get((seat, kind), 0)
+        self.n[(seat, kind)] = i + 1
+        return dec_word(self.key, seat, kind, i)
+
+    def bounded(self, seat: int, kind: int, n: int) -> int:
+        """Uniform integer in ``[0, n)``: ``Rng.bounded``'s method on this stream."""
+        if not 1 <= n < 1 << 32:
+            raise ValueError("bounded(n) needs 1 <= n < 2**32")
+        m = self.word(seat, kind) * n
+        low = m & MASK64
+        if low < n:
+            threshold = ((1 << 64) - n) % n
+            while low < threshold:
+                m = self.word(seat, kind) * n
+                low = m & MASK64
+        return m >> 64
+
+    def bernoulli(self, seat: int, kind: int, p: float) -> bool:
+        """True with probability ``p``; nothing is drawn for ``p <= 0`` or ``p >= 1``."""
+        if p <= 0:
+            return False
+        if p >= 1:
+            return True
+        return (self.word(seat, kind) >> 11) * 2.0**-53 < p
+
+
+class SeatStreams:
+    """One seat's view of the decision streams: what its policy draws from."""
+
+    def __init__(self, streams: DecisionStreams, seat: int):
+        self.streams = streams
+        self.seat = seat
+
+    def bounded(self, kind: int, n: int) -> int:
+        return self.streams.bounded(self.seat, kind, n)
+
+    def bernoulli(self, kind: int, p: float) -> bool:
+        return self.streams.bernoulli(self.seat, kind, p)

@@ -16,9 +16,11 @@ built-in seats of the same game stay in C.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Callable, NamedTuple
 
 from .cards import COLORS, NO_COLOR, SIDES
+from .rng import DK_USER
 from .rules import STACKING, RulesError
 
 # The decisions, in the order of enum uno_decision (csrc/uno.h).
@@ -319,7 +321,8 @@ class ReferenceUserSeat:
                        silent=g.silent if g.launcher else -1,
                        stacking=STACKING.index(g.rules.stacking),
                        forced_play=g.rules.forced_play)
-        return self.user.decide(raw, DECISIONS.index(decision), arg, g.rng.bounded)
+        return self.user.decide(raw, DECISIONS.index(decision), arg,
+                                partial(g.dec.bounded, p, DK_USER))
 
     def choose_play(self, g, p) -> int:
         return self._ask(g, "play")

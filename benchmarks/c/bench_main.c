@@ -62,6 +62,10 @@ int main(int argc, char **argv)
         pol[s].catch_uno = 0.5;
         pol[s].play_drawn = 1.0;
         pol[s].target_rule = UNO_TARGET_FEWEST;
+        pol[s].bluff_next = pol[s].bluff_own = UNO_ANY;
+        pol[s].challenge_offender = pol[s].challenge_own = UNO_ANY;
+        pol[s].suspect = -1;
+        pol[s].challenge_prior = 0.5;
     }
     if (uno_config_check(&cfg, &t, pol) != UNO_OK) {
         fprintf(stderr, "bench: bad config\n");

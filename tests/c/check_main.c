@@ -50,6 +50,9 @@ static void set_policy(uno_policy *p, int id, double knob, int color_rule)
     p->bluff = p->challenge = p->forget_uno = p->catch_uno = p->play_drawn = p->voluntary = knob;
     p->stack = p->jump_in = knob;
     p->target_rule = (int)(knob * 2); /* most, next (0.5), next (1) */
+    p->bluff_next = p->bluff_own = p->challenge_offender = p->challenge_own = UNO_ANY;
+    p->suspect = -1;
+    p->challenge_prior = 0.5;
 }
 
 static void default_policy(uno_policy *p, int id)
@@ -152,6 +155,16 @@ static void policy_set(uno_policy *pol, int n, int k, uno_rng *r)
             pol[s].stack = mixed[uno_rng_bounded(r, 5)];
             pol[s].jump_in = mixed[uno_rng_bounded(r, 5)];
             pol[s].target_rule = (int)uno_rng_bounded(r, 4);
+            /* the state conditions and the posterior challenge */
+            static const int32_t sizes[] = {0, 1, 2, 4, UNO_ANY};
+            pol[s].bluff_next = sizes[uno_rng_bounded(r, 5)];
+            pol[s].bluff_own = sizes[uno_rng_bounded(r, 5)];
+            pol[s].challenge_offender = sizes[uno_rng_bounded(r, 5)];
+            pol[s].challenge_own = sizes[uno_rng_bounded(r, 5)];
+            pol[s].suspect = (int)uno_rng_bounded(r, (uint32_t)n + 1) - 1;
+            pol[s].challenge_posterior = (int)uno_rng_bounded(r, 2);
+            pol[s].challenge_prior = mixed[uno_rng_bounded(r, 5)];
+            pol[s].challenge_threshold = mixed[uno_rng_bounded(r, 5)];
         }
         pol[s].target_rule = (s + k) % 4; /* every UNO_TARGET_* (S2 swap) */
     }
