@@ -83,6 +83,24 @@ def test_rule_specs_state_every_knob():
         Rule("bluff", "next")
 
 
+@pytest.mark.parametrize("players", [2, 4])
+def test_every_rule_is_a_valid_engine_spec(players):
+    from uno_sim.policies import parse_policy
+
+    for r in bluff_rules() + challenge_rules() + refine(
+            bluff_rules(), [Rule("challenge", "never")], lambda r, c: -(r.param or 0),
+            maximize=True):
+        knobs = parse_policy(r.spec(players)).knobs()
+        defaults = parse_policy("greedy").knobs()
+        changed = {k: v for k, v in knobs.items() if v != defaults[k]}
+        # the rule sets exactly the knobs it names (bluff=1 and challenge=1 are changes)
+        assert set(changed) == set(r.knobs(players)) - {"challenge_threshold"} | (
+            {"challenge_threshold"} if "challenge_threshold" in r.knobs(players)
+            and knobs["challenge_threshold"] != defaults["challenge_threshold"] else set())
+        for k, v in r.knobs(players).items():
+            assert str(knobs[k]) == v or float(knobs[k]) == float(v)
+
+
 def test_families_are_ordered_never_first_always_last():
     rows = [r.label for r in bluff_rules()]
     cols = [c.label for c in challenge_rules()]
