@@ -1472,3 +1472,19 @@ def play_round(rules: Rules | None = None, policies="greedy", deck=None, dealer:
     winner = g.play_round(dealer, order)
     g.score_round(winner)
     return g.result()
+
+
+def play_forced(rules: Rules | None = None, policies="greedy", seed: int = 0, game: int = 0, *,
+                seat: int, kind: str, index: int = -1, value: int = -1,
+                trace: bool = False) -> tuple[GameResult, Force]:
+    """A complete game with a Force: decision point `index` of `seat` answered `value`.
+
+    The C twin is ``_engine.Engine.play_forced`` (used by uno_sim.counterfactual).
+    """
+    rules = rules or Rules()
+    g = Game(rules, policies, Rng(key_from_seed(seed), game), trace=trace)
+    if g.specs[seat].name == "user":
+        raise RulesError(f"invalid seat {seat}: counterfactuals need a built-in policy")
+    g.force = Force(seat=seat, kind=kind, index=index, value=value)
+    res = g.play_game(seed=seed, game=game)
+    return res, g.force

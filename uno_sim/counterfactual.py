@@ -1,0 +1,141 @@
+"""Counterfactual values of a decision: each decision point played on both ways.
+
+A *decision point* of a seat is a moment where it could bluff (kind
+``"bluff"``: its turn, holding a restricted card, C7, while it also holds
+the active color, so playing that card would be a bluff) or could challenge
+(kind ``"challenge"``: a restricted card was just played on it, C12).  For
+every decision point of one seat, the game is played again from its seed
+twice: once with the point answered 1 (bluff / challenge) and once 0 (play
+the policy's honest card, or draw / accept).  Everything before the point
+is the same game (same seed, same decisions); everything after draws the
+same random numbers, because every decision has its own stream
+(docs/engine.md, "Decision streams") and the deal of each round depends on
+the seed and the round only: the two alternatives are a paired comparison
+with common random numbers.  Every other decision point, before and after,
+is answered by the policy as usual.
+
+The value of the decision at a point is the difference, alternative 1
+minus alternative 0, of three outcomes for the seat: winning the round of
+the decision, the points it scored in that round, and its share of the
+game's win.  `decision_values` returns one row per point with both
+outcomes; `uno_sim.analysis` (``analysis.counterfactual``) turns them into
+values by state with paired intervals.
+
+Bluffing with a restricted card is different from spending it early:
+the honest alternative keeps the card for later, so the value measured
+here is that of bluffing now against playing honestly now, in this state.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import polars as pl
+
+from .engine import _setup
+from .policies import seat_policies
+from .rng import MASK64, key_from_seed
+from .rules import Rules, RulesError
+
+KINDS = {"bluff": 0, "challenge": 1}
+POINTS_PER_GAME = 64  # uno.h UNO_CF_MAX: decision points described per game
+
+COLUMNS = {
+    "game": pl.Int64, "point": pl.Int32, "round": pl.Int32, "turn": pl.Int32,
+    "players": pl.Int32, "variant": pl.Utf8, "own_size": pl.Int32, "other_size": pl.Int32,
+    "could_bluff_p": pl.Float64, "truth": pl.Int8, "natural": pl.Int8,
+    "round_win_0": pl.Int8, "round_win_1": pl.Int8, "points_0": pl.Int32,
+    "points_1": pl.Int32, "game_win_0": pl.Float64, "game_win_1": pl.Float64,
+}
+
+
+def _share(res: dict, seat: int, teams: bool) -> float:
+    """The seat's share of the game's win: 1, 0, or 1/k of a win shared by k."""
+    winners = res["winners"]
+    if seat not in winners:
+        return 0.0
+    return 1.0 if teams else 1.0 / len(winners)
+
+
+def _chunk(rules: Rules, policies, seat: int, kind: int, seed: int, games) -> dict:
+    """The rows of games `games` (one worker's share)."""
+    rules, specs, eng = _setup(rules, policies)
+    key = key_from_seed(seed)
+    rows = {c: [] for c in COLUMNS}
+    for game in games:
+        g = int(game) & MASK64
+        _, seen, _ = eng.play_forced(key, g, seat, kind)
+        for i, pt in enumerate(seen["points"]):
+            out = []
+            for value in (0, 1):
+                res, f, _ = eng.play_forced(key, g, seat, kind, i, value)
+                if f["hit_round"] != pt["round"]:
+                    raise AssertionError(f"game {game}: point {i} met in round "
+                                         f"{f['hit_round']}, not {pt['round']}")
+                out.append((f["round_won"], f["round_points"], _share(res, seat, rules.teams)))
+            rows["game"].append(int(game))
+            rows["point"].append(i)
+            rows["round"].append(pt["round"])
+            rows["turn"].append(pt["turn"])
+            rows["players"].append(rules.players)
+            rows["variant"].append(rules.variant)
+            rows["own_size"].append(pt["own"])
+            rows["other_size"].append(pt["other"])
+            rows["could_bluff_p"].append(pt["q"] if kind == 1 else None)
+            rows["truth"].append(pt["truth"] if kind == 1 else None)
+            rows["natural"].append(pt["natural"])
+            for a in (0, 1):
+                rows[f"round_win_{a}"].append(out[a][0])
+                rows[f"points_{a}"].append(out[a][1])
+                rows[f"game_win_{a}"].append(out[a][2])
+    return rows
+
+
+def decision_values(kind: str, *, variant: str = "classic", players: int = 2, policies="greedy",
+                    seat: int = 0, games: int = 1000, seed: int = 0, rules=None,
+                    first_game: int = 0, n_jobs: int = 1) -> pl.DataFrame:
+    """One row per decision point of `seat` in games first_game .. first_game + games - 1.
+
+    `kind`: ``"bluff"`` or ``"challenge"``.  `rules` (a Rules) overrides
+    `variant` and `players`.  Columns (COLUMNS): where the point is (game,
+    point: its index among the seat's points of that game, round, turn),
+    the state (own_size: cards the seat holds; other_size: the next player's
+    cards for a bluff, the offender's after playing for a challenge;
+    could_bluff_p: for a challenge, the seat's estimate that the offender held
+    the previous color, as ``challenge=auto`` computes it; truth: 1 when that
+    card was a bluff), natural (the policy's own answer) and, for each
+    alternative a (0 honest / accept, 1 bluff / challenge), round_win_a,
+    points_a (in the round of the decision) and game_win_a (share of the game's
+    win).  The first 64 points of a game are described (POINTS_PER_GAME).
+
+    The seat must play a built-in policy.  Results do not depend on `n_jobs`.
+    """
+    if kind not in KINDS:
+        raise RulesError(f"invalid kind {kind!r}: expected bluff or challenge")
+    if rules is None:
+        rules = Rules(variant=variant, players=players)
+    if not isinstance(rules, Rules):
+        raise RulesError(f"invalid rules {rules!r}: expected a Rules object")
+    specs = seat_policies(policies, rules.players)
+    if not isinstance(seat, int) or not 0 <= seat < rules.players:
+        raise RulesError(f"invalid seat {seat!r}: expected 0..{rules.players - 1}")
+    if specs[seat].name == "user":
+        raise RulesError(f"invalid seat {seat}: counterfactuals need a built-in policy there")
+    if isinstance(games, bool) or not isinstance(games, (int, np.integer)) or games < 0:
+        raise RulesError(f"invalid games {games!r}: expected an integer >= 0")
+    policies = [str(s) for s in specs]
+    ids = np.arange(first_game, first_game + games, dtype=np.int64)
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or not (n_jobs >= 1 or n_jobs == -1):
+        raise RulesError(f"invalid n_jobs {n_jobs!r}: expected a positive integer or -1")
+    jobs = os.cpu_count() or 1 if n_jobs == -1 else n_jobs
+    if jobs == 1 or games < 2:
+        parts = [_chunk(rules, policies, seat, KINDS[kind], seed, ids)]
+    else:
+        from joblib import Parallel, delayed
+
+        chunks = [c for c in np.array_split(ids, max(1, min(games, 4 * jobs))) if len(c)]
+        parts = Parallel(n_jobs=jobs)(
+            delayed(_chunk)(rules, policies, seat, KINDS[kind], seed, c) for c in chunks)
+    frames = [pl.DataFrame(p, schema=COLUMNS) for p in parts]
+    return pl.concat(frames) if frames else pl.DataFrame(schema=COLUMNS)
