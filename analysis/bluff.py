@@ -95,8 +95,10 @@ def best_responses(game: FamilyGame) -> pl.DataFrame:
     return pl.DataFrame(rows)
 
 
-def _sizes(eff: pl.DataFrame, test) -> list[str]:
-    return [r["other_size"] for r in eff.iter_rows(named=True) if test(r)]
+def _sizes(eff: pl.DataFrame, test) -> str:
+    """The hand sizes of the rows that pass `test`, as text: "1 card", "3, 4, 6+ cards"."""
+    sizes = [r["other_size"] for r in eff.iter_rows(named=True) if test(r)]
+    return "" if not sizes else "1 card" if sizes == ["1"] else ", ".join(sizes) + " cards"
 
 
 def values_reading(eff_state: pl.DataFrame, overall: pl.DataFrame, players: int) -> str:
@@ -119,11 +121,9 @@ def values_reading(eff_state: pl.DataFrame, overall: pl.DataFrame, players: int)
                 f"average over {o['points']:,} decision points")
         detail = []
         if pays:
-            detail.append("it pays (interval above zero) when the next player holds "
-                          + ", ".join(pays) + " cards")
+            detail.append(f"it pays (interval above zero) when the next player holds {pays}")
         if costs:
-            detail.append("it costs (interval below zero) when the next player holds "
-                          + ", ".join(costs) + " cards")
+            detail.append(f"it costs (interval below zero) when the next player holds {costs}")
         if not detail:
             detail.append("no hand size of the next player gives an interval clear of zero")
         parts.append(text + "; " + "; ".join(detail) + ".")

@@ -25,12 +25,12 @@ def build(variants="all", games: int = 2000, seed: int = 0, out: str = "reports/
 
     The bluff and challenge studies share one solved game per variant and
     player count (`games` per pair of rules) and run their counterfactual
-    values over `value_games` games (default `games` / 4, at least 1)."""
+    values over `value_games` games (default `games`)."""
     from . import balance, bluff, bluffgame, challenge
 
     names = parse_variants(variants)
     ks = parse_players(players, (2, 4))
-    vg = value_games or max(1, games // 4)
+    vg = value_games or games
     bks = parse_players(balance_players, range(2, 11))
     os.makedirs(out, exist_ok=True)
     t0 = time.perf_counter()

@@ -157,7 +157,7 @@ def test_bluff_study_on_stand_ins(game, tmp_path):
     assert one["d_game_win_low"] < 0.3 < one["d_game_win_high"]
     md = r.markdown()
     # the reading names where a bluff pays and costs, from the numbers
-    assert "it pays (interval above zero) when the next player holds 1 cards" in md
+    assert "it pays (interval above zero) when the next player holds 1 card;" in md
     assert "it costs (interval below zero) when the next player holds 5, 6+ cards" in md
     # the setup states every knob that differs from greedy
     for knob in ("bluff_next=k", "bluff_own=m", "challenge_offender=j",
