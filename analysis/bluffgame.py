@@ -147,14 +147,35 @@ class SimOracle:
         self.stats: dict = {}
 
     def __call__(self, bluffer: Rule, challenger: Rule) -> np.ndarray:
-        k = self.players
-        g = run_games(self.variant, k, policies(bluffer, challenger, k), self.games, self.seed,
-                      n_jobs=self.n_jobs)
-        self.stats[(bluffer, challenger)] = {
-            "bluffs": float(g["bluffs_0"].mean()),
-            "challenges": float(sum(g[f"challenges_{s}"].mean() for s in range(1, k))),
-            "rounds": float(g["rounds"].mean())}
-        return g["win_0"].to_numpy().astype(float)
+        win, self.stats[(bluffer, challenger)] = _arm(self.variant, self.players, bluffer,
+                                                      challenger, self.games, self.seed)
+        return win
+
+    def many(self, pairs) -> dict:
+        """Every pair of `pairs` at once, the arms spread over `n_jobs` worker processes
+        (one arm is one run, so results do not depend on `n_jobs`)."""
+        pairs = list(pairs)
+        if self.n_jobs == 1 or len(pairs) < 2:
+            return {p: self(*p) for p in pairs}
+        from joblib import Parallel, delayed
+
+        got = Parallel(n_jobs=self.n_jobs)(
+            delayed(_arm)(self.variant, self.players, b, c, self.games, self.seed)
+            for b, c in pairs)
+        out = {}
+        for p, (win, stats) in zip(pairs, got):
+            out[p], self.stats[p] = win, stats
+        return out
+
+
+def _arm(variant: str, players: int, bluffer: Rule, challenger: Rule, games: int,
+         seed: int) -> tuple[np.ndarray, dict]:
+    """Seat 0's per-game win share and the arm's bluff and challenge counts per game."""
+    g = run_games(variant, players, policies(bluffer, challenger, players), games, seed)
+    stats = {"bluffs": float(g["bluffs_0"].mean()),
+             "challenges": float(sum(g[f"challenges_{s}"].mean() for s in range(1, players))),
+             "rounds": float(g["rounds"].mean())}
+    return g["win_0"].to_numpy().astype(float), stats
 
 
 # ---------------------------------------------------------------------------
@@ -289,12 +310,23 @@ def solve(variant: str, players: int, games: int, seed: int, *, oracle=None,
     rows = list(rows or bluff_rules())
     cols = list(cols or challenge_rules())
     cache = PayoffCache(oracle)
+
+    def prefetch(rs, cs):
+        # with worker processes, evaluate the whole grid at once (the double oracle then
+        # reads the cache; `do.pairs` still lists only the pairs it needed)
+        if getattr(oracle, "n_jobs", 1) != 1 and hasattr(oracle, "many"):
+            todo = [(r, c) for r in rs for c in cs if (r, c) not in cache.pairs]
+            cache.pairs.update(oracle.many(todo))
+
+    prefetch(rows, cols)
     do = double_oracle(cache, rows, cols, start_rows=[rows[0]], start_cols=[cols[0]])
-    do_pairs, do_grid = len(cache.pairs), (len(rows), len(cols))
+    do_pairs, do_grid = len(do.pairs), (len(rows), len(cols))
     refined = []
     if finer:
         new_rows = refine(rows, cols, cache.mean, maximize=True)
+        prefetch(new_rows, cols)
         new_cols = refine(cols, new_rows, cache.mean, maximize=False)
+        prefetch(new_rows, new_cols)
         refined = [r for r in new_rows if r not in rows] + [c for c in new_cols if c not in cols]
         rows, cols = new_rows, new_cols
         if refined:

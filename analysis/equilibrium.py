@@ -80,7 +80,7 @@ class DoubleOracleResult:
     were added; `matrix`: its mean payoffs; `row_mix` / `col_mix` / `value`:
     its solution, which is an equilibrium of the full game (no strategy of
     either family improves on it by more than the tolerance); `pairs`: every
-    evaluated (row, col) -> per-game payoffs; `history`: per iteration the
+    (row, col) the method needed -> per-game payoffs; `history`: per iteration the
     value and the strategies added.
     """
 
@@ -106,6 +106,7 @@ class PayoffCache:
                  pairs: dict | None = None):
         self.oracle = oracle
         self.pairs: dict = dict(pairs or {})
+        self.used: set = set()  # the pairs asked for, whether evaluated here or passed in
         self.games: int | None = None
         for v in self.pairs.values():
             self.games = len(v)
@@ -113,6 +114,7 @@ class PayoffCache:
 
     def __call__(self, r, c) -> np.ndarray:
         key = (r, c)
+        self.used.add(key)
         if key not in self.pairs:
             v = np.asarray(self.oracle(r, c), dtype=float)
             if v.ndim != 1 or v.size == 0 or not np.isfinite(v).all():
@@ -185,7 +187,8 @@ def double_oracle(oracle, rows: Sequence[Hashable], cols: Sequence[Hashable], *,
                         "row_br_payoff": row_pay[br_r], "col_br": br_c,
                         "col_br_payoff": col_pay[br_c], "added": added})
         if not added:
-            return DoubleOracleResult(r_set, c_set, m, x, y, v, cache.pairs, history)
+            used = {k: cache.pairs[k] for k in cache.used}
+            return DoubleOracleResult(r_set, c_set, m, x, y, v, used, history)
     raise ArithmeticError(f"double_oracle did not converge in {max_iter} iterations")
 
 
