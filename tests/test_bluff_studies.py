@@ -188,3 +188,27 @@ def test_studies_refuse_a_variant_without_restricted_cards(game):
         bluff.study("extreme", 2, 10, 1, game=game, values=fake_values)
     with pytest.raises(StudyError, match="no restricted card"):
         challenge.study("extreme", 4, 10, 1, game=game, values=fake_values)
+
+
+# --- statistical checks on the engine (long) ---------------------------------------------
+
+@pytest.mark.slow
+def test_bluffing_into_a_one_card_hand_pays_in_two_player_classic():
+    """Against a table that never challenges, a bluff when the next player holds one card
+    gains (counterfactual value and the next<=1 rule both), and a challenge has a
+    break-even posterior strictly inside (0, 1)."""
+    from analysis.counterfactual import by_state
+    from analysis.gamestats import paired_ci
+
+    values = bluff.bluff_values("classic", 2, 3000, 7, against=[Rule("challenge", "never")])
+    one = by_state(values, "other_size").filter(pl.col("other_size") == "1").row(0, named=True)
+    assert one["d_game_win_low"] > 0
+    assert one["vr_game_win"] > 2  # pairing pays
+    oracle = bluffgame.SimOracle("classic", 2, 6000, 7)
+    never = Rule("challenge", "never")
+    gain = oracle(Rule("bluff", "next", 1), never) - oracle(Rule("bluff", "never"), never)
+    assert paired_ci(gain)[1] > 0
+    frame = challenge.challenge_values("classic", 2, 3000, 7)
+    be, _ = challenge.break_even_tables(frame, n_boot=200, seed=7)
+    r = be.row(0, named=True)
+    assert 0 < r["p_star_low"] <= r["p_star"] <= r["p_star_high"] < 1
