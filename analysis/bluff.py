@@ -136,17 +136,33 @@ def values_reading(eff_state: pl.DataFrame, overall: pl.DataFrame, players: int)
     return " ".join(parts)
 
 
+def group_best(br: pl.DataFrame, against: str, best: str) -> list[tuple[str, list[str]]]:
+    """[(best response, [opponent rules it answers])], in the order the bests first appear."""
+    groups: dict = {}
+    for r in br.iter_rows(named=True):
+        groups.setdefault(r[best], []).append(r[against])
+    return list(groups.items())
+
+
+def how_sure(sub: pl.DataFrame) -> str:
+    """How often the best responses of `sub` are best in the bootstrap resamples."""
+    lo, hi = sub["best in resamples"].min(), sub["best in resamples"].max()
+    span = f"{lo:.0%}" if round(lo, 2) == round(hi, 2) else f"{lo:.0%} to {hi:.0%}"
+    return f"best in {span} of the resamples"
+
+
 def br_reading(game: FamilyGame, br: pl.DataFrame) -> str:
     parts = []
-    for r in br.iter_rows(named=True):
-        gain = fmt_ci(r["gain"], r["gain_low"], r["gain_high"])
-        if r["best bluff rule"] == "never":
-            parts.append(f"against {r['challenge rule']}, never bluffing is best "
-                         f"(in {r['best in resamples']:.0%} of the resamples)")
-        else:
-            parts.append(f"against {r['challenge rule']}, {r['best bluff rule']} "
-                         f"(best in {r['best in resamples']:.0%} of the resamples, "
-                         f"{gain} win share over never bluffing)")
+    for best, against in group_best(br, "challenge rule", "best bluff rule"):
+        sub = br.filter(pl.col("challenge rule").is_in(against))
+        sure = how_sure(sub)
+        if best == "never":
+            parts.append(f"never bluffing against {', '.join(against)} ({sure})")
+            continue
+        top = sub.sort("gain", descending=True).row(0, named=True)
+        parts.append(f"{best} against {', '.join(against)} ({sure}; the largest gain over "
+                     f"never bluffing, against {top['challenge rule']}: "
+                     f"{fmt_ci(top['gain'], top['gain_low'], top['gain_high'])} win share)")
     return ("The bluffer's best response: " + "; ".join(parts) + ". Seat 0's fair share is "
             f"{game.fair:.3f}.")
 

@@ -23,7 +23,7 @@ import numpy as np
 import polars as pl
 
 from . import bluffgame
-from .bluff import make_setup
+from .bluff import group_best, how_sure, make_setup
 from .bluffgame import FamilyGame, Rule
 from .common import Setup, fmt_ci, new_figure, save
 from .counterfactual import SIZE_CAP, break_even_posterior, decision_effects, run_values
@@ -167,10 +167,12 @@ def study(variant: str = "classic", players: int = 2, games: int = 1000, seed: i
     be, be_by = break_even_tables(frame, n_boot=n_boot, seed=seed)
     by_truth = decision_effects(frame, by=["truth"]) if frame.height else pl.DataFrame()
     who = "seat 1" if players == 2 else "seats 1-3" if players == 4 else f"seats 1-{players - 1}"
+    others = "" if players == 2 else \
+        " (restricted cards played on it by any seat; the others never bluff)"
     vsetup = Setup(variant, players, vg, seed,
                    f"seat 0 {OFFENDER.spec(players)} (bluffs whenever it can); {who} plain "
-                   "greedy; seat 1's challenge decisions replayed both ways", setup.rules,
-                   unit="games")
+                   f"greedy; seat 1's challenge decisions{others} replayed both ways",
+                   setup.rules, unit="games")
     sec = Section(f"Challenge: {variant}, {players} players")
     sec.p(f"Break-even posterior. Setup: {vsetup.text()}. At every restricted card played on "
           "seat 1, the game is played on once with seat 1 accepting and once challenging "
@@ -192,12 +194,12 @@ def study(variant: str = "classic", players: int = 2, games: int = 1000, seed: i
     br = best_responses(game)
     mix = mix_table(game)
     parts = []
-    for r in br.iter_rows(named=True):
-        parts.append(f"against {r['bluff rule']}, {r['best challenge rule']} (best in "
-                     f"{r['best in resamples']:.0%} of the resamples, seat 0's share "
-                     f"{fmt_ci(r['seat 0 share'], r['share_low'], r['share_high'], signed=False)})")
+    for best, against in group_best(br, "bluff rule", "best challenge rule"):
+        sub = br.filter(pl.col("bluff rule").is_in(against))
+        parts.append(f"{best} against {', '.join(against)} ({how_sure(sub)})")
     sec.p(f"Rules. Setup: {setup.text()}. The challengers' best response: "
-          + "; ".join(parts) + ".")
+          + "; ".join(parts) + ". Seat 0's share against each best response, with its "
+          "interval, is in the table.")
     sec.table(f"Challengers' best response per bluffing rule; cut: seat 0's share against "
               f"never challenging less its share against the best response, bootstrap 95% "
               f"intervals over {game.boot.n_boot} resamples of games ({setup.text()})", br)
