@@ -263,4 +263,4 @@ def study(variant: str = "classic", players: int = 2, games: int = 1000, seed: i
     return StudyResult("bluff", [sec], data={
         "values": frame, "values_overall": overall, "values_by_next": eff_next,
         "values_by_own": eff_own, "game": game, "best_response": br, "rule_effects": eff,
-        "setup": setup}, figures=[fig1, fig2])
+        "setup": setup, "values_setup": vsetup}, figures=[fig1, fig2])

@@ -213,4 +213,4 @@ def study(variant: str = "classic", players: int = 2, games: int = 1000, seed: i
     return StudyResult("challenge", [sec], data={
         "values": frame, "break_even": be, "break_even_by_size": be_by,
         "values_by_truth": by_truth, "game": game, "best_response": br, "mixes": mix,
-        "setup": setup}, figures=[fig])
+        "setup": setup, "values_setup": vsetup}, figures=[fig])

@@ -12,8 +12,9 @@ def add_commands(sub, parse_count) -> None:
 
     p = sub.add_parser("study", help="run one study (bluff, challenge, balance) with figures",
                        description="Run one study over fresh simulations; print its readings "
-                                   "and tables as Markdown and write the figures and "
-                                   "study.md to --out. See docs/studies.md.")
+                                   "and tables as Markdown and write the figures, study.md "
+                                   "and study.json (its tables as records, and its setup) to "
+                                   "--out. See docs/studies.md.")
     p.add_argument("name", choices=STUDIES, help="which study")
     p.add_argument("--games", default="1000", help="games per arm / player count (default 1000)")
     p.add_argument("--players", default=None,
@@ -21,7 +22,7 @@ def add_commands(sub, parse_count) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed (default 0)")
     p.add_argument("--variant", default="classic", help="variant (default classic)")
     p.add_argument("--out", metavar="DIR", default=None,
-                   help="directory for figures and study.md (default studies/NAME)")
+                   help="directory for figures, study.md and study.json (default studies/NAME)")
     p.add_argument("--jobs", default="1",
                    help="worker processes for the simulations, -1 for all cores (default 1)")
     p.add_argument("--boot", default="300",
@@ -30,8 +31,9 @@ def add_commands(sub, parse_count) -> None:
 
     p = sub.add_parser("report", help="run every study and write a Markdown and HTML report",
                        description="Run the bluff, challenge and balance studies for each "
-                                   "variant and write report.md, report.html (figures embedded) "
-                                   "and PNG figures to --out.")
+                                   "variant and write report.md, report.html (figures embedded), "
+                                   "report.json (the tables as records) and PNG figures to "
+                                   "--out.")
     p.add_argument("--variants", default="all", help="all or a comma list (default all)")
     p.add_argument("--games", default="2000", help="games per arm / player count (default 2000)")
     p.add_argument("--players", default="2,4",
@@ -61,11 +63,9 @@ def _cmd_study(args, parse_count) -> int:
     kw = {} if args.name == "balance" else {"n_boot": parse_count(args.boot, "boot")}
     res = run_study(args.name, variant[0], args.players, games, args.seed, out,
                     n_jobs=parse_jobs(args.jobs), **kw)
-    md = res.markdown(base=out)
-    with open(os.path.join(out, "study.md"), "w", encoding="utf-8") as f:
-        f.write(md)
-    print(md)
-    print(f"figures and study.md in {out}")
+    res.write(out)
+    print(res.markdown(base=out))
+    print(f"figures, study.md and study.json in {out}")
     return 0
 
 
@@ -80,5 +80,5 @@ def _cmd_report(args, parse_count) -> int:
     res = build(args.variants, games, args.seed, args.out, args.players, command=cmd,
                 n_jobs=parse_jobs(args.jobs), log=lambda m: print(m, file=sys.stderr),
                 n_boot=parse_count(args.boot, "boot"))
-    print(f"report in {res['md']} and {res['html']} ({res['seconds']:.0f} s)")
+    print(f"report in {res['md']}, {res['html']} and {res['json']} ({res['seconds']:.0f} s)")
     return 0

@@ -74,24 +74,116 @@ def rules_text(rules: Rules) -> str:
         f", {rules.scoring} scoring to {rules.target}"
 
 
+def knobs_off_greedy(spec) -> dict:
+    """The knobs of a seat's policy that differ from a plain `greedy` seat's defaults.
+
+    `strategic` -> {challenge: auto, challenge_threshold: 0.9, color: smart} (with the
+    policy's own defaults counted, not only the knobs written in the spec); a knob that
+    greedy does not have always counts; a user policy has no knobs.
+    """
+    from uno_sim.policies import POLICIES, UserPolicySpec, parse_policy
+
+    spec = parse_policy(spec)
+    if isinstance(spec, UserPolicySpec):
+        return {}
+    greedy = POLICIES["greedy"][1]
+    return {k: v for k, v in spec.knobs().items() if k not in greedy or greedy[k] != v}
+
+
+def policy_text(spec) -> str:
+    """A seat's policy with every knob that differs from a plain greedy seat:
+    `greedy`, `greedy(bluff=1)`, `strategic(challenge=auto,challenge_threshold=0.9,color=smart)`."""
+    from uno_sim.policies import parse_policy
+
+    spec = parse_policy(spec)
+    diff = knobs_off_greedy(spec)
+    inner = ",".join(f"{k}={_knob(v)}" for k, v in diff.items())
+    return f"{spec.name}({inner})" if inner else str(spec) if spec.name == "user" else spec.name
+
+
+def _knob(v) -> str:
+    return f"{v:g}" if isinstance(v, float) else str(v)
+
+
+def seats_text(specs) -> str:
+    """`greedy at every seat`, or the seats grouped by policy: `seat 0 greedy(bluff=1); seats
+    1-3 greedy(challenge=0.5)`."""
+    texts = [policy_text(s) for s in specs]
+    if len(set(texts)) == 1:
+        return f"{texts[0]} at every seat"
+    groups = []
+    for seat, t in enumerate(texts):
+        if groups and groups[-1][1] == t and groups[-1][0][-1] == seat - 1:
+            groups[-1][0].append(seat)
+        else:
+            groups.append(([seat], t))
+    out = []
+    for seats, t in groups:
+        name = f"seat {seats[0]}" if len(seats) == 1 else f"seats {seats[0]}-{seats[-1]}"
+        out.append(f"{name} {t}")
+    return "; ".join(out)
+
+
 @dataclass
 class Setup:
-    """The setup that every figure and table of a study states."""
+    """The setup that every figure and table of a study states.
+
+    `policies` is one policy spec for every seat (`greedy`, `strategic`), a list of
+    specs, one per seat, or a free description of a grid of arms (kept as written).
+    Specs are stated with every knob that differs from a plain greedy seat.
+    """
 
     variant: str
     players: int | str
     games: int
     seed: int
-    policies: str
+    policies: object
     rules: str = ""
     unit: str = "games per arm"
+
+    def _spec(self):
+        from uno_sim.policies import parse_policy
+
+        if isinstance(self.policies, (list, tuple)):
+            return [parse_policy(p) for p in self.policies]
+        try:
+            return parse_policy(self.policies)
+        except RulesError:
+            return None  # a description of the arms
+
+    def policies_text(self) -> str:
+        spec = self._spec()
+        if spec is None:
+            return str(self.policies)
+        if isinstance(spec, list):
+            return seats_text(spec)
+        return f"{policy_text(spec)} at every seat"
 
     def text(self) -> str:
         players = f"{self.players} players" if isinstance(self.players, int) else \
             f"players {self.players}"
         rules = self.rules or rules_text(Rules(variant=self.variant))
-        return (f"variant {self.variant}; rules: {rules}; policies: {self.policies}; "
+        return (f"variant {self.variant}; rules: {rules}; policies: {self.policies_text()}; "
                 f"{players}; {self.games:,} {self.unit}; seed {self.seed}")
+
+    def to_dict(self) -> dict:
+        """The setup as plain data (study.json): policies per seat where the seats are known."""
+        spec = self._spec()
+        if isinstance(spec, list):
+            seats = spec
+        elif spec is not None and isinstance(self.players, int):
+            seats = [spec] * self.players
+        else:
+            seats = None
+        return {"variant": self.variant, "rules": self.rules or
+                rules_text(Rules(variant=self.variant)), "players": self.players,
+                "games": self.games, "unit": self.unit, "seed": self.seed,
+                "policies": self.policies_text(),
+                "seats": None if seats is None else
+                [{"seat": i, "policy": policy_text(s), "knobs_off_greedy": knobs_off_greedy(s)}
+                 for i, s in enumerate(seats)],
+                "every_seat": None if spec is None or isinstance(spec, list) else
+                {"policy": policy_text(spec), "knobs_off_greedy": knobs_off_greedy(spec)}}
 
 
 # ---------------------------------------------------------------------------

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import base64
 import html
+import json
+import math
 import os
 from dataclasses import dataclass, field
 
@@ -46,6 +48,69 @@ class StudyResult:
 
     def markdown(self, base: str | None = None) -> str:
         return render_markdown(self.sections, base)
+
+    def to_json(self, base: str | None = None) -> dict:
+        """The study as plain data: its setup(s) and every table as a list of records.
+
+        Setups are the `.data` values with a ``to_dict`` method (analysis.common.Setup):
+        variant, rules, policies per seat, players, games, seed.
+        """
+        setups = [v.to_dict() for v in self.data.values() if callable(getattr(v, "to_dict", None))
+                  and not isinstance(v, pl.DataFrame)]
+        return {"study": self.name, "setup": setups[0] if setups else None,
+                "setups": setups, **sections_json(self.sections, base)}
+
+    def write(self, out: str) -> tuple[str, str]:
+        """Write study.md and study.json into `out`; returns their paths."""
+        os.makedirs(out, exist_ok=True)
+        md, js = os.path.join(out, "study.md"), os.path.join(out, "study.json")
+        with open(md, "w", encoding="utf-8") as f:
+            f.write(self.markdown(base=out))
+        write_json(js, self.to_json(base=out))
+        return md, js
+
+
+def _plain(v):
+    """A JSON value: NaN and infinities become null, numpy scalars Python numbers."""
+    if hasattr(v, "item") and not isinstance(v, (list, dict, str)):
+        v = v.item()
+    if isinstance(v, float) and not math.isfinite(v):
+        return None
+    if isinstance(v, dict):
+        return {str(k): _plain(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_plain(x) for x in v]
+    return v
+
+
+def records(frame: pl.DataFrame) -> list[dict]:
+    """A frame as a list of {column: value} records, JSON-ready."""
+    return [_plain(r) for r in frame.to_dicts()]
+
+
+def sections_json(sections, base: str | None = None) -> dict:
+    """{"sections": [{title, paragraphs, tables: [{caption, columns, records}], figures}]}."""
+    out = []
+    for sec in sections:
+        item = {"title": sec.title, "paragraphs": [], "tables": [], "figures": []}
+        for blk in sec.blocks:
+            if blk[0] == "p":
+                item["paragraphs"].append(blk[1])
+            elif blk[0] == "table":
+                item["tables"].append({"caption": blk[1], "columns": blk[2].columns,
+                                       "records": records(blk[2])})
+            elif blk[0] == "figure":
+                path = os.path.relpath(blk[2], base) if base else blk[2]
+                item["figures"].append({"caption": blk[1], "path": path})
+        out.append(item)
+    return {"sections": out}
+
+
+def write_json(path: str, data: dict) -> str:
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(_plain(data), f, indent=1, allow_nan=False)
+        f.write("\n")
+    return path
 
 
 def _cell(v) -> str:

@@ -1,7 +1,8 @@
 """`uno-sim report`: run every study for each variant and write Markdown and HTML.
 
 The report directory holds report.md (PNG figures beside it), report.html
-(figures embedded as base64: one self-contained file) and the PNGs.  Every
+(figures embedded as base64: one self-contained file), report.json (every table
+as a list of records, and each study's setup) and the PNGs.  Every
 reading in it is generated from the measured numbers.
 """
 
@@ -12,7 +13,7 @@ import os
 import time
 
 from .common import parse_players, parse_variants, restricted_cards
-from .doc import Section, render_html, render_markdown
+from .doc import Section, render_html, render_markdown, sections_json, write_json
 
 from uno_sim import __version__
 
@@ -21,7 +22,7 @@ def build(variants="all", games: int = 2000, seed: int = 0, out: str = "reports/
           players="2,4", balance_players="2-10", trace_games: int = 200, card_games: int = 1000,
           command: str | None = None, n_jobs: int = 1, log=None, n_boot: int = 300,
           value_games: int | None = None) -> dict:
-    """Run the studies and write the report; returns {'md': path, 'html': path, 'seconds': s}.
+    """Run the studies and write the report; returns {'md', 'html', 'json': paths, 'seconds'}.
 
     The bluff and challenge studies share one solved game per variant and
     player count (`games` per pair of rules) and run their counterfactual
@@ -34,7 +35,7 @@ def build(variants="all", games: int = 2000, seed: int = 0, out: str = "reports/
     bks = parse_players(balance_players, range(2, 11))
     os.makedirs(out, exist_ok=True)
     t0 = time.perf_counter()
-    sections = []
+    sections, setups = [], []
     say = log or (lambda msg: None)
     for v in names:
         if not restricted_cards(v):
@@ -47,12 +48,16 @@ def build(variants="all", games: int = 2000, seed: int = 0, out: str = "reports/
             say(f"bluff/challenge game: {v}, {k} players")
             game = bluffgame.solve(v, k, games, seed, n_boot=n_boot, n_jobs=n_jobs)
             for mod in (bluff, challenge):
-                sections += mod.study(v, k, games, seed, out, game=game, value_games=vg,
-                                      n_boot=n_boot, n_jobs=n_jobs).sections
+                r = mod.study(v, k, games, seed, out, game=game, value_games=vg, n_boot=n_boot,
+                              n_jobs=n_jobs)
+                sections += r.sections
+                setups += r.to_json()["setups"]
         say(f"balance: {v}, players {bks[0]}-{bks[-1]}")
-        sections += balance.study(v, bks, games, seed, out, trace_games=trace_games,
-                                  card_players=4 if 4 in bks else bks[0],
-                                  card_games=card_games, n_jobs=n_jobs).sections
+        r = balance.study(v, bks, games, seed, out, trace_games=trace_games,
+                          card_players=4 if 4 in bks else bks[0], card_games=card_games,
+                          n_jobs=n_jobs)
+        sections += r.sections
+        setups += r.to_json()["setups"]
     seconds = time.perf_counter() - t0
     cmd = command or (f"uno-sim report --variants {','.join(names)} --games {games} "
                       f"--seed {seed} --players {','.join(map(str, ks))} --boot {n_boot} "
@@ -67,10 +72,14 @@ def build(variants="all", games: int = 2000, seed: int = 0, out: str = "reports/
     all_secs = [head] + sections
     title = "uno-sim studies report"
     md = f"# {title}\n\n" + render_markdown(all_secs, base=out)
+    write_json(os.path.join(out, "report.json"),
+               {"command": cmd, "version": __version__, "variants": names, "games": games,
+                "seed": seed, "setups": setups, **sections_json(all_secs, base=out)})
     md_path = os.path.join(out, "report.md")
     html_path = os.path.join(out, "report.html")
     with open(md_path, "w", encoding="utf-8") as f:
         f.write(md)
     with open(html_path, "w", encoding="utf-8") as f:
         f.write(render_html(all_secs, title))
-    return {"md": md_path, "html": html_path, "seconds": seconds}
+    return {"md": md_path, "html": html_path, "json": os.path.join(out, "report.json"),
+            "seconds": seconds}

@@ -1568,10 +1568,10 @@ static void init_game(uno_game *g, const uno_config *cfg, const uno_table *t,
     g->game_no = 0;
     g->seeded = *rng;
     uno_rng_seed_deal(&g->deal, &g->seeded, 0);
-    uno_dec_round(g, 0);
     g->force = NULL;
     g->tr = tr;
     g->n = cfg->players;
+    uno_dec_round(g, 0);
     g->n_active = g->n;
     g->direction = 1;
     g->color = UNO_NO_COLOR;

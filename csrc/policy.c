@@ -11,6 +11,16 @@
  */
 #include "uno.h"
 
+/* the counterfactual paths, kept out of the hot turn (not inlined) */
+#if defined(__GNUC__)
+#define POLICY_COLD __attribute__((noinline, cold))
+/* the greedy turn, inlined into uno_choose_play as when it had one call site */
+#define POLICY_INLINE __attribute__((always_inline)) inline
+#else
+#define POLICY_COLD
+#define POLICY_INLINE inline
+#endif
+
 static inline int pick(uno_game *g, int p, int kind, int n)
 {
     return n == 1 ? 0 : (int)uno_dec_bounded(g, p, kind, (uint32_t)n);
@@ -123,7 +133,7 @@ static int greedy_play_scan(uno_game *g, int p, const uno_policy *pol)
  * random draws that follow are greedy_play_scan's, in the same order.
  * Otherwise (no active color: a colorless card then "holds" it) the scans.
  */
-static int greedy_play(uno_game *g, int p, const uno_policy *pol)
+static POLICY_INLINE int greedy_play(uno_game *g, int p, const uno_policy *pol)
 {
     const uno_table *t = g->t;
     const int side = g->side, color = g->color;
@@ -330,7 +340,7 @@ static int strategic_play(uno_game *g, int p, const uno_policy *pol)
 /* The decisions                                                              */
 /* ------------------------------------------------------------------------- */
 
-static int builtin_play(uno_game *g, int p, const uno_policy *pol)
+static inline int builtin_play(uno_game *g, int p, const uno_policy *pol)
 {
     switch (pol->id) {
     case UNO_POLICY_RANDOM:
@@ -352,7 +362,7 @@ static int builtin_play(uno_game *g, int p, const uno_policy *pol)
  * Both alternatives thus leave the bluff stream where the policy left it, and
  * the alternative that agrees with the policy's own choice replays it exactly.
  */
-static int forced_play(uno_game *g, int p, const uno_policy *pol)
+static POLICY_COLD int forced_play(uno_game *g, int p, const uno_policy *pol)
 {
     uno_force *f = g->force;
     if (!holds_bluff(g, p, uno_holds_color(g, p)))
@@ -390,11 +400,19 @@ static int forced_play(uno_game *g, int p, const uno_policy *pol)
 int uno_choose_play(uno_game *g, int p)
 {
     const uno_policy *pol = &g->pol[p];
-    if (pol->id == UNO_POLICY_USER)
-        return call_user(g, p, UNO_DEC_PLAY, 0);
-    if (g->force && g->force->kind == UNO_CF_BLUFF && g->force->seat == p)
+    if (__builtin_expect(g->force != NULL, 0) && g->force->kind == UNO_CF_BLUFF &&
+        g->force->seat == p && pol->id != UNO_POLICY_USER)
         return forced_play(g, p, pol);
-    return builtin_play(g, p, pol);
+    switch (pol->id) {
+    case UNO_POLICY_RANDOM:
+        return random_play(g, p, pol);
+    case UNO_POLICY_GREEDY:
+        return greedy_play(g, p, pol);
+    case UNO_POLICY_STRATEGIC:
+        return strategic_play(g, p, pol);
+    default:
+        return call_user(g, p, UNO_DEC_PLAY, 0);
+    }
 }
 
 int uno_choose_replacement(uno_game *g, int p)
@@ -526,6 +544,9 @@ static int holds_that_color(const uno_game *g, int p, int color)
     return 0;
 }
 
+static POLICY_COLD int forced_challenge(uno_game *g, int victim, int offender, int prev_color,
+                                        int a);
+
 int uno_wants_challenge(uno_game *g, int victim, int offender, int prev_color)
 {
     const uno_policy *pol = &g->pol[victim];
@@ -535,7 +556,14 @@ int uno_wants_challenge(uno_game *g, int victim, int offender, int prev_color)
     uno_force *f = g->force;
     if (!f || f->kind != UNO_CF_CHALLENGE || f->seat != victim)
         return a;
-    /* a challenge decision point of the seat being forced (see forced_play) */
+    return forced_challenge(g, victim, offender, prev_color, a);
+}
+
+/* A challenge decision point of the seat being forced (see forced_play). */
+static POLICY_COLD int forced_challenge(uno_game *g, int victim, int offender, int prev_color,
+                                        int a)
+{
+    uno_force *f = g->force;
     int i = f->seen++;
     if (i < UNO_CF_MAX) {
         uno_cf_point *pt = &f->pt[i];

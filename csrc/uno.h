@@ -603,7 +603,7 @@ static inline int uno_dec_bernoulli(uno_game *g, int p, int k, double q)
 static inline void uno_dec_round(uno_game *g, uint64_t round)
 {
     g->dec_key = uno_rng_dec_round_key(&g->seeded, round);
-    memset(g->dec_n, 0, sizeof g->dec_n);
+    memset(g->dec_n, 0, (size_t)g->n * sizeof g->dec_n[0]);
 }
 
 /* Queries on a state, shared by the engine and the policies. */
