@@ -4,11 +4,11 @@ Players.  Seat 0 is the bluffer; the challenger is the next seat with two
 players, and with K > 2 players every other seat (a focal-seat design: they
 challenge only restricted cards played by seat 0, `suspect=0`, so they never
 challenge each other's legal cards and every effect measured is seat 0's).
-Every seat is `greedy`; a rule sets only the knobs named below (RULES.md C7,
+Every seat is `greedy`; a rule sets only the knobs named below (docs/rules.md C7,
 C12; docs/policies.md).
 
 Bluffing rules (seat 0), over the restricted cards of the variant (C7; UNO
-Flip's Wild Draw Two and Wild Draw Color, F3):
+Flip's Wild Draw Two and Wild Draw Color, F4):
 
 * ``never``       plain greedy (bluff=0)
 * ``next<=k``     bluff=1, bluff_next=k: bluff only when the next player holds <= k cards
