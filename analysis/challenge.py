@@ -101,7 +101,10 @@ def break_even_reading(overall: pl.DataFrame, by: pl.DataFrame) -> str:
         text += "No posterior makes a challenge pay (V1 <= V0)."
     else:
         text += (f"A challenge pays when the posterior probability of a bluff exceeds "
-                 f"p* = {fmt_ci(o['p_star'], o['p_star_low'], o['p_star_high'], signed=False)}.")
+                 f"p* = {fmt_ci(o['p_star'], o['p_star_low'], o['p_star_high'], signed=False)}: "
+                 f"the rule posterior>{o['p_star']:.2f} (challenge=posterior,"
+                 f"challenge_threshold={o['p_star']:.2f}) challenges exactly then, if the "
+                 "offender's bluff rate is the assumed challenge_prior.")
     if not by.is_empty():
         text += " By the offender's hand size after playing: " + "; ".join(
             f"holding {r['other_size']}: p* = "
