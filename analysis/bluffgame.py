@@ -247,7 +247,8 @@ class FamilyGame:
     pairs it evaluated before converging on the first grids (`do_grid` rules
     by rules); `boot`: the joint bootstrap over
     games of the full matrix: value, mixes, best responses, and the derived
-    numbers `worth_bluffing`, `worth_challenging`; per challenge rule
+    numbers `edge` (the value less seat 0's share when nobody bluffs or
+    challenges), `worth_bluffing`, `worth_challenging`; per challenge rule
     `best_<label>` (seat 0's share when it best-responds) and `gain_<label>`
     (that, less its share when it never bluffs); per bluff rule
     `worst_<label>` (seat 0's share against the table's best response) and
@@ -274,6 +275,12 @@ class FamilyGame:
     def fair(self) -> float:
         return 1.0 / self.players
 
+    @property
+    def baseline(self) -> tuple[Rule, Rule]:
+        """(never bluff, never challenge): the pair in which the seats are alike."""
+        return (next(r for r in self.rows if r.family == "never"),
+                next(c for c in self.cols if c.family == "never"))
+
     def mean(self, r: Rule, c: Rule) -> float:
         return float(self.matrix[self.rows.index(r), self.cols.index(c)])
 
@@ -286,6 +293,9 @@ def derived_numbers(rows: list[Rule], cols: list[Rule]):
     def f(mean, v: float) -> dict:
         m = np.array([[mean(r, c) for c in cols] for r in rows])
         out = {
+            # the value less seat 0's share when nobody bluffs or challenges (the same
+            # games, whose expectation is the fair share 1/K: the seats are alike then)
+            "edge": v - m[rows.index(never_b), cols.index(never_c)],
             # the value minus what seat 0 can guarantee without ever bluffing
             "worth_bluffing": v - m[rows.index(never_b)].min(),
             # what the table would concede without ever challenging, minus the value

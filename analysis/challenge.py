@@ -121,13 +121,17 @@ def equilibrium_reading(game: FamilyGame, mix: pl.DataFrame) -> str:
     r0, c0 = game.do_grid
     finer = (f"; the finer grids added {', '.join(r.label for r in game.refined)}"
              if game.refined else "")
-    rel = "above" if lo > game.fair else "below" if hi < game.fair else "not distinguishable from"
+    e, elo, ehi = game.boot.derived["edge"]
+    rel = "above" if elo > 0 else "below" if ehi < 0 else "not distinguishable from"
     return (f"On the first grids of {r0} bluffing rules x {c0} challenge rules, the double "
             f"oracle converged after evaluating {game.do_pairs} of the {r0 * c0} pairs{finer}; "
             f"over all {len(game.rows)} x {len(game.cols)} rules (every pair evaluated for the "
             f"best-response tables) the equilibrium gives seat 0 "
-            f"a win share of {fmt_ci(v, lo, hi, signed=False)}, {rel} the fair share "
-            f"{game.fair:.3f}. Equilibrium mixes (weight and 95% bootstrap interval): bluffer "
+            f"a win share of {fmt_ci(v, lo, hi, signed=False)} (fair share {game.fair:.3f}). "
+            f"On the same games, that is {fmt_ci(e, elo, ehi)} against seat 0's share when "
+            f"nobody bluffs or challenges ({game.mean(*game.baseline):.3f}, whose expectation "
+            f"is the fair share: the seats are alike then), so the equilibrium value is {rel} "
+            "the fair share. Equilibrium mixes (weight and 95% bootstrap interval): bluffer "
             f"{{{_mix_text(mix, 'bluffer')}}}; challengers {{{_mix_text(mix, 'challengers')}}}. "
             f"At equilibrium, the option to bluff is worth {fmt_ci(*wb)} of win share to seat 0 "
             f"(the value less what never bluffing guarantees), and the option to challenge "
