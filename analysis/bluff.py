@@ -101,12 +101,20 @@ def _sizes(eff: pl.DataFrame, test) -> str:
     return "" if not sizes else "1 card" if sizes == ["1"] else ", ".join(sizes) + " cards"
 
 
-def values_reading(eff_state: pl.DataFrame, overall: pl.DataFrame, players: int) -> str:
+def against_rules(game: FamilyGame) -> list[Rule]:
+    """The tables the bluff values are measured against: never and always challenging,
+    and the challengers' equilibrium rule of largest weight when it is neither."""
+    eq = max(game.do.support("col").items(), key=lambda kv: kv[1])[0]
+    return list(AGAINST) + ([eq] if eq not in AGAINST else [])
+
+
+def values_reading(eff_state: pl.DataFrame, overall: pl.DataFrame, players: int,
+                   order=(c.label for c in AGAINST), equilibrium: str | None = None) -> str:
     """Where a bluff pays, from the counterfactual values by the next player's hand."""
     if eff_state.is_empty():
         return "Too few bluff decision points for a breakdown by state."
     parts = []
-    order = [c.label for c in AGAINST]
+    order = list(order)
     for against in sorted(overall["against"].to_list(),
                           key=lambda a: order.index(a) if a in order else len(order)):
         sub = eff_state.filter(pl.col("against") == against)
@@ -115,6 +123,8 @@ def values_reading(eff_state: pl.DataFrame, overall: pl.DataFrame, players: int)
         costs = _sizes(sub, lambda r: r["d_game_win_high"] < 0)
         table = "a table that never challenges" if against == "never" else \
             f"a table whose challenge rule is {against}"
+        if against == equilibrium:
+            table += " (the challengers' main equilibrium rule)"
         text = (f"Against {table}, bluffing now instead of playing the honest card changes "
                 f"seat 0's game-win share by "
                 f"{fmt_ci(o['d_game_win'], o['d_game_win_low'], o['d_game_win_high'])} on "
@@ -197,9 +207,10 @@ def values_figure(eff: pl.DataFrame, setup: Setup, path: str) -> str:
                            width=5.0, height=4.4)
     for ax, metric, label in ((axes[0], "game_win", "win share"),
                               (axes[1], "points", "round points")):
-        for k, against in enumerate(sorted(set(eff["against"].to_list()))):
+        tables = sorted(set(eff["against"].to_list()))
+        for k, against in enumerate(tables):
             sub = eff.filter(pl.col("against") == against)
-            x = np.arange(sub.height) + (k - 0.5) * 0.15
+            x = np.arange(sub.height) + (k - (len(tables) - 1) / 2) * 0.15
             m = sub[f"d_{metric}"].to_numpy()
             ax.errorbar(x, m, yerr=[m - sub[f"d_{metric}_low"].to_numpy(),
                                     sub[f"d_{metric}_high"].to_numpy() - m],
@@ -226,20 +237,23 @@ def study(variant: str = "classic", players: int = 2, games: int = 1000, seed: i
     if game is None:
         game = bluffgame.solve(variant, players, games, seed, n_boot=n_boot, n_jobs=n_jobs)
     vg = value_games or games
-    frame = bluff_values(variant, players, vg, seed, n_jobs=n_jobs, values=values)
+    against = against_rules(game)
+    eq = against[-1].label if len(against) > len(AGAINST) else None
+    frame = bluff_values(variant, players, vg, seed, against=against, n_jobs=n_jobs,
+                         values=values)
     overall = decision_effects(frame, by=["against"])
     eff_next = by_state(frame, "other_size", extra=("against",))
     eff_own = by_state(frame, "own_size", extra=("against",))
     vsetup = Setup(variant, players, vg, seed,
                    "seat 0 plain greedy (each bluff decision replayed both ways); "
-                   + "; ".join(f"table {c.label}: {c.spec(players)}" for c in AGAINST),
+                   + "; ".join(f"table {c.label}: {c.spec(players)}" for c in against),
                    setup.rules, unit="games")
     sec = Section(f"Bluff: {variant}, {players} players")
     sec.p(f"Counterfactual values. Setup: {vsetup.text()}. At every turn where seat 0 could "
           "bluff a restricted card, the game is played on from that state once with the "
           "honest card and once with the bluff (common random numbers); the value is the "
           "paired difference, with 95% intervals clustered by game.")
-    sec.p(values_reading(eff_next, overall, players))
+    sec.p(values_reading(eff_next, overall, players, [c.label for c in against], eq))
     fig1 = values_figure(eff_next, vsetup,
                          os.path.join(out, f"bluff-values-{variant}-{players}p.png"))
     sec.figure(f"Value of a bluff by the next player's hand size ({vsetup.text()})", fig1)

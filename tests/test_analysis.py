@@ -387,7 +387,7 @@ def test_bluff_and_challenge_studies_small(tmp_path):
         assert (game.pairs[(rows[0], c)] == game.pairs[(rows[1], c)]).all()
     r = bluff.study("classic", 2, 40, 5, str(tmp_path), game=game, value_games=20, n_boot=20)
     assert all(os.path.exists(f) for f in r.figures)
-    assert {"never", "always"} == set(r.data["values"]["against"].unique().to_list())
+    assert {"never", "always"} <= set(r.data["values"]["against"].unique().to_list())
     c = challenge.study("classic", 2, 40, 5, str(tmp_path), game=game, value_games=20,
                         n_boot=20)
     v, lo, hi = game.boot.value
