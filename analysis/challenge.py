@@ -117,7 +117,6 @@ def equilibrium_reading(game: FamilyGame, mix: pl.DataFrame) -> str:
     v, lo, hi = game.boot.value
     wb = game.boot.derived["worth_bluffing"]
     wc = game.boot.derived["worth_challenging"]
-    n = len(game.rows) * len(game.cols)
     r0, c0 = game.do_grid
     finer = (f"; the finer grids added {', '.join(r.label for r in game.refined)}"
              if game.refined else "")
