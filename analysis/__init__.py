@@ -5,8 +5,8 @@ returns a `StudyResult` (sections for a report, frames in ``.data``), runnable
 as ``uno-sim study NAME`` and importable in a notebook::
 
     from analysis import bluff
-    res = bluff.study(variant="classic", players=4, games=500, seed=1)
-    res.data["effects"]          # Polars frame of paired effects
+    res = bluff.study(variant="classic", players=2, games=500, seed=1)
+    res.data["values_by_next"]   # Polars frame: value of a bluff by the next player's hand
 
 See docs/studies.md.
 """
@@ -30,7 +30,8 @@ __all__ = ["STUDIES", "StudyError", "variants", "run_study"]
 
 def run_study(name: str, variant: str = "classic", players=None, games: int = 1000,
               seed: int = 0, out: str | None = None, **kw):
-    """Run one study by name; `players` is a count or a list (balance: default 2..10)."""
+    """Run one study by name; `players` is a count or a list (default 2 and 4; balance
+    2..10)."""
     from .common import StudyError, parse_players
 
     if name not in STUDIES:
@@ -42,7 +43,7 @@ def run_study(name: str, variant: str = "classic", players=None, games: int = 10
                              **kw)
     from . import bluff, challenge
 
-    ks = parse_players(players, (4,))
+    ks = parse_players(players, (2, 4))
     mod = bluff if name == "bluff" else challenge
     results = [mod.study(variant, k, games, seed, out, **kw) for k in ks]
     if len(results) == 1:

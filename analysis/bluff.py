@@ -1,13 +1,23 @@
-"""Bluff study: what bluffing restricted wilds is worth against challengers.
+"""Bluff study: when does bluffing a restricted card pay, and which bluffing rule answers
+each challenge rule?
 
-Design.  Seat 0 plays ``greedy(bluff=b)``, every other seat plays
-``greedy(challenge=c)``, for every (b, c) of a grid.  Every arm plays the same
-seed and game numbers, so the same deals (the engine seeds game g from
-(seed, g)); the effect of b is the per-game paired difference against the arm
-b = 0 with the same c, averaged with a normal 95% interval.  Two outcomes per
-game: seat 0's share of the win, and seat 0's points per round (its final
-score over the game's rounds).  The break-even line is where the effect on the
-win share crosses zero along c.
+Two designs, both on seat 0 (the bluffer) against greedy challengers (see
+`analysis.bluffgame` for the rules and the 2-player / 4-player focal-seat
+setup):
+
+1. Counterfactual value of a bluff (`uno_sim.counterfactual`): at every turn
+   where seat 0 (plain greedy, so it never bluffs by itself) holds a
+   restricted card it could bluff, the game is played on from that exact
+   state twice, once with the honest card and once with the bluff, with
+   common random numbers.  The paired difference is the value of bluffing
+   now, broken down by the next player's hand size and seat 0's own; this is
+   what separates "bluffing" from "spending the card early" (against a table
+   that never challenges, a bluff is pure timing).  Measured against a table
+   that never challenges and one that always does.
+2. The game over the rule families: seat 0's win share for every pair
+   (bluffing rule, challenge rule); the bluffer's best response to each
+   challenge rule, with bootstrap intervals, and the paired effect of each
+   bluffing rule against never bluffing.
 """
 
 from __future__ import annotations
@@ -18,167 +28,253 @@ import tempfile
 import numpy as np
 import polars as pl
 
-from .common import (Setup, StudyError, fmt_ci, new_figure, paired_diff, require_restricted,
-                     run_games, save, rules_text)
+from . import bluffgame
+from .bluffgame import FamilyGame, Rule, policies, setup_policies
+from .common import Setup, fmt_ci, new_figure, require_restricted, rules_text, save
+from .counterfactual import by_state, decision_effects, run_values
 from .doc import Section, StudyResult
+from .gamestats import paired_ci
 from uno_sim.rules import Rules
 
-GRID = (0.0, 0.25, 0.5, 0.75, 1.0)
+AGAINST = (Rule("challenge", "never"), Rule("challenge", "always"))
 
 
-def arm_policies(b: float, c: float, players: int) -> list[str]:
-    return [f"greedy(bluff={b:g})"] + [f"greedy(challenge={c:g})"] * (players - 1)
-
-
-def run_grid(variant: str = "classic", players: int = 4, games: int = 1000, seed: int = 0,
-             bluffs=GRID, challenges=GRID, n_jobs: int = 1) -> pl.DataFrame:
-    """One row per (b, c, game): seat 0's win share `win` and points per round `ppr`,
-    its bluffs, and the challenges its opponents made."""
-    require_restricted(variant, "bluff")
-    if 0.0 not in [float(b) for b in bluffs]:
-        raise StudyError("the bluff grid needs b = 0, the baseline of the paired differences")
-    parts = []
-    for c in challenges:
-        for b in bluffs:
-            g = run_games(variant, players, arm_policies(b, c, players), games, seed,
-                          n_jobs=n_jobs)
-            opp = [f"challenges_{s}" for s in range(1, players)]
-            parts.append(g.select(
-                pl.lit(float(b)).alias("b"), pl.lit(float(c)).alias("c"), "game",
-                pl.col("win_0").alias("win"),
-                (pl.col("scores_0") / pl.col("rounds")).alias("ppr"),
-                pl.col("bluffs_0").alias("bluffs"),
-                pl.sum_horizontal(opp).alias("challenges"),
-                pl.col("rounds")))
-    return pl.concat(parts).with_columns(pl.lit(variant).alias("variant"),
-                                         pl.lit(players).alias("players"))
-
-
-def grid_setup(variant: str, players: int, games: int, seed: int, out: str | None,
+def make_setup(variant: str, players: int, games: int, seed: int, out: str | None,
                study: str) -> tuple[str, Setup]:
-    """The output folder (made if needed) and the stated setup of a bluff x challenge grid;
+    """The output folder (made if needed) and the stated setup of the bluff/challenge game;
     StudyError for a variant with nothing to bluff."""
     require_restricted(variant, study)
     out = out or tempfile.mkdtemp(prefix=f"uno-{study}-")
     os.makedirs(out, exist_ok=True)
-    setup = Setup(variant, players, games, seed,
-                  "seat 0 greedy(bluff=b), others greedy(challenge=c)",
-                  rules_text(Rules(variant=variant, players=players)))
-    return out, setup
+    return out, Setup(variant, players, games, seed, setup_policies(players),
+                      rules_text(Rules(variant=variant, players=players)))
 
 
-def effects(grid: pl.DataFrame) -> pl.DataFrame:
-    """Paired effect of b against b = 0 at the same c: d_win, d_ppr with 95% intervals."""
-    return paired_diff(grid, "b", 0.0, ["win", "ppr"], keys=["c"])
+def bluff_values(variant: str, players: int, games: int, seed: int, against=AGAINST,
+                 n_jobs: int = 1, values=None) -> pl.DataFrame:
+    """Counterfactual bluff decision points of seat 0 (plain greedy) against each challenge
+    rule of `against`: the decision-values frame with a column `against`."""
+    parts = []
+    for c in against:
+        f = run_values("bluff", variant, players, policies(Rule("bluff", "never"), c, players),
+                       0, games, seed, n_jobs, values)
+        parts.append(f.with_columns(pl.lit(c.label).alias("against")))
+    return pl.concat(parts, how="diagonal_relaxed")
 
 
-def break_even(eff: pl.DataFrame, metric: str = "d_win") -> pl.DataFrame:
-    """For each b > 0, the challenge rate where the effect crosses zero (linear
-    interpolation between grid points); null where it keeps one sign over the grid."""
+def rule_effects(game: FamilyGame) -> pl.DataFrame:
+    """Paired effect on seat 0's win share of each bluffing rule against never bluffing,
+    for each challenge rule (same games), mean and 95% interval."""
+    never = next(r for r in game.rows if r.family == "never")
     rows = []
-    for b in sorted(set(eff["b"].to_list())):
-        if b == 0:
-            continue
-        sub = eff.filter(pl.col("b") == b).sort("c")
-        cs, ds = sub["c"].to_numpy(), sub[metric].to_numpy()
-        cross = None
-        for i in range(len(cs) - 1):
-            if ds[i] == 0:
-                cross = float(cs[i])
-                break
-            if ds[i] * ds[i + 1] < 0:
-                cross = float(cs[i] + (cs[i + 1] - cs[i]) * ds[i] / (ds[i] - ds[i + 1]))
-                break
-        if cross is None and len(ds) and ds[-1] == 0:
-            cross = float(cs[-1])
-        rows.append({"b": b, "break_even_c": cross,
-                     "sign_at_c0": float(np.sign(ds[0])) if len(ds) else None})
-    return pl.DataFrame(rows, schema={"b": pl.Float64, "break_even_c": pl.Float64,
-                                      "sign_at_c0": pl.Float64})
+    for c in game.cols:
+        for r in game.rows:
+            if r == never:
+                continue
+            m, lo, hi = paired_ci(game.pairs[(r, c)] - game.pairs[(never, c)])
+            rows.append({"bluff rule": r.label, "challenge rule": c.label, "d_win": m,
+                         "d_win_low": lo, "d_win_high": hi})
+    return pl.DataFrame(rows)
 
 
-def heatmap(eff: pl.DataFrame, setup: Setup, path: str) -> str:
-    bs = sorted(set(eff["b"].to_list()))
-    cs = sorted(set(eff["c"].to_list()))
-    fig, axes = new_figure(setup, f"Bluffing restricted wilds: paired effect on seat 0 "
-                                  f"({setup.variant}, {setup.players} players)", ncols=2,
-                           width=5.2, height=4.8)
-    for ax, metric, label in ((axes[0], "d_win", "change in win share"),
-                              (axes[1], "d_ppr", "change in points per round")):
-        z = np.full((len(bs), len(cs)), np.nan)
-        for r in eff.iter_rows(named=True):
-            z[bs.index(r["b"]), cs.index(r["c"])] = r[metric]
-        lim = np.nanmax(np.abs(z)) or 1.0
-        im = ax.imshow(z, origin="lower", cmap="RdBu", vmin=-lim, vmax=lim, aspect="auto",
-                       extent=(-0.5, len(cs) - 0.5, -0.5, len(bs) - 0.5))
-        if np.nanmin(z[1:]) < 0 < np.nanmax(z[1:]) and len(bs) > 1 and len(cs) > 1:
-            ax.contour(np.arange(len(cs)), np.arange(len(bs)), z, levels=[0.0], colors="k",
-                       linewidths=1.5)
-        for i in range(len(bs)):
-            for j in range(len(cs)):
-                ax.text(j, i, f"{z[i, j]:+.3f}" if metric == "d_win" else f"{z[i, j]:+.1f}",
-                        ha="center", va="center", fontsize=7)
-        ax.set_xticks(range(len(cs)), [f"{c:g}" for c in cs])
-        ax.set_yticks(range(len(bs)), [f"{b:g}" for b in bs])
-        ax.set_xlabel("opponents' challenge probability c")
-        ax.set_ylabel("seat 0 bluff probability b")
-        ax.set_title(label + " (black: break-even)", fontsize=9)
-        fig.colorbar(im, ax=ax, shrink=0.8)
-    return save(fig, path)
+def best_responses(game: FamilyGame) -> pl.DataFrame:
+    """The bluffer's best response to each challenge rule, with bootstrap intervals."""
+    rows = []
+    for j, c in enumerate(game.cols):
+        i = int(np.argmax(game.matrix[:, j]))
+        best = game.rows[i]
+        shares = game.boot.row_br[c]
+        s, slo, shi = game.boot.derived[f"best_{c.label}"]
+        g, glo, ghi = game.boot.derived[f"gain_{c.label}"]
+        rows.append({"challenge rule": c.label, "best bluff rule": best.label,
+                     "best in resamples": shares.get(best, 0.0),
+                     "runner-up": max(((k.label, v) for k, v in shares.items() if k != best),
+                                      key=lambda kv: kv[1], default=("-", 0.0))[0],
+                     "share": s, "share_low": slo, "share_high": shi,
+                     "gain": g, "gain_low": glo, "gain_high": ghi})
+    return pl.DataFrame(rows)
 
 
-def reading(eff: pl.DataFrame, be: pl.DataFrame, players: int) -> str:
-    """A short reading generated from the numbers."""
-    full = eff.filter(pl.col("b") == pl.col("b").max())
-    if full.is_empty():
-        return "No bluffing arm was run."
-    bmax = full["b"][0]
-    at0 = full.filter(pl.col("c") == pl.col("c").min()).row(0, named=True)
-    at1 = full.filter(pl.col("c") == pl.col("c").max()).row(0, named=True)
+def _sizes(eff: pl.DataFrame, test) -> str:
+    """The hand sizes of the rows that pass `test`, as text: "1 card", "3, 4, 6+ cards"."""
+    sizes = [r["other_size"] for r in eff.iter_rows(named=True) if test(r)]
+    return "" if not sizes else "1 card" if sizes == ["1"] else ", ".join(sizes) + " cards"
 
-    def verdict(r):
-        if r["d_win_low"] > 0:
-            return "gains"
-        if r["d_win_high"] < 0:
-            return "loses"
-        return "changes nothing measurable in"
 
-    parts = [
-        f"With {players} players, a seat bluffing with b = {bmax:g} {verdict(at0)} win share "
-        f"against opponents who challenge with c = {at0['c']:g} "
-        f"({fmt_ci(at0['d_win'], at0['d_win_low'], at0['d_win_high'])}, "
-        f"{at0['d_ppr']:+.1f} points per round), and {verdict(at1)} win share against "
-        f"c = {at1['c']:g} ({fmt_ci(at1['d_win'], at1['d_win_low'], at1['d_win_high'])}, "
-        f"{at1['d_ppr']:+.1f} points per round)."]
-    row = be.filter(pl.col("b") == bmax)
-    if not row.is_empty() and row["break_even_c"][0] is not None:
-        parts.append(f"The effect on win share crosses zero near c = {row['break_even_c'][0]:.2f}: "
-                     "against opponents who challenge more often than that, bluffing costs.")
-    elif not row.is_empty():
-        side = "positive" if (row["sign_at_c0"][0] or 0) > 0 else "negative"
-        parts.append(f"The effect on win share stays {side} over the whole challenge grid "
-                     "(no break-even inside it).")
+def against_rules(game: FamilyGame) -> list[Rule]:
+    """The tables the bluff values are measured against: never and always challenging,
+    and the challengers' equilibrium rule of largest weight when it is neither."""
+    eq = max(game.do.support("col").items(), key=lambda kv: kv[1])[0]
+    return list(AGAINST) + ([eq] if eq not in AGAINST else [])
+
+
+def values_reading(eff_state: pl.DataFrame, overall: pl.DataFrame, players: int,
+                   order=(c.label for c in AGAINST), equilibrium: str | None = None) -> str:
+    """Where a bluff pays, from the counterfactual values by the next player's hand."""
+    if eff_state.is_empty():
+        return "Too few bluff decision points for a breakdown by state."
+    parts = []
+    order = list(order)
+    for against in sorted(overall["against"].to_list(),
+                          key=lambda a: order.index(a) if a in order else len(order)):
+        sub = eff_state.filter(pl.col("against") == against)
+        o = overall.filter(pl.col("against") == against).row(0, named=True)
+        pays = _sizes(sub, lambda r: r["d_game_win_low"] > 0)
+        costs = _sizes(sub, lambda r: r["d_game_win_high"] < 0)
+        table = "a table that never challenges" if against == "never" else \
+            f"a table whose challenge rule is {against}"
+        if against == equilibrium:
+            table += " (the challengers' main equilibrium rule)"
+        text = (f"Against {table}, bluffing now instead of playing the honest card changes "
+                f"seat 0's game-win share by "
+                f"{fmt_ci(o['d_game_win'], o['d_game_win_low'], o['d_game_win_high'])} on "
+                f"average over {o['points']:,} decision points")
+        detail = []
+        if pays:
+            detail.append(f"it pays (interval above zero) when the next player holds {pays}")
+        if costs:
+            detail.append(f"it costs (interval below zero) when the next player holds {costs}")
+        if not detail:
+            detail.append("no hand size of the next player gives an interval clear of zero")
+        parts.append(text + "; " + "; ".join(detail) + ".")
+    vr = overall["vr_game_win"].to_numpy()
+    vr = vr[np.isfinite(vr)]
+    if vr.size:
+        parts.append(f"Pairing the two alternatives on the same continuation cuts the "
+                     f"variance of the estimated value by a factor of {vr.min():.1f} to "
+                     f"{vr.max():.1f} (unpaired SE over paired SE, squared).")
     return " ".join(parts)
 
 
-def study(variant: str = "classic", players: int = 4, games: int = 1000, seed: int = 0,
-          out: str | None = None, bluffs=GRID, challenges=GRID, grid: pl.DataFrame | None = None,
-          n_jobs: int = 1) -> StudyResult:
-    """Run (or reuse `grid`) and return tables, heatmap and reading for one variant and K."""
-    out, setup = grid_setup(variant, players, games, seed, out, "bluff")
-    if grid is None:
-        grid = run_grid(variant, players, games, seed, bluffs, challenges, n_jobs)
-    eff = effects(grid)
-    be = break_even(eff)
-    fig = heatmap(eff, setup, os.path.join(out, f"bluff-{variant}-{players}p.png"))
+def group_best(br: pl.DataFrame, against: str, best: str) -> list[tuple[str, list[str]]]:
+    """[(best response, [opponent rules it answers])], in the order the bests first appear."""
+    groups: dict = {}
+    for r in br.iter_rows(named=True):
+        groups.setdefault(r[best], []).append(r[against])
+    return list(groups.items())
+
+
+def how_sure(sub: pl.DataFrame) -> str:
+    """How often the best responses of `sub` are best in the bootstrap resamples."""
+    lo, hi = sub["best in resamples"].min(), sub["best in resamples"].max()
+    span = f"{lo:.0%}" if round(lo, 2) == round(hi, 2) else f"{lo:.0%} to {hi:.0%}"
+    return f"best in {span} of the resamples"
+
+
+def br_reading(game: FamilyGame, br: pl.DataFrame) -> str:
+    parts = []
+    for best, against in group_best(br, "challenge rule", "best bluff rule"):
+        sub = br.filter(pl.col("challenge rule").is_in(against))
+        sure = how_sure(sub)
+        if best == "never":
+            parts.append(f"never bluffing against {', '.join(against)} ({sure})")
+            continue
+        top = sub.sort("gain", descending=True).row(0, named=True)
+        parts.append(f"{best} against {', '.join(against)} ({sure}; the largest gain over "
+                     f"never bluffing, against {top['challenge rule']}: "
+                     f"{fmt_ci(top['gain'], top['gain_low'], top['gain_high'])} win share)")
+    return ("The bluffer's best response: " + "; ".join(parts) + ". Seat 0's fair share is "
+            f"{game.fair:.3f}.")
+
+
+def heatmap(eff: pl.DataFrame, game: FamilyGame, setup: Setup, path: str) -> str:
+    rs = [r.label for r in game.rows if r.family != "never"]
+    cs = [c.label for c in game.cols]
+    z = np.full((len(rs), len(cs)), np.nan)
+    for r in eff.iter_rows(named=True):
+        z[rs.index(r["bluff rule"]), cs.index(r["challenge rule"])] = r["d_win"]
+    fig, axes = new_figure(setup, f"Bluffing rules against challenge rules: paired effect on "
+                                  f"seat 0's win share ({setup.variant}, {setup.players} "
+                                  "players)", width=8.5, height=5.4)
+    ax = axes[0]
+    lim = float(np.nanmax(np.abs(z))) if np.isfinite(z).any() else 1.0
+    im = ax.imshow(z, cmap="RdBu", vmin=-lim or -1, vmax=lim or 1, aspect="auto")
+    for i in range(len(rs)):
+        for j in range(len(cs)):
+            ax.text(j, i, f"{z[i, j]:+.3f}", ha="center", va="center", fontsize=6)
+    ax.set_xticks(range(len(cs)), cs, rotation=45, ha="right", fontsize=7)
+    ax.set_yticks(range(len(rs)), rs, fontsize=7)
+    ax.set_xlabel("challenge rule of the other seats")
+    ax.set_ylabel("seat 0's bluffing rule")
+    fig.colorbar(im, ax=ax, shrink=0.8, label="change in win share vs never bluffing")
+    fig.subplots_adjust(bottom=0.3, left=0.15)
+    return save(fig, path)
+
+
+def values_figure(eff: pl.DataFrame, setup: Setup, path: str) -> str:
+    fig, axes = new_figure(setup, f"Counterfactual value of a bluff by the next player's hand "
+                                  f"({setup.variant}, {setup.players} players)", ncols=2,
+                           width=5.0, height=4.4)
+    for ax, metric, label in ((axes[0], "game_win", "win share"),
+                              (axes[1], "points", "round points")):
+        tables = sorted(set(eff["against"].to_list()))
+        for k, against in enumerate(tables):
+            sub = eff.filter(pl.col("against") == against)
+            x = np.arange(sub.height) + (k - (len(tables) - 1) / 2) * 0.15
+            m = sub[f"d_{metric}"].to_numpy()
+            ax.errorbar(x, m, yerr=[m - sub[f"d_{metric}_low"].to_numpy(),
+                                    sub[f"d_{metric}_high"].to_numpy() - m],
+                        marker="o", ms=3, capsize=2, ls="", label=f"table: {against}")
+            ax.set_xticks(np.arange(sub.height), sub["other_size"].to_list())
+        ax.axhline(0, color="0.5", ls=":", lw=1)
+        ax.set_xlabel("next player's hand size")
+        ax.set_ylabel(f"bluff - honest card: {label}")
+        ax.set_title("paired 95% intervals, clustered by game", fontsize=8)
+        ax.legend(fontsize=7)
+    return save(fig, path)
+
+
+def study(variant: str = "classic", players: int = 2, games: int = 1000, seed: int = 0,
+          out: str | None = None, game: FamilyGame | None = None, values=None,
+          value_games: int | None = None, n_boot: int = 300, n_jobs: int = 1) -> StudyResult:
+    """Counterfactual bluff values and the bluffer's best responses for one variant and K.
+
+    `game`: a solved `bluffgame.FamilyGame` to reuse (the challenge study reads
+    the same one); `values`: a stand-in for `uno_sim.counterfactual.decision_values`;
+    `value_games`: games of the counterfactual runs (default `games`).
+    """
+    out, setup = make_setup(variant, players, games, seed, out, "bluff")
+    if game is None:
+        game = bluffgame.solve(variant, players, games, seed, n_boot=n_boot, n_jobs=n_jobs)
+    vg = value_games or games
+    against = against_rules(game)
+    eq = against[-1].label if len(against) > len(AGAINST) else None
+    frame = bluff_values(variant, players, vg, seed, against=against, n_jobs=n_jobs,
+                         values=values)
+    overall = decision_effects(frame, by=["against"])
+    eff_next = by_state(frame, "other_size", extra=("against",))
+    eff_own = by_state(frame, "own_size", extra=("against",))
+    vsetup = Setup(variant, players, vg, seed,
+                   "seat 0 plain greedy (each bluff decision replayed both ways); "
+                   + "; ".join(f"table {c.label}: {c.spec(players)}" for c in against),
+                   setup.rules, unit="games")
     sec = Section(f"Bluff: {variant}, {players} players")
-    sec.p(f"Setup: {setup.text()}. Paired design: every arm plays the same games; "
-          "effects are per-game differences against b = 0 at the same c, mean and 95% interval.")
-    sec.p(reading(eff, be, players))
-    sec.figure(f"Effect of bluffing on seat 0 ({setup.text()})", fig)
-    shown = eff.filter(pl.col("b") > 0).select(
-        "b", "c", "n", "d_win", "d_win_low", "d_win_high", "d_ppr", "d_ppr_low", "d_ppr_high")
-    sec.table(f"Paired effects against b = 0 ({setup.text()})", shown)
-    sec.table(f"Break-even challenge rate per bluff rate ({setup.text()})", be)
-    return StudyResult("bluff", [sec], data={"grid": grid, "effects": eff, "break_even": be,
-                                             "setup": setup}, figures=[fig])
+    sec.p(f"Counterfactual values. Setup: {vsetup.text()}. At every turn where seat 0 could "
+          "bluff a restricted card, the game is played on from that state once with the "
+          "honest card and once with the bluff (common random numbers); the value is the "
+          "paired difference, with 95% intervals clustered by game.")
+    sec.p(values_reading(eff_next, overall, players, [c.label for c in against], eq))
+    fig1 = values_figure(eff_next, vsetup,
+                         os.path.join(out, f"bluff-values-{variant}-{players}p.png"))
+    sec.figure(f"Value of a bluff by the next player's hand size ({vsetup.text()})", fig1)
+    cols = ["against", "points", "games", "d_game_win", "d_game_win_low", "d_game_win_high",
+            "d_round_win", "d_points", "se_game_win", "se_unpaired_game_win", "vr_game_win"]
+    sec.table(f"Value of a bluff overall, paired and unpaired SEs ({vsetup.text()})",
+              overall.select(cols))
+    sec.table(f"Value of a bluff by the next player's hand size ({vsetup.text()})",
+              eff_next.select(["other_size"] + cols))
+    sec.table(f"Value of a bluff by seat 0's own hand size ({vsetup.text()})",
+              eff_own.select(["own_size"] + cols))
+
+    br = best_responses(game)
+    eff = rule_effects(game)
+    sec.p(f"Rules. Setup: {setup.text()}. {br_reading(game, br)}")
+    fig2 = heatmap(eff, game, setup, os.path.join(out, f"bluff-rules-{variant}-{players}p.png"))
+    sec.figure(f"Paired effect of each bluffing rule against never bluffing ({setup.text()})",
+               fig2)
+    sec.table(f"Bluffer's best response per challenge rule, bootstrap 95% intervals over "
+              f"{game.boot.n_boot} resamples of games ({setup.text()})", br)
+    return StudyResult("bluff", [sec], data={
+        "values": frame, "values_overall": overall, "values_by_next": eff_next,
+        "values_by_own": eff_own, "game": game, "best_response": br, "rule_effects": eff,
+        "setup": setup, "values_setup": vsetup}, figures=[fig1, fig2])

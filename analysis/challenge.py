@@ -1,18 +1,18 @@
-"""Challenge study: best responses and the equilibrium of the bluff/challenge game.
+"""Challenge study: when does a challenge pay, which challenge rule answers each bluffing
+rule, and the equilibrium of the bluff/challenge game.
 
-The payoff grid is seat 0's mean win share when it bluffs with probability b
-and every opponent challenges with probability c (the bluff study's grid, the
-same paired runs).  Opponents play alike, so minimizing seat 0's share is the
-same as maximizing the opponents' mean share (1 - share) / (K - 1): the game
-"bluffer against the table" is zero-sum.  The best-response challenge rate for
-a bluff rate b is the grid c with the lowest seat-0 share; the equilibrium is
-the solution of the matrix game (`gamestats.solve_zero_sum`) over the grid,
-its value seat 0's guaranteed share.  Sampling noise in the grid passes into
-both, so read them with the intervals of the table.
-
-`challenge=auto`: when the policies know it (a `challenge_threshold` knob),
-the opponents challenge by threshold instead; the best threshold is the one
-that minimizes the bluffer's best-response share (minimax over the b grid).
+1. Counterfactual value of a challenge (`uno_sim.counterfactual`): seat 0
+   bluffs whenever it can (`greedy(bluff=1)`), so restricted cards played on
+   seat 1 are bluffs and legal cards both; at each one, the game is played on
+   once with seat 1 accepting and once with it challenging (common random
+   numbers).  V1 is the mean value of challenging a bluff, V0 of challenging
+   a legal card, and p* = -V0 / (V1 - V0) the break-even posterior: a
+   challenge pays when the challenger's posterior P(bluff) exceeds p*.
+   Bootstrap intervals over games, overall and by the offender's hand size.
+2. The challengers' best response to each bluffing rule of the game over
+   the rule families (`analysis.bluffgame`), and
+3. its equilibrium by double oracle, with a joint bootstrap over games for
+   the value, both mixes and what bluffing and challenging are worth.
 """
 
 from __future__ import annotations
@@ -22,175 +22,201 @@ import os
 import numpy as np
 import polars as pl
 
-from .bluff import GRID, grid_setup, run_grid
-from .common import new_figure, run_games, save
+from . import bluffgame
+from .bluff import group_best, how_sure, make_setup
+from .bluffgame import FamilyGame, Rule
+from .common import Setup, fmt_ci, new_figure, save
+from .counterfactual import SIZE_CAP, break_even_posterior, decision_effects, run_values
 from .doc import Section, StudyResult
-from .gamestats import solve_zero_sum
-from uno_sim.policies import parse_policy
-from uno_sim.rules import RulesError
-from uno_sim.stats import wilson
 
-THRESHOLDS = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
+OFFENDER = Rule("bluff", "always")
 
 
-def payoff_table(grid: pl.DataFrame, arm2: str = "c") -> pl.DataFrame:
-    """Seat 0's mean win share per (b, arm2) with 95% Wilson intervals."""
-    t = (grid.group_by("b", arm2).agg(pl.col("win").sum().alias("wins"), pl.len().alias("n"))
-         .sort("b", arm2))
-    lows, highs = zip(*(wilson(w, n) for w, n in zip(t["wins"], t["n"]))) if t.height else ((), ())
-    return t.with_columns((pl.col("wins") / pl.col("n")).alias("share"),
-                          pl.Series("low", lows, dtype=pl.Float64),
-                          pl.Series("high", highs, dtype=pl.Float64))
+def challenge_values(variant: str, players: int, games: int, seed: int, n_jobs: int = 1,
+                     values=None) -> pl.DataFrame:
+    """Counterfactual challenge decision points of seat 1 (plain greedy, as every seat
+    but seat 0, which bluffs whenever it can)."""
+    pols = [OFFENDER.spec(players)] + ["greedy"] * (players - 1)
+    return run_values("challenge", variant, players, pols, 1, games, seed, n_jobs, values)
 
 
-def payoff_matrix(table: pl.DataFrame, arm2: str = "c"):
-    """(bs, cs, matrix[b, c] of seat-0 shares)."""
-    bs = sorted(set(table["b"].to_list()))
-    cs = sorted(set(table[arm2].to_list()))
-    m = np.full((len(bs), len(cs)), np.nan)
-    for r in table.iter_rows(named=True):
-        m[bs.index(r["b"]), cs.index(r[arm2])] = r["share"]
-    return bs, cs, m
+def break_even_tables(frame: pl.DataFrame, metric: str = "game_win", n_boot: int = 300,
+                      seed: int = 0) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """p* overall and by the offender's hand size after playing (pooled from SIZE_CAP up)."""
+    overall = break_even_posterior(frame, metric, n_boot=n_boot, seed=seed)
+    capped = frame.with_columns(pl.min_horizontal(pl.col("other_size"), pl.lit(SIZE_CAP)))
+    by = break_even_posterior(capped, metric, by=["other_size"], n_boot=n_boot, seed=seed)
+    if not by.is_empty():
+        by = by.with_columns(pl.when(pl.col("other_size") >= SIZE_CAP)
+                             .then(pl.lit(f"{SIZE_CAP}+"))
+                             .otherwise(pl.col("other_size").cast(pl.Utf8)).alias("other_size"))
+    return overall, by
 
 
-def best_responses(table: pl.DataFrame, arm2: str = "c") -> pl.DataFrame:
-    """Per bluff rate: the challenge setting that minimizes seat 0's share, and that share."""
-    best = (table.sort("share", arm2).group_by("b", maintain_order=False)
-            .agg(pl.col(arm2).first().alias(f"best_{arm2}"), pl.col("share").first(),
-                 pl.col("low").first(), pl.col("high").first())
-            .sort("b"))
-    return best
+def best_responses(game: FamilyGame) -> pl.DataFrame:
+    """The challengers' best response to each bluffing rule, with bootstrap intervals."""
+    rows = []
+    for i, r in enumerate(game.rows):
+        j = int(np.argmin(game.matrix[i]))
+        best = game.cols[j]
+        shares = game.boot.col_br[r]
+        s, slo, shi = game.boot.derived[f"worst_{r.label}"]
+        h, hlo, hhi = game.boot.derived[f"hold_{r.label}"]
+        rows.append({"bluff rule": r.label, "best challenge rule": best.label,
+                     "best in resamples": shares.get(best, 0.0),
+                     "runner-up": max(((k.label, v) for k, v in shares.items() if k != best),
+                                      key=lambda kv: kv[1], default=("-", 0.0))[0],
+                     "seat 0 share": s, "share_low": slo, "share_high": shi,
+                     "cut": h, "cut_low": hlo, "cut_high": hhi})
+    return pl.DataFrame(rows)
 
 
-def equilibrium(table: pl.DataFrame, arm2: str = "c") -> dict:
-    bs, cs, m = payoff_matrix(table, arm2)
-    x, y, v = solve_zero_sum(m)
-    return {"b": bs, arm2: cs, "bluff_mix": x, "challenge_mix": y, "value": v, "matrix": m}
+def mix_table(game: FamilyGame) -> pl.DataFrame:
+    """Equilibrium weight of every rule, with bootstrap intervals."""
+    rows = []
+    for side, rules, mix in (("bluffer", game.rows, game.boot.row_mix),
+                             ("challengers", game.cols, game.boot.col_mix)):
+        for r in rules:
+            w, lo, hi = mix[r]
+            rows.append({"side": side, "rule": r.label, "weight": w, "low": lo, "high": hi})
+    return pl.DataFrame(rows)
 
 
-def auto_supported() -> bool:
-    """Whether the policies take `challenge=auto` with a `challenge_threshold` knob."""
-    try:
-        spec = parse_policy("greedy(challenge=auto)")
-        return "challenge_threshold" in spec.knobs()
-    except (RulesError, ValueError, KeyError):
-        return False
+def _mix_text(mix: pl.DataFrame, side: str) -> str:
+    sub = mix.filter((pl.col("side") == side) & (pl.col("weight") > 0.005))
+    return ", ".join(f"{r['rule']} {r['weight']:.2f} [{r['low']:.2f}, {r['high']:.2f}]"
+                     for r in sub.iter_rows(named=True))
 
 
-def run_auto_grid(variant, players, games, seed, bluffs=GRID, thresholds=THRESHOLDS,
-                  n_jobs: int = 1) -> pl.DataFrame | None:
-    """Like `bluff.run_grid` with opponents on `challenge=auto` per threshold; None if unsupported."""
-    if not auto_supported():
-        return None
-    parts = []
-    for t in thresholds:
-        spec = f"greedy(challenge=auto,challenge_threshold={t:g})"
-        try:
-            parse_policy(spec)
-        except RulesError:
-            continue
-        for b in bluffs:
-            g = run_games(variant, players, [f"greedy(bluff={b:g})"] + [spec] * (players - 1),
-                          games, seed, n_jobs=n_jobs)
-            parts.append(g.select(pl.lit(float(b)).alias("b"), pl.lit(float(t)).alias("t"),
-                                  "game", pl.col("win_0").alias("win")))
-    return pl.concat(parts) if parts else None
+def break_even_reading(overall: pl.DataFrame, by: pl.DataFrame) -> str:
+    if overall.is_empty():
+        return ("Too few challenge decision points (bluffs and legal cards both) for a "
+                "break-even posterior.")
+    o = overall.row(0, named=True)
+    text = (f"Challenging a bluff is worth {fmt_ci(o['v1'], o['v1_low'], o['v1_high'])} of "
+            f"game-win share to the challenger, challenging a legal card "
+            f"{fmt_ci(o['v0'], o['v0_low'], o['v0_high'])} ({o['bluffs']:,} bluffs, "
+            f"{o['legal']:,} legal cards). ")
+    if o["p_star"] is None or not np.isfinite(o["p_star"]):
+        text += "No posterior makes a challenge pay (V1 <= V0)."
+    else:
+        text += (f"A challenge pays when the posterior probability of a bluff exceeds "
+                 f"p* = {fmt_ci(o['p_star'], o['p_star_low'], o['p_star_high'], signed=False)}: "
+                 f"the rule posterior>{o['p_star']:.2f} (challenge=posterior,"
+                 f"challenge_threshold={o['p_star']:.2f}) challenges exactly then, if the "
+                 "offender's bluff rate is the assumed challenge_prior.")
+    if not by.is_empty():
+        text += " By the offender's hand size after playing: " + "; ".join(
+            f"holding {r['other_size']}: p* = "
+            + fmt_ci(r["p_star"], r["p_star_low"], r["p_star_high"], signed=False)
+            for r in by.iter_rows(named=True) if r["p_star"] is not None) + "."
+    return text
 
 
-def figure(table, br, eq, setup, path) -> str:
-    fig, axes = new_figure(setup, f"Challenging: seat 0's win share by challenge rate "
+def equilibrium_reading(game: FamilyGame, mix: pl.DataFrame) -> str:
+    v, lo, hi = game.boot.value
+    wb = game.boot.derived["worth_bluffing"]
+    wc = game.boot.derived["worth_challenging"]
+    r0, c0 = game.do_grid
+    finer = (f"; the finer grids added {', '.join(r.label for r in game.refined)}"
+             if game.refined else "")
+    e, elo, ehi = game.boot.derived["edge"]
+    rel = "above" if elo > 0 else "below" if ehi < 0 else "not distinguishable from"
+    return (f"On the first grids of {r0} bluffing rules x {c0} challenge rules, the double "
+            f"oracle converged after evaluating {game.do_pairs} of the {r0 * c0} pairs{finer}; "
+            f"over all {len(game.rows)} x {len(game.cols)} rules (every pair evaluated for the "
+            f"best-response tables) the equilibrium gives seat 0 "
+            f"a win share of {fmt_ci(v, lo, hi, signed=False)} (fair share {game.fair:.3f}). "
+            f"On the same games, that is {fmt_ci(e, elo, ehi)} against seat 0's share when "
+            f"nobody bluffs or challenges ({game.mean(*game.baseline):.3f}, whose expectation "
+            f"is the fair share: the seats are alike then), so the equilibrium value is {rel} "
+            "the fair share. Equilibrium mixes (weight and 95% bootstrap interval): bluffer "
+            f"{{{_mix_text(mix, 'bluffer')}}}; challengers {{{_mix_text(mix, 'challengers')}}}. "
+            f"At equilibrium, the option to bluff is worth {fmt_ci(*wb)} of win share to seat 0 "
+            f"(the value less what never bluffing guarantees), and the option to challenge "
+            f"{fmt_ci(*wc)} to the table (what the table would concede without challenging, "
+            "less the value).")
+
+
+def mix_figure(mix: pl.DataFrame, game: FamilyGame, setup: Setup, path: str) -> str:
+    fig, axes = new_figure(setup, f"Equilibrium of the bluff/challenge game "
                                   f"({setup.variant}, {setup.players} players)", ncols=2,
                            width=5.2, height=4.6)
-    ax = axes[0]
-    for b in sorted(set(table["b"].to_list())):
-        sub = table.filter(pl.col("b") == b).sort("c")
-        c, s = sub["c"].to_numpy(), sub["share"].to_numpy()
-        ax.errorbar(c, s, yerr=[s - sub["low"].to_numpy(), sub["high"].to_numpy() - s],
-                    marker="o", ms=3, capsize=2, label=f"b={b:g}")
-    ax.scatter(br["best_c"], br["share"], s=80, facecolors="none", edgecolors="k",
-               label="best response", zorder=5)
-    ax.axhline(1 / setup.players, color="0.5", ls=":", lw=1)
-    ax.set_xlabel("opponents' challenge probability c")
-    ax.set_ylabel("seat 0 win share (95% Wilson)")
-    ax.legend(fontsize=7)
-    ax = axes[1]
-    w = 0.4
-    ax.bar(np.arange(len(eq["b"])) - w / 2, eq["bluff_mix"], w, label="bluffer: b")
-    ax.bar(np.arange(len(eq["c"])) + w / 2, eq["challenge_mix"], w, label="challengers: c")
-    ax.set_xticks(range(len(eq["b"])), [f"{v:g}" for v in eq["b"]])
-    ax.set_xlabel("grid value (b for the bluffer, c for the challengers)")
-    ax.set_ylabel("equilibrium probability")
-    ax.set_title(f"equilibrium, value {eq['value']:.4f}", fontsize=9)
-    ax.legend(fontsize=7)
+    for ax, side in zip(axes, ("bluffer", "challengers")):
+        sub = mix.filter(pl.col("side") == side)
+        w = sub["weight"].to_numpy()
+        ax.bar(np.arange(sub.height), w, color="C0" if side == "bluffer" else "C1")
+        ax.errorbar(np.arange(sub.height), w, yerr=[w - sub["low"].to_numpy(),
+                                                     sub["high"].to_numpy() - w],
+                    fmt="none", ecolor="k", capsize=2)
+        ax.set_xticks(np.arange(sub.height), sub["rule"].to_list(), rotation=45, ha="right",
+                      fontsize=7)
+        ax.set_ylim(0, 1)
+        ax.set_ylabel(f"{side}: equilibrium weight")
+    v, lo, hi = game.boot.value
+    axes[0].set_title(f"value {v:.3f} [{lo:.3f}, {hi:.3f}], fair {game.fair:.3f}", fontsize=9)
+    axes[1].set_title("bars: 95% bootstrap intervals", fontsize=9)
+    fig.subplots_adjust(bottom=0.32)
     return save(fig, path)
 
 
-def _mix_text(values, mix):
-    return ", ".join(f"{v:g}: {p:.2f}" for v, p in zip(values, mix) if p > 0.005)
-
-
-def study(variant: str = "classic", players: int = 4, games: int = 1000, seed: int = 0,
-          out: str | None = None, bluffs=GRID, challenges=GRID, grid: pl.DataFrame | None = None,
-          thresholds=THRESHOLDS, n_jobs: int = 1) -> StudyResult:
-    out, setup = grid_setup(variant, players, games, seed, out, "challenge")
-    if grid is None:
-        grid = run_grid(variant, players, games, seed, bluffs, challenges, n_jobs)
-    table = payoff_table(grid)
-    br = best_responses(table)
-    eq = equilibrium(table)
-    fig = figure(table, br, eq, setup, os.path.join(out, f"challenge-{variant}-{players}p.png"))
+def study(variant: str = "classic", players: int = 2, games: int = 1000, seed: int = 0,
+          out: str | None = None, game: FamilyGame | None = None, values=None,
+          value_games: int | None = None, n_boot: int = 300, n_jobs: int = 1) -> StudyResult:
+    """Break-even posterior, challengers' best responses and the equilibrium for one
+    variant and K (arguments as `bluff.study`)."""
+    out, setup = make_setup(variant, players, games, seed, out, "challenge")
+    if game is None:
+        game = bluffgame.solve(variant, players, games, seed, n_boot=n_boot, n_jobs=n_jobs)
+    vg = value_games or games
+    frame = challenge_values(variant, players, vg, seed, n_jobs=n_jobs, values=values)
+    be, be_by = break_even_tables(frame, n_boot=n_boot, seed=seed)
+    by_truth = decision_effects(frame, by=["truth"]) if frame.height else pl.DataFrame()
+    who = "seat 1" if players == 2 else "seats 1-3" if players == 4 else f"seats 1-{players - 1}"
+    others = "" if players == 2 else \
+        " (restricted cards played on it by any seat; the others never bluff)"
+    vsetup = Setup(variant, players, vg, seed,
+                   f"seat 0 {OFFENDER.spec(players)} (bluffs whenever it can); {who} plain "
+                   f"greedy; seat 1's challenge decisions{others} replayed both ways",
+                   setup.rules, unit="games")
     sec = Section(f"Challenge: {variant}, {players} players")
-    sec.p(f"Setup: {setup.text()}.")
-    fair = 1 / players
-    pure_b0 = table.filter(pl.col("b") == 0)
-    text = [f"Solved over the {len(eq['b'])} x {len(eq['c'])} grid, the bluff/challenge game has "
-            f"value {eq['value']:.4f} for the bluffing seat (a fair share is {fair:.4f}); "
-            f"equilibrium bluff mix {{{_mix_text(eq['b'], eq['bluff_mix'])}}}, challenge mix "
-            f"{{{_mix_text(eq['c'], eq['challenge_mix'])}}}."]
-    base = table.filter((pl.col("b") == 0) & (pl.col("c") == 0))
-    if base.height:
-        r0 = base.row(0, named=True)
-        text.append(f"For comparison, seat 0's share when nobody bluffs or challenges is "
-                    f"{r0['share']:.4f} [{r0['low']:.4f}, {r0['high']:.4f}].")
-    brs = br["best_c"].to_list()
-    text.append("Best-response challenge rate by bluff rate: "
-                + ", ".join(f"b={b:g} -> c={c:g}" for b, c in zip(br["b"], brs)) + ".")
-    if pure_b0.height > 1:
-        h = pure_b0.sort("c")
-        lo_c, hi_c = h.row(0, named=True), h.row(-1, named=True)
-        text.append(f"Against an honest seat (b = 0), seat 0's share is {lo_c['share']:.4f} "
-                    f"[{lo_c['low']:.4f}, {lo_c['high']:.4f}] at c = {lo_c['c']:g} and "
-                    f"{hi_c['share']:.4f} [{hi_c['low']:.4f}, {hi_c['high']:.4f}] at "
-                    f"c = {hi_c['c']:g}.")
-    sec.p(" ".join(text))
-    sec.figure(f"Seat 0 win share by challenge rate, and the equilibrium ({setup.text()})", fig)
-    sec.table(f"Best-response challenge rate per bluff rate ({setup.text()})",
-              br.select("b", "best_c", "share", "low", "high"))
-    mix = pl.DataFrame({"grid value": eq["b"], "bluff probability": eq["bluff_mix"],
-                        "challenge probability": eq["challenge_mix"]}) \
-        if eq["b"] == eq["c"] else None
-    if mix is not None:
-        sec.table(f"Equilibrium mixed strategies, value {eq['value']:.4f} ({setup.text()})", mix)
-    data = {"grid": grid, "payoff": table, "best_response": br, "equilibrium": eq,
-            "setup": setup, "auto": None}
+    sec.p(f"Break-even posterior. Setup: {vsetup.text()}. At every restricted card played on "
+          "seat 1, the game is played on once with seat 1 accepting and once challenging "
+          "(common random numbers); bootstrap intervals resample whole games.")
+    sec.p(break_even_reading(be, be_by))
+    if not by_truth.is_empty():
+        sec.table(f"Value of challenging a bluff (truth 1) and a legal card (truth 0), paired "
+                  f"and unpaired SEs ({vsetup.text()})",
+                  by_truth.select("truth", "points", "games", "d_game_win", "d_game_win_low",
+                                  "d_game_win_high", "d_round_win", "d_points", "se_game_win",
+                                  "se_unpaired_game_win", "vr_game_win"))
+    if not be.is_empty():
+        sec.table(f"Break-even posterior p* = -V0 / (V1 - V0), bootstrap 95% intervals "
+                  f"({vsetup.text()})", be)
+    if not be_by.is_empty():
+        sec.table(f"Break-even posterior by the offender's hand size after playing "
+                  f"({vsetup.text()})", be_by)
 
-    auto = run_auto_grid(variant, players, games, seed, bluffs, thresholds, n_jobs)
-    sec2 = Section(f"Challenge=auto threshold: {variant}, {players} players")
-    if auto is None:
-        sec2.p("Skipped: the policies in this build do not take `challenge=auto` with a "
-               "`challenge_threshold` knob.")
-    else:
-        at = payoff_table(auto, "t")
-        worst = (at.sort("share", descending=True).group_by("t")
-                 .agg(pl.col("b").first().alias("bluffer_best_b"),
-                      pl.col("share").first().alias("bluffer_best_share")).sort("t"))
-        best = worst.sort("bluffer_best_share").row(0, named=True)
-        auto_setup = setup.text().replace("greedy(challenge=c)",
-                                          "greedy(challenge=auto,challenge_threshold=t)")
-        sec2.p(f"Setup: {auto_setup}. "
-               f"The threshold that leaves a best-responding bluffer the least is t = {best['t']:g}: "
-               f"the bluffer's best rate there is b = {best['bluffer_best_b']:g} for a share of "
-               f"{best['bluffer_best_share']:.4f} (fair share {fair:.4f}).")
-        sec2.table(f"Bluffer's best response per threshold ({auto_setup})", worst)
-        data["auto"] = at
-    return StudyResult("challenge", [sec, sec2], data=data, figures=[fig])
+    br = best_responses(game)
+    mix = mix_table(game)
+    parts = []
+    for best, against in group_best(br, "bluff rule", "best challenge rule"):
+        sub = br.filter(pl.col("bluff rule").is_in(against))
+        parts.append(f"{best} against {', '.join(against)} ({how_sure(sub)})")
+    sec.p(f"Rules. Setup: {setup.text()}. The challengers' best response: "
+          + "; ".join(parts) + ". Seat 0's share against each best response, with its "
+          "interval, is in the table.")
+    sec.table(f"Challengers' best response per bluffing rule; cut: seat 0's share against "
+              f"never challenging less its share against the best response, bootstrap 95% "
+              f"intervals over {game.boot.n_boot} resamples of games ({setup.text()})", br)
+    sec.p(equilibrium_reading(game, mix))
+    fig = mix_figure(mix, game, setup,
+                     os.path.join(out, f"challenge-equilibrium-{variant}-{players}p.png"))
+    sec.figure(f"Equilibrium mixes with bootstrap intervals ({setup.text()})", fig)
+    sec.table(f"Equilibrium weights, value "
+              f"{fmt_ci(*game.boot.value, signed=False)} ({setup.text()})",
+              mix.filter(pl.col("high") > 0.005))
+    return StudyResult("challenge", [sec], data={
+        "values": frame, "break_even": be, "break_even_by_size": be_by,
+        "values_by_truth": by_truth, "game": game, "best_response": br, "mixes": mix,
+        "setup": setup, "values_setup": vsetup}, figures=[fig])

@@ -18,13 +18,15 @@ def add_commands(sub, parse_count) -> None:
     p.add_argument("name", choices=STUDIES, help="which study")
     p.add_argument("--games", default="1000", help="games per arm / player count (default 1000)")
     p.add_argument("--players", default=None,
-                   help="player counts: 4, 2,4 or 2-10 (default 4; balance 2-10)")
+                   help="player counts: 4, 2,4 or 2-10 (default 2,4; balance 2-10)")
     p.add_argument("--seed", type=int, default=0, help="seed (default 0)")
     p.add_argument("--variant", default="classic", help="variant (default classic)")
     p.add_argument("--out", metavar="DIR", default=None,
                    help="directory for figures, study.md and study.json (default studies/NAME)")
     p.add_argument("--jobs", default="1",
                    help="worker processes for the simulations, -1 for all cores (default 1)")
+    p.add_argument("--boot", default="300",
+                   help="bootstrap resamples of the bluff and challenge studies (default 300)")
     p.set_defaults(func=lambda args: _cmd_study(args, parse_count))
 
     p = sub.add_parser("report", help="run every study and write a Markdown and HTML report",
@@ -34,13 +36,15 @@ def add_commands(sub, parse_count) -> None:
                                    "--out.")
     p.add_argument("--variants", default="all", help="all or a comma list (default all)")
     p.add_argument("--games", default="2000", help="games per arm / player count (default 2000)")
-    p.add_argument("--players", default="4",
-                   help="player counts of the bluff and challenge studies (default 4)")
+    p.add_argument("--players", default="2,4",
+                   help="player counts of the bluff and challenge studies (default 2,4)")
     p.add_argument("--seed", type=int, default=0, help="seed (default 0)")
     p.add_argument("--out", metavar="DIR", default="reports/latest",
                    help="report directory (default reports/latest)")
     p.add_argument("--jobs", default="1",
                    help="worker processes for the simulations, -1 for all cores (default 1)")
+    p.add_argument("--boot", default="300",
+                   help="bootstrap resamples of the bluff and challenge studies (default 300)")
     p.set_defaults(func=lambda args: _cmd_report(args, parse_count))
 
 
@@ -70,8 +74,9 @@ def _cmd_study(args, parse_count) -> int:
         from .common import StudyError
         raise StudyError(f"invalid --variant {args.variant!r}: a study takes one variant")
     out = _writable_out(args.out or os.path.join("studies", args.name))
+    kw = {} if args.name == "balance" else {"n_boot": parse_count(args.boot, "boot")}
     res = run_study(args.name, variant[0], args.players, games, args.seed, out,
-                    n_jobs=parse_jobs(args.jobs))
+                    n_jobs=parse_jobs(args.jobs), **kw)
     res.write(out)
     print(res.markdown(base=out))
     print(f"figures, study.md and study.json in {out}")
@@ -88,6 +93,7 @@ def _cmd_report(args, parse_count) -> int:
     cmd = "uno-sim " + " ".join(shlex.quote(a) for a in sys.argv[1:]) \
         if sys.argv and "report" in sys.argv[1:] else None
     res = build(args.variants, games, args.seed, args.out, args.players, command=cmd,
-                n_jobs=parse_jobs(args.jobs), log=lambda m: print(m, file=sys.stderr))
+                n_jobs=parse_jobs(args.jobs), log=lambda m: print(m, file=sys.stderr),
+                n_boot=parse_count(args.boot, "boot"))
     print(f"report in {res['md']}, {res['html']} and {res['json']} ({res['seconds']:.0f} s)")
     return 0

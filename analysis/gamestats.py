@@ -5,8 +5,6 @@
 * `share_test`, `diff_test`: normal tests of a share against a value and of two
   shares against each other (scipy.stats.norm); `holm`: Holm's correction of a
   family of p-values.
-* `solve_zero_sum`: optimal mixed strategies and value of a two-player
-  zero-sum matrix game, by the simplex method on the standard LP.
 * `paired_ci`: mean and normal 95% interval of paired per-game differences.
 """
 
@@ -88,58 +86,6 @@ def diff_test(p1: float, n1: int, p2: float, n2: int) -> float:
     if se == 0:
         return 1.0 if p1 == p2 else 0.0
     return float(2 * stats.norm.sf(abs(p1 - p2) / se))
-
-
-def solve_zero_sum(payoff) -> tuple[np.ndarray, np.ndarray, float]:
-    """Optimal strategies of a zero-sum matrix game: (row mix x, column mix y, value).
-
-    The row player picks a row and receives ``payoff[i, j]``, maximizing; the
-    column player minimizes.  Method: shift the matrix so every entry is >= 1
-    (the value shifts by the same amount and the strategies do not change),
-    then solve the column player's LP  max 1'w  s.t.  B w <= 1, w >= 0  by the
-    tableau simplex method from the slack basis, with Bland's smallest-index
-    rule (no cycling on the degenerate games the grids give).  With z the
-    optimum, the value of B is 1/z, y = w/z, and the row strategy is the dual
-    solution (the objective-row entries of the slack columns) divided by z.
-    """
-    a = np.asarray(payoff, dtype=float)
-    if a.ndim != 2 or a.size == 0 or not np.isfinite(a).all():
-        raise ValueError("payoff must be a non-empty finite 2-D matrix")
-    m, n = a.shape
-    shift = 1.0 - a.min()
-    b = a + shift
-    t = np.zeros((m + 1, n + m + 1))
-    t[:m, :n] = b
-    t[:m, n:n + m] = np.eye(m)
-    t[:m, -1] = 1.0
-    t[m, :n] = -1.0
-    basis = list(range(n, n + m))
-    tol = 1e-12
-    for _ in range(50 * (m + n) + 100):
-        entering = next((j for j in range(n + m) if t[m, j] < -tol), None)
-        if entering is None:
-            break
-        col = t[:m, entering]
-        rows = [i for i in range(m) if col[i] > tol]
-        if not rows:  # cannot happen: B > 0 bounds every w
-            raise ArithmeticError("unbounded LP in solve_zero_sum")
-        best = min(t[i, -1] / col[i] for i in rows)
-        leave = min((i for i in rows if t[i, -1] / col[i] <= best + tol), key=lambda i: basis[i])
-        t[leave] /= t[leave, entering]
-        for i in range(m + 1):
-            if i != leave and t[i, entering] != 0:
-                t[i] -= t[i, entering] * t[leave]
-        basis[leave] = entering
-    else:
-        raise ArithmeticError("simplex did not converge in solve_zero_sum")
-    z = t[m, -1]
-    w = np.zeros(n)
-    for i, j in enumerate(basis):
-        if j < n:
-            w[j] = t[i, -1]
-    y = np.clip(w / z, 0, None)
-    x = np.clip(t[m, n:n + m] / z, 0, None)
-    return x / x.sum(), y / y.sum(), 1.0 / z - shift
 
 
 def paired_ci(diffs, z: float = Z95) -> tuple[float, float, float]:

@@ -19,13 +19,19 @@ from uno_sim import __version__
 
 
 def build(variants="all", games: int = 2000, seed: int = 0, out: str = "reports/latest",
-          players="4", balance_players="2-10", trace_games: int = 200, card_games: int = 1000,
-          command: str | None = None, n_jobs: int = 1, log=None) -> dict:
-    """Run the studies and write the report; returns {'md', 'html', 'json': paths, 'seconds'}."""
-    from . import balance, bluff, challenge
+          players="2,4", balance_players="2-10", trace_games: int = 200, card_games: int = 1000,
+          command: str | None = None, n_jobs: int = 1, log=None, n_boot: int = 300,
+          value_games: int | None = None) -> dict:
+    """Run the studies and write the report; returns {'md', 'html', 'json': paths, 'seconds'}.
+
+    The bluff and challenge studies share one solved game per variant and
+    player count (`games` per pair of rules) and run their counterfactual
+    values over `value_games` games (default `games`)."""
+    from . import balance, bluff, bluffgame, challenge
 
     names = parse_variants(variants)
-    ks = parse_players(players, (4,))
+    ks = parse_players(players, (2, 4))
+    vg = value_games or games
     bks = parse_players(balance_players, range(2, 11))
     os.makedirs(out, exist_ok=True)
     t0 = time.perf_counter()
@@ -39,11 +45,11 @@ def build(variants="all", games: int = 2000, seed: int = 0, out: str = "reports/
                   "or to challenge: these two studies do not apply.")
             sections.append(sec)
         for k in ks if restricted_cards(v) else ():
-            say(f"bluff/challenge grid: {v}, {k} players")
-            grid = bluff.run_grid(v, k, games, seed, n_jobs=n_jobs)
-            results = [bluff.study(v, k, games, seed, out, grid=grid),
-                       challenge.study(v, k, games, seed, out, grid=grid, n_jobs=n_jobs)]
-            for r in results:
+            say(f"bluff/challenge game: {v}, {k} players")
+            game = bluffgame.solve(v, k, games, seed, n_boot=n_boot, n_jobs=n_jobs)
+            for mod in (bluff, challenge):
+                r = mod.study(v, k, games, seed, out, game=game, value_games=vg, n_boot=n_boot,
+                              n_jobs=n_jobs)
                 sections += r.sections
                 setups += r.to_json()["setups"]
         say(f"balance: {v}, players {bks[0]}-{bks[-1]}")
@@ -54,11 +60,13 @@ def build(variants="all", games: int = 2000, seed: int = 0, out: str = "reports/
         setups += r.to_json()["setups"]
     seconds = time.perf_counter() - t0
     cmd = command or (f"uno-sim report --variants {','.join(names)} --games {games} "
-                      f"--seed {seed} --players {','.join(map(str, ks))} --out {out}")
+                      f"--seed {seed} --players {','.join(map(str, ks))} --boot {n_boot} "
+                      f"--out {out}")
     head = Section("How this report was made")
     head.code(cmd)
     head.p(f"uno-sim {__version__}; variants {', '.join(names)}; {games:,} games per arm and "
-           f"per player count; seed {seed}; computed in {seconds:.0f} s on "
+           f"per player count ({vg:,} for the counterfactual bluff and challenge values); "
+           f"{n_boot} bootstrap resamples; seed {seed}; computed in {seconds:.0f} s on "
            f"{datetime.date.today().isoformat()}. Every number, figure and reading below comes "
            "from this run; the same command reproduces it exactly.")
     all_secs = [head] + sections

@@ -1,5 +1,5 @@
-"""The studies: pipelines against hand-computed aggregates, the equilibrium solver on
-games with known solutions, the chi-square p-value, the report, the CLI and the notebook."""
+"""The studies: pipelines against hand-computed aggregates, the chi-square p-value, the
+report, the CLI and the notebook."""
 
 import math
 import os
@@ -14,13 +14,11 @@ from analysis import STUDIES, variants  # noqa: E402
 from analysis.balance import (card_value, compound, deck_kinds, face_of,  # noqa: E402
                               first_to_play, house_rule_switches, kinds_of, length_stats,
                               position_shares, round_positions, trace_frames)
-from analysis.bluff import break_even, effects  # noqa: E402
-from analysis.challenge import auto_supported, best_responses, payoff_table  # noqa: E402
 from analysis.common import (parse_players, parse_variants, paired_diff, seat_shares,  # noqa: E402
                              with_wins, StudyError)
 from uno_sim.rules import Rules  # noqa: E402
 from analysis.gamestats import (chi2_sf, chisquare_equal, diff_test, holm,  # noqa: E402
-                                paired_ci, share_test, solve_zero_sum)
+                                paired_ci, share_test)
 
 
 # --- chi-square ---------------------------------------------------------------
@@ -96,57 +94,6 @@ def test_share_and_difference_tests_against_normal_values():
     assert math.isnan(diff_test(0.3, 0, 0.3, 20))
 
 
-# --- zero-sum solver ------------------------------------------------------------
-
-def _check_optimal(a, x, y, v):
-    a = np.asarray(a, float)
-    assert x.sum() == pytest.approx(1) and y.sum() == pytest.approx(1)
-    assert (x >= -1e-12).all() and (y >= -1e-12).all()
-    assert (x @ a).min() == pytest.approx(v, abs=1e-9)  # x guarantees at least v
-    assert (a @ y).max() == pytest.approx(v, abs=1e-9)  # y concedes at most v
-
-
-def test_matching_pennies():
-    a = [[1, -1], [-1, 1]]
-    x, y, v = solve_zero_sum(a)
-    assert v == pytest.approx(0, abs=1e-12)
-    assert x == pytest.approx([0.5, 0.5]) and y == pytest.approx([0.5, 0.5])
-    _check_optimal(a, x, y, v)
-
-
-def test_rock_paper_scissors():
-    a = [[0, -1, 1], [1, 0, -1], [-1, 1, 0]]
-    x, y, v = solve_zero_sum(a)
-    assert v == pytest.approx(0, abs=1e-12)
-    assert x == pytest.approx([1 / 3] * 3) and y == pytest.approx([1 / 3] * 3)
-
-
-def test_dominated_strategies_give_a_saddle_point():
-    a = [[3, 1, 4], [2, 0, 3], [1, -1, 2]]  # row 0 dominates; column 1 dominates for the minimizer
-    x, y, v = solve_zero_sum(a)
-    assert v == pytest.approx(1)
-    assert x == pytest.approx([1, 0, 0]) and y == pytest.approx([0, 1, 0])
-
-
-def test_two_by_two_mixed_solution():
-    a = [[2, -1], [-1, 1]]  # v = (ad - bc) / (a + d - b - c) = 1/5, x = (2/5, 3/5)
-    x, y, v = solve_zero_sum(a)
-    assert v == pytest.approx(0.2)
-    assert x == pytest.approx([0.4, 0.6]) and y == pytest.approx([0.4, 0.6])
-
-
-@pytest.mark.parametrize("seed", range(5))
-def test_random_games_are_solved_optimally(seed):
-    rng = np.random.default_rng(seed)
-    a = rng.normal(size=(rng.integers(2, 7), rng.integers(2, 7)))
-    _check_optimal(a, *solve_zero_sum(a))
-
-
-def test_solver_rejects_bad_input():
-    with pytest.raises(ValueError):
-        solve_zero_sum([[1.0, math.nan]])
-
-
 # --- pipelines on hand-made frames ------------------------------------------------
 
 def _games(rows, players=3):
@@ -185,34 +132,6 @@ def test_paired_diff_hand_computed():
     assert base["d_win"].to_list() == [0, 0] and base["d_win_low"].to_list() == [0, 0]
     one = d.filter((pl.col("b") == 1) & (pl.col("c") == 1)).row(0, named=True)
     assert one["n"] == 1 and one["d_win"] == 0
-
-
-def test_bluff_effects_and_break_even():
-    # d_win at b=1: c=0 -> +0.5, c=0.5 -> +0.5, c=1 -> -0.5: crosses zero at c = 0.75
-    rows = []
-    for c, wins in ((0.0, (1, 0)), (0.5, (1, 0)), (1.0, (0, 0))):
-        for game in range(2):
-            rows.append({"b": 0.0, "c": c, "game": game, "win": 0.0 if c < 1 else 0.5,
-                         "ppr": 0.0})
-            rows.append({"b": 1.0, "c": c, "game": game, "win": float(wins[game]), "ppr": 1.0})
-    eff = effects(pl.DataFrame(rows))
-    got = eff.filter(pl.col("b") == 1).sort("c")["d_win"].to_list()
-    assert got == pytest.approx([0.5, 0.5, -0.5])
-    be = break_even(eff)
-    assert be["break_even_c"].to_list() == [pytest.approx(0.75)]
-    never = break_even(pl.DataFrame({"b": [1.0, 1.0], "c": [0.0, 1.0], "d_win": [-0.1, -0.2]}))
-    assert never["break_even_c"].to_list() == [None] and never["sign_at_c0"].to_list() == [-1]
-
-
-def test_payoff_table_and_best_response():
-    grid = pl.DataFrame({"b": [0.0] * 4 + [1.0] * 4, "c": [0.0, 0.0, 1.0, 1.0] * 2,
-                         "game": [0, 1] * 4,
-                         "win": [1.0, 0.0, 0.0, 0.0, 1.0, 1.0, 0.0, 1.0]})
-    t = payoff_table(grid)
-    assert t["share"].to_list() == [0.5, 0.0, 1.0, 0.5]
-    br = best_responses(t)
-    assert br["best_c"].to_list() == [1.0, 1.0]
-    assert br["share"].to_list() == [0.0, 0.5]
 
 
 def test_card_value_hand_computed():
@@ -450,26 +369,51 @@ def test_house_rules_detected_from_rules_fields():
         assert key in names and values
 
 
-def test_auto_challenge_detection_is_clean():
-    assert auto_supported() in (True, False)
-
-
 # --- studies, report, CLI, notebook on small runs --------------------------------
 
 def test_bluff_and_challenge_studies_small(tmp_path):
-    from analysis import bluff, challenge
+    from analysis import bluff, bluffgame, challenge
+    from analysis.bluffgame import Rule
 
-    grid = bluff.run_grid("classic", 3, 40, 5, bluffs=(0, 1), challenges=(0, 1))
-    assert grid.height == 4 * 40
-    # paired: the b=0 arm at c=0 and c=1 play the same games as the b=1 arms
-    assert grid.group_by("b", "c").agg(pl.col("game").sort())["game"].n_unique() == 1
-    r = bluff.study("classic", 3, 40, 5, str(tmp_path), grid=grid)
-    assert os.path.exists(r.figures[0])
-    c = challenge.study("classic", 3, 40, 5, str(tmp_path), grid=grid)
-    eq = c.data["equilibrium"]
-    assert 0 <= eq["value"] <= 1 and eq["bluff_mix"].sum() == pytest.approx(1)
+    rows = [Rule("bluff", "never"), Rule("bluff", "own", 1), Rule("bluff", "next", 2),
+            Rule("bluff", "always")]
+    cols = [Rule("challenge", "never"), Rule("challenge", "posterior", 0.5),
+            Rule("challenge", "always")]
+    game = bluffgame.solve("classic", 2, 40, 5, rows=rows, cols=cols, n_boot=20)
+    assert game.matrix.shape == (4, 3) and all(len(v) == 40 for v in game.pairs.values())
+    # own<=1 never bluffs (a bluff needs the restricted card and a card of the active
+    # color): with common random numbers it plays exactly the games of never bluffing
+    for c in cols:
+        assert (game.pairs[(rows[0], c)] == game.pairs[(rows[1], c)]).all()
+    r = bluff.study("classic", 2, 40, 5, str(tmp_path), game=game, value_games=20, n_boot=20)
+    assert all(os.path.exists(f) for f in r.figures)
+    assert {"never", "always"} <= set(r.data["values"]["against"].unique().to_list())
+    c = challenge.study("classic", 2, 40, 5, str(tmp_path), game=game, value_games=20,
+                        n_boot=20)
+    v, lo, hi = game.boot.value
+    assert 0 <= lo <= v <= hi <= 1
     md = c.markdown()
-    assert "value" in md and "variant classic" in md and "seed 5" in md
+    assert "fair share" in md and "variant classic" in md and "seed 5" in md
+
+
+def test_four_player_focal_seat_design():
+    from analysis import bluffgame
+    from analysis.bluffgame import Rule
+    from analysis.common import run_games
+
+    rows = [Rule("bluff", "never"), Rule("bluff", "always")]
+    cols = [Rule("challenge", "never"), Rule("challenge", "always")]
+    game = bluffgame.solve("flip", 4, 30, 2, rows=rows, cols=cols, n_boot=10, finer=False)
+    assert game.stats[(rows[1], cols[1])]["challenges"] > 0
+    assert game.stats[(rows[1], cols[0])]["challenges"] == 0
+    # suspect=0: opponents that bluff and challenge everything never challenge each other,
+    # so against an honest seat 0 none of their challenges succeeds
+    table = "greedy(bluff=1,challenge=1{})"
+    won = []
+    for suspect in (",suspect=0", ""):
+        g = run_games("classic", 4, ["greedy"] + [table.format(suspect)] * 3, 60, 3)
+        won.append(sum(int(g[f"challenges_won_{s}"].sum()) for s in (1, 2, 3)))
+    assert won[0] == 0 < won[1]
 
 
 def test_balance_study_small(tmp_path):
@@ -560,7 +504,9 @@ def test_cli_study_and_report(tmp_path, capsys):
     js = json.load(open(tmp_path / "s" / "study.json", encoding="utf-8"))
     assert js["study"] == "bluff" and js["setup"]["players"] == 2 and js["setup"]["seed"] == 1
     assert js["setup"]["games"] == 20 and js["setup"]["variant"] == "classic"
-    assert js["setup"]["policies"] == "seat 0 greedy(bluff=b), others greedy(challenge=c)"
+    from analysis.bluffgame import setup_policies
+
+    assert setup_policies(2) in [s["policies"] for s in js["setups"]]
     assert all(t["records"] and set(t["records"][0]) == set(t["columns"])
                for sec in js["sections"] for t in sec["tables"])
     assert main(["study", "balance", "--variant", "nope"]) == 2
