@@ -35,6 +35,8 @@ cdef class EnvSeat:
     # this decision: card kind -> hand index (-1 none), relative seat -> seat
     cdef int kind_index[256]
     cdef int side
+    cdef cnp.float32_t[:, ::1] O  # views of obs and mask
+    cdef cnp.int8_t[:, ::1] M
 
     def __init__(self, int n_kinds, int players, bint flip, bint extreme):
         cdef int off = 0
@@ -72,9 +74,20 @@ cdef class EnvSeat:
                               ("color", K + 3, 4), ("target", K + 7, N)]
         self.obs = np.zeros((players, self.obs_size), dtype=np.float32)
         self.mask = np.zeros((players, self.n_actions), dtype=np.int8)
+        self.O = self.obs
+        self.M = self.mask
         self.decision = -1
         self.decider = -1
         self.wait = None
+
+    def legal(self, int seat, a):
+        """Whether action `a` (an integer) is allowed by `seat`'s current mask."""
+        cdef long i = a
+        return 0 <= i < self.n_actions and self.M[seat, i] != 0
+
+    def observe(self, int seat):
+        """`seat`'s observation dict (copies): {"observation": ..., "action_mask": ...}."""
+        return {"observation": self.obs[seat].copy(), "action_mask": self.mask[seat].copy()}
 
     cdef inline int _rel(self, int seat, int q):
         return (q - seat + self.players) % self.players
@@ -89,10 +102,8 @@ cdef class EnvSeat:
 
     cdef int decide_game(self, uno_game *g, int seat, int decision, int arg) except? -2:
         """Write `seat`'s observation and mask, wait for the answer, return the engine's int."""
-        cdef cnp.float32_t[:, ::1] O = self.obs
-        cdef cnp.int8_t[:, ::1] M = self.mask
-        cdef cnp.float32_t[::1] o = O[seat]
-        cdef cnp.int8_t[::1] m = M[seat]
+        cdef cnp.float32_t[::1] o = self.O[seat]
+        cdef cnp.int8_t[::1] m = self.M[seat]
         cdef int K = self.n_kinds, N = self.players, side = g.side, i, q, c, k, r
         cdef int top = g.discard[g.n_discard - 1]
         cdef int top_kind = g.t.card_kind[side][top]

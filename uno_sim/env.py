@@ -29,7 +29,6 @@ try:
     import gymnasium
     from gymnasium import spaces
     from pettingzoo import AECEnv
-    from pettingzoo.utils import wrappers
 except ImportError as exc:  # pragma: no cover - exercised without the extra
     raise ImportError(f"uno_sim.env needs the rl extra (pip install 'uno-sim[rl]'): {exc}") from None
 
@@ -103,10 +102,9 @@ class _GreenletRunner:
         self._main = greenlet.getcurrent()
         self._g = greenlet.greenlet(play)
         self.wait = self._main.switch
-
-    def resume(self, action=None):
-        """Run until the next decision (returns the seat) or the end (returns the result)."""
-        return self._g.switch() if action is None else self._g.switch(action)
+        # resume(action): run until the next decision (returns the seat) or the end
+        # (returns an _End); the first call, resume(), starts the game
+        self.resume = self._g.switch
 
     def stop(self):
         if self._g and not self._g.dead:
@@ -253,6 +251,7 @@ class UnoEnv(AECEnv):
             self.agent_selection = self._agent_of[out]
 
     def _finish(self, end: _End):
+        self._over = True
         self.result = end.result
         self._runner = None
         if end.result is not None:
@@ -280,6 +279,7 @@ class UnoEnv(AECEnv):
         self._seat.obs[:] = 0
         self._seat.mask[:] = 0
         self.result = None
+        self._over = False
         self.agent_selection = self.agents[0]
         runner = (_GreenletRunner if self.backend == "greenlet" else _ThreadRunner)(self._play)
         self._seat.wait = runner.wait
@@ -287,27 +287,32 @@ class UnoEnv(AECEnv):
         self._advance(runner.resume())
 
     def observe(self, agent):
-        s = self._seat_of[agent]
-        return {"observation": self._seat.obs[s].copy(), "action_mask": self._seat.mask[s].copy()}
+        if self._key is None:
+            raise RuntimeError("observe() before reset(): call env.reset() first")
+        return self._seat.observe(self._seat_of[agent])
 
     def step(self, action):
+        if self._key is None:
+            raise RuntimeError("step() before reset(): call env.reset() first")
         agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
+        if self._over:
             self._was_dead_step(action)
             return
         seat = self._seat_of[agent]
         try:
-            a = int(action)
-        except (TypeError, ValueError):
+            ok = self._seat.legal(seat, action)
+        except (TypeError, ValueError, OverflowError):
             raise ValueError(f"invalid action {action!r}: expected an integer") from None
-        if not (0 <= a < self.n_actions and self._seat.mask[seat, a]):
+        if not ok:
             raise ValueError(f"illegal action {action!r} for {agent}: not allowed by its "
                              f"action_mask (decision {DECISIONS[self._seat.decision]})")
         self._cumulative_rewards[agent] = 0.0
-        for k in self.rewards:
-            self.rewards[k] = 0.0
-        self._advance(self._runner.resume(a))
-        self._accumulate_rewards()
+        out = self._runner.resume(int(action))
+        if out.__class__ is int:  # the next decision; rewards stay 0 until the end
+            self.agent_selection = self._agent_of[out]
+        else:
+            self._finish(out)
+            self._accumulate_rewards()
 
     def decision(self, agent=None) -> str | None:
         """The decision the selected agent (or `agent`) is asked now (docs/env.md), or None."""
@@ -347,14 +352,18 @@ class UnoEnv(AECEnv):
         self._stop()
 
 
-def raw_env(**kwargs) -> UnoEnv:
-    """The environment without PettingZoo's order-enforcing wrapper (slightly faster)."""
+def env(**kwargs) -> UnoEnv:
+    """The environment: `UnoEnv(**kwargs)`.
+
+    Not wrapped in PettingZoo's OrderEnforcingWrapper: UnoEnv makes the same
+    checks itself (step and observe before reset raise), and the wrapper's
+    attribute forwarding would cost about two thirds of the steps/s
+    (benchmarks/results.md).
+    """
     return UnoEnv(**kwargs)
 
 
-def env(**kwargs):
-    """`UnoEnv(**kwargs)` in PettingZoo's OrderEnforcingWrapper (the usual entry point)."""
-    return wrappers.OrderEnforcingWrapper(UnoEnv(**kwargs))
+raw_env = env  # the PettingZoo name of the unwrapped constructor
 
 
 class UnoGymEnv(gymnasium.Env):
