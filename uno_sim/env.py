@@ -214,6 +214,8 @@ class UnoEnv(AECEnv):
         self.possible_agents = [f"player_{s}" for s in range(n) if self.seat_specs[s] is None]
         self._seat_of = {a: int(a.split("_")[1]) for a in self.possible_agents}
         self._agent_of = {s: a for a, s in self._seat_of.items()}
+        self._agent_at = [self._agent_of.get(s) for s in range(n)]
+        self._legal = self._seat.legal
         self.observation_layout = tuple(self._seat.layout)
         self.action_layout = tuple(self._seat.action_layout)
         self.n_actions = self._seat.n_actions
@@ -284,6 +286,7 @@ class UnoEnv(AECEnv):
         runner = (_GreenletRunner if self.backend == "greenlet" else _ThreadRunner)(self._play)
         self._seat.wait = runner.wait
         self._runner = runner
+        self._resume = runner.resume
         self._advance(runner.resume())
 
     def observe(self, agent):
@@ -292,27 +295,34 @@ class UnoEnv(AECEnv):
         return self._seat.observe(self._seat_of[agent])
 
     def step(self, action):
-        if self._key is None:
-            raise RuntimeError("step() before reset(): call env.reset() first")
+        if self._over or self._key is None:
+            return self._step_over(action)
         agent = self.agent_selection
-        if self._over:
-            self._was_dead_step(action)
-            return
-        seat = self._seat_of[agent]
         try:
-            ok = self._seat.legal(seat, action)
+            ok = self._legal(self._seat_of[agent], action)
         except (TypeError, ValueError, OverflowError):
             raise ValueError(f"invalid action {action!r}: expected an integer") from None
         if not ok:
             raise ValueError(f"illegal action {action!r} for {agent}: not allowed by its "
                              f"action_mask (decision {DECISIONS[self._seat.decision]})")
         self._cumulative_rewards[agent] = 0.0
-        out = self._runner.resume(int(action))
+        out = self._resume(action)
         if out.__class__ is int:  # the next decision; rewards stay 0 until the end
-            self.agent_selection = self._agent_of[out]
+            self.agent_selection = self._agent_at[out]
         else:
             self._finish(out)
             self._accumulate_rewards()
+
+    def _step_over(self, action):
+        if self._key is None:
+            raise RuntimeError("step() before reset(): call env.reset() first")
+        self._was_dead_step(action)
+
+    def last(self, observe=True):
+        """(observation, accumulated reward, terminated, truncated, info) of agent_selection."""
+        agent = self.agent_selection
+        return (self.observe(agent) if observe else None, self._cumulative_rewards[agent],
+                self.terminations[agent], self.truncations[agent], self.infos[agent])
 
     def decision(self, agent=None) -> str | None:
         """The decision the selected agent (or `agent`) is asked now (docs/env.md), or None."""
