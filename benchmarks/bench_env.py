@@ -4,7 +4,7 @@
     python benchmarks/bench_env.py --seconds 5 --repeats 3
 
 Every configuration plays whole games in one process for --seconds, --repeats
-times, and reports the median steps/s (one step: one decision of a learning
+times (interleaved), and reports the median steps/s (one step: one decision of a learning
 agent answered by ``step``) and games/s.  Both sides pick uniformly among the
 legal actions with the same numpy generator call.
 
@@ -127,12 +127,13 @@ def main(argv=None):
         games = statistics.median(r[1] for r in runs[name])
         rates[name] = steps
         print(f"| {name} | {steps:,.0f} | {games:,.1f} |", flush=True)
-    base = next((v for k, v in rates.items() if k.startswith("rlcard")), None)
-    if base:
-        for name, v in rates.items():
-            if not name.startswith("rlcard"):
-                print(f"{name}: {v / base:.2f}x RLCard's steps/s")
-
+    base = next((k for k in rates if k.startswith("rlcard")), None)
+    if base:  # runs of one repeat ran side by side: their ratios pair them
+        for name in names:
+            if name != base:
+                ratios = [a[0] / b[0] for a, b in zip(runs[name], runs[base])]
+                print(f"{name}: {statistics.median(ratios):.2f}x RLCard's steps/s (median of "
+                      f"paired runs; range {min(ratios):.2f}-{max(ratios):.2f})")
 
 if __name__ == "__main__":
     main()

@@ -10,6 +10,9 @@
 # The layouts of both vectors are documented in docs/env.md; `layout` and
 # `action_layout` list their blocks (name, offset, size).
 
+from libc.string cimport memcpy
+
+
 cdef enum:
     ENV_NDEC = 11  # decisions 0..10 of enum uno_decision
 
@@ -87,7 +90,14 @@ cdef class EnvSeat:
 
     def observe(self, int seat):
         """`seat`'s observation dict (copies): {"observation": ..., "action_mask": ...}."""
-        return {"observation": self.obs[seat].copy(), "action_mask": self.mask[seat].copy()}
+        cdef cnp.npy_intp n_obs = self.obs_size, n_act = self.n_actions
+        cdef cnp.ndarray o = cnp.PyArray_EMPTY(1, &n_obs, cnp.NPY_FLOAT32, 0)
+        cdef cnp.ndarray m = cnp.PyArray_EMPTY(1, &n_act, cnp.NPY_INT8, 0)
+        if not 0 <= seat < self.players:
+            raise IndexError(f"invalid seat {seat}")
+        memcpy(cnp.PyArray_DATA(o), &self.O[seat, 0], n_obs * sizeof(cnp.float32_t))
+        memcpy(cnp.PyArray_DATA(m), &self.M[seat, 0], n_act * sizeof(cnp.int8_t))
+        return {"observation": o, "action_mask": m}
 
     cdef inline int _rel(self, int seat, int q):
         return (q - seat + self.players) % self.players

@@ -328,7 +328,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--human", type=int, metavar="SEAT",
                    help="play seat SEAT yourself at the terminal against the policies of the "
                         "other seats: type the number of a choice (read from stdin, so a file "
-                        "of numbers can script a game; q quits)")
+                        "of numbers can script a game; q quits); played on the reference "
+                        "engine, the same game as the C engine's")
     _add_game_options(p)
     p.set_defaults(func=cmd_play)
 

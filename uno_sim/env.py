@@ -26,6 +26,7 @@ import threading
 import numpy as np
 
 try:
+    import greenlet
     import gymnasium
     from gymnasium import spaces
     from pettingzoo import AECEnv
@@ -97,8 +98,6 @@ class _GreenletRunner:
     """Runs `play()` in a greenlet; `wait` switches back to the caller with the seat asked."""
 
     def __init__(self, play):
-        import greenlet
-
         self._main = greenlet.getcurrent()
         self._g = greenlet.greenlet(play)
         self.wait = self._main.switch
@@ -359,6 +358,7 @@ class UnoEnv(AECEnv):
             self._runner = None
 
     def close(self):
+        """Stop a game in flight (with the thread backend its thread waits until then)."""
         self._stop()
 
 
