@@ -448,13 +448,14 @@ include "_envseat.pxi"
 cdef int _user_decide(void *ctx, uno_game *g, int seat, int decision, int arg) noexcept with gil:
     """uno_policy.decide for a user seat: ask its UserSeat; keep any error for the caller."""
     cdef Engine eng = <Engine>ctx
-    cdef _Bounded b = _Bounded()
+    cdef _Bounded b
     if type(eng.users[seat]) is EnvSeat:  # a learning seat of uno_sim.env
         try:
             return (<EnvSeat>eng.users[seat]).decide_game(g, seat, decision, arg)
         except BaseException as exc:
             eng.error = exc
             return UNO_DECIDE_ABORT
+    b = _Bounded()
     b.r = g.rng
     try:
         return eng.users[seat].decide(_raw_state(g, seat), decision, arg, b)
