@@ -192,3 +192,13 @@ def test_gymnasium_wrapper():
         done = term or trunc
         steps += 1
     assert steps > 1 and total == (1.0 if 2 in g.aec.result["winners"] else -1.0)
+    with pytest.raises(RuntimeError, match="after the episode ended"):
+        g.step(0)
+    obs, _ = g.reset(seed=4)
+    bad = int(np.flatnonzero(obs["action_mask"] == 0)[0])
+    with pytest.raises(ValueError, match=f"illegal action {bad} for player_2"):
+        g.step(bad)
+    lose = UnoGymEnv(illegal_action="lose")
+    obs, _ = lose.reset(seed=4)
+    bad = int(np.flatnonzero(obs["action_mask"] == 0)[0])
+    assert lose.step(bad)[1:4] == (-1.0, True, False)

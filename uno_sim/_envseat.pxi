@@ -10,7 +10,7 @@
 # The layouts of both vectors are documented in docs/env.md; `layout` and
 # `action_layout` list their blocks (name, offset, size).
 
-from libc.string cimport memcpy
+from libc.string cimport memcpy, memset
 
 
 cdef enum:
@@ -119,8 +119,8 @@ cdef class EnvSeat:
         cdef int top_kind = g.t.card_kind[side][top]
         cdef int has_color = 0, any_fair = 0, n_hand = g.hand_n[seat], ft, f
         cdef int a, ans
-        o[:] = 0
-        m[:] = 0
+        memset(&o[0], 0, self.obs_size * sizeof(cnp.float32_t))
+        memset(&m[0], 0, self.n_actions * sizeof(cnp.int8_t))
         for k in range(K):
             self.kind_index[k] = -1
         self.side = side
@@ -223,7 +223,7 @@ cdef class EnvSeat:
         a = self.wait(seat)  # the caller checked it against the mask
         self.decision = -1
         self.decider = -1
-        m[:] = 0
+        memset(&m[0], 0, self.n_actions * sizeof(cnp.int8_t))
         if decision in (0, 1, 8, 10):
             if a == self.a_draw:
                 return -1  # UNO_DRAW

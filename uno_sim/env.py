@@ -404,6 +404,7 @@ class UnoGymEnv(gymnasium.Env):
         others.insert(seat, None)
         self.aec = UnoEnv(variant, players, rules, others, **kwargs)
         self.agent = f"player_{seat}"
+        self.seat = seat
         self.observation_space = self.aec.observation_space(self.agent)
         self.action_space = self.aec.action_space(self.agent)
 
@@ -413,19 +414,30 @@ class UnoGymEnv(gymnasium.Env):
         return self.aec.observe(self.agent), {}
 
     def step(self, action):
-        a = self.agent
-        if self.illegal_action == "lose" and not self._legal(action):
-            self.aec._stop()
-            return self.aec.observe(a), REWARD_LOSS, True, False, {"illegal_action": True}
-        self.aec.step(action)
-        return (self.aec.observe(a), float(self.aec._cumulative_rewards[a]),
-                self.aec.terminations[a], self.aec.truncations[a], {})
+        aec, a = self.aec, self.agent
+        if aec._key is None:
+            raise RuntimeError("step() before reset(): call reset() first")
+        if aec._over:
+            raise RuntimeError("step() after the episode ended: call reset()")
+        if not self._legal(action):
+            if self.illegal_action == "lose":
+                aec._stop()
+                aec._over = True
+                return aec.observe(a), REWARD_LOSS, True, False, {"illegal_action": True}
+            aec.step(action)  # raises the ValueError that names the action
+        # the AEC step without its bookkeeping: only this agent plays
+        out = aec._resume(action)
+        if out.__class__ is int:
+            return aec._seat.observe(out), 0.0, False, False, {}
+        aec._finish(out)
+        aec._accumulate_rewards()
+        return (aec.observe(a), float(aec._cumulative_rewards[a]), aec.terminations[a],
+                aec.truncations[a], {})
 
     def _legal(self, action) -> bool:
-        mask = self.aec._seat.mask[self.aec._seat_of[self.agent]]
         try:
-            return 0 <= int(action) < len(mask) and bool(mask[int(action)])
-        except (TypeError, ValueError):
+            return self.aec._legal(self.seat, action)
+        except (TypeError, ValueError, OverflowError):
             return False
 
     def action_masks(self):
