@@ -48,6 +48,8 @@ def test_pettingzoo_api_and_seed(variant):
 def test_house_rules_api():
     api_test(env(rules={**HOUSE, "target": 100}), num_cycles=300)
     api_test(env(rules={"teams": True}, opponents="greedy"), num_cycles=100)
+    api_test(env(players=2, rules={"seven_o": True}), num_cycles=200)
+    api_test(env(variant="extreme", players=10, rules={"hand_size": 5}), num_cycles=100)
 
 
 def _pick(legal, step):
