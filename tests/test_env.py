@@ -204,3 +204,14 @@ def test_gymnasium_wrapper():
     obs, _ = lose.reset(seed=4)
     bad = int(np.flatnonzero(obs["action_mask"] == 0)[0])
     assert lose.step(bad)[1:4] == (-1.0, True, False)
+
+
+def test_games_are_dealt_as_uno_sim_play_deals_them():
+    e = raw_env(opponents="greedy")
+    e.reset(seed=9)
+    obs = e.observe("player_0")["observation"]
+    o = dict((name, off) for name, off, _ in e.observation_layout)["hand"]
+    hand = sorted(c for i, c in enumerate(e.card_codes) for _ in range(int(obs[o + i])))
+    events = engine.play_game(e.rules, "greedy", seed=9, trace=True).events
+    first = next(ev for ev in events if ev["e"] == "round_start")
+    assert e.decision() == "play" and hand == sorted(first["hands"][0])

@@ -11,9 +11,9 @@ are documented in docs/env.md.
 The engine plays a whole game per call; the game runs in a greenlet (or, with
 ``backend="thread"``, a thread) that switches back to the caller at each
 decision of a learning seat.  Randomness comes only from the engine's seeded
-generator: ``reset(seed=s)`` starts game 0 of run `s` (the game
-``uno-sim play --seed s --game 0`` plays with the same seats), each later
-``reset()`` the run's next game.
+generators: ``reset(seed=s)`` starts game 0 of run `s` (dealt as
+``uno-sim play --seed s --game 0`` deals it), each later ``reset()`` the run's
+next game.
 
 Requires the ``rl`` extra (``pip install 'uno-sim[rl]'``: pettingzoo, gymnasium,
 greenlet).
