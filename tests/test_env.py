@@ -19,9 +19,10 @@ from uno_sim.userpolicy import DRAW_ACTION, Action  # noqa: E402
 
 # Short games (target 100) keep the whole-game checks quick.
 HOUSE = {"stacking": "both", "jump_in": True, "seven_o": True, "forced_play": True}
-CONFIGS = [  # (variant, switches, decisions the test game must reach beyond play and color)
+# (variant, switches and the test's seed, decisions the game must reach beyond play and color)
+CONFIGS = [
     ("classic", {}, {"call_uno", "catch", "challenge", "play_drawn"}),
-    ("classic", {"edition": "vintage", "target": 100}, {"challenge"}),
+    ("classic", {"edition": "vintage", "target": 100, "seed": 6}, {"challenge", "replacement"}),
     ("classic", {"draw_until_playable": True, "target": 100}, set()),
     ("classic", {**HOUSE, "target": 100}, {"stack", "jump_in", "target"}),
     ("classic", {"teams": True, "target": 100}, set()),
@@ -98,9 +99,10 @@ def test_masks_match_user_policy_path(variant, switches, reached):
     Every decision must show the same legal actions, and the games must be identical."""
     switches = dict(switches)
     players = switches.pop("players", 4)
+    seed = switches.pop("seed", 5)
     opp = {1: "strategic"}
     e = raw_env(variant=variant, players=players, rules=switches, opponents=opp)
-    e.reset(seed=5)
+    e.reset(seed=seed)
     log = []
     for agent in e.agent_iter():
         obs, _, term, trunc, _ = e.last()
@@ -112,7 +114,7 @@ def test_masks_match_user_policy_path(variant, switches, reached):
         e.step(_pick(legal, len(log)))
     mirror = _Mirror(e)
     pols = [mirror if s is None else str(s) for s in e.seat_specs]
-    res = engine.play_game(e.rules, pols, seed=5, game=0)
+    res = engine.play_game(e.rules, pols, seed=seed, game=0)
     assert log == mirror.log
     assert res.winners == e.result["winners"] and res.scores == e.result["scores"]
     assert {"play", "color"} | reached <= {d for _, d, _ in log}
