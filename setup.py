@@ -45,7 +45,7 @@ extensions = [
     Extension(
         "uno_sim._engine",
         sources=["uno_sim/_engine.pyx"] + sorted(glob.glob("csrc/*.c")),
-        depends=sorted(glob.glob("csrc/*.h")),
+        depends=sorted(glob.glob("csrc/*.h")) + ["uno_sim/_envseat.pxi"],
         include_dirs=["csrc", numpy.get_include()],
         define_macros=define_macros,
         extra_compile_args=extra_compile_args,

@@ -476,10 +476,26 @@ cdef object _raw_state(uno_game *g, int seat):
         forced_play=bool(g.cfg.forced_play))
 
 
+include "_envseat.pxi"
+
+
 cdef int _user_decide(void *ctx, uno_game *g, int seat, int decision, int arg) noexcept with gil:
     """uno_policy.decide for a user seat: ask its UserSeat; keep any error for the caller."""
     cdef Engine eng = <Engine>ctx
-    cdef _Bounded b = _Bounded()
+    cdef _Bounded b
+    cdef int er
+    if type(eng.users[seat]) is EnvSeat:  # a learning seat of uno_sim.env
+        try:
+            er = (<EnvSeat>eng.users[seat]).decide_game(g, seat, decision, arg)
+            if er != UNO_DECIDE_ABORT and not uno_answer_ok(g, seat, decision, er):
+                raise PolicyError(
+                    f"illegal answer {er} from the environment at seat {seat}, round "
+                    f"{g.rounds}, turn {g.turns} (decision {DECISIONS[decision]}): out of range")
+            return er
+        except BaseException as exc:
+            eng.error = exc
+            return UNO_DECIDE_ABORT
+    b = _Bounded()
     b.g = g
     b.seat = seat
     try:

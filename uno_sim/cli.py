@@ -219,9 +219,30 @@ def _one_game_events(args):
                      engine=args.engine).events
 
 
+def _play_human(args) -> list:
+    from .human import InputClosed, play_human
+
+    rules = _rules_from(args)
+    if not 0 <= args.human < rules.players:
+        raise UsageError(f"invalid --human {args.human}: expected a seat 0..{rules.players - 1}")
+    policies = _policies_from(args, rules.players)
+    try:
+        return play_human(rules, policies, args.human, seed=args.seed, game=args.game).events
+    except InputClosed as exc:
+        raise UsageError(f"game abandoned: {exc}") from None
+
+
 def cmd_play(args) -> int:
     from .trace import replay_lines, write_jsonl
 
+    if args.human is not None:
+        events = _play_human(args)
+        if args.trace:
+            try:
+                write_jsonl(events, args.trace)
+            except OSError as exc:
+                raise UsageError(f"cannot write --trace {args.trace!r}: {exc.strerror}") from None
+        return 0
     events = _one_game_events(args)
     if args.trace:
         try:
@@ -363,6 +384,11 @@ def build_parser() -> argparse.ArgumentParser:
                                    "JSON Lines trace (docs/trace.md) with --trace FILE.")
     p.add_argument("--game", type=int, default=0, help="game number within the seed's run (default 0)")
     p.add_argument("--trace", metavar="FILE", help="write the event trace to FILE (JSON Lines)")
+    p.add_argument("--human", type=int, metavar="SEAT",
+                   help="play seat SEAT yourself at the terminal against the policies of the "
+                        "other seats: type the number of a choice (read from stdin, so a file "
+                        "of numbers can script a game; q quits); played on the reference "
+                        "engine, the same game as the C engine's")
     _add_game_options(p)
     p.set_defaults(func=cmd_play)
 

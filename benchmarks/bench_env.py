@@ -1,0 +1,154 @@
+"""Environment steps per second with random masked actions: uno_sim.env against RLCard's uno.
+
+    pip install -e '.[rl]' rlcard
+    python benchmarks/bench_env.py --seconds 5 --repeats 3
+
+Every configuration plays whole games in one process for --seconds, --repeats
+times (interleaved), and reports the median steps/s (one step: one decision of a learning
+agent answered by ``step``) and games/s.  Both sides pick uniformly among the
+legal actions with the same numpy generator call.
+
+Rates are per second of this process's CPU time by default (``--clock cpu``): on
+a shared machine wall time also counts the waits for a core, which other users'
+load makes vary by a factor of two; ``--clock wall`` uses wall time.  Every
+configuration but ``thread`` runs on one thread (the thread backend's two
+threads take turns, so its CPU time is its wall time less the waits).
+
+- ``rlcard uno``: ``rlcard.make("uno")``; its game is one hand of simplified
+  rules (no challenge, no UNO call, no scoring), every seat an agent.
+- ``uno_sim AEC``: ``uno_sim.env.env()`` (PettingZoo AEC), the full game to 500
+  points, every seat an agent; the AEC loop ``agent_iter`` / ``last`` / ``step``.
+  ``wrapped``: inside PettingZoo's OrderEnforcingWrapper; ``thread``: the game
+  runs in a thread instead of a greenlet.
+- ``uno_sim gym``: ``UnoGymEnv``, one learning seat against greedy opponents
+  played in C (a step covers the opponents' turns too).
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import statistics
+import time
+
+import numpy as np
+
+CLOCK = time.process_time  # --clock: CPU time of this process (default) or wall time
+
+
+def bench_rlcard(seconds: float, seed: int):
+    import rlcard
+
+    env = rlcard.make("uno", config={"seed": seed})
+    rng = np.random.default_rng(seed)
+    steps = games = 0
+    t0 = CLOCK()
+    while CLOCK() - t0 < seconds:
+        state, _ = env.reset()
+        while not env.is_over():
+            legal = list(state["legal_actions"])
+            state, _ = env.step(legal[rng.integers(len(legal))])
+            steps += 1
+        games += 1
+    dt = CLOCK() - t0
+    return steps / dt, games / dt
+
+
+def bench_aec(seconds: float, seed: int, wrapped: bool = False, **kwargs):
+    from uno_sim.env import env
+
+    e = env(**kwargs)
+    if wrapped:
+        from pettingzoo.utils.wrappers import OrderEnforcingWrapper
+
+        e = OrderEnforcingWrapper(e)
+    rng = np.random.default_rng(seed)
+    steps = games = 0
+    e.reset(seed=seed)
+    t0 = CLOCK()
+    while CLOCK() - t0 < seconds:
+        for _ in e.agent_iter():
+            obs, _, term, trunc, _ = e.last()
+            if term or trunc:
+                e.step(None)
+                continue
+            legal = obs["action_mask"].nonzero()[0]
+            e.step(legal[rng.integers(len(legal))])
+            steps += 1
+        games += 1
+        e.reset()
+    dt = CLOCK() - t0
+    e.close()
+    return steps / dt, games / dt
+
+
+def bench_gym(seconds: float, seed: int, **kwargs):
+    from uno_sim.env import UnoGymEnv
+
+    g = UnoGymEnv(**kwargs)
+    rng = np.random.default_rng(seed)
+    steps = games = 0
+    obs, _ = g.reset(seed=seed)
+    t0 = CLOCK()
+    while CLOCK() - t0 < seconds:  # the clock is read once per game, as in the others
+        done = False
+        while not done:
+            legal = obs["action_mask"].nonzero()[0]
+            obs, _, term, trunc, _ = g.step(legal[rng.integers(len(legal))])
+            steps += 1
+            done = term or trunc
+        games += 1
+        obs, _ = g.reset()
+    dt = CLOCK() - t0
+    return steps / dt, games / dt
+
+
+CONFIGS = {
+    "rlcard uno (1 hand, 4 agents)": lambda s, seed: bench_rlcard(s, seed),
+    "uno_sim AEC classic, 4 agents": lambda s, seed: bench_aec(s, seed),
+    "uno_sim AEC classic, 4 agents, wrapped": lambda s, seed: bench_aec(s, seed, wrapped=True),
+    "uno_sim AEC classic, 4 agents, thread": lambda s, seed: bench_aec(s, seed, backend="thread"),
+    "uno_sim AEC flip, 4 agents": lambda s, seed: bench_aec(s, seed, variant="flip"),
+    "uno_sim gym classic, 1 agent + 3 greedy": lambda s, seed: bench_gym(s, seed),
+}
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--seconds", type=float, default=5.0, help="time per run (default 5)")
+    ap.add_argument("--repeats", type=int, default=3, help="runs per configuration (default 3)")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--clock", choices=("cpu", "wall"), default="cpu",
+                    help="rates per second of process CPU time (default) or of wall time")
+    ap.add_argument("--only", help="run the configurations whose name contains this text")
+    args = ap.parse_args(argv)
+    global CLOCK
+    CLOCK = time.process_time if args.clock == "cpu" else time.perf_counter
+    print(f"{platform.processor() or platform.machine()}, Python {platform.python_version()}, "
+          f"{args.clock} time, {args.repeats} x {args.seconds:g} s per configuration")
+    print("| environment | steps/s | games/s |\n|---|---|---|")
+    names = [n for n in CONFIGS if not args.only or args.only in n]
+    runs = {n: [] for n in names}
+    for i in range(args.repeats):  # interleaved, so that a busy spell hits every one alike
+        for name in list(names):
+            try:
+                runs[name].append(CONFIGS[name](args.seconds, args.seed + i))
+            except ImportError as exc:
+                print(f"| {name} | skipped: {exc} | |")
+                names.remove(name)
+    rates = {}
+    for name in names:
+        steps = statistics.median(r[0] for r in runs[name])
+        games = statistics.median(r[1] for r in runs[name])
+        rates[name] = steps
+        print(f"| {name} | {steps:,.0f} | {games:,.1f} |", flush=True)
+    base = next((k for k in rates if k.startswith("rlcard")), None)
+    if base:  # runs of one repeat ran side by side: their ratios pair them
+        for name in names:
+            if name != base:
+                ratios = [a[0] / b[0] for a, b in zip(runs[name], runs[base])]
+                print(f"{name}: {statistics.median(ratios):.2f}x RLCard's steps/s (median of "
+                      f"paired runs; range {min(ratios):.2f}-{max(ratios):.2f})")
+
+if __name__ == "__main__":
+    main()
