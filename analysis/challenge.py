@@ -107,9 +107,12 @@ def break_even_reading(overall: pl.DataFrame, by: pl.DataFrame) -> str:
                  "offender's bluff rate is the assumed challenge_prior.")
     if not by.is_empty():
         text += " By the offender's hand size after playing: " + "; ".join(
-            f"holding {r['other_size']}: p* = "
-            + fmt_ci(r["p_star"], r["p_star_low"], r["p_star_high"], signed=False)
-            for r in by.iter_rows(named=True) if r["p_star"] is not None) + "."
+            f"holding {r['other_size']}: "
+            + ("p* = " + fmt_ci(r["p_star"], r["p_star_low"], r["p_star_high"], signed=False)
+               if r["p_star"] is not None and np.isfinite(r["p_star"])
+               else f"no posterior pays in this sample (V1 <= V0; {r['bluffs']:,} bluffs, "
+                    f"{r['legal']:,} legal cards)")
+            for r in by.iter_rows(named=True)) + "."
     return text
 
 
