@@ -173,3 +173,13 @@ def test_summary_names_the_switches_off_their_defaults(capsys):
     assert lines[1] == "rules: challenge=modern, hand_size=5"  # drawn_card=must etc. are vintage's
     assert main(["run", "--games", "20"]) == 0
     assert not any(line.startswith("rules:") for line in capsys.readouterr().out.splitlines())
+
+
+def test_python_dash_m_uno_sim_is_the_command_line():
+    import subprocess
+    import sys
+
+    r = subprocess.run([sys.executable, "-m", "uno_sim", "run", "--games", "20", "--seed", "3"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert "20 games" in r.stdout
