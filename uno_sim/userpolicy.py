@@ -99,7 +99,6 @@ class Observation:
     previous_color: str | None = None  # challenge: the active color before the WD4
     forgetter: int | None = None  # catch: who forgot to say UNO
     drawn: str | None = None  # play_drawn: the card just drawn (last in hand)
-    card: str | None = None  # target: the card that aims
     to_discard: int | None = None  # discard: cards still to put down, this one included
     card: str | None = None  # target: the card that aims; jump_in: the card just played
     pending: int | None = None  # stack: the cards the stack makes you draw if you take it
