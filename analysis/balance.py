@@ -17,13 +17,12 @@ from __future__ import annotations
 
 import math
 import os
-import tempfile
 from dataclasses import fields
 
 import numpy as np
 import polars as pl
 
-from .common import (Setup, chisq_table_row, new_figure, run_games, rules_text,
+from .common import (Setup, chisq_table_row, new_figure, run_games, rules_text, temp_out,
                      save, seat_shares)
 from .doc import Section, StudyResult
 from .gamestats import Z95, chisquare_equal, diff_test, holm, share_test
@@ -558,7 +557,7 @@ def study(variant: str = "classic", players=range(2, 11), games: int = 1000, see
           out: str | None = None, policies: str = "greedy", trace_games: int = 200,
           card_players: int = 4, card_games: int = 1000, n_jobs: int = 1,
           model_games: int = 20_000) -> StudyResult:
-    out = out or tempfile.mkdtemp(prefix="uno-balance-")
+    out = out or temp_out("uno-balance-")
     os.makedirs(out, exist_ok=True)
     players = list(players)
     d = run(variant, players, games, seed, policies, trace_games, card_players, card_games,

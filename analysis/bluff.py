@@ -13,7 +13,6 @@ win share crosses zero along c.
 from __future__ import annotations
 
 import os
-import tempfile
 
 import numpy as np
 import polars as pl
@@ -59,7 +58,9 @@ def grid_setup(variant: str, players: int, games: int, seed: int, out: str | Non
     """The output folder (made if needed) and the stated setup of a bluff x challenge grid;
     StudyError for a variant with nothing to bluff."""
     require_restricted(variant, study)
-    out = out or tempfile.mkdtemp(prefix=f"uno-{study}-")
+    from .common import temp_out
+
+    out = out or temp_out(f"uno-{study}-")
     os.makedirs(out, exist_ok=True)
     setup = Setup(variant, players, games, seed,
                   "seat 0 greedy(bluff=b), others greedy(challenge=c)",
