@@ -46,6 +46,7 @@ from .stats import wilson
 
 DEFAULT_SHARD = 10_000
 BATCH = 20_000  # most games per call into C
+PROGRESS_BATCH = 1_000  # games per call while a progress bar is drawn in this process
 MANIFEST_FORMAT = 1
 
 
@@ -107,15 +108,31 @@ def reference_games(rules, policies, seed: int, first_game: int, n_games: int) -
     return out
 
 
-def play_columns(rules, specs, seed, first_game, n_games, engine="c") -> dict:
+def play_columns(rules, specs, seed, first_game, n_games, engine="c", on_batch=None) -> dict:
+    """Columns of games first_game.. of the run `seed`; `on_batch(k)` after each k games.
+
+    With `on_batch` (a progress bar) the games are played in batches of
+    PROGRESS_BATCH; each game has its own seed, so batching changes nothing else.
+    """
+    step = BATCH if on_batch is None else PROGRESS_BATCH
     if engine == "reference":
-        return reference_games(rules, specs, seed, first_game, n_games)
+        parts = []
+        for start in range(first_game, first_game + n_games, step):
+            k = min(step, first_game + n_games - start)
+            parts.append(reference_games(rules, specs, seed, start, k))
+            if on_batch is not None:
+                on_batch(k)
+        if len(parts) == 1:
+            return parts[0]
+        return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
     mod = engine_module(engine)
     parts = []
-    for start in range(first_game, first_game + n_games, BATCH):
-        k = min(BATCH, first_game + n_games - start)
+    for start in range(first_game, first_game + n_games, step):
+        k = min(step, first_game + n_games - start)
         parts.append(mod.play_games(rules, specs, seed=seed, first_game=start, n_games=k,
                                     rounds=True))
+        if on_batch is not None:
+            on_batch(k)
     if len(parts) == 1:
         return parts[0]
     return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
@@ -248,7 +265,8 @@ def _hist_median(hist) -> float:
 
 class RunResult:
     def __init__(self, manifest: dict, agg: dict, cols: dict | None = None,
-                 out: str | None = None, wall: float | None = None):
+                 out: str | None = None, wall: float | None = None,
+                 played: int | None = None):
         self.manifest = manifest
         self.rules = Rules.from_dict(manifest["rules"])
         self.policies = [parse_policy(s) for s in manifest["policies"]]
@@ -257,6 +275,9 @@ class RunResult:
         self.cols = cols
         self.out = out
         self.wall = wall
+        # games computed by the call that made this result (a resume plays only the
+        # missing shards); the rate is theirs over the wall time of that call
+        self.played = agg["games"] if played is None else played
 
     @property
     def n_games(self) -> int:
@@ -314,7 +335,10 @@ class RunResult:
                                      for t, w in enumerate(a["team_wins"])]
         if self.wall:
             out["wall_seconds"] = self.wall
-            out["games_per_second"] = n / self.wall
+            out["games_per_second"] = self.played / self.wall
+            if self.played != n:
+                out["games_played"] = self.played
+                out["games_already_done"] = n - self.played
         return out
 
     def summary_text(self) -> str:
@@ -357,7 +381,10 @@ class RunResult:
         ]
         if "wall_seconds" in s:
             lines.append(f"wall time {s['wall_seconds']:.2f} s, "
-                         f"{s['games_per_second']:,.0f} games/s")
+                         f"{s['games_per_second']:,.0f} games/s"
+                         + (f" ({s['games_played']:,} games played now, "
+                            f"{s['games_already_done']:,} already done)"
+                            if "games_played" in s else ""))
         return "\n".join(lines)
 
 
@@ -428,12 +455,13 @@ def shard_done(out: str, i: int) -> bool:
     return os.path.exists(_shard_base(out, i) + ".json")
 
 
-def run_shard(manifest: dict, i: int, out: str | None, keep_cols: bool = False):
+def run_shard(manifest: dict, i: int, out: str | None, keep_cols: bool = False,
+              on_batch=None):
     """Compute shard i; write it under `out` if given.  Returns (aggregates, columns or None)."""
     rules = Rules.from_dict(manifest["rules"])
     specs = [parse_policy(s) for s in manifest["policies"]]
     first, n = Plan(manifest["games"], manifest["shard_size"]).shard(i)
-    cols = play_columns(rules, specs, manifest["seed"], first, n, manifest["engine"])
+    cols = play_columns(rules, specs, manifest["seed"], first, n, manifest["engine"], on_batch)
     agg = aggregate(cols)
     if out is not None:
         base = _shard_base(out, i)
@@ -494,46 +522,13 @@ def prepare_out(out: str, manifest: dict, allow_same: bool) -> None:
 # Execution
 # ---------------------------------------------------------------------------
 
-class Progress:
-    """A one-line progress display on a terminal; silent when stderr is not one."""
-
-    def __init__(self, total_games: int, enabled: bool | None = None):
-        self.total = total_games
-        self.done = 0
-        self.t0 = time.perf_counter()
-        self.enabled = sys.stderr.isatty() if enabled is None else enabled
-        self.last = 0.0
-
-    def update(self, games: int) -> None:
-        self.done += games
-        if not self.enabled:
-            return
-        now = time.perf_counter()
-        if now - self.last < 0.2 and self.done < self.total:
-            return
-        self.last = now
-        el = now - self.t0
-        rate = self.done / el if el > 0 else 0.0
-        left = (self.total - self.done) / rate if rate > 0 else float("inf")
-        width = 30
-        fill = int(width * self.done / max(1, self.total))
-        sys.stderr.write(f"\r[{'#' * fill}{'.' * (width - fill)}] {self.done:,}/{self.total:,} games "
-                         f"{rate:,.0f} games/s, {left:,.0f} s left ")
-        sys.stderr.flush()
-
-    def close(self) -> None:
-        if self.enabled:
-            sys.stderr.write("\n")
-            sys.stderr.flush()
-
-
 def _execute(manifest, shards, out, n_jobs, backend, scheduler, keep_cols, progress):
     """Run shards, yielding (shard, aggregates, columns) as they finish."""
     plan = Plan(manifest["games"], manifest["shard_size"])
-    if n_jobs == 1 and backend == "local":
+    if n_jobs == 1 and backend == "local":  # the bar moves per batch of games
         for i in shards:
-            agg, cols = run_shard(manifest, i, out, keep_cols)
-            progress.update(plan.shard(i)[1])
+            agg, cols = run_shard(manifest, i, out, keep_cols,
+                                  progress.update if not progress.disable else None)
             yield i, agg, cols
         return
     import joblib
@@ -650,7 +645,8 @@ def _move_parts(out: str, n_shards: int, what: str) -> None:
         os.replace(src, dst)
 
 
-def finalize(out: str, manifest: dict, wall: float | None = None) -> RunResult:
+def finalize(out: str, manifest: dict, wall: float | None = None,
+             played: int | None = None) -> RunResult:
     """Make a complete run's shards into DIR/games.parquet, rounds.parquet and summary.json."""
     agg, missing = _shard_aggregates(out, manifest)
     if missing:
@@ -659,7 +655,7 @@ def finalize(out: str, manifest: dict, wall: float | None = None) -> RunResult:
     if not manifest["summary_only"]:
         for what in ("games", "rounds"):
             _move_parts(out, manifest["n_shards"], what)
-    res = RunResult(manifest, agg, out=out, wall=wall)
+    res = RunResult(manifest, agg, out=out, wall=wall, played=played)
     summary = res.summary()
     _atomic_write_text(os.path.join(out, "summary.json"), json.dumps(summary, indent=2))
     return res
@@ -704,9 +700,13 @@ class _Fold:
 
 def _drive(manifest, shards, out, n_jobs, backend, scheduler, progress, keep_cols):
     """Run `shards`; returns (aggregate of them all, {shard: columns} if keep_cols, wall)."""
+    from .progress import bar as progress_bar
+
     t0 = time.perf_counter()
-    bar = Progress(sum(Plan(manifest["games"], manifest["shard_size"]).shard(i)[1] for i in shards),
-                   progress)
+    total = sum(Plan(manifest["games"], manifest["shard_size"]).shard(i)[1] for i in shards)
+    label = progress if isinstance(progress, str) else "games"
+    bar = progress_bar(total, label, enabled=None if isinstance(progress, str) else progress,
+                       leave=not isinstance(progress, str))
     fold, cols_by_shard = _Fold(shards), {}
     try:
         for i, agg, cols in _execute(manifest, shards, out, n_jobs, backend, scheduler,
@@ -723,8 +723,8 @@ def simulate(variant: str | None = None, games: int = 1000, players: int | None 
              policies="greedy", rules=None, seed: int = 0, n_jobs: int = 1, *,
              seats: dict | None = None, out: str | None = None, summary_only: bool = False,
              shard_size: int = DEFAULT_SHARD, backend: str = "local", scheduler: str | None = None,
-             shard: tuple[int, int] | None = None, engine: str = "c", progress: bool | None = False,
-             **switches) -> RunResult | None:
+             shard: tuple[int, int] | None = None, engine: str = "c",
+             progress: bool | str | None = None, **switches) -> RunResult | None:
     """Simulate `games` complete games of the run `seed`.
 
     Returns a RunResult whose `.games` / `.rounds` are Polars DataFrames and whose
@@ -732,6 +732,10 @@ def simulate(variant: str | None = None, games: int = 1000, players: int | None 
     as the run goes (see the module docstring).  With `shard=(k, m)`, only array
     task k of m runs (into `out`); it returns None, and `merge(out)` completes
     the run once every task has finished.
+
+    `progress`: a tqdm bar on stderr (a widget in Jupyter); None draws it on a
+    terminal or in a notebook (uno_sim.progress), True or False decide, and a
+    string draws it when None would, with that label, and clears it when done.
     """
     if variant is not None:
         switches["variant"] = variant
@@ -773,7 +777,7 @@ def simulate(variant: str | None = None, games: int = 1000, players: int | None 
 
 
 def resume(out: str, n_jobs: int = 1, backend: str = "local", scheduler: str | None = None,
-           progress: bool | None = False) -> RunResult:
+           progress: bool | None = None) -> RunResult:
     """Finish an interrupted run: compute only the shards missing from `out`, then merge."""
     manifest = _read_manifest(out)
     if manifest is None:
@@ -782,7 +786,8 @@ def resume(out: str, n_jobs: int = 1, backend: str = "local", scheduler: str | N
         return load(out)
     todo = [i for i in range(manifest["n_shards"]) if not shard_done(out, i)]
     _, _, wall = _drive(manifest, todo, out, n_jobs, backend, scheduler, progress, False)
-    return finalize(out, manifest, wall)
+    plan = Plan(manifest["games"], manifest["shard_size"])
+    return finalize(out, manifest, wall, played=sum(plan.shard(i)[1] for i in todo))
 
 
 def merge(out: str) -> RunResult:
