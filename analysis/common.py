@@ -193,9 +193,10 @@ class Setup:
 def win_expr(seat: int, players: int) -> pl.Expr:
     """This seat's share of the game's win: 1 or 0, the team's win, or 1/k of a k-way tie.
 
-    Same convention as `uno_sim.runner.win_matrix`: a team win (team >= 0) goes
-    to every seat of the team; winner -1 without a team is a win shared by the
-    seats with the lowest score.
+    Same convention as `uno_sim.runner.win_matrix`: a team win (team not null) goes
+    to every seat of the team; a null winner without a team is a win shared by the
+    seats with the lowest score (docs/results.md).  A comparison with null is
+    null, which `when` reads as false, so tables of schema 1 (-1 for none) read alike.
     """
     scores = [pl.col(f"scores_{s}") for s in range(players)]
     low = pl.min_horizontal(scores)

@@ -214,3 +214,85 @@ def test_run_format_json_is_the_summary_on_stdout(tmp_path):
         saved = json.load(f)
     assert doc["summary"]["win_share"] == saved["win_share"]
     assert doc["summary"]["games"] == 50 and doc["out"] == str(out)
+
+
+def _doc_columns():
+    import re
+
+    with open(os.path.join(os.path.dirname(__file__), "..", "docs", "results.md"),
+              encoding="utf-8") as f:
+        text = f.read()
+    tables, cur = {}, None
+    for line in text.splitlines():
+        if line.startswith("## `"):
+            cur = line.split("`")[1].split(".")[0]
+            tables[cur] = {}
+        m = re.match(r"^\| (`[^|]+`) \| (\w+) \|", line)
+        if m and cur in ("games", "rounds"):
+            for name in re.findall(r"`([^`]+)`", m.group(1)):
+                tables[cur][name] = m.group(2)
+    return tables
+
+
+def _documented_dtype(doc: dict, column: str) -> str:
+    import re
+
+    if column in doc:
+        return doc[column]
+    return doc.get(re.sub(r"_\d+$", "_i", column))
+
+
+@pytest.mark.parametrize("kw", [dict(players=4, teams=True), dict(players=3, scoring="lowest"),
+                                dict(variant="flip", players=5)])
+def test_every_column_is_documented_with_its_dtype_and_shared_columns_agree(kw, tmp_path):
+    import polars as pl
+
+    doc = _doc_columns()
+    res = simulate(games=120, target=100, seed=4, out=str(tmp_path / "r"), **kw)
+    frames = {"games": res.games, "rounds": res.rounds}
+    for table, frame in frames.items():
+        for col, dtype in frame.schema.items():
+            assert _documented_dtype(doc[table], col) == str(dtype), (table, col, dtype)
+    g, r = frames["games"], frames["rounds"]
+    for col in set(g.columns) & set(r.columns):
+        assert g[col].dtype == r[col].dtype, col
+    # the in-memory tables are the same as the ones written
+    mem = simulate(games=120, target=100, seed=4, **kw)
+    assert mem.games.equals(g) and mem.rounds.equals(r)
+    assert mem.games.schema == g.schema
+
+
+def test_nulls_not_sentinels_where_a_value_does_not_apply():
+    solo = simulate(games=300, players=3, target=100, seed=2, scoring="lowest").games
+    assert solo["team"].null_count() == solo.height
+    assert solo["team_scores_0"].null_count() == solo.height
+    shared = solo.filter(solo["winner"].is_null())
+    assert shared.height > 0  # equal lowest totals share the win (C19)
+    assert (solo["winner"].drop_nulls() >= 0).all()
+    teams = simulate(games=100, players=4, target=100, seed=2, teams=True).games
+    assert teams["winner"].null_count() == teams.height
+    assert teams["team"].null_count() == 0 and teams["team_scores_1"].null_count() == 0
+    assert not (teams["team"] < 0).any()
+
+
+def test_schema_version_rules_policies_and_seed_in_parquet_and_summary(tmp_path):
+    import polars as pl
+
+    from uno_sim.rules import Rules
+    from uno_sim.runner import SCHEMA_VERSION
+
+    out = tmp_path / "m"
+    simulate(games=60, players=3, target=100, seed=11, policies="random", out=str(out),
+             shard_size=30)
+    for table in ("games", "rounds"):
+        for part in sorted(os.listdir(out / f"{table}.parquet")):
+            meta = pl.read_parquet_metadata(out / f"{table}.parquet" / part)
+            assert meta["uno_sim.schema"] == str(SCHEMA_VERSION)
+            assert meta["uno_sim.table"] == table and meta["uno_sim.seed"] == "11"
+            assert json.loads(meta["uno_sim.policies"]) == ["random"] * 3
+            rules = Rules.from_dict(json.loads(meta["uno_sim.rules"]))
+            assert rules == Rules(players=3, target=100)
+    with open(out / "summary.json", encoding="utf-8") as f:
+        summary = json.load(f)
+    assert summary["schema_version"] == SCHEMA_VERSION and summary["seed"] == 11
+    assert summary["policies"] == ["random"] * 3 and summary["rules"]["target"] == 100

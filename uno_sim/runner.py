@@ -48,6 +48,9 @@ DEFAULT_SHARD = 10_000
 BATCH = 20_000  # most games per call into C
 PROGRESS_BATCH = 1_000  # games per call while a progress bar is drawn in this process
 MANIFEST_FORMAT = 1
+# Version of the layout of games.parquet, rounds.parquet and summary.json (docs/results.md):
+# 2 made the seat columns Int8 in both tables and put nulls where a value does not apply.
+SCHEMA_VERSION = 2
 
 
 
@@ -157,8 +160,19 @@ def win_matrix(cols: dict) -> np.ndarray:
     return wins
 
 
+def _seat_or_null(name: str, v: np.ndarray):
+    """A seat or team column as Int8, null where the engines write -1 (docs/results.md)."""
+    import polars as pl
+
+    return pl.Series(name, v.astype(np.int8)).set(pl.Series(v < 0), None)
+
+
 def games_frame(cols: dict):
-    """One row per game as a Polars DataFrame; per-seat columns are suffixed _0.._{p-1}."""
+    """One row per game as a Polars DataFrame; per-seat columns are suffixed _0.._{p-1}.
+
+    `winner` is null when no single seat won (a team win, or a win shared by the
+    lowest scores); `team` and `team_scores_*` are null outside team play.
+    """
     import polars as pl
 
     data = {k: v for k, v in cols.items() if v.ndim == 1 and not k.startswith("round_")}
@@ -166,6 +180,12 @@ def games_frame(cols: dict):
         if v.ndim == 2 and not k.startswith("round_"):
             for s in range(v.shape[1]):
                 data[f"{k}_{s}"] = v[:, s]
+    no_team = cols["team"] < 0
+    for k in list(data):
+        if k in ("winner", "team"):
+            data[k] = _seat_or_null(k, data[k])
+        elif k.startswith("team_scores_"):
+            data[k] = pl.Series(k, data[k]).set(pl.Series(no_team), None)
     return pl.DataFrame(data)
 
 
@@ -173,9 +193,9 @@ def rounds_frame(cols: dict, rules: Rules | None = None):
     """One row per round (engines that report rounds put them in `round_*` columns).
 
     Columns: game, round (from 1), dealer, starter (the starter card's code
-    when `rules` is given, else its kind index), winner (-1: stalemate),
+    when `rules` is given, else its kind index), winner (null: stalemate),
     turns, reshuffles, and per seat points_i (scored this round, C17-C19)
-    and cards_left_i.
+    and cards_left_i (docs/results.md).
     """
     import polars as pl
 
@@ -189,6 +209,8 @@ def rounds_frame(cols: dict, rules: Rules | None = None):
         name = k[len("round_"):] or "round"
         if name == "starter" and codes is not None:
             data[name] = pl.Series(name, codes[v], dtype=pl.String)
+        elif name in ("winner", "dealer"):  # seats: Int8 as in the games table
+            data[name] = _seat_or_null(name, v)
         elif v.ndim == 1:
             data[name] = v
         else:
@@ -315,6 +337,10 @@ class RunResult:
     def summary(self) -> dict:
         a, n = self.agg, self.n_games
         out = {
+            "schema_version": SCHEMA_VERSION,
+            "rules": self.rules.to_dict(),
+            "policies": [str(p) for p in self.policies],
+            "seed": self.seed,
             "games": n,
             "rounds": a["rounds"],
             "rounds_per_game_mean": a["rounds"] / n,
@@ -441,9 +467,18 @@ def _atomic_write_text(path: str, text: str) -> None:
     os.replace(tmp, path)
 
 
-def _atomic_write_parquet(frame, path: str) -> None:
+def parquet_metadata(manifest: dict, table: str) -> dict:
+    """The Parquet key-value metadata of every part: schema version, rules, policies, seed."""
+    return {"uno_sim.schema": str(SCHEMA_VERSION), "uno_sim.table": table,
+            "uno_sim.version": manifest["version"],
+            "uno_sim.rules": json.dumps(manifest["rules"], sort_keys=True),
+            "uno_sim.policies": json.dumps(manifest["policies"]),
+            "uno_sim.seed": str(manifest["seed"])}
+
+
+def _atomic_write_parquet(frame, path: str, metadata: dict | None = None) -> None:
     tmp = f"{path}.tmp{os.getpid()}"
-    frame.write_parquet(tmp)
+    frame.write_parquet(tmp, metadata=metadata)
     os.replace(tmp, path)
 
 
@@ -466,10 +501,12 @@ def run_shard(manifest: dict, i: int, out: str | None, keep_cols: bool = False,
     if out is not None:
         base = _shard_base(out, i)
         if not manifest["summary_only"]:
-            _atomic_write_parquet(games_frame(cols), base + ".games.parquet")
+            _atomic_write_parquet(games_frame(cols), base + ".games.parquet",
+                                  parquet_metadata(manifest, "games"))
             rf = rounds_frame(cols, rules)
             if rf is not None:
-                _atomic_write_parquet(rf, base + ".rounds.parquet")
+                _atomic_write_parquet(rf, base + ".rounds.parquet",
+                                      parquet_metadata(manifest, "rounds"))
         record = {"shard": i, "manifest": manifest_id(manifest), "first_game": first,
                   "games": n, "aggregates": agg}
         _atomic_write_text(base + ".json", json.dumps(record))
