@@ -296,3 +296,65 @@ def test_schema_version_rules_policies_and_seed_in_parquet_and_summary(tmp_path)
         summary = json.load(f)
     assert summary["schema_version"] == SCHEMA_VERSION and summary["seed"] == 11
     assert summary["policies"] == ["random"] * 3 and summary["rules"]["target"] == 100
+
+
+def test_dask_reuses_the_running_client_and_starts_no_cluster(monkeypatch):
+    distributed = pytest.importorskip("distributed")
+    ref = simulate(games=400, seed=2, shard_size=100, players=3, target=100)
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
+                                  dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as user:
+        made = []
+        real = distributed.Client
+
+        class Spy(real):
+            def __init__(self, *a, **kw):
+                made.append((a, kw))
+                super().__init__(*a, **kw)
+
+        monkeypatch.setattr(distributed, "Client", Spy)
+        res = simulate(games=400, seed=2, shard_size=100, backend="dask", n_jobs=2,
+                       players=3, target=100)
+        assert made == []  # no second cluster behind the user's client
+        assert user.status == "running"  # and the user's client is left open
+        assert any("run_shard" in k for k in user.run_on_scheduler(
+            lambda dask_scheduler: list(dask_scheduler.task_groups)))
+        again = simulate(games=400, seed=2, shard_size=100, backend="dask", n_jobs=2,
+                         scheduler=cluster.scheduler_address, players=3, target=100)
+        assert made == [] and user.status == "running"
+    assert ref.games.equals(res.games) and ref.games.equals(again.games)
+
+
+@pytest.mark.parametrize("address,needle", [("tcp://127.0.0.1:1", "refused"),
+                                            ("nonsense://", "unknown address scheme"),
+                                            ("tcp://127.0.0.1", "port")])
+def test_bad_scheduler_address_fails_fast_in_one_line(address, needle):
+    pytest.importorskip("distributed")
+    import time
+
+    t0 = time.perf_counter()
+    r = run_cli("run", "--backend", "dask", "--scheduler", address, "--games", "10",
+                "--jobs", "2", env=dict(os.environ, UNO_SIM_DASK_TIMEOUT="30"))
+    assert r.returncode == 2 and needle in r.stderr and address in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert time.perf_counter() - t0 < 20  # not the 30 s connect timeout
+
+
+def test_ray_backend_gives_identical_games():
+    ray = pytest.importorskip("ray")
+    ref = simulate(games=300, seed=6, shard_size=100, players=3, target=100)
+    try:
+        res = simulate(games=300, seed=6, shard_size=100, backend="ray", n_jobs=2, players=3,
+                       target=100)
+    finally:
+        ray.shutdown()
+    assert ref.games.equals(res.games)
+
+
+def test_ray_backend_without_ray_is_one_line():
+    code = ("import sys; sys.modules['ray'] = None  # as if Ray were not installed\n"
+            "from uno_sim.cli import main\n"
+            "sys.exit(main(['run', '--backend', 'ray', '--games', '10', '--jobs', '2']))")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert r.returncode == 2 and "pip install 'uno-sim[ray]'" in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1

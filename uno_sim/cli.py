@@ -481,9 +481,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--summary-only", action="store_true",
                    help="keep aggregates only, in constant memory (no per-game rows)")
     p.add_argument("--shard-size", default=str(10_000), help="games per shard (default 10000)")
-    p.add_argument("--backend", choices=("local", "dask"), default="local",
-                   help="local processes (joblib) or a dask.distributed cluster")
-    p.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler, e.g. tcp://host:8786")
+    p.add_argument("--backend", choices=("local", "dask", "ray"), default="local",
+                   help="local processes (joblib), a dask.distributed cluster or Ray (through "
+                        "joblib; the ray extra)")
+    p.add_argument("--scheduler", metavar="ADDRESS",
+                   help="Dask scheduler, e.g. tcp://host:8786, or Ray address (default: the "
+                        "running client, else a local cluster)")
     p.add_argument("--shard", metavar="K/M", help="array job: run only slice K of M (0-based) into --out")
     p.add_argument("--config", metavar="FILE",
                    help="TOML file with the same keys as these flags; flags given on the "

@@ -574,24 +574,32 @@ def _execute(manifest, shards, out, n_jobs, backend, scheduler, keep_cols, progr
         return (joblib.delayed(_run_shard_indexed)(manifest, i, out, keep_cols) for i in shards)
 
     if backend == "dask":
+        client, own = dask_client(scheduler)
         try:
-            from dask.distributed import Client
-        except ImportError:
-            raise RunError("--backend dask needs the dask extra: pip install 'uno-sim[dask]'") from None
-        try:
-            client = Client(scheduler) if scheduler else Client(processes=True)
-        except OSError as exc:
-            raise RunError(f"cannot reach --scheduler {scheduler!r}: {exc}") from None
-        try:
-            with joblib.parallel_config(backend="dask"):
+            with joblib.parallel_config(backend="dask", client=client):
                 for i, agg, cols in joblib.Parallel(n_jobs=n_jobs, return_as="generator")(tasks()):
                     progress.update(plan.shard(i)[1])
                     yield i, agg, cols
         finally:
-            client.close()
+            if own:
+                client.close()
+        return
+    if backend == "ray":
+        _ray_backend(scheduler)
+        # joblib's Ray backend returns lists only: the shards go in blocks, so that the
+        # progress bar moves and finished blocks are folded while later ones run
+        todo = list(shards)
+        with joblib.parallel_config(backend="ray"), joblib.Parallel(n_jobs=n_jobs) as par:
+            for start in range(0, len(todo), RAY_BLOCK):
+                block = todo[start:start + RAY_BLOCK]
+                for i, agg, cols in par(joblib.delayed(_run_shard_indexed)(manifest, i, out,
+                                                                           keep_cols)
+                                        for i in block):
+                    progress.update(plan.shard(i)[1])
+                    yield i, agg, cols
         return
     if backend != "local":
-        raise RunError(f"unknown backend {backend!r}: expected local or dask")
+        raise RunError(f"unknown backend {backend!r}: expected local, dask or ray")
     if _local_pool_kind() == "fork":
         import multiprocessing
 
@@ -606,6 +614,79 @@ def _execute(manifest, shards, out, n_jobs, backend, scheduler, keep_cols, progr
     for i, agg, cols in par(tasks()):
         progress.update(plan.shard(i)[1])
         yield i, agg, cols
+
+
+RAY_BLOCK = 64  # shards per joblib call on Ray
+DASK_CONNECT_TIMEOUT = 10  # seconds to reach --scheduler (UNO_SIM_DASK_TIMEOUT overrides)
+
+
+def dask_client(scheduler: str | None):
+    """(client, whether this run made it and closes it).
+
+    Without an address, the client the user already runs (`distributed.get_client()`,
+    a notebook's `Client(...)`) is used, never a second cluster behind it; only when
+    there is none does the run start a local cluster of its own.  With an address,
+    a running client already connected to it is reused; otherwise a new one must
+    reach it within DASK_CONNECT_TIMEOUT seconds, or the run fails with one line.
+    """
+    try:
+        import distributed
+    except ImportError:
+        raise RunError("--backend dask needs the dask extra: pip install 'uno-sim[dask]'") from None
+    try:
+        current = distributed.get_client()
+    except ValueError:  # no client in this process
+        current = None
+    if current is not None and current.status == "running":
+        if scheduler is None or _same_address(current.scheduler.address, scheduler):
+            return current, False
+    if scheduler is None:
+        return distributed.Client(processes=True, dashboard_address=None), True
+    timeout = float(os.environ.get("UNO_SIM_DASK_TIMEOUT", DASK_CONNECT_TIMEOUT))
+    try:
+        _probe_scheduler(scheduler, timeout)
+        return distributed.Client(scheduler, timeout=timeout, set_as_default=False), True
+    except (OSError, ValueError, TypeError) as exc:  # TimeoutError is an OSError
+        why = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise RunError(f"cannot reach --scheduler {scheduler!r}: {why}") from None
+
+
+def _probe_scheduler(address: str, timeout: float) -> None:
+    """Fail at once on an address Dask cannot use or a TCP port nobody listens on
+    (a Dask client would retry until its timeout)."""
+    import socket
+
+    from distributed.comm import parse_address
+    from distributed.comm.addressing import parse_host_port
+    from distributed.comm.registry import get_backend
+
+    scheme, loc = parse_address(address)
+    get_backend(scheme)  # ValueError naming the known schemes
+    if scheme in ("tcp", "tls"):
+        host, port = parse_host_port(loc)
+        socket.create_connection((host, port), timeout=timeout).close()
+
+
+def _same_address(a: str, b: str) -> bool:
+    strip = lambda x: x.split("://", 1)[-1].rstrip("/")  # noqa: E731
+    return strip(a) == strip(b)
+
+
+def _ray_backend(address: str | None) -> None:
+    """Register joblib's Ray backend (`ray.util.joblib`), joining `address` or a running
+    Ray instance, or starting a local one."""
+    try:
+        import ray
+        from ray.util.joblib import register_ray
+    except ImportError:
+        raise RunError("--backend ray needs the ray extra: pip install 'uno-sim[ray]'") from None
+    register_ray()
+    if not ray.is_initialized():
+        try:
+            ray.init(address=address, ignore_reinit_error=True, log_to_driver=False)
+        except (ConnectionError, ValueError, RuntimeError) as exc:
+            raise RunError(f"cannot start or reach Ray at {address or 'a local instance'!r}: "
+                           f"{str(exc).splitlines()[0] if str(exc) else exc!r}") from None
 
 
 def _local_pool_kind() -> str:
