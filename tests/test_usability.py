@@ -358,3 +358,28 @@ def test_ray_backend_without_ray_is_one_line():
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert r.returncode == 2 and "pip install 'uno-sim[ray]'" in r.stderr
     assert len(r.stderr.strip().splitlines()) == 1
+
+
+def test_sdist_carries_what_the_tests_need(tmp_path):
+    pytest.importorskip("build")
+    import tarfile
+
+    root = os.path.join(os.path.dirname(__file__), "..")
+    r = subprocess.run([sys.executable, "-m", "build", "--sdist", "--outdir", str(tmp_path), root],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
+    (sdist,) = tmp_path.glob("uno_sim-*.tar.gz")
+    with tarfile.open(sdist) as tar:
+        names = {n.split("/", 1)[1] for n in tar.getnames() if "/" in n}
+        pkg_info = tar.extractfile(next(m for m in tar.getmembers()
+                                        if m.name.count("/") == 1 and
+                                        m.name.endswith("/PKG-INFO"))).read().decode()
+    tests = {f"tests/{f}" for f in os.listdir(os.path.join(root, "tests")) if f.endswith(".py")}
+    for need in {"tests/conftest.py", "tests/c/check_main.c", "tests/engine_diff.py",
+                 "tests/specs.py", "benchmarks/c/bench_main.c", "analysis/example.ipynb",
+                 "README.md", "LICENSE", "docs/cli.md", "docs/results.md", "docs/rules.md",
+                 "csrc/uno.h", "uno_sim/_engine.pyx"} | tests:
+        assert need in names, need
+    assert "uno_sim/_engine.c" not in names
+    assert "License-Expression: MIT" in pkg_info
+    assert "Provides-Extra: ray" in pkg_info and "Provides-Extra: dask" in pkg_info
