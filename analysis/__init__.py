@@ -1,4 +1,5 @@
-"""Studies over uno_sim runs: Polars pipelines plus Matplotlib figures (Agg backend).
+"""Studies over uno_sim runs: Polars pipelines plus Matplotlib figures (bare Figures: a
+study never switches the session's backend).
 
 Each study is a function ``study(variant, players, games, seed, out, ...)`` that
 returns a `StudyResult` (sections for a report, frames in ``.data``), runnable

@@ -336,7 +336,7 @@ EXAMPLES = {
             "uno-sim run --variant flip --policy 'greedy(bluff=0.3)' --seat 0=strategic",
             "uno-sim run --rule edition=vintage --rule scoring=elimination --games 5000",
             "uno-sim run --config experiment.toml --players 4   # the flag wins over the file",
-            "uno-sim run --games 2000 --format json | jq .summary.win_share"],
+            "uno-sim run --games 2000 --format json > run.json"],
     "merge": ["uno-sim run --games 1e6 --shard-size 10000 --shard 0/2 --out runs/big",
               "uno-sim run --games 1e6 --shard-size 10000 --shard 1/2 --out runs/big",
               "uno-sim merge runs/big"],
