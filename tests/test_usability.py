@@ -109,6 +109,15 @@ def test_progress_is_silent_in_pipes_and_per_batch_when_forced():
     assert "games/s" in r.stderr and "<" in r.stderr  # rate, elapsed<left
 
 
+def test_progress_moves_per_batch_with_several_workers_too():
+    env = dict(os.environ, UNO_SIM_PROGRESS="1", TQDM_MININTERVAL="0", TQDM_MINITERS="1",
+               UNO_SIM_POOL="fork")
+    r = run_cli("run", "--games", "1500", "--players", "2", "--rule", "target=100", "--jobs", "2",
+                "--engine", "reference", env=env)
+    assert r.returncode == 0, r.stderr
+    assert "1.00k/1.50k" in r.stderr and "1.50k/1.50k" in r.stderr, r.stderr
+
+
 def test_progress_batches_give_the_same_games():
     a = simulate(games=2500, seed=2, progress=False, players=3, target=100)
     b = simulate(games=2500, seed=2, progress=True, players=3, target=100)

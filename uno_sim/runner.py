@@ -605,10 +605,17 @@ def _execute(manifest, shards, out, n_jobs, backend, scheduler, keep_cols, progr
 
         n = os.cpu_count() or 1 if n_jobs == -1 else n_jobs
         args = [(manifest, i, out, keep_cols) for i in shards]
-        with multiprocessing.get_context("fork").Pool(max(1, min(n, len(args)))) as pool:
-            for i, agg, cols in pool.imap_unordered(_run_shard_args, args):
-                progress.update(plan.shard(i)[1])
-                yield i, agg, cols
+        ctx = multiprocessing.get_context("fork")
+        global _FORK_GAMES
+        # the workers, forked after this, add their finished batches to a shared counter
+        _FORK_GAMES = None if progress.disable else ctx.Value("q", 0)
+        try:
+            with ctx.Pool(max(1, min(n, len(args)))) as pool:
+                for i, agg, cols in _poll(pool.imap_unordered(_run_shard_args, args),
+                                          progress):
+                    yield i, agg, cols
+        finally:
+            _FORK_GAMES = None
         return
     par = joblib.Parallel(n_jobs=n_jobs, return_as="generator_unordered")
     for i, agg, cols in par(tasks()):
@@ -713,8 +720,35 @@ def _run_shard_args(args):
 
 
 def _run_shard_indexed(manifest, i, out, keep_cols):
-    agg, cols = run_shard(manifest, i, out, keep_cols)
+    counter = _FORK_GAMES  # set in forked workers while a bar is drawn
+
+    def batch_done(k):
+        with counter.get_lock():
+            counter.value += k
+
+    agg, cols = run_shard(manifest, i, out, keep_cols, batch_done if counter is not None else None)
     return i, agg, cols
+
+
+_FORK_GAMES = None  # multiprocessing.Value: games the forked workers have finished
+
+
+def _poll(results, progress, every: float = 0.2):
+    """Yield from a Pool's imap iterator, moving the bar to the workers' shared count
+    of finished games every `every` seconds in between."""
+    import multiprocessing
+
+    while True:
+        try:
+            item = results.next(timeout=every)
+        except multiprocessing.TimeoutError:
+            item = None
+        except StopIteration:
+            break
+        if _FORK_GAMES is not None:
+            progress.update(_FORK_GAMES.value - progress.n)
+        if item is not None:
+            yield item
 
 
 def _shard_aggregates(out: str, manifest: dict):
