@@ -203,6 +203,20 @@ def test_players_forms_and_errors(args, needle):
     assert r.returncode == 2 and needle in r.stderr and len(r.stderr.splitlines()) == 1
 
 
+def test_variant_is_accepted_by_every_command_that_plays():
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.dest == "command")
+    for name, p in sub.choices.items():
+        if name in ("merge", "policies", "completion"):
+            continue
+        assert any("--variant" in a.option_strings for a in p._actions), name
+    r = run_cli("tournament", "--variant", "flip", "--deals", "10", "--players", "2",
+                "--policy", "greedy", "--policy", "random")
+    assert r.returncode == 0 and "A wins" in r.stdout
+    bad = run_cli("tournament", "--variant", "nosuch", "--deals", "10")
+    assert bad.returncode == 2 and "'nosuch'" in bad.stderr
+
+
 def test_players_range_and_variant_alias(capsys):
     assert main(["run", "--players", "3-3", "--games", "5", "--rule", "target=100",
                  "--format", "json"]) == 0

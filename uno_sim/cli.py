@@ -296,7 +296,7 @@ def cmd_tournament(args) -> int:
         parse_policy(p)
     if len(policies) < 2:
         raise UsageError("a tournament needs at least two --policy")
-    rules = Rules()
+    rules = Rules(variant=args.variant)
     for item in args.rule or []:
         key, sep, value = item.partition("=")
         if not sep:
@@ -349,7 +349,8 @@ EXAMPLES = {
     "policies": ["uno-sim policies"],
     "rules": ["uno-sim rules", "uno-sim rules --variant flip", "uno-sim rules --format json"],
     "tournament": ["uno-sim tournament --players 2,4 --deals 2000",
-                   "uno-sim tournament --policy greedy --policy 'greedy(bluff=0.5)' --players 2-4"],
+                   "uno-sim tournament --policy greedy --policy 'greedy(bluff=0.5)' --players 2-4",
+                   "uno-sim tournament --variant flip --deals 500"],
     "completion": ["uno-sim completion bash > ~/.local/share/bash-completion/completions/uno-sim",
                    "source <(uno-sim completion bash)"],
     "study": ["uno-sim study bluff --games 500 --out studies/bluff",
@@ -560,6 +561,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--players", default="2,4", help="player counts (default 2,4)")
     p.add_argument("--deals", default="2000", help="deals per pairing and player count "
                                                    "(each played once per rotation; default 2000)")
+    p.add_argument("--variant", default="classic", help="variant (default classic)")
     p.add_argument("--rule", action="append", metavar="KEY=VALUE", help="rule switch (repeatable)")
     p.add_argument("--seed", type=int, default=0, help="seed (default 0)")
     p.add_argument("--engine", choices=("c", "reference"), default="c",
