@@ -25,7 +25,15 @@ def wanted(enabled: bool | None = None) -> bool:
             return True
     except (AttributeError, ValueError):  # a replaced or closed stderr
         return False
-    return "ipykernel" in sys.modules
+    return _in_jupyter_kernel()
+
+
+def _in_jupyter_kernel() -> bool:
+    """True inside a Jupyter kernel (not merely when ipykernel has been imported)."""
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None and hasattr(ipython, "get_ipython") \
+        else None
+    return type(shell).__name__ == "ZMQInteractiveShell"
 
 
 def bar(total: int | None, desc: str, unit: str = "game", enabled: bool | None = None,
