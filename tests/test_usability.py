@@ -336,12 +336,12 @@ def test_dask_reuses_the_running_client_and_starts_no_cluster(monkeypatch):
                 super().__init__(*a, **kw)
 
         monkeypatch.setattr(distributed, "Client", Spy)
-        res = simulate(games=400, seed=2, shard_size=100, backend="dask", n_jobs=2,
-                       players=3, target=100)
+        with distributed.get_task_stream(client=user) as stream:
+            res = simulate(games=400, seed=2, shard_size=100, backend="dask", n_jobs=2,
+                           players=3, target=100)
         assert made == []  # no second cluster behind the user's client
         assert user.status == "running"  # and the user's client is left open
-        assert any("run_shard" in k for k in user.run_on_scheduler(
-            lambda dask_scheduler: list(dask_scheduler.task_groups)))
+        assert any("run_shard" in t["key"] for t in stream.data)  # the shards ran on it
         again = simulate(games=400, seed=2, shard_size=100, backend="dask", n_jobs=2,
                          scheduler=cluster.scheduler_address, players=3, target=100)
         assert made == [] and user.status == "running"
