@@ -1,4 +1,5 @@
-"""Studies over uno_sim runs: Polars pipelines plus Matplotlib figures (Agg backend).
+"""Studies over uno_sim runs: Polars pipelines plus Matplotlib figures (bare Figures: a
+study never switches the session's backend).
 
 Each study is a function ``study(variant, players, games, seed, out, ...)`` that
 returns a `StudyResult` (sections for a report, frames in ``.data``), runnable
@@ -36,6 +37,13 @@ def run_study(name: str, variant: str = "classic", players=None, games: int = 10
 
     if name not in STUDIES:
         raise StudyError(f"unknown study {name!r}: expected one of {', '.join(STUDIES)}")
+    if out is None:  # figures in a folder that goes when the result goes
+        import tempfile
+
+        tmp = tempfile.TemporaryDirectory(prefix=f"uno-{name}-")
+        res = run_study(name, variant, players, games, seed, tmp.name, **kw)
+        res.tmp = tmp
+        return res
     if name == "balance":
         from . import balance
 

@@ -17,13 +17,12 @@ from __future__ import annotations
 
 import math
 import os
-import tempfile
 from dataclasses import fields
 
 import numpy as np
 import polars as pl
 
-from .common import (Setup, chisq_table_row, new_figure, run_games, rules_text,
+from .common import (Setup, chisq_table_row, new_figure, run_games, rules_text, temp_out,
                      save, seat_shares)
 from .doc import Section, StudyResult
 from .gamestats import Z95, chisquare_equal, diff_test, holm, share_test
@@ -84,7 +83,7 @@ def trace_frames(events, game: int = 0) -> tuple[list, list, list]:
             cur["reshuffles"] += 1
         elif e == "round_end":
             winner = ev["p"]
-            cur["winner"] = -1 if winner is None else winner
+            cur["winner"] = winner  # None (null) for a stalemate, as in rounds.parquet
             rounds.append(cur)
             for seat, hand in enumerate(hands):
                 obs.append({"game": game, "round": cur["round"], "seat": seat,
@@ -112,7 +111,7 @@ def trace_sample(variant: str, players: int, games: int, seed: int, policies="gr
         rounds += r
         obs += o
         hold += h
-    return {"rounds": pl.DataFrame(rounds), "obs": pl.DataFrame(obs),
+    return {"rounds": pl.DataFrame(rounds, schema_overrides={"winner": pl.Int8}), "obs": pl.DataFrame(obs),
             "holdings": pl.DataFrame(hold, schema={"game": pl.Int64, "round": pl.Int64,
                                                    "seat": pl.Int64, "face": pl.Utf8,
                                                    "count": pl.Int64})}
@@ -183,7 +182,7 @@ def round_positions(rounds: pl.DataFrame, players: int, rules: Rules) -> pl.Data
     the first to play: a starter Skip or Draw Two makes the dealer's left the last to
     play, a Reverse makes the dealer the first and turns the order round (C5).
     """
-    r = rounds.filter(pl.col("winner") >= 0)
+    r = rounds.filter(pl.col("winner").is_not_null())
     effects = {k.code: k.effect for k in deck_for(rules).kinds}
     dealer = r["dealer"].to_numpy().astype(np.int64)
     winner = r["winner"].to_numpy().astype(np.int64)
@@ -217,7 +216,7 @@ def position_shares(positions: pl.DataFrame, players: int, column: str = "positi
 
 def winner_points(rounds: pl.DataFrame, players: int) -> np.ndarray:
     """Points the winner of each won round scored (C17), from a rounds frame."""
-    r = rounds.filter(pl.col("winner") >= 0)
+    r = rounds.filter(pl.col("winner").is_not_null())
     pts = r.select([f"points_{s}" for s in range(players)]).to_numpy()
     return pts[np.arange(r.height), r["winner"].to_numpy()]
 
@@ -558,7 +557,7 @@ def study(variant: str = "classic", players=range(2, 11), games: int = 1000, see
           out: str | None = None, policies: str = "greedy", trace_games: int = 200,
           card_players: int = 4, card_games: int = 1000, n_jobs: int = 1,
           model_games: int = 20_000) -> StudyResult:
-    out = out or tempfile.mkdtemp(prefix="uno-balance-")
+    out = out or temp_out("uno-balance-")
     os.makedirs(out, exist_ok=True)
     players = list(players)
     d = run(variant, players, games, seed, policies, trace_games, card_players, card_games,

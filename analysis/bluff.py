@@ -23,7 +23,6 @@ setup):
 from __future__ import annotations
 
 import os
-import tempfile
 
 import numpy as np
 import polars as pl
@@ -44,7 +43,9 @@ def make_setup(variant: str, players: int, games: int, seed: int, out: str | Non
     """The output folder (made if needed) and the stated setup of the bluff/challenge game;
     StudyError for a variant with nothing to bluff."""
     require_restricted(variant, study)
-    out = out or tempfile.mkdtemp(prefix=f"uno-{study}-")
+    from .common import temp_out
+
+    out = out or temp_out(f"uno-{study}-")
     os.makedirs(out, exist_ok=True)
     return out, Setup(variant, players, games, seed, setup_policies(players),
                       rules_text(Rules(variant=variant, players=players)))

@@ -34,7 +34,8 @@ def add_commands(sub, parse_count) -> None:
                                    "variant and write report.md, report.html (figures embedded), "
                                    "report.json (the tables as records) and PNG figures to "
                                    "--out.")
-    p.add_argument("--variants", default="all", help="all or a comma list (default all)")
+    p.add_argument("--variant", "--variants", dest="variants", default="all",
+                   help="variants: all or a comma list (default all)")
     p.add_argument("--games", default="2000", help="games per arm / player count (default 2000)")
     p.add_argument("--players", default="2,4",
                    help="player counts of the bluff and challenge studies (default 2,4)")
@@ -93,7 +94,7 @@ def _cmd_report(args, parse_count) -> int:
     cmd = "uno-sim " + " ".join(shlex.quote(a) for a in sys.argv[1:]) \
         if sys.argv and "report" in sys.argv[1:] else None
     res = build(args.variants, games, args.seed, args.out, args.players, command=cmd,
-                n_jobs=parse_jobs(args.jobs), log=lambda m: print(m, file=sys.stderr),
-                n_boot=parse_count(args.boot, "boot"))
+                n_jobs=parse_jobs(args.jobs), n_boot=parse_count(args.boot, "boot"),
+                progress=None)
     print(f"report in {res['md']}, {res['html']} and {res['json']} ({res['seconds']:.0f} s)")
     return 0

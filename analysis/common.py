@@ -199,9 +199,10 @@ class Setup:
 def win_expr(seat: int, players: int) -> pl.Expr:
     """This seat's share of the game's win: 1 or 0, the team's win, or 1/k of a k-way tie.
 
-    Same convention as `uno_sim.runner.win_matrix`: a team win (team >= 0) goes
-    to every seat of the team; winner -1 without a team is a win shared by the
-    seats with the lowest score.
+    Same convention as `uno_sim.runner.win_matrix`: a team win (team not null) goes
+    to every seat of the team; a null winner without a team is a win shared by the
+    seats with the lowest score (docs/results.md).  A comparison with null is
+    null, which `when` reads as false, so tables of schema 1 (-1 for none) read alike.
     """
     scores = [pl.col(f"scores_{s}") for s in range(players)]
     low = pl.min_horizontal(scores)
@@ -227,7 +228,8 @@ def run_games(variant: str, players: int, policies, games: int, seed: int, rules
     kw = {} if rules is None else {"rules": rules}
     if rules is None:
         kw.update(variant=variant, players=players)
-    res = simulate(games=games, policies=policies, seed=seed, n_jobs=n_jobs, **kw)
+    res = simulate(games=games, policies=policies, seed=seed, n_jobs=n_jobs,
+                   progress=f"{variant} {players}p", **kw)  # a bar on a terminal or notebook
     return with_wins(res.games, players)
 
 
@@ -276,23 +278,33 @@ def paired_diff(frame: pl.DataFrame, arm: str, baseline, metrics, keys=(), pair=
 # Figures
 # ---------------------------------------------------------------------------
 
-def pyplot():
-    """matplotlib.pyplot on the Agg backend (no display needed)."""
+def _matplotlib():
     try:
         import matplotlib
     except ImportError:
         raise StudyError("the studies need matplotlib: pip install 'uno-sim[analysis]'") from None
-    matplotlib.use("Agg", force=True)
+    return matplotlib
+
+
+def pyplot():
+    """matplotlib.pyplot as the session has it: the backend is never switched."""
+    _matplotlib()
     import matplotlib.pyplot as plt
 
     return plt
 
 
 def new_figure(setup: Setup, title: str, ncols: int = 1, width: float = 6.4, height: float = 4.4):
-    """A figure whose title names the study and whose footer states the setup."""
-    plt = pyplot()
-    fig, axes = plt.subplots(1, ncols, figsize=(width * ncols if ncols > 1 else width, height),
-                             squeeze=False)
+    """A figure whose title names the study and whose footer states the setup.
+
+    A bare `matplotlib.figure.Figure`, outside pyplot: drawing it needs no
+    display and leaves the session's backend and its current figure alone.
+    """
+    _matplotlib()
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(width * ncols if ncols > 1 else width, height))
+    axes = fig.subplots(1, ncols, squeeze=False)
     fig.suptitle(title, fontsize=11)
     import textwrap
 
@@ -304,8 +316,23 @@ def new_figure(setup: Setup, title: str, ncols: int = 1, width: float = 6.4, hei
 
 def save(fig, path: str) -> str:
     fig.savefig(path, dpi=110)
-    pyplot().close(fig)
     return path
+
+
+def temp_out(prefix: str) -> str:
+    """A temporary folder for the figures of a study called without `out`.
+
+    It is removed when the interpreter exits (a notebook kernel's shutdown);
+    `analysis.run_study` removes its own as soon as its result is dropped.
+    """
+    import tempfile
+
+    tmp = tempfile.TemporaryDirectory(prefix=prefix)
+    _TEMP_DIRS.append(tmp)
+    return tmp.name
+
+
+_TEMP_DIRS: list = []
 
 
 def fmt(x: float, digits: int = 3) -> str:

@@ -45,6 +45,9 @@ class StudyResult:
     sections: list
     data: dict = field(default_factory=dict)
     figures: list = field(default_factory=list)
+    # the temporary folder of the figures of a call without `out` (analysis.run_study):
+    # a tempfile.TemporaryDirectory, removed with the result
+    tmp: object = field(default=None, repr=False, compare=False)
 
     def markdown(self, base: str | None = None) -> str:
         return render_markdown(self.sections, base)

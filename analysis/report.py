@@ -21,12 +21,17 @@ from uno_sim import __version__
 def build(variants="all", games: int = 2000, seed: int = 0, out: str = "reports/latest",
           players="2,4", balance_players="2-10", trace_games: int = 200, card_games: int = 1000,
           command: str | None = None, n_jobs: int = 1, log=None, n_boot: int = 300,
-          value_games: int | None = None) -> dict:
+          value_games: int | None = None, progress: bool | None = None) -> dict:
     """Run the studies and write the report; returns {'md', 'html', 'json': paths, 'seconds'}.
 
     The bluff and challenge studies share one solved game per variant and
     player count (`games` per pair of rules) and run their counterfactual
-    values over `value_games` games (default `games`)."""
+    values over `value_games` games (default `games`).  `progress`: a bar over
+    the steps (a study of a variant) on stderr or in a notebook (uno_sim.progress;
+    None: when one of them is there).
+    """
+    from uno_sim.progress import bar
+
     from . import balance, bluff, bluffgame, challenge
 
     names = parse_variants(variants)
@@ -36,7 +41,14 @@ def build(variants="all", games: int = 2000, seed: int = 0, out: str = "reports/
     os.makedirs(out, exist_ok=True)
     t0 = time.perf_counter()
     sections, setups = [], []
-    say = log or (lambda msg: None)
+    steps = sum(1 + (len(ks) if restricted_cards(v) else 0) for v in names)
+    pbar = bar(steps, "report", unit="step", enabled=progress)
+
+    def say(msg):
+        pbar.set_postfix_str(msg, refresh=True)
+        if log:
+            log(msg)
+
     for v in names:
         if not restricted_cards(v):
             sec = Section(f"Bluff and challenge: {v}")
@@ -52,12 +64,15 @@ def build(variants="all", games: int = 2000, seed: int = 0, out: str = "reports/
                               n_jobs=n_jobs)
                 sections += r.sections
                 setups += r.to_json()["setups"]
+            pbar.update(1)
         say(f"balance: {v}, players {bks[0]}-{bks[-1]}")
         r = balance.study(v, bks, games, seed, out, trace_games=trace_games,
                           card_players=4 if 4 in bks else bks[0], card_games=card_games,
                           n_jobs=n_jobs)
         sections += r.sections
         setups += r.to_json()["setups"]
+        pbar.update(1)
+    pbar.close()
     seconds = time.perf_counter() - t0
     cmd = command or (f"uno-sim report --variants {','.join(names)} --games {games} "
                       f"--seed {seed} --players {','.join(map(str, ks))} --boot {n_boot} "

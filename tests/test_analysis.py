@@ -113,6 +113,11 @@ def test_win_shares_single_team_and_shared_wins():
     assert sh["share"].to_list() == pytest.approx([0.5 / 3, 0.5, 1 / 3])
     t = with_wins(_games([(0, -1, 1, 0, 600, 0, 10)], 4), 4)
     assert [t[f"win_{s}"][0] for s in range(4)] == [0, 1, 0, 1]
+    # schema 2 (docs/results.md): null, not -1, where no single seat or no team won
+    n = with_wins(_games([(0, 1, None, 10, 500, 20), (1, None, None, 30, 30, 90)]), 3)
+    assert n["win_0"].to_list() == [0, 0.5] and n["win_1"].to_list() == [1, 0.5]
+    t = with_wins(_games([(0, None, 1, 0, 600, 0, 10)], 4), 4)
+    assert [t[f"win_{s}"][0] for s in range(4)] == [0, 1, 0, 1]
 
 
 def test_paired_diff_hand_computed():
@@ -199,7 +204,7 @@ def test_round_positions_hand_computed():
     from uno_sim.rules import Rules
 
     r = pl.DataFrame({"game": [0] * 5, "round": [1, 2, 3, 4, 5], "dealer": [3, 0, 1, 2, 3],
-                      "starter": ["R5", "GS", "BR", "Y+2", "W"], "winner": [0, 2, 1, 3, -1]})
+                      "starter": ["R5", "GS", "BR", "Y+2", "W"], "winner": [0, 2, 1, 3, None]})
     p = round_positions(r, 4, Rules(variant="classic", players=4))
     assert p.height == 4  # the stalemate has no winner
     # dealer 3 -> seat 0 is position 1; dealer 0 -> seat 2 is 2; dealer 1 -> seat 1 is 4 (dealer)

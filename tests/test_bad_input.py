@@ -212,7 +212,7 @@ def test_bad_seed_leaves_no_folder(files, capsys):
 def test_full_disk_is_one_line(tmp_path, monkeypatch, capsys):
     import uno_sim.runner as runner
 
-    def full(frame, path):
+    def full(frame, path, metadata=None):
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), path)
 
     monkeypatch.setattr(runner, "_atomic_write_parquet", full)

@@ -92,7 +92,32 @@ def time_user(rules: Rules, policy: str, games: int, seed: int = 1) -> float:
 
 
 def run_bench(variants=("classic",), players=(2, 4, 7, 10), policy="greedy", games=20000,
-              repeats=5, reference_games=0, user_games=0, out=print) -> list[dict]:
+              repeats=5, reference_games=0, user_games=0, out=print,
+              progress: bool | None = False) -> list[dict]:
+    """Time every (variant, players) cell; `progress`: a bar over the cells on stderr."""
+    import sys
+
+    from tqdm.auto import tqdm
+
+    from .progress import bar
+
+    extra = len(variants) * len(players) if reference_games or user_games else 0
+    pbar = bar(len(variants) * len(players) + extra, "bench", unit="cell", enabled=progress)
+    write = out
+
+    def out(msg):  # a line of the table, with the bar cleared around it
+        with tqdm.external_write_mode(file=sys.stderr):
+            write(msg)
+
+    try:
+        return _run_bench(variants, players, policy, games, repeats, reference_games,
+                          user_games, out, pbar)
+    finally:
+        pbar.close()
+
+
+def _run_bench(variants, players, policy, games, repeats, reference_games, user_games, out,
+               pbar) -> list[dict]:
     out(f"machine: {machine()}")
     out(f"commit:  {commit()}")
     out(f"policy {policy}; complete games to 500; median of {repeats} runs of {games} games; one core")
@@ -106,6 +131,7 @@ def run_bench(variants=("classic",), players=(2, 4, 7, 10), policy="greedy", gam
             r = time_games(rules, policy, games, repeats)
             row = {"variant": v, "players": p, **r}
             rows.append(row)
+            pbar.update(1)
             out(f"{v:<12} {p:>7} {r['games_per_s']:>10,.0f} {r['games_per_cpu_s']:>11,.0f} "
                 f"{r['rounds_per_s']:>11,.0f} {r['ns_per_turn']:>8.1f} "
                 f"{r['turns_per_game']:>10.1f}")
@@ -115,6 +141,7 @@ def run_bench(variants=("classic",), players=(2, 4, 7, 10), policy="greedy", gam
         for p in players if reference_games or user_games else ():
             c = next((r["games_per_s"] for r in rows if r["players"] == p
                       and r["variant"] == v), None)
+            pbar.update(1)
             if reference_games:
                 rate = time_reference(Rules(variant=v, players=p), policy, reference_games)
                 ratio = f" (C engine {c / rate:,.0f}x faster)" if c else ""

@@ -7,6 +7,7 @@ status 2; they never show a traceback.
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import sys
 
@@ -38,6 +39,33 @@ def parse_count(text: str, what: str = "games") -> int:
 MAX_COUNT = 10**15  # games and the like; a run's shards are bounded apart (runner.MAX_SHARDS)
 
 
+def player_counts(text) -> list[int]:
+    """`--players`: `4`, `2,4,6` or `2-10` (the same forms for every command)."""
+    if isinstance(text, int) and not isinstance(text, bool):
+        items = [text]
+    else:
+        items = []
+        for part in str(text).split(","):
+            lo, sep, hi = part.strip().partition("-")
+            if not (lo.isdigit() and (not sep or hi.isdigit())):
+                raise UsageError(f"invalid --players {text!r}: expected e.g. 4, 2,4,6 or 2-10")
+            items += list(range(int(lo), int(hi) + 1)) if sep else [int(lo)]
+    for k in items:
+        if not 2 <= k <= 10:
+            raise UsageError(f"invalid players {k}: expected 2..10")
+    if not items:
+        raise UsageError(f"invalid --players {text!r}: expected e.g. 4, 2,4,6 or 2-10")
+    return items
+
+
+def _one_player_count(text) -> int:
+    counts = player_counts(text)
+    if len(counts) != 1:
+        raise UsageError(f"invalid --players {text!r}: this command plays one player count "
+                         "(several: `uno-sim study`, `report`, `tournament`, `bench`)")
+    return counts[0]
+
+
 def _rules_from(args) -> Rules:
     switches = {}
     for item in args.rule or []:
@@ -48,7 +76,8 @@ def _rules_from(args) -> Rules:
         if key in switches:
             raise UsageError(f"invalid --rule {item!r}: {key} is given twice")
         switches[key] = parse_rule_value(key, value.strip())
-    for key, flag in (("players", args.players), ("variant", args.variant)):
+    players = None if args.players is None else _one_player_count(args.players)
+    for key, flag in (("players", players), ("variant", args.variant)):
         if flag is None:
             continue
         if key in switches and switches[key] != flag:
@@ -77,7 +106,7 @@ def _policies_from(args, players: int):
 
 def _add_game_options(p):
     p.add_argument("--variant", default=None, help="deck and rule family (classic, flip, extreme, hello-kitty, house-2018)")
-    p.add_argument("--players", type=int, default=None, help="number of players, 2-10 (default 4)")
+    p.add_argument("--players", default=None, help="number of players, 2-10 (default 4)")
     p.add_argument("--policy", default="greedy",
                    help="policy spec for every seat, e.g. 'greedy(bluff=0.3)' (default greedy)")
     p.add_argument("--seat", action="append", metavar="I=SPEC",
@@ -117,8 +146,33 @@ CONFIG_KEYS = {"variant", "games", "players", "policy", "seat", "rule", "deck", 
                "summary_only", "backend", "scheduler", "shard", "shard_size", "engine"}
 
 
-def _apply_config(args, parser):
-    """`--config FILE.toml`: the same keys as the flags; flags given explicitly win."""
+def explicit_dests(parser: argparse.ArgumentParser, argv) -> set[str]:
+    """The destinations of the options given on the command line `argv`.
+
+    `argv` is parsed again by a copy of the parser whose defaults are all
+    suppressed, so an option given with its default value still counts as given.
+    """
+    import copy
+
+    quiet = copy.deepcopy(parser)
+    stack = [quiet]
+    while stack:
+        p = stack.pop()
+        p.set_defaults(**{k: argparse.SUPPRESS for k in p._defaults})
+        for a in p._actions:
+            if isinstance(a, argparse._SubParsersAction):
+                stack.extend(a.choices.values())
+            elif a.dest != "help":
+                a.default = argparse.SUPPRESS
+    return set(vars(quiet.parse_args(argv)))
+
+
+def _apply_config(args, parser, given=frozenset()):
+    """`--config FILE.toml`: the same keys as the flags; flags given explicitly win.
+
+    `given` names the flags given on the command line (`explicit_dests`): each of
+    them keeps its value even when it equals the flag's default.
+    """
     import tomllib
 
     try:
@@ -143,7 +197,7 @@ def _apply_config(args, parser):
             value = [f"{k}={v}" for k, v in value.items()]
         if dest in ("rule", "seat"):
             setattr(args, dest, list(value) + list(getattr(args, dest) or []))
-        elif getattr(args, dest) == defaults.get(dest):
+        elif dest not in given and getattr(args, dest) == defaults.get(dest):
             setattr(args, dest, str(value) if dest in ("games", "jobs", "shard") else value)
 
 
@@ -178,10 +232,11 @@ def cmd_run(args) -> int:
     jobs = parse_jobs(args.jobs)
     run_parser = build_parser()._subparsers._group_actions[0].choices["run"]
     _check_run_flags(args, {a.dest: a.default for a in run_parser._actions})
+    as_json = args.format == "json"
     if args.resume:
         res = resume(args.resume, n_jobs=jobs, backend=args.backend, scheduler=args.scheduler,
                      progress=None)
-        print(res.summary_text())
+        print(_summary_json(res) if as_json else res.summary_text())
         return 0
     n = parse_count(args.games)
     shard_size = parse_count(args.shard_size, "shard-size")
@@ -193,8 +248,14 @@ def cmd_run(args) -> int:
                    backend=args.backend, scheduler=args.scheduler, shard=shard,
                    engine=args.engine, progress=None)
     if res is None:
-        print(f"shard {shard[0]}/{shard[1]} done in {args.out}; "
-              f"run `uno-sim merge {args.out}` once every shard has finished")
+        if as_json:
+            print(json.dumps({"shard": shard[0], "shards": shard[1], "out": args.out}))
+        else:
+            print(f"shard {shard[0]}/{shard[1]} done in {args.out}; "
+                  f"run `uno-sim merge {args.out}` once every shard has finished")
+        return 0
+    if as_json:
+        print(_summary_json(res))
         return 0
     print(res.summary_text())
     if args.out:
@@ -202,11 +263,19 @@ def cmd_run(args) -> int:
     return 0
 
 
+def _summary_json(res) -> str:
+    """`--format json`: the run's summary (as summary.json), its rules, policies, seed and
+    output directory, on stdout."""
+    doc = {"summary": res.summary(), "rules": res.rules.to_dict(),
+           "policies": [str(p) for p in res.policies], "seed": res.seed, "out": res.out}
+    return json.dumps(doc, indent=2)
+
+
 def cmd_merge(args) -> int:
     from .runner import merge
 
     res = merge(args.dir)
-    print(res.summary_text())
+    print(_summary_json(res) if args.format == "json" else res.summary_text())
     return 0
 
 
@@ -289,12 +358,7 @@ def cmd_policies(args) -> int:
 
 
 def _split_players(text):
-    players = []
-    for item in str(text).split(","):
-        if not item.strip().isdigit() or not 2 <= int(item) <= 10:
-            raise UsageError(f"invalid --players {item!r}: expected numbers 2..10 separated by commas")
-        players.append(int(item))
-    return players
+    return player_counts(text)
 
 
 def cmd_tournament(args) -> int:
@@ -306,7 +370,7 @@ def cmd_tournament(args) -> int:
         parse_policy(p)
     if len(policies) < 2:
         raise UsageError("a tournament needs at least two --policy")
-    rules = Rules()
+    rules = Rules(variant=args.variant)
     for item in args.rule or []:
         key, sep, value = item.partition("=")
         if not sep:
@@ -314,7 +378,7 @@ def cmd_tournament(args) -> int:
         rules = rules.replace(**{key.strip(): parse_rule_value(key.strip(), value.strip())})
     deals = parse_count(args.deals, "deals")
     for res in tournament(policies, _split_players(args.players), deals, args.seed, rules,
-                          args.engine):
+                          args.engine, progress=None):
         print(res.line())
     return 0
 
@@ -335,7 +399,141 @@ def cmd_bench(args) -> int:
     run_bench(variants=variants, players=players, policy=args.policy,
               games=parse_count(args.games), repeats=parse_count(args.repeats, "repeats"),
               reference_games=_count_or_zero(args.reference_games, "reference-games"),
-              user_games=_count_or_zero(args.user_games, "user-games"))
+              user_games=_count_or_zero(args.user_games, "user-games"), progress=None)
+    return 0
+
+
+# `--help` of each command ends with these examples (every one runs as written)
+EXAMPLES = {
+    "run": ["uno-sim run --games 1e5 --players 4 --jobs 2 --out runs/classic4",
+            "uno-sim run --resume runs/classic4",
+            "uno-sim run --variant flip --policy 'greedy(bluff=0.3)' --seat 0=strategic",
+            "uno-sim run --rule edition=vintage --rule scoring=elimination --games 5000",
+            "uno-sim run --config experiment.toml --players 4   # the flag wins over the file",
+            "uno-sim run --games 2000 --format json > run.json"],
+    "merge": ["uno-sim run --games 1e6 --shard-size 10000 --shard 0/2 --out runs/big",
+              "uno-sim run --games 1e6 --shard-size 10000 --shard 1/2 --out runs/big",
+              "uno-sim merge runs/big"],
+    "play": ["uno-sim play --seed 7 --players 3",
+             "uno-sim play --variant flip --seed 7 --game 12 --trace game.jsonl"],
+    "replay": ["uno-sim replay game.jsonl", "uno-sim replay --seed 7 --players 3 --game 0",
+               "cat game.jsonl | uno-sim replay -"],
+    "bench": ["uno-sim bench --variant classic --players 4 --games 5000 --repeats 3",
+              "uno-sim bench --players 2-10 --reference-games 50"],
+    "policies": ["uno-sim policies"],
+    "rules": ["uno-sim rules", "uno-sim rules --variant flip", "uno-sim rules --format json"],
+    "tournament": ["uno-sim tournament --players 2,4 --deals 2000",
+                   "uno-sim tournament --policy greedy --policy 'greedy(bluff=0.5)' --players 2-4",
+                   "uno-sim tournament --variant flip --deals 500"],
+    "completion": ["uno-sim completion bash > ~/.local/share/bash-completion/completions/uno-sim",
+                   "source <(uno-sim completion bash)"],
+    "study": ["uno-sim study bluff --games 500 --out studies/bluff",
+              "uno-sim study balance --variant flip --players 2-6 --games 1000"],
+    "report": ["uno-sim report --variant classic --games 500 --out reports/quick",
+               "uno-sim report --games 2000 --jobs -1"],
+}
+
+
+class _Formatter(argparse.HelpFormatter):
+    """Wraps descriptions as usual; keeps a text that has line breaks (the examples) as is."""
+
+    def _fill_text(self, text, width, indent):
+        if "\n" in text:
+            return "".join(indent + line + "\n" for line in text.splitlines())
+        return super()._fill_text(text, width, indent)
+
+
+def cmd_rules(args) -> int:
+    from .rules import VARIANTS, switch_table
+
+    variants = list(VARIANTS) if args.variant in (None, "all") else [args.variant]
+    for v in variants:
+        Rules(variant=v)  # validates the name
+    rows = switch_table(variants)
+    if args.format == "json":
+        print(json.dumps(rows, indent=2))
+        return 0
+
+    def shown(value):
+        if isinstance(value, bool):
+            return str(value).lower()
+        if isinstance(value, (list, tuple)):
+            return ",".join(map(str, value)) or "(none)"
+        return str(value)
+
+    for r in rows:
+        values = {shown(x) for x in r["default"].values()}
+        if len(values) == 1:
+            default = values.pop()
+        else:
+            default = "; ".join(f"{v}: {shown(x)}" for v, x in r["default"].items())
+        print(f"{r['switch']}  [{r['rule']}]  {r['meaning']}")
+        print(f"    values: {r['values']}")
+        print(f"    default: {default}")
+    from .rules import EDITION_DEFAULTS
+
+    vintage = ", ".join(f"{k}={v}" for k, v in EDITION_DEFAULTS["vintage"].items())
+    print(f"edition=vintage changes the defaults: {vintage} (an explicit --rule wins)")
+    print("set with --rule KEY=VALUE (repeatable) or a [rule] table in --config; "
+          "docs/rules.md explains each rule ID")
+    return 0
+
+
+def completion_script(parser: argparse.ArgumentParser) -> str:
+    """A bash completion script for `uno-sim`, generated from the parser itself."""
+    from .policies import POLICIES
+    from .rules import VARIANTS
+
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    cases, values = [], {}
+    for name, p in sub.choices.items():
+        opts = [o for a in p._actions for o in a.option_strings]
+        cases.append(f'        {name}) opts="{" ".join(opts)}" ;;')
+        for a in p._actions:
+            for o in a.option_strings:
+                if a.choices:
+                    values[o] = " ".join(map(str, a.choices))
+                elif o in ("--variant", "--variants"):
+                    values[o] = " ".join(VARIANTS) + (" all" if name in ("bench", "report",
+                                                                          "rules") else "")
+                elif o == "--policy":
+                    values[o] = " ".join(POLICIES)
+                elif o == "--rule":
+                    values[o] = " ".join(f"{k}=" for k in RULE_KEYS)
+                elif a.metavar in ("FILE", "DIR") or o in ("--out", "--resume", "--config"):
+                    values[o] = "__files__"
+    value_cases = []
+    for o, words in sorted(values.items()):
+        if words == "__files__":
+            value_cases.append(f'        {o}) COMPREPLY=( $(compgen -f -- "$cur") ); return ;;')
+        else:
+            value_cases.append(f'        {o}) COMPREPLY=( $(compgen -W "{words}" -- "$cur") ); '
+                               f'return ;;')
+    return "\n".join([
+        "# bash completion for uno-sim: source <(uno-sim completion bash)",
+        "_uno_sim() {",
+        '    local cur="${COMP_WORDS[COMP_CWORD]}" prev="${COMP_WORDS[COMP_CWORD-1]}"',
+        '    local cmd="${COMP_WORDS[1]}" opts',
+        "    if [[ $COMP_CWORD -eq 1 ]]; then",
+        f'        COMPREPLY=( $(compgen -W "{" ".join(sub.choices)} --help --version" -- "$cur") )',
+        "        return",
+        "    fi",
+        '    case "$prev" in',
+        *value_cases,
+        "    esac",
+        '    case "$cmd" in',
+        *cases,
+        '        *) opts="" ;;',
+        "    esac",
+        '    COMPREPLY=( $(compgen -W "$opts" -- "$cur") )',
+        "}",
+        "complete -o default -F _uno_sim uno-sim",
+        "",
+    ])
+
+
+def cmd_completion(args) -> int:
+    print(completion_script(build_parser()), end="")
     return 0
 
 
@@ -365,11 +563,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--summary-only", action="store_true",
                    help="keep aggregates only, in constant memory (no per-game rows)")
     p.add_argument("--shard-size", default=str(10_000), help="games per shard (default 10000)")
-    p.add_argument("--backend", choices=("local", "dask"), default="local",
-                   help="local processes (joblib) or a dask.distributed cluster")
-    p.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler, e.g. tcp://host:8786")
+    p.add_argument("--backend", choices=("local", "dask", "ray"), default="local",
+                   help="local processes (joblib), a dask.distributed cluster or Ray (through "
+                        "joblib; the ray extra)")
+    p.add_argument("--scheduler", metavar="ADDRESS",
+                   help="Dask scheduler, e.g. tcp://host:8786, or Ray address (default: the "
+                        "running client, else a local cluster)")
     p.add_argument("--shard", metavar="K/M", help="array job: run only slice K of M (0-based) into --out")
-    p.add_argument("--config", metavar="FILE", help="TOML file with the same keys as these flags")
+    p.add_argument("--config", metavar="FILE",
+                   help="TOML file with the same keys as these flags; flags given on the "
+                        "command line win (docs/cli.md)")
+    p.add_argument("--format", choices=("text", "json"), default="text",
+                   help="the summary as text (default) or as JSON on stdout")
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("merge", help="merge the shards of an array-job run",
@@ -377,6 +582,8 @@ def build_parser() -> argparse.ArgumentParser:
                                    "shares its manifest, then write games.parquet, "
                                    "rounds.parquet and summary.json.")
     p.add_argument("dir", metavar="DIR")
+    p.add_argument("--format", choices=("text", "json"), default="text",
+                   help="the summary as text (default) or as JSON on stdout")
     p.set_defaults(func=cmd_merge)
 
     p = sub.add_parser("play", help="play one game and print it (or write its trace)",
@@ -422,6 +629,15 @@ def build_parser() -> argparse.ArgumentParser:
                                    "defaults.")
     p.set_defaults(func=cmd_policies)
 
+    p = sub.add_parser("rules", help="list every rule switch, its values and defaults",
+                       description="List every rule switch (--rule KEY=VALUE) with the values "
+                                   "it takes, its default in each variant, its meaning and "
+                                   "its rule IDs (docs/rules.md).")
+    p.add_argument("--variant", default="all", help="one variant, or all (default all)")
+    p.add_argument("--format", choices=("text", "json"), default="text",
+                   help="text (default) or JSON records")
+    p.set_defaults(func=cmd_rules)
+
     p = sub.add_parser("tournament", help="paired tournament between policies",
                        description="Play every pairing of the policies on the same deals with "
                                    "the seats rotated; print A's win share with a 95% interval "
@@ -431,6 +647,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--players", default="2,4", help="player counts (default 2,4)")
     p.add_argument("--deals", default="2000", help="deals per pairing and player count "
                                                    "(each played once per rotation; default 2000)")
+    p.add_argument("--variant", default="classic", help="variant (default classic)")
     p.add_argument("--rule", action="append", metavar="KEY=VALUE", help="rule switch (repeatable)")
     p.add_argument("--seed", type=int, default=0, help="seed (default 0)")
     p.add_argument("--engine", choices=("c", "reference"), default="c",
@@ -443,6 +660,18 @@ def build_parser() -> argparse.ArgumentParser:
         pass
     else:
         add_commands(sub, parse_count)
+
+    p = sub.add_parser("completion", help="print a shell completion script",
+                       description="Print a bash completion script for uno-sim (zsh: load it "
+                                   "after `autoload -U bashcompinit && bashcompinit`).")
+    p.add_argument("shell", choices=("bash",), help="the shell (bash)")
+    p.set_defaults(func=cmd_completion)
+
+    parser.formatter_class = _Formatter
+    for name, p in sub.choices.items():
+        p.formatter_class = _Formatter
+        if name in EXAMPLES:
+            p.epilog = "examples:\n" + "\n".join(f"  {e}" for e in EXAMPLES[name])
     return parser
 
 
@@ -466,6 +695,7 @@ def main(argv=None) -> int:
     import signal
 
     parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()
@@ -477,7 +707,8 @@ def main(argv=None) -> int:
         pass
     try:
         if getattr(args, "config", None):
-            _apply_config(args, build_parser()._subparsers._group_actions[0].choices[args.command])
+            _apply_config(args, build_parser()._subparsers._group_actions[0].choices[args.command],
+                          explicit_dests(parser, argv))
         return args.func(args)
     except (UsageError, RulesError) as exc:
         print(f"uno-sim: error: {exc}", file=sys.stderr)

@@ -314,6 +314,74 @@ class Rules:
 RULE_KEYS = tuple(f.name for f in fields(Rules))
 
 
+# The values each switch takes, as `Rules` validates them (tests/test_usability.py checks
+# that they agree), for `uno-sim rules` and docs.
+SWITCH_CHOICES = {"variant": VARIANTS, "edition": EDITIONS, "dealer_draw": DEALER_DRAW,
+                  "drawn_card": DRAWN_CARD, "challenge": CHALLENGE, "scoring": SCORING,
+                  "flip_pairing": FLIP_PAIRING, "exchange": EXCHANGE, "launcher": LAUNCHER,
+                  "stacking": STACKING, "flip_starter": FLIP_STARTER}
+SWITCH_RANGES = {"players": (MIN_PLAYERS, MAX_PLAYERS), "wd4_value": (0, None),
+                 "target": (1, None), "hand_size": (1, 20), "deck_seed": (0, 2**63 - 1),
+                 "launcher_fire": (0, 1000), "launcher_max_silent": (0, 1000),
+                 "hit_target_presses": (0, 10)}
+
+
+def _docstring_table() -> dict:
+    """{field: (meaning, rule IDs)} read from the table in the `Rules` docstring."""
+    lines = (Rules.__doc__ or "").splitlines()
+    marks = [i for i, ln in enumerate(lines) if ln.strip().startswith("=====")]
+    if len(marks) < 3:
+        return {}
+    cols = [j for j, ch in enumerate(lines[marks[0]]) if ch == "=" and
+            (j == 0 or lines[marks[0]][j - 1] == " ")]
+    out, last = {}, None
+    for ln in lines[marks[1] + 1:marks[2]]:
+        name = ln[cols[0]:cols[1]].strip()
+        meaning, rule = ln[cols[1]:cols[2]].strip(), ln[cols[2]:].strip()
+        if name:
+            out[name], last = [meaning, rule], name
+        elif last:
+            out[last][0] += " " + meaning
+            out[last][1] += rule
+    return {k: (m, r) for k, (m, r) in out.items()}
+
+
+def switch_values(name: str) -> str:
+    """The values switch `name` takes, as text: `a | b`, `2..10`, `true | false`..."""
+    if name in SWITCH_CHOICES:
+        return " | ".join(SWITCH_CHOICES[name])
+    if name in SWITCH_RANGES:
+        lo, hi = SWITCH_RANGES[name]
+        return f">= {lo}" if hi is None else f"{lo}..{hi}"
+    kind = {f.name: f.type for f in fields(Rules)}[name]
+    if kind == "bool":
+        return "true | false"
+    if name == "custom_wilds":
+        from .cards import CUSTOM_RULES
+
+        return "1-3 of " + ",".join(CUSTOM_RULES)
+    if name in ("launcher_burst", "launcher_weights"):
+        return f"1-{LAUNCHER_MAX} integers >= 0"
+    if name == "deck":
+        return "FILE.toml ([count], [value])"
+    return str(kind)
+
+
+def switch_table(variants=VARIANTS) -> list[dict]:
+    """Every rule switch: name, values, default per variant, meaning and rule IDs."""
+    doc = _docstring_table()
+    defaults = {v: Rules(variant=v).to_dict() for v in variants}
+    rows = []
+    for name in RULE_KEYS:
+        meaning, rule = doc.get(name, ("", ""))
+        rows.append({"switch": name, "values": switch_values(name),
+                     # `variant` names the variant; its own default is the dataclass's
+                     "default": {v: Rules().variant if name == "variant" else defaults[v][name]
+                                 for v in variants},
+                     "rule": rule, "meaning": meaning})
+    return rows
+
+
 def _deck_overrides(deck) -> tuple:
     """Normalize deck overrides to a tuple of (pattern, count, value) triples.
 

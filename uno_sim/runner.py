@@ -47,8 +47,12 @@ from .stats import wilson
 
 DEFAULT_SHARD = 10_000
 BATCH = 20_000  # most games per call into C
+PROGRESS_BATCH = 1_000  # games per call while a progress bar is drawn in this process
 MANIFEST_FORMAT = 1
 MAX_SHARDS = 1_000_000  # a run's plan, manifest checks and merge walk every shard
+# Version of the layout of games.parquet, rounds.parquet and summary.json (docs/results.md):
+# 2 made the seat columns Int8 in both tables and put nulls where a value does not apply.
+SCHEMA_VERSION = 2
 
 
 
@@ -109,15 +113,31 @@ def reference_games(rules, policies, seed: int, first_game: int, n_games: int) -
     return out
 
 
-def play_columns(rules, specs, seed, first_game, n_games, engine="c") -> dict:
+def play_columns(rules, specs, seed, first_game, n_games, engine="c", on_batch=None) -> dict:
+    """Columns of games first_game.. of the run `seed`; `on_batch(k)` after each k games.
+
+    With `on_batch` (a progress bar) the games are played in batches of
+    PROGRESS_BATCH; each game has its own seed, so batching changes nothing else.
+    """
+    step = BATCH if on_batch is None else PROGRESS_BATCH
     if engine == "reference":
-        return reference_games(rules, specs, seed, first_game, n_games)
+        parts = []
+        for start in range(first_game, first_game + n_games, step):
+            k = min(step, first_game + n_games - start)
+            parts.append(reference_games(rules, specs, seed, start, k))
+            if on_batch is not None:
+                on_batch(k)
+        if len(parts) == 1:
+            return parts[0]
+        return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
     mod = engine_module(engine)
     parts = []
-    for start in range(first_game, first_game + n_games, BATCH):
-        k = min(BATCH, first_game + n_games - start)
+    for start in range(first_game, first_game + n_games, step):
+        k = min(step, first_game + n_games - start)
         parts.append(mod.play_games(rules, specs, seed=seed, first_game=start, n_games=k,
                                     rounds=True))
+        if on_batch is not None:
+            on_batch(k)
     if len(parts) == 1:
         return parts[0]
     return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
@@ -142,8 +162,19 @@ def win_matrix(cols: dict) -> np.ndarray:
     return wins
 
 
+def _seat_or_null(name: str, v: np.ndarray):
+    """A seat or team column as Int8, null where the engines write -1 (docs/results.md)."""
+    import polars as pl
+
+    return pl.Series(name, v.astype(np.int8)).set(pl.Series(v < 0), None)
+
+
 def games_frame(cols: dict):
-    """One row per game as a Polars DataFrame; per-seat columns are suffixed _0.._{p-1}."""
+    """One row per game as a Polars DataFrame; per-seat columns are suffixed _0.._{p-1}.
+
+    `winner` is null when no single seat won (a team win, or a win shared by the
+    lowest scores); `team` and `team_scores_*` are null outside team play.
+    """
     import polars as pl
 
     data = {k: v for k, v in cols.items() if v.ndim == 1 and not k.startswith("round_")}
@@ -151,6 +182,12 @@ def games_frame(cols: dict):
         if v.ndim == 2 and not k.startswith("round_"):
             for s in range(v.shape[1]):
                 data[f"{k}_{s}"] = v[:, s]
+    no_team = cols["team"] < 0
+    for k in list(data):
+        if k in ("winner", "team"):
+            data[k] = _seat_or_null(k, data[k])
+        elif k.startswith("team_scores_"):
+            data[k] = pl.Series(k, data[k]).set(pl.Series(no_team), None)
     return pl.DataFrame(data)
 
 
@@ -158,9 +195,9 @@ def rounds_frame(cols: dict, rules: Rules | None = None):
     """One row per round (engines that report rounds put them in `round_*` columns).
 
     Columns: game, round (from 1), dealer, starter (the starter card's code
-    when `rules` is given, else its kind index), winner (-1: stalemate),
+    when `rules` is given, else its kind index), winner (null: stalemate),
     turns, reshuffles, and per seat points_i (scored this round, C17-C19)
-    and cards_left_i.
+    and cards_left_i (docs/results.md).
     """
     import polars as pl
 
@@ -174,6 +211,8 @@ def rounds_frame(cols: dict, rules: Rules | None = None):
         name = k[len("round_"):] or "round"
         if name == "starter" and codes is not None:
             data[name] = pl.Series(name, codes[v], dtype=pl.String)
+        elif name in ("winner", "dealer"):  # seats: Int8 as in the games table
+            data[name] = _seat_or_null(name, v)
         elif v.ndim == 1:
             data[name] = v
         else:
@@ -250,7 +289,8 @@ def _hist_median(hist) -> float:
 
 class RunResult:
     def __init__(self, manifest: dict, agg: dict, cols: dict | None = None,
-                 out: str | None = None, wall: float | None = None):
+                 out: str | None = None, wall: float | None = None,
+                 played: int | None = None):
         self.manifest = manifest
         self.rules = Rules.from_dict(manifest["rules"])
         self.policies = [parse_policy(s) for s in manifest["policies"]]
@@ -259,6 +299,9 @@ class RunResult:
         self.cols = cols
         self.out = out
         self.wall = wall
+        # games computed by the call that made this result (a resume plays only the
+        # missing shards); the rate is theirs over the wall time of that call
+        self.played = agg["games"] if played is None else played
 
     @property
     def n_games(self) -> int:
@@ -296,6 +339,10 @@ class RunResult:
     def summary(self) -> dict:
         a, n = self.agg, self.n_games
         out = {
+            "schema_version": SCHEMA_VERSION,
+            "rules": self.rules.to_dict(),
+            "policies": [str(p) for p in self.policies],
+            "seed": self.seed,
             "games": n,
             "rounds": a["rounds"],
             "rounds_per_game_mean": a["rounds"] / n,
@@ -316,7 +363,10 @@ class RunResult:
                                      for t, w in enumerate(a["team_wins"])]
         if self.wall:
             out["wall_seconds"] = self.wall
-            out["games_per_second"] = n / self.wall
+            out["games_per_second"] = self.played / self.wall
+            if self.played != n:
+                out["games_played"] = self.played
+                out["games_already_done"] = n - self.played
         return out
 
     def summary_text(self) -> str:
@@ -359,7 +409,10 @@ class RunResult:
         ]
         if "wall_seconds" in s:
             lines.append(f"wall time {s['wall_seconds']:.2f} s, "
-                         f"{s['games_per_second']:,.0f} games/s")
+                         f"{s['games_per_second']:,.0f} games/s"
+                         + (f" ({s['games_played']:,} games played now, "
+                            f"{s['games_already_done']:,} already done)"
+                            if "games_played" in s else ""))
         return "\n".join(lines)
 
 
@@ -416,10 +469,19 @@ def _atomic_write_text(path: str, text: str) -> None:
     os.replace(tmp, path)
 
 
-def _atomic_write_parquet(frame, path: str) -> dict:
+def parquet_metadata(manifest: dict, table: str) -> dict:
+    """The Parquet key-value metadata of every part: schema version, rules, policies, seed."""
+    return {"uno_sim.schema": str(SCHEMA_VERSION), "uno_sim.table": table,
+            "uno_sim.version": manifest["version"],
+            "uno_sim.rules": json.dumps(manifest["rules"], sort_keys=True),
+            "uno_sim.policies": json.dumps(manifest["policies"]),
+            "uno_sim.seed": str(manifest["seed"])}
+
+
+def _atomic_write_parquet(frame, path: str, metadata: dict | None = None) -> dict:
     """Write, fsync, rename; returns what the shard marker records of the file."""
     tmp = f"{path}.tmp{os.getpid()}"
-    frame.write_parquet(tmp)
+    frame.write_parquet(tmp, metadata=metadata)
     with open(tmp, "rb") as f:
         digest = hashlib.sha256(f.read()).hexdigest()
         os.fsync(f.fileno())
@@ -493,21 +555,24 @@ def shard_done(out: str, i: int) -> bool:
     return os.path.exists(_shard_base(out, i) + ".json")
 
 
-def run_shard(manifest: dict, i: int, out: str | None, keep_cols: bool = False):
+def run_shard(manifest: dict, i: int, out: str | None, keep_cols: bool = False,
+              on_batch=None):
     """Compute shard i; write it under `out` if given.  Returns (aggregates, columns or None)."""
     rules = Rules.from_dict(manifest["rules"])
     specs = [parse_policy(s) for s in manifest["policies"]]
     first, n = Plan(manifest["games"], manifest["shard_size"]).shard(i)
-    cols = play_columns(rules, specs, manifest["seed"], first, n, manifest["engine"])
+    cols = play_columns(rules, specs, manifest["seed"], first, n, manifest["engine"], on_batch)
     agg = aggregate(cols)
     if out is not None:
         base = _shard_base(out, i)
         files = {}
         if not manifest["summary_only"]:
-            files["games"] = _atomic_write_parquet(games_frame(cols), base + ".games.parquet")
+            files["games"] = _atomic_write_parquet(games_frame(cols), base + ".games.parquet",
+                                                   parquet_metadata(manifest, "games"))
             rf = rounds_frame(cols, rules)
             if rf is not None:
-                files["rounds"] = _atomic_write_parquet(rf, base + ".rounds.parquet")
+                files["rounds"] = _atomic_write_parquet(rf, base + ".rounds.parquet",
+                                                        parquet_metadata(manifest, "rounds"))
         record = {"shard": i, "manifest": manifest_id(manifest), "first_game": first,
                   "games": n, "aggregates": agg, "files": files}
         _atomic_write_text(base + ".json", json.dumps(record))
@@ -648,46 +713,13 @@ def _check_out(out: str, manifest: dict, allow_same: bool) -> None:
 # Execution
 # ---------------------------------------------------------------------------
 
-class Progress:
-    """A one-line progress display on a terminal; silent when stderr is not one."""
-
-    def __init__(self, total_games: int, enabled: bool | None = None):
-        self.total = total_games
-        self.done = 0
-        self.t0 = time.perf_counter()
-        self.enabled = sys.stderr.isatty() if enabled is None else enabled
-        self.last = 0.0
-
-    def update(self, games: int) -> None:
-        self.done += games
-        if not self.enabled:
-            return
-        now = time.perf_counter()
-        if now - self.last < 0.2 and self.done < self.total:
-            return
-        self.last = now
-        el = now - self.t0
-        rate = self.done / el if el > 0 else 0.0
-        left = (self.total - self.done) / rate if rate > 0 else float("inf")
-        width = 30
-        fill = int(width * self.done / max(1, self.total))
-        sys.stderr.write(f"\r[{'#' * fill}{'.' * (width - fill)}] {self.done:,}/{self.total:,} games "
-                         f"{rate:,.0f} games/s, {left:,.0f} s left ")
-        sys.stderr.flush()
-
-    def close(self) -> None:
-        if self.enabled:
-            sys.stderr.write("\n")
-            sys.stderr.flush()
-
-
 def _execute(manifest, shards, out, n_jobs, backend, scheduler, keep_cols, progress):
     """Run shards, yielding (shard, aggregates, columns) as they finish."""
     plan = Plan(manifest["games"], manifest["shard_size"])
-    if n_jobs == 1 and backend == "local":
+    if n_jobs == 1 and backend == "local":  # the bar moves per batch of games
         for i in shards:
-            agg, cols = run_shard(manifest, i, out, keep_cols)
-            progress.update(plan.shard(i)[1])
+            agg, cols = run_shard(manifest, i, out, keep_cols,
+                                  progress.update if not progress.disable else None)
             yield i, agg, cols
         return
     import joblib
@@ -696,32 +728,42 @@ def _execute(manifest, shards, out, n_jobs, backend, scheduler, keep_cols, progr
         return (joblib.delayed(_run_shard_indexed)(manifest, i, out, keep_cols) for i in shards)
 
     if backend == "dask":
+        client, own = dask_client(scheduler)
         try:
-            from dask.distributed import Client
-        except ImportError:
-            raise RunError("--backend dask needs the dask extra: pip install 'uno-sim[dask]'") from None
-        try:
-            client = Client(scheduler) if scheduler else Client(processes=True)
-        except (OSError, ValueError, TypeError) as exc:
-            raise RunError(f"cannot reach --scheduler {scheduler!r}: {exc}") from None
-        try:
-            with joblib.parallel_config(backend="dask"):
+            with joblib.parallel_config(backend="dask", client=client):
                 for i, agg, cols in joblib.Parallel(n_jobs=n_jobs, return_as="generator")(tasks()):
                     progress.update(plan.shard(i)[1])
                     yield i, agg, cols
         finally:
-            client.close()
+            if own:
+                client.close()
+        return
+    if backend == "ray":
+        _ray_backend(scheduler)
+        # joblib's Ray backend returns lists only: the shards go in blocks, so that the
+        # progress bar moves and finished blocks are folded while later ones run
+        todo = list(shards)
+        with joblib.parallel_config(backend="ray"), joblib.Parallel(n_jobs=n_jobs) as par:
+            for start in range(0, len(todo), RAY_BLOCK):
+                block = todo[start:start + RAY_BLOCK]
+                for i, agg, cols in par(joblib.delayed(_run_shard_indexed)(manifest, i, out,
+                                                                           keep_cols)
+                                        for i in block):
+                    progress.update(plan.shard(i)[1])
+                    yield i, agg, cols
         return
     if backend != "local":
-        raise RunError(f"unknown backend {backend!r}: expected local or dask")
+        raise RunError(f"unknown backend {backend!r}: expected local, dask or ray")
     kind = _local_pool_kind()
     pending, deaths = dict.fromkeys(shards), 0
     while pending:
         try:
-            for i, agg, cols in _pool_pass(kind, manifest, list(pending), out, n_jobs, keep_cols):
+            for i, agg, cols in _pool_pass(kind, manifest, list(pending), out, n_jobs, keep_cols,
+                                           progress):
                 if i in pending:  # a shard computed twice (after a death) counts once
                     del pending[i]
-                    progress.update(plan.shard(i)[1])
+                    if kind != "fork" or progress.disable:  # forked workers count batches
+                        progress.update(plan.shard(i)[1])
                     yield i, agg, cols
         except _WorkerDied as exc:
             deaths += 1
@@ -759,34 +801,48 @@ def _worker_init() -> None:
             os._exit(1)
 
 
-def _pool_pass(kind, manifest, shards, out, n_jobs, keep_cols):
+def _pool_pass(kind, manifest, shards, out, n_jobs, keep_cols, progress):
     """One pass of a local pool over `shards`, yielding results as they finish; a worker
-    that dies raises _WorkerDied (the pool is then gone, the finished results kept)."""
-    from concurrent.futures import as_completed
+    that dies raises _WorkerDied (the pool is then gone, the finished results kept).
+    Forked workers add their finished batches of games to a shared counter (_FORK_GAMES),
+    which moves the bar every 0.2 s in between."""
+    import multiprocessing
+    from concurrent.futures import FIRST_COMPLETED, wait
     from concurrent.futures.process import BrokenProcessPool
+
+    global _FORK_GAMES
 
     n = (os.cpu_count() or 1) if n_jobs == -1 else n_jobs
     n = max(1, min(n, len(shards)))
     if kind == "fork":
-        import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
 
-        ex = ProcessPoolExecutor(n, mp_context=multiprocessing.get_context("fork"),
-                                 initializer=_worker_init)
+        ctx = multiprocessing.get_context("fork")
+        # the workers, forked after this, add their finished batches to a shared counter
+        _FORK_GAMES = None if progress.disable else ctx.Value("q", 0)
+        ex = ProcessPoolExecutor(n, mp_context=ctx, initializer=_worker_init)
     else:  # loky: fresh interpreters, kept for the next run of this process
         from joblib.externals.loky import get_reusable_executor
 
         ex = get_reusable_executor(max_workers=n, initializer=_worker_init)
     ok = False
     try:
-        futs = [ex.submit(_run_shard_indexed, manifest, i, out, keep_cols) for i in shards]
+        futs = {ex.submit(_run_shard_indexed, manifest, i, out, keep_cols) for i in shards}
+        counted = progress.n
         try:
-            for f in as_completed(futs):
-                yield f.result()
+            while futs:
+                done, futs = wait(futs, timeout=0.2, return_when=FIRST_COMPLETED)
+                if _FORK_GAMES is not None:
+                    now = min(progress.total or 0, counted + _FORK_GAMES.value)
+                    if now > progress.n:
+                        progress.update(now - progress.n)
+                for f in done:
+                    yield f.result()
         except BrokenProcessPool:  # loky's TerminatedWorkerError too
             raise _WorkerDied("lost with its shard") from None
         ok = True
     finally:
+        _FORK_GAMES = None
         if not ok:  # interrupted or broken: end the workers now, not after their shards
             if kind == "fork":
                 for proc in list(getattr(ex, "_processes", {}).values()):
@@ -797,6 +853,79 @@ def _pool_pass(kind, manifest, shards, out, n_jobs, keep_cols):
                 ex.shutdown(wait=False, kill_workers=True)
         elif kind == "fork":
             ex.shutdown(wait=True)
+
+
+RAY_BLOCK = 64  # shards per joblib call on Ray
+DASK_CONNECT_TIMEOUT = 10  # seconds to reach --scheduler (UNO_SIM_DASK_TIMEOUT overrides)
+
+
+def dask_client(scheduler: str | None):
+    """(client, whether this run made it and closes it).
+
+    Without an address, the client the user already runs (`distributed.get_client()`,
+    a notebook's `Client(...)`) is used, never a second cluster behind it; only when
+    there is none does the run start a local cluster of its own.  With an address,
+    a running client already connected to it is reused; otherwise a new one must
+    reach it within DASK_CONNECT_TIMEOUT seconds, or the run fails with one line.
+    """
+    try:
+        import distributed
+    except ImportError:
+        raise RunError("--backend dask needs the dask extra: pip install 'uno-sim[dask]'") from None
+    try:
+        current = distributed.get_client()
+    except ValueError:  # no client in this process
+        current = None
+    if current is not None and current.status == "running":
+        if scheduler is None or _same_address(current.scheduler.address, scheduler):
+            return current, False
+    if scheduler is None:
+        return distributed.Client(processes=True, dashboard_address=None), True
+    timeout = float(os.environ.get("UNO_SIM_DASK_TIMEOUT", DASK_CONNECT_TIMEOUT))
+    try:
+        _probe_scheduler(scheduler, timeout)
+        return distributed.Client(scheduler, timeout=timeout, set_as_default=False), True
+    except (OSError, ValueError, TypeError) as exc:  # TimeoutError is an OSError
+        why = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise RunError(f"cannot reach --scheduler {scheduler!r}: {why}") from None
+
+
+def _probe_scheduler(address: str, timeout: float) -> None:
+    """Fail at once on an address Dask cannot use or a TCP port nobody listens on
+    (a Dask client would retry until its timeout)."""
+    import socket
+
+    from distributed.comm import parse_address
+    from distributed.comm.addressing import parse_host_port
+    from distributed.comm.registry import get_backend
+
+    scheme, loc = parse_address(address)
+    get_backend(scheme)  # ValueError naming the known schemes
+    if scheme in ("tcp", "tls"):
+        host, port = parse_host_port(loc)
+        socket.create_connection((host, port), timeout=timeout).close()
+
+
+def _same_address(a: str, b: str) -> bool:
+    strip = lambda x: x.split("://", 1)[-1].rstrip("/")  # noqa: E731
+    return strip(a) == strip(b)
+
+
+def _ray_backend(address: str | None) -> None:
+    """Register joblib's Ray backend (`ray.util.joblib`), joining `address` or a running
+    Ray instance, or starting a local one."""
+    try:
+        import ray
+        from ray.util.joblib import register_ray
+    except ImportError:
+        raise RunError("--backend ray needs the ray extra: pip install 'uno-sim[ray]'") from None
+    register_ray()
+    if not ray.is_initialized():
+        try:
+            ray.init(address=address, ignore_reinit_error=True, log_to_driver=False)
+        except (ConnectionError, ValueError, RuntimeError) as exc:
+            raise RunError(f"cannot start or reach Ray at {address or 'a local instance'!r}: "
+                           f"{str(exc).splitlines()[0] if str(exc) else exc!r}") from None
 
 
 def _local_pool_kind() -> str:
@@ -819,8 +948,17 @@ def _local_pool_kind() -> str:
 
 
 def _run_shard_indexed(manifest, i, out, keep_cols):
-    agg, cols = run_shard(manifest, i, out, keep_cols)
+    counter = _FORK_GAMES  # set in forked workers while a bar is drawn
+
+    def batch_done(k):
+        with counter.get_lock():
+            counter.value += k
+
+    agg, cols = run_shard(manifest, i, out, keep_cols, batch_done if counter is not None else None)
     return i, agg, cols
+
+
+_FORK_GAMES = None  # multiprocessing.Value: games the forked workers have finished
 
 
 def _shard_aggregates(out: str, manifest: dict, files: bool = True):
@@ -864,7 +1002,8 @@ def _move_parts(out: str, n_shards: int, what: str) -> None:
         os.replace(src, dst)
 
 
-def finalize(out: str, manifest: dict, wall: float | None = None) -> RunResult:
+def finalize(out: str, manifest: dict, wall: float | None = None,
+             played: int | None = None) -> RunResult:
     """Make a complete run's shards into DIR/games.parquet, rounds.parquet and summary.json."""
     agg, missing = _shard_aggregates(out, manifest)
     if missing:
@@ -874,7 +1013,7 @@ def finalize(out: str, manifest: dict, wall: float | None = None) -> RunResult:
     if not manifest["summary_only"]:
         for what in ("games", "rounds"):
             _move_parts(out, manifest["n_shards"], what)
-    res = RunResult(manifest, agg, out=out, wall=wall)
+    res = RunResult(manifest, agg, out=out, wall=wall, played=played)
     summary = res.summary()
     _atomic_write_text(os.path.join(out, "summary.json"), json.dumps(summary, indent=2))
     return res
@@ -922,13 +1061,17 @@ class _Fold:
 
 def _drive(manifest, shards, out, n_jobs, backend, scheduler, progress, keep_cols):
     """Run `shards`; returns (aggregate of them all, {shard: columns} if keep_cols, wall)."""
+    from .progress import bar as progress_bar
+
     t0 = time.perf_counter()
     plan = Plan(manifest["games"], manifest["shard_size"])
     last = plan.n_shards - 1  # the only shard that may be short
     total = len(shards) * plan.shard_size
     if len(shards) and last in shards:
         total -= plan.shard_size - plan.shard(last)[1]
-    bar = Progress(total, progress)
+    label = progress if isinstance(progress, str) else "games"
+    bar = progress_bar(total, label, enabled=None if isinstance(progress, str) else progress,
+                       leave=not isinstance(progress, str))
     fold, cols_by_shard = _Fold(shards), {}
     try:
         for i, agg, cols in _execute(manifest, shards, out, n_jobs, backend, scheduler,
@@ -945,8 +1088,8 @@ def simulate(variant: str | None = None, games: int = 1000, players: int | None 
              policies="greedy", rules=None, seed: int = 0, n_jobs: int = 1, *,
              seats: dict | None = None, out: str | None = None, summary_only: bool = False,
              shard_size: int = DEFAULT_SHARD, backend: str = "local", scheduler: str | None = None,
-             shard: tuple[int, int] | None = None, engine: str = "c", progress: bool | None = False,
-             **switches) -> RunResult | None:
+             shard: tuple[int, int] | None = None, engine: str = "c",
+             progress: bool | str | None = None, **switches) -> RunResult | None:
     """Simulate `games` complete games of the run `seed`.
 
     Returns a RunResult whose `.games` / `.rounds` are Polars DataFrames and whose
@@ -954,6 +1097,10 @@ def simulate(variant: str | None = None, games: int = 1000, players: int | None 
     as the run goes (see the module docstring).  With `shard=(k, m)`, only array
     task k of m runs (into `out`); it returns None, and `merge(out)` completes
     the run once every task has finished.
+
+    `progress`: a tqdm bar on stderr (a widget in Jupyter); None draws it on a
+    terminal or in a notebook (uno_sim.progress), True or False decide, and a
+    string draws it when None would, with that label, and clears it when done.
     """
     if variant is not None:
         switches["variant"] = variant
@@ -1012,7 +1159,7 @@ def simulate(variant: str | None = None, games: int = 1000, players: int | None 
 
 
 def resume(out: str, n_jobs: int = 1, backend: str = "local", scheduler: str | None = None,
-           progress: bool | None = False) -> RunResult:
+           progress: bool | None = None) -> RunResult:
     """Finish an interrupted run: compute only the shards missing from `out`, then merge."""
     manifest = _read_manifest(out)
     if manifest is None:
@@ -1024,7 +1171,12 @@ def resume(out: str, n_jobs: int = 1, backend: str = "local", scheduler: str | N
         _clean_tmp(out)
         todo = [i for i in range(manifest["n_shards"]) if not _shard_ok(out, i, manifest)]
         _, _, wall = _drive(manifest, todo, out, n_jobs, backend, scheduler, progress, False)
-        return finalize(out, manifest, wall)
+        plan = Plan(manifest["games"], manifest["shard_size"])
+        last = plan.n_shards - 1
+        played = len(todo) * plan.shard_size
+        if todo and last in todo:
+            played -= plan.shard_size - plan.shard(last)[1]
+        return finalize(out, manifest, wall, played=played)
     finally:
         os.close(lock)
 

@@ -64,11 +64,19 @@ def play_pair(a, b, players: int = 2, deals: int = 1000, seed: int = 0, rules: R
 
 
 def tournament(policies, players=(2, 4), deals: int = 1000, seed: int = 0,
-               rules: Rules | None = None, engine: str = "c") -> list[PairResult]:
-    """Every pairing of `policies` (earlier ones as A) at every player count."""
+               rules: Rules | None = None, engine: str = "c",
+               progress: bool | None = False) -> list[PairResult]:
+    """Every pairing of `policies` (earlier ones as A) at every player count.
+
+    `progress`: a bar over the pairings on stderr (uno_sim.progress; None: on a terminal).
+    """
+    from .progress import bar
+
+    pairs = [(k, i, j) for k in players for i in range(len(policies))
+             for j in range(i + 1, len(policies))]
     out = []
-    for k in players:
-        for i in range(len(policies)):
-            for j in range(i + 1, len(policies)):
-                out.append(play_pair(policies[i], policies[j], k, deals, seed, rules, engine))
+    with bar(len(pairs), "tournament", unit="pairing", enabled=progress) as b:
+        for k, i, j in pairs:
+            out.append(play_pair(policies[i], policies[j], k, deals, seed, rules, engine))
+            b.update(1)
     return out
