@@ -182,8 +182,11 @@ def heatmap(eff: pl.DataFrame, game: FamilyGame, setup: Setup, path: str) -> str
     rs = [r.label for r in game.rows if r.family != "never"]
     cs = [c.label for c in game.cols]
     z = np.full((len(rs), len(cs)), np.nan)
+    half = np.full((len(rs), len(cs)), np.nan)  # half-width of the 95% interval
     for r in eff.iter_rows(named=True):
-        z[rs.index(r["bluff rule"]), cs.index(r["challenge rule"])] = r["d_win"]
+        i, j = rs.index(r["bluff rule"]), cs.index(r["challenge rule"])
+        z[i, j] = r["d_win"]
+        half[i, j] = (r["d_win_high"] - r["d_win_low"]) / 2
     fig, axes = new_figure(setup, f"Bluffing rules against challenge rules: paired effect on "
                                   f"seat 0's win share ({setup.variant}, {setup.players} "
                                   "players)", width=8.5, height=5.4)
@@ -192,13 +195,22 @@ def heatmap(eff: pl.DataFrame, game: FamilyGame, setup: Setup, path: str) -> str
     im = ax.imshow(z, cmap="RdBu", vmin=-lim or -1, vmax=lim or 1, aspect="auto")
     for i in range(len(rs)):
         for j in range(len(cs)):
-            ax.text(j, i, f"{z[i, j]:+.3f}", ha="center", va="center", fontsize=6)
+            if not np.isfinite(z[i, j]):
+                continue
+            sure = abs(z[i, j]) > half[i, j]  # the 95% interval excludes 0
+            ax.text(j, i, f"{z[i, j]:+.3f}\n±{half[i, j]:.3f}", ha="center", va="center",
+                    fontsize=5.5, fontweight="bold" if sure else "normal",
+                    color="0" if sure else "0.45")
     ax.set_xticks(range(len(cs)), cs, rotation=45, ha="right", fontsize=7)
     ax.set_yticks(range(len(rs)), rs, fontsize=7)
     ax.set_xlabel("challenge rule of the other seats")
     ax.set_ylabel("seat 0's bluffing rule")
-    fig.colorbar(im, ax=ax, shrink=0.8, label="change in win share vs never bluffing")
-    fig.subplots_adjust(bottom=0.3, left=0.15)
+    ax.set_title("each cell: paired effect ± half its 95% interval; bold: the interval "
+                 "excludes 0", fontsize=7)
+    cbar = fig.colorbar(im, ax=ax, shrink=0.8, pad=0.03)
+    cbar.set_label("change in win share vs never bluffing", fontsize=8, labelpad=8)
+    cbar.ax.tick_params(labelsize=7)
+    fig.subplots_adjust(bottom=0.3, left=0.15, right=0.88)
     return save(fig, path)
 
 

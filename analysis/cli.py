@@ -46,6 +46,12 @@ def add_commands(sub, parse_count) -> None:
                    help="worker processes for the simulations, -1 for all cores (default 1)")
     p.add_argument("--boot", default="300",
                    help="bootstrap resamples of the bluff and challenge studies (default 300)")
+    p.add_argument("--value-games", default=None,
+                   help="games of the counterfactual bluff and challenge values (default --games)")
+    p.add_argument("--trace-games", default="200",
+                   help="traced games per player count for turns and reshuffles (default 200)")
+    p.add_argument("--card-games", default="1000",
+                   help="traced four-player games for the card values (default 1000)")
     p.set_defaults(func=lambda args: _cmd_report(args, parse_count))
 
 
@@ -67,8 +73,9 @@ def _cmd_study(args, parse_count) -> int:
     from uno_sim.cli import parse_jobs  # the same --jobs as `uno-sim run`
 
     from . import run_study
-    from .common import parse_variants
+    from .common import parse_variants, require_extras
 
+    require_extras()
     games = parse_count(args.games)
     variant = parse_variants(args.variant)
     if len(variant) != 1:
@@ -89,12 +96,19 @@ def _cmd_report(args, parse_count) -> int:
 
     from .report import build
 
+    from .common import require_extras
+
+    require_extras()
     games = parse_count(args.games)
+    value_games = parse_count(args.value_games, "value-games") if args.value_games else None
+    trace_games = parse_count(args.trace_games, "trace-games")
+    card_games = parse_count(args.card_games, "card-games")
     _writable_out(args.out)
     cmd = "uno-sim " + " ".join(shlex.quote(a) for a in sys.argv[1:]) \
         if sys.argv and "report" in sys.argv[1:] else None
     res = build(args.variants, games, args.seed, args.out, args.players, command=cmd,
                 n_jobs=parse_jobs(args.jobs), n_boot=parse_count(args.boot, "boot"),
+                value_games=value_games, trace_games=trace_games, card_games=card_games,
                 progress=None)
     print(f"report in {res['md']}, {res['html']} and {res['json']} ({res['seconds']:.0f} s)")
     return 0

@@ -286,6 +286,19 @@ def _matplotlib():
     return matplotlib
 
 
+def require_extras() -> None:
+    """StudyError, before anything is computed, when the `analysis` extra is missing."""
+    missing = []
+    for mod in ("matplotlib", "scipy"):
+        try:
+            __import__(mod)
+        except ImportError:
+            missing.append(mod)
+    if missing:
+        raise StudyError(f"the studies need {' and '.join(missing)}, which are not installed: "
+                         "pip install 'uno-sim[analysis]'")
+
+
 def pyplot():
     """matplotlib.pyplot as the session has it: the backend is never switched."""
     _matplotlib()
@@ -315,7 +328,9 @@ def new_figure(setup: Setup, title: str, ncols: int = 1, width: float = 6.4, hei
 
 
 def save(fig, path: str) -> str:
-    fig.savefig(path, dpi=110)
+    """PNG at 110 dpi; the box is fitted to what was drawn, so long tick labels (a Flip
+    card's name, "Wild Draw Four") and the setup footer are never cut off."""
+    fig.savefig(path, dpi=110, bbox_inches="tight", pad_inches=0.15)
     return path
 
 

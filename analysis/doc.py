@@ -128,8 +128,46 @@ def _rows(frame: pl.DataFrame):
     return [[_cell(v) for v in row] for row in frame.iter_rows()]
 
 
-def render_markdown(sections, base: str | None = None, level: int = 2) -> str:
+# Column names as the tables print them (the JSON keeps the names of the frames).
+HEADER_WORDS = {"low": "95% low", "high": "95% high", "p": "p", "p_holm": "p (Holm)",
+                "d": "effect", "n": "n", "se": "SE"}
+
+
+def header(col: str) -> str:
+    """A readable column header: `game_edge_low` -> `game edge (95% low)`, `p_holm` ->
+    `p (Holm)`; names with spaces already are kept."""
+    if " " in col or col in ("p",):
+        return col
+    if col in HEADER_WORDS:
+        return HEADER_WORDS[col]
+    parts = col.split("_")
+    tail = ""
+    if len(parts) > 1 and parts[-1] in ("low", "high"):
+        tail = f" (95% {parts.pop()})"
+    if len(parts) > 1 and parts[-1] == "holm":
+        parts.pop()
+        tail = " (Holm)" + tail
+    if parts and parts[0] == "d" and len(parts) > 1:
+        parts = ["effect on"] + parts[1:]
+    return " ".join(parts) + tail
+
+
+def slug(title: str) -> str:
+    """The anchor GitHub (and report.html) gives a heading."""
+    s = "".join(ch for ch in title.lower() if ch.isalnum() or ch in " -_")
+    return s.replace(" ", "-")
+
+
+def table_of_contents(sections) -> str:
+    """A Markdown list of links to the sections."""
+    return "\n".join(f"- [{sec.title}](#{slug(sec.title)})" for sec in sections) + "\n"
+
+
+def render_markdown(sections, base: str | None = None, level: int = 2, toc: bool = False) -> str:
     out = []
+    if toc:
+        out.append(f"{'#' * level} Contents\n")
+        out.append(table_of_contents(sections))
     for sec in sections:
         out.append(f"{'#' * level} {sec.title}\n")
         for blk in sec.blocks:
@@ -141,7 +179,7 @@ def render_markdown(sections, base: str | None = None, level: int = 2) -> str:
             elif kind == "table":
                 _, caption, frame = blk
                 out.append(f"*{caption}*\n")
-                out.append("| " + " | ".join(frame.columns) + " |")
+                out.append("| " + " | ".join(header(c) for c in frame.columns) + " |")
                 out.append("|" + "---|" * len(frame.columns))
                 out += ["| " + " | ".join(r) + " |" for r in _rows(frame)]
                 out.append("")
@@ -152,11 +190,16 @@ def render_markdown(sections, base: str | None = None, level: int = 2) -> str:
     return "\n".join(out)
 
 
-def render_html(sections, title: str, preamble: str = "", level: int = 2) -> str:
+def render_html(sections, title: str, preamble: str = "", level: int = 2,
+                toc: bool = False) -> str:
     e = html.escape
     body = [f"<h1>{e(title)}</h1>", preamble]
+    if toc:
+        body.append(f"<h{level}>Contents</h{level}><ul>" + "".join(
+            f'<li><a href="#{e(slug(sec.title))}">{e(sec.title)}</a></li>' for sec in sections)
+            + "</ul>")
     for sec in sections:
-        body.append(f"<h{level}>{e(sec.title)}</h{level}>")
+        body.append(f'<h{level} id="{e(slug(sec.title))}">{e(sec.title)}</h{level}>')
         for blk in sec.blocks:
             kind = blk[0]
             if kind == "p":
@@ -165,7 +208,7 @@ def render_html(sections, title: str, preamble: str = "", level: int = 2) -> str
                 body.append(f"<pre>{e(blk[1])}</pre>")
             elif kind == "table":
                 _, caption, frame = blk
-                head = "".join(f"<th>{e(c)}</th>" for c in frame.columns)
+                head = "".join(f"<th>{e(header(c))}</th>" for c in frame.columns)
                 rows = "".join("<tr>" + "".join(f"<td>{e(c)}</td>" for c in r) + "</tr>"
                                for r in _rows(frame))
                 body.append(f"<table><caption>{e(caption)}</caption><thead><tr>{head}</tr></thead>"

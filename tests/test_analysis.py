@@ -561,3 +561,37 @@ def test_run_does_not_import_scipy():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.split()
     assert out[-2:] == ["False", "False"]
+
+
+def test_report_headers_are_readable_and_the_report_has_contents():
+    from analysis.doc import Section, header, render_html, render_markdown, slug
+
+    assert header("game_edge_low") == "game edge (95% low)"
+    assert header("p_holm") == "p (Holm)"
+    assert header("d_win_high") == "effect on win (95% high)"
+    assert header("bluff rule") == "bluff rule"
+    a, b = Section("Bluff: classic, 2 players"), Section("Balance: card value, flip, 4 players")
+    a.table("t", pl.DataFrame({"share_low": [0.1]}))
+    md = render_markdown([a, b], toc=True)
+    assert "- [Bluff: classic, 2 players](#bluff-classic-2-players)" in md
+    assert "| share (95% low) |" in md
+    html = render_html([a, b], "r", toc=True)
+    assert f'id="{slug(b.title)}"' in html and f'href="#{slug(b.title)}"' in html
+
+
+def test_a_missing_extra_fails_before_anything_is_computed(monkeypatch, capsys):
+    import builtins
+
+    from uno_sim.cli import main
+
+    real = builtins.__import__
+
+    def no_scipy(name, *a, **k):
+        if name == "scipy" or name.startswith("scipy."):
+            raise ImportError(name)
+        return real(name, *a, **k)
+
+    monkeypatch.setattr(builtins, "__import__", no_scipy)
+    assert main(["report", "--games", "5", "--out", "/nonexistent/never-written"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "uno-sim[analysis]" in err
