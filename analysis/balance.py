@@ -463,36 +463,34 @@ def run(variant: str = "classic", players=range(2, 11), games: int = 1000, seed:
     return out
 
 
-def _fig_shares(d, setup, path):
-    fig, axes = new_figure(setup, f"Seat win shares relative to a fair share ({setup.variant})")
+def _fig_fair_shares(frame, key, setup, path, title, xlabel, ylabel):
+    """Shares x K per player count K against `key` (seat or position), 1 = fair."""
+    fig, axes = new_figure(setup, title)
     ax = axes[0]
-    for k in sorted(set(d["shares"]["players"].to_list())):
-        s = d["shares"].filter(pl.col("players") == k).sort("seat")
-        x = s["seat"].to_numpy() + (k - 6) * 0.03
+    for k in sorted(set(frame["players"].to_list())):
+        s = frame.filter(pl.col("players") == k).sort(key)
+        x = s[key].to_numpy() + (k - 6) * 0.03
         y = s["share"].to_numpy() * k
         ax.errorbar(x, y, yerr=[y - s["low"].to_numpy() * k, s["high"].to_numpy() * k - y],
                     marker="o", ms=3, capsize=2, lw=0.8, label=f"{k} players")
     ax.axhline(1.0, color="0.4", ls=":")
-    ax.set_xlabel("seat")
-    ax.set_ylabel("win share x players (1 = fair; 95% Wilson)")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
     ax.legend(fontsize=6, ncol=3)
     return save(fig, path)
+
+
+def _fig_shares(d, setup, path):
+    return _fig_fair_shares(d["shares"], "seat", setup, path,
+                            f"Seat win shares relative to a fair share ({setup.variant})",
+                            "seat", "win share x players (1 = fair; 95% Wilson)")
 
 
 def _fig_positions(d, setup, path):
-    fig, axes = new_figure(setup, f"Round wins by position from the dealer ({setup.variant})")
-    ax = axes[0]
-    for k in sorted(set(d["positions"]["players"].to_list())):
-        s = d["positions"].filter(pl.col("players") == k).sort("position")
-        x = s["position"].to_numpy() + (k - 6) * 0.03
-        y = s["share"].to_numpy() * k
-        ax.errorbar(x, y, yerr=[y - s["low"].to_numpy() * k, s["high"].to_numpy() * k - y],
-                    marker="o", ms=3, capsize=2, lw=0.8, label=f"{k} players")
-    ax.axhline(1.0, color="0.4", ls=":")
-    ax.set_xlabel("position from the dealer (1 = dealer's left, K = dealer)")
-    ax.set_ylabel("round win share x players (1 = fair; 95% Wilson)")
-    ax.legend(fontsize=6, ncol=3)
-    return save(fig, path)
+    return _fig_fair_shares(d["positions"], "position", setup, path,
+                            f"Round wins by position from the dealer ({setup.variant})",
+                            "position from the dealer (1 = dealer's left, K = dealer)",
+                            "round win share x players (1 = fair; 95% Wilson)")
 
 
 def _fig_length(d, setup, path):

@@ -52,25 +52,12 @@ def parse_players(text, default=(4,)) -> list[int]:
     """`4`, `2,4,6` or `2-10` -> list of player counts in 2..10."""
     if text is None:
         return list(default)
-    if isinstance(text, int):
-        items = [text]
-    elif isinstance(text, (list, tuple)):
-        items = list(text)
-    else:
-        items = []
-        for part in str(text).split(","):
-            lo, sep, hi = part.strip().partition("-")
-            if not (lo.isdigit() and (not sep or hi.isdigit())):
-                raise StudyError(f"invalid --players {text!r}: expected e.g. 4, 2,4,6 or 2-10")
-            if sep and int(hi) < int(lo):
-                raise StudyError(f"invalid --players {text!r}: the range {part.strip()} is empty")
-            items += list(range(int(lo), int(hi) + 1)) if sep else [int(lo)]
-    if not items:
-        raise StudyError(f"invalid --players {text!r}: expected e.g. 4, 2,4,6 or 2-10")
-    for k in items:
-        if not isinstance(k, int) or not 2 <= k <= 10:
-            raise StudyError(f"invalid --players {k!r}: expected numbers 2..10")
-    return items
+    from uno_sim.rules import player_counts
+
+    try:
+        return player_counts(text)
+    except RulesError as exc:
+        raise StudyError(str(exc)) from None
 
 
 def rules_text(rules: Rules) -> str:

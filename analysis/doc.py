@@ -163,12 +163,15 @@ def table_of_contents(sections) -> str:
     return "\n".join(f"- [{sec.title}](#{slug(sec.title)})" for sec in sections) + "\n"
 
 
-def render_markdown(sections, base: str | None = None, level: int = 2, toc: bool = False) -> str:
+def render_markdown(sections, base: str | None = None, level: int = 2,
+                    toc_after: int | None = None) -> str:
+    """Markdown of `sections`; with `toc_after` = n, a table of contents of the sections
+    after the first n stands after them."""
     out = []
-    if toc:
-        out.append(f"{'#' * level} Contents\n")
-        out.append(table_of_contents(sections))
-    for sec in sections:
+    for n, sec in enumerate(sections):
+        if n == toc_after:
+            out.append(f"{'#' * level} Contents\n")
+            out.append(table_of_contents(sections[n:]))
         out.append(f"{'#' * level} {sec.title}\n")
         for blk in sec.blocks:
             kind = blk[0]
@@ -191,14 +194,14 @@ def render_markdown(sections, base: str | None = None, level: int = 2, toc: bool
 
 
 def render_html(sections, title: str, preamble: str = "", level: int = 2,
-                toc: bool = False) -> str:
+                toc_after: int | None = None) -> str:
     e = html.escape
     body = [f"<h1>{e(title)}</h1>", preamble]
-    if toc:
-        body.append(f"<h{level}>Contents</h{level}><ul>" + "".join(
-            f'<li><a href="#{e(slug(sec.title))}">{e(sec.title)}</a></li>' for sec in sections)
-            + "</ul>")
-    for sec in sections:
+    for n, sec in enumerate(sections):
+        if n == toc_after:
+            body.append(f"<h{level}>Contents</h{level}><ul>" + "".join(
+                f'<li><a href="#{e(slug(s.title))}">{e(s.title)}</a></li>'
+                for s in sections[n:]) + "</ul>")
         body.append(f'<h{level} id="{e(slug(sec.title))}">{e(sec.title)}</h{level}>')
         for blk in sec.blocks:
             kind = blk[0]

@@ -86,7 +86,7 @@ def build(variants="all", games: int = 2000, seed: int = 0, out: str = "reports/
            "from this run; the same command reproduces it exactly.")
     all_secs = [head] + sections
     title = "uno-sim studies report"
-    md = f"# {title}\n\n" + render_markdown(all_secs, base=out, toc=True)
+    md = f"# {title}\n\n" + render_markdown(all_secs, base=out, toc_after=1)
     write_json(os.path.join(out, "report.json"),
                {"command": cmd, "version": __version__, "variants": names, "games": games,
                 "seed": seed, "setups": setups, **sections_json(all_secs, base=out)})
@@ -95,6 +95,6 @@ def build(variants="all", games: int = 2000, seed: int = 0, out: str = "reports/
     with open(md_path, "w", encoding="utf-8") as f:
         f.write(md)
     with open(html_path, "w", encoding="utf-8") as f:
-        f.write(render_html(all_secs, title, toc=True))
+        f.write(render_html(all_secs, title, toc_after=1))
     return {"md": md_path, "html": html_path, "json": os.path.join(out, "report.json"),
             "seconds": seconds}

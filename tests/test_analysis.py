@@ -572,10 +572,10 @@ def test_report_headers_are_readable_and_the_report_has_contents():
     assert header("bluff rule") == "bluff rule"
     a, b = Section("Bluff: classic, 2 players"), Section("Balance: card value, flip, 4 players")
     a.table("t", pl.DataFrame({"share_low": [0.1]}))
-    md = render_markdown([a, b], toc=True)
+    md = render_markdown([a, b], toc_after=0)
     assert "- [Bluff: classic, 2 players](#bluff-classic-2-players)" in md
     assert "| share (95% low) |" in md
-    html = render_html([a, b], "r", toc=True)
+    html = render_html([a, b], "r", toc_after=0)
     assert f'id="{slug(b.title)}"' in html and f'href="#{slug(b.title)}"' in html
 
 

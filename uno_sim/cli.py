@@ -14,6 +14,7 @@ import sys
 from . import __version__
 from .policies import POLICIES, POLICY_HELP, KNOB_HELP, knob_range, seat_policies
 from .rules import RULE_KEYS, Rules, RulesError, load_deck_file, parse_rule_value
+from .rules import player_counts as parse_player_counts
 
 
 class UsageError(Exception):
@@ -40,22 +41,11 @@ MAX_COUNT = 10**15  # games and the like; a run's shards are bounded apart (runn
 
 
 def player_counts(text) -> list[int]:
-    """`--players`: `4`, `2,4,6` or `2-10` (the same forms for every command)."""
-    if isinstance(text, int) and not isinstance(text, bool):
-        items = [text]
-    else:
-        items = []
-        for part in str(text).split(","):
-            lo, sep, hi = part.strip().partition("-")
-            if not (lo.isdigit() and (not sep or hi.isdigit())):
-                raise UsageError(f"invalid --players {text!r}: expected e.g. 4, 2,4,6 or 2-10")
-            items += list(range(int(lo), int(hi) + 1)) if sep else [int(lo)]
-    for k in items:
-        if not 2 <= k <= 10:
-            raise UsageError(f"invalid players {k}: expected 2..10")
-    if not items:
-        raise UsageError(f"invalid --players {text!r}: expected e.g. 4, 2,4,6 or 2-10")
-    return items
+    """`--players`: `4`, `2,4,6` or `2-10`, the same forms for every command (rules.player_counts)."""
+    try:
+        return parse_player_counts(text)
+    except RulesError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def _one_player_count(text) -> int:
@@ -304,20 +294,20 @@ def _play_human(args) -> list:
 def cmd_play(args) -> int:
     from .trace import replay_lines, write_jsonl
 
-    if args.human is not None:
-        events = _play_human(args)
-        if args.trace:
-            try:
-                write_jsonl(events, args.trace)
-            except OSError as exc:
-                raise UsageError(f"cannot write --trace {args.trace!r}: {exc.strerror}") from None
-        return 0
-    events = _one_game_events(args)
-    if args.trace:
+    def write_trace(events):
         try:
             write_jsonl(events, args.trace)
         except OSError as exc:
             raise UsageError(f"cannot write --trace {args.trace!r}: {exc.strerror}") from None
+
+    if args.human is not None:
+        events = _play_human(args)
+        if args.trace:
+            write_trace(events)
+        return 0
+    events = _one_game_events(args)
+    if args.trace:
+        write_trace(events)
     else:
         for line in replay_lines(events):
             print(line)

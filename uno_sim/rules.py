@@ -467,3 +467,30 @@ def parse_rule_value(key: str, text: str):
             return False
         raise RulesError(f"invalid {key} {text!r}: expected true or false")
     return text
+
+
+def player_counts(text) -> list[int]:
+    """`--players`: `4`, `2,4,6` or `2-10` (a count, or a list or tuple of counts) -> the
+    player counts, each 2..10; RulesError naming the bad value otherwise."""
+    if isinstance(text, bool):
+        items = None
+    elif isinstance(text, int):
+        items = [text]
+    elif isinstance(text, (list, tuple)):
+        items = list(text)
+    else:
+        items = []
+        for part in str(text).split(","):
+            lo, sep, hi = part.strip().partition("-")
+            if not (lo.isdigit() and (not sep or hi.isdigit())):
+                items = None
+                break
+            if sep and int(hi) < int(lo):
+                raise RulesError(f"invalid --players {text!r}: the range {part.strip()} is empty")
+            items += list(range(int(lo), int(hi) + 1)) if sep else [int(lo)]
+    if not items:
+        raise RulesError(f"invalid --players {text!r}: expected e.g. 4, 2,4,6 or 2-10")
+    for k in items:
+        if isinstance(k, bool) or not isinstance(k, int) or not 2 <= k <= 10:
+            raise RulesError(f"invalid players {k!r}: expected 2..10")
+    return items
