@@ -99,6 +99,10 @@ def base_sources(rev: str, tmp: Path) -> Path:
     return dest / "csrc"
 
 
+class LimitError(Exception):
+    """A batch stopped early: status 3 is UNO_ERR_LIMIT (a game that never ends)."""
+
+
 class Build:
     """One build of the engine, loaded with its own table for each case."""
 
@@ -154,7 +158,7 @@ def time_batch(b: Build, table, cfg, pols, key, first, games, turns) -> float:
                               ctypes.c_int64(games), ctypes.byref(out))
     dt = time.perf_counter() - t0
     if st != 0:
-        raise SystemExit(f"ab: uno_play_games returned status {st}")
+        raise LimitError(st)
     return dt
 
 
@@ -235,7 +239,12 @@ def main(argv=None) -> None:
             for players in args.players:
                 for policy in args.policy:
                     rules = Rules(**{**rules_kw, "variant": variant, "players": players})
-                    r = run_case(a, b, rules, policy, args.games, args.rounds)
+                    try:
+                        r = run_case(a, b, rules, policy, args.games, args.rounds)
+                    except LimitError as exc:
+                        print(f"{variant:10} {players:>2} {policy:24} a batch stopped with "
+                              f"status {exc.args[0]} (a game past the turn limit): not timed")
+                        continue
                     print(f"{variant:10} {players:>2} {policy:24} {r['a']:>10,.0f} "
                           f"{r['b']:>10,.0f} {r['ratio']:>6.2f} "
                           f"{r['q1']:>6.2f}..{r['q3']:<5.2f} {r['min']:>6.2f}..{r['max']:<5.2f} "

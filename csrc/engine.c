@@ -328,8 +328,14 @@ static void check_cards(const uno_game *g, int seat, const char *where)
         total += g->hand_n[s];
         if (uno_bits_count(&g->hand[s]) != g->hand_n[s] && !bad)
             bad = "a hand's count differs from its cards";
-        UNO_BITS_FOR(g->hand[s], r)
+        uno_hand alt;
+        memset(&alt, 0, sizeof alt);
+        UNO_BITS_FOR(g->hand[s], r) {
             seen[uno_card_at(g, r)]++;
+            uno_bits_set(&alt, g->t->rank[g->side ^ 1][uno_card_at(g, r)]);
+        }
+        if (g->two_sided && memcmp(&alt, &g->hand_alt[s], sizeof alt) != 0 && !bad)
+            bad = "a hand's other-side bitset differs from its cards";
     }
     for (int i = 0; i < g->n_draw; i++)
         seen[g->draw[i]]++;
@@ -625,12 +631,7 @@ static UNO_COLD void seven_o(uno_game *g, int p, int card, int face)
         int t = uno_choose_target(g, p, card);
         if (t == p)
             return;
-        int n = g->hand_n[p];
-        tmp = g->hand[p];
-        g->hand[p] = g->hand[t];
-        g->hand_n[p] = g->hand_n[t];
-        g->hand[t] = tmp;
-        g->hand_n[t] = n;
+        uno_hands_swap(g, p, t);
         uint8_t f = g->failed[p]; /* the public failed colors follow the cards */
         g->failed[p] = g->failed[t];
         g->failed[t] = f;
@@ -646,13 +647,16 @@ static UNO_COLD void seven_o(uno_game *g, int p, int card, int face)
     int last = order[m - 1], n = g->hand_n[last];
     uint8_t f = g->failed[last];
     tmp = g->hand[last];
+    uno_hand tmp_alt = g->hand_alt[last];
     for (int i = m - 1; i > 0; i--) {
         int to = order[i], from = order[i - 1];
         g->hand[to] = g->hand[from];
+        g->hand_alt[to] = g->hand_alt[from];
         g->hand_n[to] = g->hand_n[from];
         g->failed[to] = g->failed[from];
     }
     g->hand[p] = tmp;
+    g->hand_alt[p] = tmp_alt;
     g->hand_n[p] = n;
     g->failed[p] = f;
     if (g->tr)
@@ -674,22 +678,21 @@ static void reverse_u8(uint8_t *a, int n)
  * discard comes up on top and takes no effect; a wild there gets its color
  * from p (unless p went out).
  */
-/* Every hand turns over: from the ranks of side `from` into those of the side now in play. */
-static void hands_turn_over(uno_game *g, int from)
+/* Every hand turns over (g->side has just changed): the other side's bitsets, kept in
+   step, take over. */
+static void hands_turn_over(uno_game *g)
 {
-    const uint8_t *un = g->t->unrank[from], *rk = g->t->rank[from ^ 1];
     for (int s = 0; s < g->n; s++) {
         uno_hand h = g->hand[s];
-        memset(&g->hand[s], 0, sizeof g->hand[s]);
-        UNO_BITS_FOR(h, r)
-            uno_bits_set(&g->hand[s], rk[un[r]]);
+        g->hand[s] = g->hand_alt[s];
+        g->hand_alt[s] = h;
     }
 }
 
 static void flip(uno_game *g, int p, int out)
 {
     g->side ^= 1;
-    hands_turn_over(g, g->side ^ 1);
+    hands_turn_over(g);
     reverse_u8(g->discard, g->n_discard);
     uno_draw_settle(g); /* the pile turns over in its shuffled order */
     reverse_u8(g->draw, g->n_draw);
@@ -747,12 +750,7 @@ static void swap_hands(uno_game *g, int p, int card)
     int q = uno_choose_target(g, p, card);
     if (q == p)
         return;
-    uno_hand tmp = g->hand[p];
-    int np = g->hand_n[p];
-    g->hand[p] = g->hand[q];
-    g->hand[q] = tmp;
-    g->hand_n[p] = g->hand_n[q];
-    g->hand_n[q] = np;
+    uno_hands_swap(g, p, q);
     uint8_t f = g->failed[p];
     g->failed[p] = g->failed[q];
     g->failed[q] = f;
@@ -769,6 +767,7 @@ static void shuffle_hands(uno_game *g, int p)
     for (int s = 0; s < g->n; s++) {
         np += uno_hand_cards(g, s, pile + np); /* in hand order */
         memset(&g->hand[s], 0, sizeof g->hand[s]);
+        memset(&g->hand_alt[s], 0, sizeof g->hand_alt[s]);
         g->hand_n[s] = 0;
         g->failed[s] = 0; /* new hands: nothing is known of them */
     }
@@ -1200,7 +1199,15 @@ static UNO_INLINE int take_turn(uno_game *g, int p, const int house)
         if (r != NO_STACK)
             return r;
     }
-    int action = uno_choose_play(g, p);
+    /* a greedy seat that never bluffs, nothing forced: the greedy choice right here */
+    const uno_policy *pol = &g->pol[p];
+    int action;
+    if (pol->id == UNO_POLICY_GREEDY && pol->bluff <= 0.0 && !g->force)
+        action = uno_narrow(g->t)
+                     ? uno_greedy_honest_w(g, p, pol, uno_holds_color_w(g, p, 2), 2)
+                     : uno_greedy_honest_w(g, p, pol, uno_holds_color_w(g, p, 4), 4);
+    else
+        action = uno_choose_play(g, p);
     if (house && action == UNO_DRAW && cfg->forced_play && has_legal_play(g, p))
         action = uno_choose_replacement(g, p); /* C-H3: no voluntary draw */
     if (action != UNO_DRAW) {
@@ -1361,6 +1368,7 @@ static int start_round(uno_game *g, int dealer, const uint8_t *deck)
     for (int s = 0; s < g->n; s++) {
         g->hand_n[s] = 0;
         memset(&g->hand[s], 0, sizeof g->hand[s]);
+        memset(&g->hand_alt[s], 0, sizeof g->hand_alt[s]);
         g->failed[s] = 0;
         g->reveal_from[s] = -1;
         g->reveal_n[s] = 0;
@@ -1371,10 +1379,14 @@ static int start_round(uno_game *g, int dealer, const uint8_t *deck)
     const int n_deal = g->n_active, hand_size = g->cfg->hand_size;
     for (int j = 0, q = dealer; j < n_deal; j++)
         order[j] = q = uno_next(g, q);
-    const uint8_t *rank = t->rank[0]; /* dealt on the light side (F2) */
+    const uint8_t *rank = t->rank[0], *dark = t->rank[1]; /* dealt on the light side (F2) */
     for (int r = 0; r < hand_size; r++)
-        for (int j = 0; j < n_deal; j++)
-            uno_bits_set(&g->hand[order[j]], rank[uno_draw_pop(g)]);
+        for (int j = 0; j < n_deal; j++) {
+            int card = uno_draw_pop(g);
+            uno_bits_set(&g->hand[order[j]], rank[card]);
+            if (g->two_sided)
+                uno_bits_set(&g->hand_alt[order[j]], dark[card]);
+        }
     for (int j = 0; j < n_deal; j++)
         g->hand_n[order[j]] = hand_size;
     int32_t returned[UNO_MAX_CARDS]; /* card + 256 * the side it was read on */
@@ -1388,7 +1400,7 @@ static int start_round(uno_game *g, int dealer, const uint8_t *deck)
                hand); its other face is then read as the starter */
             flipped = 1;
             g->side ^= 1;
-            hands_turn_over(g, g->side ^ 1);
+            hands_turn_over(g);
             uno_draw_settle(g);
             reverse_u8(pile, g->n_draw);
             k = t->card_kind[g->side][card];
@@ -1604,6 +1616,7 @@ static void init_game(uno_game *g, const uno_config *cfg, const uno_table *t,
 {
     g->cfg = cfg;
     g->t = t;
+    g->two_sided = t->n_sides == 2;
     g->pol = pol;
     g->rng = rng;
     g->rows = NULL;

@@ -136,10 +136,7 @@ static POLICY_INLINE int greedy_play_w(uno_game *g, int p, const uno_policy *pol
         if (bluff != UNO_DRAW)
             return bluff;
     }
-    int best = best_colored_w(g, p, W);
-    if (best != UNO_DRAW)
-        return uno_dec_bernoulli(g, p, UNO_DK_VOLUNTARY, pol->voluntary) ? UNO_DRAW : best;
-    return best_wild_w(g, p, has_color, W);
+    return uno_greedy_honest_w(g, p, pol, has_color, W);
 }
 
 static POLICY_INLINE int greedy_play(uno_game *g, int p, const uno_policy *pol)
@@ -194,11 +191,17 @@ static int fewest_opponent(const uno_game *g, int p)
 /* p's cards per color of the side in play (mine[c] counts color 4 * side + c). */
 static void color_counts(const uno_game *g, int p, int mine[4])
 {
-    const uno_hand *m = &g->t->color_mask[g->side][4 * g->side + 1];
-    for (int c = 0; c < 4; c++) {
-        uno_hand h = uno_bits_and(&g->hand[p], &m[c]);
-        mine[c] = uno_bits_count(&h);
-    }
+    /* one pass over the hand's colored cards: cheaper than four popcounts of a few bits */
+    const int8_t *col = g->t->card_color[g->side];
+    const uint8_t *un = g->t->unrank[g->side];
+    const uno_hand *wild = &g->t->color_mask[g->side][0];
+    int base = 4 * g->side;
+    uno_hand h;
+    for (int i = 0; i < UNO_HAND_WORDS; i++)
+        h.w[i] = g->hand[p].w[i] & ~wild->w[i];
+    mine[0] = mine[1] = mine[2] = mine[3] = 0;
+    UNO_BITS_FOR(h, r)
+        mine[col[un[r]] - base]++;
 }
 
 /*

@@ -584,6 +584,11 @@ typedef struct uno_game {
     uint8_t draw[UNO_MAX_CARDS];
     uint8_t discard[UNO_MAX_CARDS];
     uno_hand hand[UNO_MAX_PLAYERS]; /* over the ranks of g->side */
+    /* A two-faced deck (F1) only: the same hands over the ranks of the other side, kept
+       in step card by card, so that a Flip (F3) turns every hand over by swapping the
+       two arrays' roles rather than re-ranking every card */
+    uno_hand hand_alt[UNO_MAX_PLAYERS];
+    int two_sided;
     uno_table own; /* the game's re-paired copy of the table (cfg->repair); t points to it */
     int launcher;  /* E2: UNO Extreme, the draw pile is the launcher (cfg->variant) */
     int silent;    /* E2: presses in a row that fired nothing, this round */
@@ -839,6 +844,8 @@ static inline int uno_card_at(const uno_game *g, int r)
 static inline void uno_hand_add(uno_game *g, int p, int card)
 {
     uno_bits_set(&g->hand[p], g->t->rank[g->side][card]);
+    if (g->two_sided)
+        uno_bits_set(&g->hand_alt[p], g->t->rank[g->side ^ 1][card]);
     g->hand_n[p]++;
 }
 
@@ -846,7 +853,23 @@ static inline void uno_hand_add(uno_game *g, int p, int card)
 static inline void uno_hand_remove(uno_game *g, int p, int card)
 {
     uno_bits_clear(&g->hand[p], g->t->rank[g->side][card]);
+    if (g->two_sided)
+        uno_bits_clear(&g->hand_alt[p], g->t->rank[g->side ^ 1][card]);
     g->hand_n[p]--;
+}
+
+/* Seats a and b exchange their hands (both representations). */
+static inline void uno_hands_swap(uno_game *g, int a, int b)
+{
+    uno_hand tmp = g->hand[a];
+    g->hand[a] = g->hand[b];
+    g->hand[b] = tmp;
+    tmp = g->hand_alt[a];
+    g->hand_alt[a] = g->hand_alt[b];
+    g->hand_alt[b] = tmp;
+    int n = g->hand_n[a];
+    g->hand_n[a] = g->hand_n[b];
+    g->hand_n[b] = n;
 }
 
 /* The card at hand index i of p (0 <= i < hand_n[p]): the i-th in rank order. */
@@ -938,6 +961,48 @@ static inline uno_hand uno_legal_cards_w(const uno_game *g, int p, const int W)
 static inline uno_hand uno_legal_cards(const uno_game *g, int p)
 {
     return uno_legal_cards_w(g, p, UNO_HAND_WORDS);
+}
+
+/* The card of the lowest rank among `cards` (its first W words), or UNO_DRAW when none. */
+static inline int uno_first_card_w(const uno_game *g, const uno_hand *cards, const int W)
+{
+    int r = uno_bits_first_w(cards, W);
+    return r < 0 ? UNO_DRAW : uno_card_at(g, r);
+}
+
+/*
+ * reference.GreedyPolicy.choose_play after its bluff question (policy.c greedy_play):
+ * the best colored card (the first playable colored card in hand order: hands are
+ * in priority order, highest value first) unless the voluntary knob draws; else a
+ * legal restricted wild, else a Wild, else UNO_DRAW.  Inline here so that the
+ * engine's turn calls it directly for a greedy seat that never bluffs.
+ */
+static inline int uno_greedy_honest_w(uno_game *g, int p, const uno_policy *pol, int has_color,
+                                      const int W)
+{
+    const uno_table *t = g->t;
+    const uno_hand *wild = &t->color_mask[g->side][0];
+    uno_hand ok = uno_playable_cards_w(g, &g->hand[p], W);
+    for (int i = 0; i < W; i++)
+        ok.w[i] &= ~wild->w[i];
+    int best = uno_first_card_w(g, &ok, W);
+    if (best != UNO_DRAW)
+        return uno_dec_bernoulli(g, p, UNO_DK_VOLUNTARY, pol->voluntary) ? UNO_DRAW : best;
+    const uno_hand *rs = &t->restricted_mask[g->side];
+    uno_hand w;
+    for (int i = 0; i < W; i++)
+        w.w[i] = g->hand[p].w[i] & wild->w[i];
+    if (!has_color) { /* a legal restricted wild first: it also hurts the next player */
+        uno_hand r;
+        for (int i = 0; i < W; i++)
+            r.w[i] = w.w[i] & rs->w[i];
+        best = uno_first_card_w(g, &r, W);
+        if (best != UNO_DRAW)
+            return best;
+    }
+    for (int i = 0; i < W; i++)
+        w.w[i] &= ~rs->w[i];
+    return uno_first_card_w(g, &w, W);
 }
 
 /*
