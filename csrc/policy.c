@@ -189,7 +189,7 @@ static int fewest_opponent(const uno_game *g, int p)
 }
 
 /* p's cards per color of the side in play (mine[c] counts color 4 * side + c). */
-static void color_counts(const uno_game *g, int p, int mine[4])
+static POLICY_INLINE void color_counts_w(const uno_game *g, int p, int mine[4], const int W)
 {
     /* one pass over the hand's colored cards: cheaper than four popcounts of a few bits */
     const int8_t *col = g->t->card_color[g->side];
@@ -197,11 +197,19 @@ static void color_counts(const uno_game *g, int p, int mine[4])
     const uno_hand *wild = &g->t->color_mask[g->side][0];
     int base = 4 * g->side;
     uno_hand h;
-    for (int i = 0; i < UNO_HAND_WORDS; i++)
+    for (int i = 0; i < W; i++)
         h.w[i] = g->hand[p].w[i] & ~wild->w[i];
     mine[0] = mine[1] = mine[2] = mine[3] = 0;
-    UNO_BITS_FOR(h, r)
+    UNO_BITS_FOR_W(h, r, W)
         mine[col[un[r]] - base]++;
+}
+
+static void color_counts(const uno_game *g, int p, int mine[4])
+{
+    if (uno_narrow(g->t))
+        color_counts_w(g, p, mine, 2);
+    else
+        color_counts_w(g, p, mine, 4);
 }
 
 /*
@@ -252,16 +260,16 @@ static int strategic_score(const uno_game *g, int p, int c, const int mine[4], i
 
 /* The best legal (never bluffing) card by strategic_score, first in hand order on ties;
    else UNO_DRAW. */
-static int strategic_best(const uno_game *g, int p)
+static POLICY_INLINE int strategic_best_w(const uno_game *g, int p, const int W)
 {
     int mine[4];
-    color_counts(g, p, mine);
+    color_counts_w(g, p, mine, W);
     int nx = uno_next(g, p);
     int nx_n = g->hand_n[nx], pv_n = g->hand_n[prev_seat(g, p)];
     int low = fewest_opponent(g, p), fail_nx = g->failed[nx];
     int best = UNO_DRAW, best_score = 0;
-    uno_hand legal = uno_legal_cards(g, p);
-    UNO_BITS_FOR(legal, r) {
+    uno_hand legal = uno_legal_cards_w(g, p, W);
+    UNO_BITS_FOR_W(legal, r, W) {
         int c = uno_card_at(g, r);
         int sc = strategic_score(g, p, c, mine, nx_n, pv_n, low, fail_nx);
         if (best == UNO_DRAW || sc > best_score) {
@@ -272,17 +280,28 @@ static int strategic_best(const uno_game *g, int p)
     return best;
 }
 
-static int strategic_play(uno_game *g, int p, const uno_policy *pol)
+static int strategic_best(const uno_game *g, int p)
 {
-    int has_color = uno_holds_color(g, p);
-    int bluff = bluff_choice(g, p, pol, has_color);
-    if (bluff != UNO_DRAW)
-        return bluff;
-    int best = strategic_best(g, p);
+    return uno_narrow(g->t) ? strategic_best_w(g, p, 2) : strategic_best_w(g, p, 4);
+}
+
+static POLICY_INLINE int strategic_play_w(uno_game *g, int p, const uno_policy *pol, const int W)
+{
+    if (pol->bluff > 0.0) { /* bluff knob 0: tries_bluff draws nothing, never bluffs */
+        int bluff = bluff_choice(g, p, pol, uno_holds_color_w(g, p, W));
+        if (bluff != UNO_DRAW)
+            return bluff;
+    }
+    int best = strategic_best_w(g, p, W);
     if (best != UNO_DRAW && uno_color(g, best) != UNO_NO_COLOR &&
         uno_dec_bernoulli(g, p, UNO_DK_VOLUNTARY, pol->voluntary))
         return UNO_DRAW;
     return best;
+}
+
+static int strategic_play(uno_game *g, int p, const uno_policy *pol)
+{
+    return uno_narrow(g->t) ? strategic_play_w(g, p, pol, 2) : strategic_play_w(g, p, pol, 4);
 }
 
 /* ------------------------------------------------------------------------- */

@@ -824,8 +824,10 @@ static inline void uno_bits_clear(uno_hand *a, int r)
 }
 
 /* Iterates the set ranks of the uno_hand expression `a` in rank order: `r` is each rank. */
-#define UNO_BITS_FOR(a, r)                                                                         \
-    for (int uno_i_ = 0; uno_i_ < UNO_HAND_WORDS; uno_i_++)                                        \
+#define UNO_BITS_FOR(a, r) UNO_BITS_FOR_W(a, r, UNO_HAND_WORDS)
+/* The same over the first W words only (a constant: see uno_narrow). */
+#define UNO_BITS_FOR_W(a, r, W)                                                                    \
+    for (int uno_i_ = 0; uno_i_ < (W); uno_i_++)                                                   \
         for (uint64_t uno_w_ = (a).w[uno_i_]; uno_w_; uno_w_ &= uno_w_ - 1)                        \
             for (int r = 64 * uno_i_ + uno_ctz64(uno_w_), uno_once_ = 1; uno_once_; uno_once_ = 0)
 
