@@ -1138,15 +1138,26 @@ static UNO_COLD int jump_turn(uno_game *g)
     int top = g->discard[g->n_discard - 1];
     if (top != g->last_card)
         return NO_STACK; /* a Flip: the card played is no longer on top */
-    const uint8_t *kinds = g->t->card_kind[g->side];
-    int kind = kinds[top], q = g->last_player;
+    const uno_table *t = g->t;
+    const int side = g->side;
+    const uint8_t *kinds = t->card_kind[side];
+    int kind = kinds[top], q = g->last_player, face = t->card_face[side][top];
+    /* an identical card has the top's color and face: only those bits are looked at */
+    uno_hand same = t->color_mask[side][t->card_color[side][top] + 1];
+    if (t->faces_ok[side])
+        same = uno_bits_and(&same, &t->face_mask[side][face]);
+    const int W = uno_narrow(t) ? 2 : 4;
     for (int j = 0, m = g->n_active - 1; j < m; j++) {
         q = uno_next(g, q);
         int card = -1; /* its first identical card in hand order that is not a bluff */
-        UNO_BITS_FOR(g->hand[q], r) {
-            int c = uno_card_at(g, r);
-            if (card < 0 && kinds[c] == kind && !(uno_restricted(g, c) && uno_holds_color(g, q)))
-                card = c;
+        uno_hand c = uno_bits_and(&g->hand[q], &same);
+        for (int r = uno_bits_first_w(&c, W); r >= 0; r = uno_bits_first_w(&c, W)) {
+            int x = uno_card_at(g, r);
+            if (kinds[x] == kind && !(uno_restricted(g, x) && uno_holds_color(g, q))) {
+                card = x;
+                break;
+            }
+            uno_bits_clear(&c, r);
         }
         if (card < 0)
             continue;
