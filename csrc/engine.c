@@ -64,6 +64,16 @@ int uno_table_init(uno_table *t, int n_kinds, const int32_t *color, const int32_
         t->starter[k] = (uint8_t)starter[k];
         t->reason[k] = (uint8_t)reason[k];
     }
+    /* card priority (docs/policies.md): higher value first, then lower kind id */
+    uint8_t order[UNO_MAX_KINDS];
+    for (int k = 0; k < n_kinds; k++) {
+        int j = k;
+        for (; j > 0 && t->value[order[j - 1]] < t->value[k]; j--)
+            order[j] = order[j - 1];
+        order[j] = (uint8_t)k;
+    }
+    for (int j = 0; j < n_kinds; j++)
+        t->kind_pos[order[j]] = (uint8_t)j;
     t->n_sides = dark_kind ? 2 : 1;
     for (int side = 0; side < t->n_sides; side++) {
         const int32_t *kinds = side ? dark_kind : card_kind;
@@ -79,21 +89,48 @@ int uno_table_init(uno_table *t, int n_kinds, const int32_t *color, const int32_
 
 void uno_table_derive(uno_table *t, int side)
 {
+    const int n = t->n_cards;
     t->restricted_colored[side] = 0;
-    t->match_bits[side] = 1;
-    for (int c = 0; c < t->n_cards; c++) {
-        int k = t->card_kind[side][c];
+    t->faces_ok[side] = 1;
+    /* ranks: the cards by their kind's place in the priority order, then by card id */
+    int start[UNO_MAX_KINDS + 1];
+    memset(start, 0, sizeof start);
+    for (int c = 0; c < n; c++)
+        start[t->kind_pos[t->card_kind[side][c]] + 1]++;
+    for (int j = 0; j < t->n_kinds; j++)
+        start[j + 1] += start[j];
+    for (int c = 0; c < n; c++) {
+        int r = start[t->kind_pos[t->card_kind[side][c]]]++;
+        t->rank[side][c] = (uint8_t)r;
+        t->unrank[side][r] = (uint8_t)c;
+    }
+    memset(t->color_mask[side], 0, sizeof t->color_mask[side]);
+    memset(t->face_mask[side], 0, sizeof t->face_mask[side]);
+    memset(&t->restricted_mask[side], 0, sizeof t->restricted_mask[side]);
+    for (int c = 0; c < n; c++) {
+        int k = t->card_kind[side][c], r = t->rank[side][c];
         t->card_color[side][c] = t->color[k];
         t->card_face[side][c] = t->face[k];
         t->card_restricted[side][c] = t->restricted[k];
         t->card_value[side][c] = t->value[k];
         if (t->restricted[k] && t->color[k] != UNO_NO_COLOR)
             t->restricted_colored[side] = 1;
-        t->card_match[side][c] = 0;
-        if (t->face[k] >= 56)
-            t->match_bits[side] = 0;
-        else if (t->color[k] != UNO_NO_COLOR)
-            t->card_match[side][c] = UINT64_C(1) << t->color[k] | UINT64_C(1) << (8 + t->face[k]);
+        uno_bits_set(&t->color_mask[side][t->color[k] + 1], r);
+        if (t->face[k] < 32)
+            uno_bits_set(&t->face_mask[side][t->face[k]], r);
+        else
+            t->faces_ok[side] = 0;
+        if (t->restricted[k])
+            uno_bits_set(&t->restricted_mask[side], r);
+    }
+    /* F6: the cards whose other face is a wild, over each side's ranks; both sides once
+       the last one is derived (a re-pairing derives side 1 only, and both masks read it) */
+    for (int s = 0; side == t->n_sides - 1 && s < t->n_sides; s++) {
+        memset(&t->other_wild_mask[s], 0, sizeof t->other_wild_mask[s]);
+        if (t->n_sides == 2)
+            for (int c = 0; c < n; c++)
+                if (t->color[t->card_kind[s ^ 1][c]] == UNO_NO_COLOR)
+                    uno_bits_set(&t->other_wild_mask[s], t->rank[s][c]);
     }
 }
 
@@ -289,14 +326,22 @@ static void check_cards(const uno_game *g, int seat, const char *where)
     int card = -1;
     for (int s = 0; s < g->n; s++) {
         total += g->hand_n[s];
-        for (int i = 0; i < g->hand_n[s]; i++)
-            seen[g->hand[s][i]]++;
+        if (uno_bits_count(&g->hand[s]) != g->hand_n[s] && !bad)
+            bad = "a hand's count differs from its cards";
+        uno_hand alt;
+        memset(&alt, 0, sizeof alt);
+        UNO_BITS_FOR(g->hand[s], r) {
+            seen[uno_card_at(g, r)]++;
+            uno_bits_set(&alt, g->t->rank[g->side ^ 1][uno_card_at(g, r)]);
+        }
+        if (g->two_sided && memcmp(&alt, &g->hand_alt[s], sizeof alt) != 0 && !bad)
+            bad = "a hand's other-side bitset differs from its cards";
     }
     for (int i = 0; i < g->n_draw; i++)
         seen[g->draw[i]]++;
     for (int i = 0; i < g->n_discard; i++)
         seen[g->discard[i]]++;
-    if (total != g->t->n_cards)
+    if (total != g->t->n_cards && !bad)
         bad = "card count differs from the deck size";
     for (int c = 0; c < g->t->n_cards && !bad; c++)
         if (seen[c] != 1) {
@@ -345,6 +390,14 @@ static inline int teammates(const uno_game *g, int p, int q)
     return g->cfg->teams && (p % 2 == q % 2);
 }
 
+/* One list of the trace: seat s's hand, in hand order. */
+static void trace_hand(uno_game *g, int s)
+{
+    uint8_t cards[UNO_HAND_CAP];
+    int n = uno_hand_cards(g, s, cards);
+    uno_trace_cards(g->tr, cards, n);
+}
+
 /* reference.Game.reshuffle (C15): the discard pile but its top becomes the draw pile. */
 static int reshuffle(uno_game *g)
 {
@@ -365,22 +418,24 @@ static int reshuffle(uno_game *g)
 /* reference.Game.draw: up to k cards (fewer when nothing is left, C15); returns the count. */
 static UNO_NOCLONE int draw_cards(uno_game *g, int p, int k, int reason)
 {
-    uint8_t *h = g->hand[p];
-    int start = g->hand_n[p], n = start;
+    uint8_t got[UNO_MAX_CARDS];
+    int n = 0;
     for (int i = 0; i < k; i++) {
         if (g->n_draw == 0 && !reshuffle(g))
             break;
-        h[n++] = (uint8_t)uno_draw_pop(g);
+        int card = uno_draw_pop(g);
+        uno_hand_add(g, p, card);
+        got[n++] = (uint8_t)card;
     }
-    g->hand_n[p] = n;
-    g->counters[UNO_CT_CARDS_DRAWN][p] += n - start;
+    g->last_drawn = n ? got[n - 1] : -1;
+    g->counters[UNO_CT_CARDS_DRAWN][p] += n;
     if (reason != UNO_R_CANNOT_PLAY && reason != UNO_R_VOLUNTARY)
         g->failed[p] = 0; /* penalty cards: it may hold any color now */
     if (g->tr) {
         uno_trace_event(g->tr, UNO_EV_DRAW, p, reason, 0, 0);
-        uno_trace_cards(g->tr, h + start, n - start);
+        uno_trace_cards(g->tr, got, n);
     }
-    return n - start;
+    return n;
 }
 
 /* reference.weighted: index i with probability w[i] / sum(w), one bounded draw (E2). */
@@ -423,17 +478,18 @@ static UNO_COLD int press(uno_game *g, int by, int to, int reason)
 {
     if (g->n_draw == 0)
         reshuffle(g);
-    uint8_t *h = g->hand[to];
-    int start = g->hand_n[to], fired = -1;
+    uint8_t got[UNO_MAX_CARDS];
+    int fired = -1;
     if (g->n_draw > 0) {
         uno_draw_settle(g); /* the law draws from the deal stream too */
         int k = launcher_law(g);
         g->silent = k ? 0 : g->silent + 1;
         if (k > g->n_draw)
             k = g->n_draw; /* never more than it holds */
-        for (int i = 0; i < k; i++)
-            h[start + i] = (uint8_t)uno_draw_pop(g);
-        g->hand_n[to] = start + k;
+        for (int i = 0; i < k; i++) {
+            got[i] = (uint8_t)uno_draw_pop(g);
+            uno_hand_add(g, to, got[i]);
+        }
         g->counters[UNO_CT_CARDS_DRAWN][to] += k;
         if (reason != UNO_R_CANNOT_PLAY && reason != UNO_R_VOLUNTARY)
             g->failed[to] = 0; /* penalty cards: it may hold any color now */
@@ -441,7 +497,7 @@ static UNO_COLD int press(uno_game *g, int by, int to, int reason)
     }
     if (g->tr) {
         uno_trace_event(g->tr, UNO_EV_PRESS, to, reason, by, g->n_draw);
-        uno_trace_cards(g->tr, h + start, fired > 0 ? fired : 0);
+        uno_trace_cards(g->tr, got, fired > 0 ? fired : 0);
     }
     return fired;
 }
@@ -455,41 +511,42 @@ static UNO_COLD void presses(uno_game *g, int by, int to, int n, int reason)
 /* reference.Game.draw_until (F4): draw until a card of the active color, or nothing is left. */
 static void draw_until(uno_game *g, int p, int reason)
 {
-    uint8_t *h = g->hand[p];
-    int start = g->hand_n[p], n = start;
+    uint8_t got[UNO_MAX_CARDS];
+    int n = 0;
     while (g->n_draw > 0 || reshuffle(g)) {
         int card = uno_draw_pop(g);
-        h[n++] = (uint8_t)card;
+        uno_hand_add(g, p, card);
+        got[n++] = (uint8_t)card;
         if (uno_color(g, card) == g->color)
             break;
     }
-    g->hand_n[p] = n;
-    g->counters[UNO_CT_CARDS_DRAWN][p] += n - start;
+    g->counters[UNO_CT_CARDS_DRAWN][p] += n;
     g->failed[p] = 0; /* penalty cards: it may hold any color now */
     if (g->tr) {
         uno_trace_event(g->tr, UNO_EV_DRAW_UNTIL, p, reason, g->color, 0);
-        uno_trace_cards(g->tr, h + start, n - start);
+        uno_trace_cards(g->tr, got, n);
     }
 }
 
 /* reference.Game.draw_until_playable (C-H2): one at a time until a playable card. */
 static UNO_COLD int draw_until_playable(uno_game *g, int p)
 {
-    uint8_t *h = g->hand[p];
-    int start = g->hand_n[p], n = start;
+    uint8_t got[UNO_MAX_CARDS];
+    int n = 0;
     while (g->n_draw > 0 || reshuffle(g)) {
         int card = uno_draw_pop(g);
-        h[n++] = (uint8_t)card;
+        uno_hand_add(g, p, card);
+        got[n++] = (uint8_t)card;
         if (uno_playable(g, card))
             break;
     }
-    g->hand_n[p] = n;
-    g->counters[UNO_CT_CARDS_DRAWN][p] += n - start;
+    g->last_drawn = n ? got[n - 1] : -1;
+    g->counters[UNO_CT_CARDS_DRAWN][p] += n;
     if (g->tr) {
         uno_trace_event(g->tr, UNO_EV_DRAW, p, UNO_R_UNTIL_PLAYABLE, 0, 0);
-        uno_trace_cards(g->tr, h + start, n - start);
+        uno_trace_cards(g->tr, got, n);
     }
-    return n - start;
+    return n;
 }
 
 /* reference.Game.penalty: what draw card kind k makes p draw, plus `extra`. */
@@ -545,22 +602,22 @@ static int play(uno_game *g, int p, int i);
 static UNO_COLD int try_stack(uno_game *g, int victim, int k, int pend)
 {
     int total = pend + g->t->amount[k];
-    const uint8_t *h = g->hand[victim];
     int any = 0;
-    for (int i = 0, n = g->hand_n[victim]; i < n && !any; i++)
-        any = uno_can_stack(g, h[i]);
+    UNO_BITS_FOR(g->hand[victim], r)
+        if (!any)
+            any = uno_can_stack(g, uno_card_at(g, r));
     if (!any)
         return NO_STACK;
-    int i = uno_choose_stack(g, victim, total);
-    if (i == UNO_DRAW)
+    int card = uno_choose_stack(g, victim, total);
+    if (card == UNO_DRAW)
         return NO_STACK;
     if (g->tr)
         uno_trace_event(g->tr, UNO_EV_STACK, victim, total, 0, 0);
     g->turns++; /* the answer is the victim's turn */
     g->pending = total;
     g->last_player = victim;
-    g->last_card = g->hand[victim][i];
-    int r = play(g, victim, i);
+    g->last_card = card;
+    int r = play(g, victim, card);
     if (r == ROUND_OVER && g->round_winner < 0)
         g->round_winner = victim; /* it went out, or someone answering it did first */
     return r;
@@ -569,17 +626,12 @@ static UNO_COLD int try_stack(uno_game *g, int victim, int k, int pend)
 /* reference.Game.seven_o (C-H5): a 7 swaps p's hand with a target's, a 0 passes all on. */
 static UNO_COLD void seven_o(uno_game *g, int p, int card, int face)
 {
-    uint8_t tmp[UNO_HAND_CAP];
+    uno_hand tmp;
     if (face == 7) {
         int t = uno_choose_target(g, p, card);
         if (t == p)
             return;
-        int n = g->hand_n[p];
-        memcpy(tmp, g->hand[p], (size_t)n);
-        memcpy(g->hand[p], g->hand[t], (size_t)g->hand_n[t]);
-        g->hand_n[p] = g->hand_n[t];
-        memcpy(g->hand[t], tmp, (size_t)n);
-        g->hand_n[t] = n;
+        uno_hands_swap(g, p, t);
         uint8_t f = g->failed[p]; /* the public failed colors follow the cards */
         g->failed[p] = g->failed[t];
         g->failed[t] = f;
@@ -594,14 +646,17 @@ static UNO_COLD void seven_o(uno_game *g, int p, int card, int face)
         order[i] = uno_next(g, order[i - 1]);
     int last = order[m - 1], n = g->hand_n[last];
     uint8_t f = g->failed[last];
-    memcpy(tmp, g->hand[last], (size_t)n);
+    tmp = g->hand[last];
+    uno_hand tmp_alt = g->hand_alt[last];
     for (int i = m - 1; i > 0; i--) {
         int to = order[i], from = order[i - 1];
-        memcpy(g->hand[to], g->hand[from], (size_t)g->hand_n[from]);
+        g->hand[to] = g->hand[from];
+        g->hand_alt[to] = g->hand_alt[from];
         g->hand_n[to] = g->hand_n[from];
         g->failed[to] = g->failed[from];
     }
-    memcpy(g->hand[p], tmp, (size_t)n);
+    g->hand[p] = tmp;
+    g->hand_alt[p] = tmp_alt;
     g->hand_n[p] = n;
     g->failed[p] = f;
     if (g->tr)
@@ -623,9 +678,21 @@ static void reverse_u8(uint8_t *a, int n)
  * discard comes up on top and takes no effect; a wild there gets its color
  * from p (unless p went out).
  */
+/* Every hand turns over (g->side has just changed): the other side's bitsets, kept in
+   step, take over. */
+static void hands_turn_over(uno_game *g)
+{
+    for (int s = 0; s < g->n; s++) {
+        uno_hand h = g->hand[s];
+        g->hand[s] = g->hand_alt[s];
+        g->hand_alt[s] = h;
+    }
+}
+
 static void flip(uno_game *g, int p, int out)
 {
     g->side ^= 1;
+    hands_turn_over(g);
     reverse_u8(g->discard, g->n_discard);
     uno_draw_settle(g); /* the pile turns over in its shuffled order */
     reverse_u8(g->draw, g->n_draw);
@@ -646,15 +713,15 @@ static void flip(uno_game *g, int p, int out)
 }
 
 /* reference.Game.has_legal_play: a playable card that would not be a bluff (C7). */
+static UNO_INLINE int has_legal_play_w(const uno_game *g, int p, const int W)
+{
+    uno_hand legal = uno_legal_cards_w(g, p, W);
+    return uno_bits_first_w(&legal, W) >= 0;
+}
+
 static int has_legal_play(const uno_game *g, int p)
 {
-    int has_color = uno_holds_color(g, p);
-    for (int i = 0, n = g->hand_n[p]; i < n; i++) {
-        int c = g->hand[p][i];
-        if (uno_playable(g, c) && !(uno_restricted(g, c) && has_color))
-            return 1;
-    }
-    return 0;
+    return uno_narrow(g->t) ? has_legal_play_w(g, p, 2) : has_legal_play_w(g, p, 4);
 }
 
 /* ------------------------------------------------------------------------- */
@@ -683,13 +750,7 @@ static void swap_hands(uno_game *g, int p, int card)
     int q = uno_choose_target(g, p, card);
     if (q == p)
         return;
-    uint8_t tmp[UNO_HAND_CAP];
-    int np = g->hand_n[p];
-    memcpy(tmp, g->hand[p], (size_t)np);
-    memcpy(g->hand[p], g->hand[q], (size_t)g->hand_n[q]);
-    memcpy(g->hand[q], tmp, (size_t)np);
-    g->hand_n[p] = g->hand_n[q];
-    g->hand_n[q] = np;
+    uno_hands_swap(g, p, q);
     uint8_t f = g->failed[p];
     g->failed[p] = g->failed[q];
     g->failed[q] = f;
@@ -704,8 +765,9 @@ static void shuffle_hands(uno_game *g, int p)
     uint8_t pile[UNO_MAX_CARDS];
     int np = 0;
     for (int s = 0; s < g->n; s++) {
-        memcpy(pile + np, g->hand[s], (size_t)g->hand_n[s]);
-        np += g->hand_n[s];
+        np += uno_hand_cards(g, s, pile + np); /* in hand order */
+        memset(&g->hand[s], 0, sizeof g->hand[s]);
+        memset(&g->hand_alt[s], 0, sizeof g->hand_alt[s]);
         g->hand_n[s] = 0;
         g->failed[s] = 0; /* new hands: nothing is known of them */
     }
@@ -715,14 +777,13 @@ static void shuffle_hands(uno_game *g, int p)
     for (int i = 0, q = p; i < g->n_active; i++)
         seats[m++] = q = g->next_seat[1][q];
     for (int i = 0; np > 0;) {
-        int s = seats[i];
-        g->hand[s][g->hand_n[s]++] = pile[--np];
+        uno_hand_add(g, seats[i], pile[--np]);
         i = i + 1 < m ? i + 1 : 0;
     }
     if (g->tr) {
         uno_trace_event(g->tr, UNO_EV_SHUFFLE_HANDS, p, 0, 0, 0);
         for (int s = 0; s < g->n; s++)
-            uno_trace_cards(g->tr, g->hand[s], g->hand_n[s]);
+            trace_hand(g, s);
     }
 }
 
@@ -748,11 +809,10 @@ static void to_size(uno_game *g, int q, int size, int reason, int out)
     } else if (n > size && !out) { /* reference.Game.discard_to */
         uint8_t gone[UNO_HAND_CAP];
         int m = 0;
-        uint8_t *h = g->hand[q];
         for (int need = n - size; need > 0; need--) {
-            int i = uno_choose_discard(g, q, need);
-            gone[m++] = h[i];
-            h[i] = h[--g->hand_n[q]];
+            int card = uno_choose_discard(g, q, need);
+            gone[m++] = (uint8_t)card;
+            uno_hand_remove(g, q, card);
         }
         put_down(g, q, gone, m);
     }
@@ -772,29 +832,17 @@ static int custom(uno_game *g, int p, int k, int out)
             break;
         for (int i = 0, q = p, m = g->n_active - 1; i < m; i++) {
             q = uno_next(g, q);
-            uint8_t *h = g->hand[q];
             uint8_t wilds[UNO_HAND_CAP];
-            int nw = 0, nk = 0, n = g->hand_n[q];
-            for (int j = 0; j < n; j++) { /* stable: the others keep their order */
-                if (uno_color(g, h[j]) == UNO_NO_COLOR)
-                    wilds[nw++] = h[j];
-                else
-                    h[nk++] = h[j];
-            }
+            int nw = 0, n = g->hand_n[q];
+            UNO_BITS_FOR(uno_bits_and(&g->hand[q], &g->t->color_mask[g->side][0]), r)
+                wilds[nw++] = (uint8_t)uno_card_at(g, r); /* in hand order */
             if (nw == 0)
                 continue;
-            if (nk == 0) { /* a hand is never emptied out of turn: one wild stays */
-                h[nk++] = wilds[0];
-                if (nw == 1) {
-                    g->hand_n[q] = nk;
-                    continue;
-                }
-                g->hand_n[q] = nk;
-                put_down(g, q, wilds + 1, nw - 1);
-                continue;
-            }
-            g->hand_n[q] = nk;
-            put_down(g, q, wilds, nw);
+            int keep = nw == n; /* a hand is never emptied out of turn: one wild stays */
+            for (int j = keep; j < nw; j++)
+                uno_hand_remove(g, q, wilds[j]);
+            if (nw > keep)
+                put_down(g, q, wilds + keep, nw - keep);
         }
         break;
     case UNO_CUSTOM_DRAW_THREE:
@@ -981,13 +1029,12 @@ static UNO_INLINE int resolve(uno_game *g, int p, int card, int bluff, int prev_
         return adv(g, p, 2);
     }
     g->counters[UNO_CT_CHALLENGES][victim]++;
+    g->reveal_from[victim] = p; /* the challenger has seen the offender's hand */
+    g->reveal_n[victim] = uno_hand_cards(g, p, g->reveal[victim]);
     if (g->tr) {
         uno_trace_event(g->tr, UNO_EV_CHALLENGE, victim, p, bluff, 0);
-        uno_trace_cards(g->tr, g->hand[p], g->hand_n[p]);
+        uno_trace_cards(g->tr, g->reveal[victim], g->reveal_n[victim]);
     }
-    g->reveal_from[victim] = p; /* the challenger has seen the offender's hand */
-    g->reveal_n[victim] = g->hand_n[p];
-    memcpy(g->reveal[victim], g->hand[p], (size_t)g->hand_n[p]);
     if (!bluff) {
         penalty(g, victim, k, UNO_R_CHALLENGE, 2 + pend);
         skip(g, victim);
@@ -1000,15 +1047,15 @@ static UNO_INLINE int resolve(uno_game *g, int p, int card, int bluff, int prev_
     }
     /* vintage: take the card back, play a legal card instead (with its effect), draw */
     g->n_discard--;
-    g->hand[p][g->hand_n[p]++] = (uint8_t)card;
+    uno_hand_add(g, p, card);
     g->color = prev_color;
     g->top_face = prev_face;
     if (g->tr)
         uno_trace_event(g->tr, UNO_EV_TAKE_BACK, p, card, 0, 0);
-    int i = uno_choose_replacement(g, p);
+    int again = uno_choose_replacement(g, p);
     g->last_player = p;
-    g->last_card = g->hand[p][i];
-    int nxt = play(g, p, i);
+    g->last_card = again;
+    int nxt = play(g, p, again);
     penalty(g, p, k, UNO_R_CHALLENGE, 0);
     return nxt;
 }
@@ -1025,16 +1072,13 @@ static UNO_COLD void discard_all(uno_game *g, int p, int card)
     if (t->effect[t->card_kind[side][card]] != UNO_DISCARD_ALL)
         return;
     const int col = t->card_color[side][card];
-    uint8_t *h = g->hand[p];
-    int also = --g->n_discard, m = 0;
-    for (int j = 0, n = g->hand_n[p]; j < n; j++) {
-        int c = h[j];
-        if (t->card_color[side][c] == col)
-            g->discard[g->n_discard++] = (uint8_t)c;
-        else
-            h[m++] = (uint8_t)c;
+    int also = --g->n_discard;
+    uno_hand same = uno_bits_and(&g->hand[p], &t->color_mask[side][col + 1]);
+    UNO_BITS_FOR(same, r) { /* in hand order */
+        int c = t->unrank[side][r];
+        g->discard[g->n_discard++] = (uint8_t)c;
+        uno_hand_remove(g, p, c);
     }
-    g->hand_n[p] = m;
     g->discard[g->n_discard++] = (uint8_t)card;
     if (g->tr) {
         uno_trace_event(g->tr, UNO_EV_DISCARD_ALL, p, 0, 0, 0);
@@ -1042,20 +1086,19 @@ static UNO_COLD void discard_all(uno_game *g, int p, int card)
     }
 }
 
-/* reference.Game.play: p plays the card at hand index i. */
-static int play(uno_game *g, int p, int i)
+/* reference.Game.play: p plays `card`, which it holds. */
+static int play(uno_game *g, int p, int card)
 {
-    uint8_t *h = g->hand[p];
 #if UNO_CHECK
-    assert(i >= 0 && i < g->hand_n[p]);
+    assert(card >= 0 && card < g->t->n_cards);
+    assert((g->hand[p].w[uno_rank(g, card) >> 6] >> (uno_rank(g, card) & 63)) & 1);
 #endif
-    int card = h[i];
     /* the card's columns before the uint8_t stores below (which may alias g->t, g->side) */
     const uno_table *t = g->t;
     const int side = g->side;
     const int restricted = t->card_restricted[side][card];
     const int col = t->card_color[side][card], face = t->card_face[side][card];
-    h[i] = h[--g->hand_n[p]];
+    uno_hand_remove(g, p, card);
     int bluff = restricted && uno_holds_color(g, p);
     int prev_color = g->color, prev_face = g->top_face;
     g->discard[g->n_discard++] = (uint8_t)card;
@@ -1095,26 +1138,41 @@ static UNO_COLD int jump_turn(uno_game *g)
     int top = g->discard[g->n_discard - 1];
     if (top != g->last_card)
         return NO_STACK; /* a Flip: the card played is no longer on top */
-    const uint8_t *kinds = g->t->card_kind[g->side];
-    int kind = kinds[top], q = g->last_player;
+    const uno_table *t = g->t;
+    const int side = g->side;
+    const uint8_t *kinds = t->card_kind[side];
+    int kind = kinds[top], q = g->last_player, face = t->card_face[side][top];
+    /* an identical card has the top's color and face: only those bits are looked at */
+    uno_hand same = t->color_mask[side][t->card_color[side][top] + 1];
+    if (t->faces_ok[side])
+        same = uno_bits_and(&same, &t->face_mask[side][face]);
+    const int W = uno_narrow(t) ? 2 : 4;
     for (int j = 0, m = g->n_active - 1; j < m; j++) {
         q = uno_next(g, q);
-        const uint8_t *h = g->hand[q];
-        for (int i = 0, n = g->hand_n[q]; i < n; i++)
-            if (kinds[h[i]] == kind && !(uno_restricted(g, h[i]) && uno_holds_color(g, q))) {
-                if (!uno_wants_jump(g, q, top))
-                    break;
-                g->idle = 0;
-                if (g->tr)
-                    uno_trace_event(g->tr, UNO_EV_JUMP_IN, q, top, 0, 0);
-                g->jump_open = 1;
-                g->last_player = q;
-                g->last_card = h[i];
-                int r = play(g, q, i);
-                if (r == ROUND_OVER && g->round_winner < 0)
-                    g->round_winner = q;
-                return r;
+        int card = -1; /* its first identical card in hand order that is not a bluff */
+        uno_hand c = uno_bits_and(&g->hand[q], &same);
+        for (int r = uno_bits_first_w(&c, W); r >= 0; r = uno_bits_first_w(&c, W)) {
+            int x = uno_card_at(g, r);
+            if (kinds[x] == kind && !(uno_restricted(g, x) && uno_holds_color(g, q))) {
+                card = x;
+                break;
             }
+            uno_bits_clear(&c, r);
+        }
+        if (card < 0)
+            continue;
+        if (!uno_wants_jump(g, q, top))
+            continue;
+        g->idle = 0;
+        if (g->tr)
+            uno_trace_event(g->tr, UNO_EV_JUMP_IN, q, top, 0, 0);
+        g->jump_open = 1;
+        g->last_player = q;
+        g->last_card = card;
+        int r = play(g, q, card);
+        if (r == ROUND_OVER && g->round_winner < 0)
+            g->round_winner = q;
+        return r;
     }
     return NO_STACK;
 }
@@ -1131,12 +1189,12 @@ static UNO_COLD int press_turn(uno_game *g, int p, int forced)
     return uno_next(g, p);
 }
 
-/* C-H4: p is about to play hand[i]; the next turn first offers a jump-in on it. */
-static inline void open_jump(uno_game *g, int p, int i)
+/* C-H4: p is about to play `card`; the next turn first offers a jump-in on it. */
+static inline void open_jump(uno_game *g, int p, int card)
 {
     g->jump_open = 1;
     g->last_player = p;
-    g->last_card = g->hand[p][i];
+    g->last_card = card;
 }
 
 /*
@@ -1152,7 +1210,15 @@ static UNO_INLINE int take_turn(uno_game *g, int p, const int house)
         if (r != NO_STACK)
             return r;
     }
-    int action = uno_choose_play(g, p);
+    /* a greedy seat that never bluffs, nothing forced: the greedy choice right here */
+    const uno_policy *pol = &g->pol[p];
+    int action;
+    if (pol->id == UNO_POLICY_GREEDY && pol->bluff <= 0.0 && !g->force)
+        action = uno_narrow(g->t)
+                     ? uno_greedy_honest_w(g, p, pol, uno_holds_color_w(g, p, 2), 2)
+                     : uno_greedy_honest_w(g, p, pol, uno_holds_color_w(g, p, 4), 4);
+    else
+        action = uno_choose_play(g, p);
     if (house && action == UNO_DRAW && cfg->forced_play && has_legal_play(g, p))
         action = uno_choose_replacement(g, p); /* C-H3: no voluntary draw */
     if (action != UNO_DRAW) {
@@ -1163,16 +1229,7 @@ static UNO_INLINE int take_turn(uno_game *g, int p, const int house)
     }
     if (g->color >= 0) /* public: p drew on this color */
         g->failed[p] |= (uint8_t)(1u << g->color);
-    /* forced = not has_legal_play(p), written out: the hot path */
-    int has_color = uno_holds_color(g, p);
-    int forced = 1;
-    for (int i = 0, n = g->hand_n[p]; i < n; i++) {
-        int c = g->hand[p][i];
-        if (uno_playable(g, c) && !(uno_restricted(g, c) && has_color)) {
-            forced = 0;
-            break;
-        }
-    }
+    int forced = !has_legal_play(g, p);
     if (g->launcher)
         return press_turn(g, p, forced);
     int got;
@@ -1182,8 +1239,7 @@ static UNO_INLINE int take_turn(uno_game *g, int p, const int house)
         got = draw_cards(g, p, 1, forced ? UNO_R_CANNOT_PLAY : UNO_R_VOLUNTARY);
     if (got) {
         g->idle = 0;
-        int last = g->hand_n[p] - 1;
-        int card = g->hand[p][last];
+        int card = g->last_drawn;
         if (uno_playable(g, card)) {
             int bluff = uno_restricted(g, card) && uno_holds_color(g, p);
             int play_it;
@@ -1194,8 +1250,8 @@ static UNO_INLINE int take_turn(uno_game *g, int p, const int house)
                 play_it = uno_plays_drawn(g, p, bluff);
             if (play_it) {
                 if (house && cfg->jump_in)
-                    open_jump(g, p, last);
-                return play(g, p, last);
+                    open_jump(g, p, card);
+                return play(g, p, card);
             }
         }
     } else if (++g->idle >= g->n_active) {
@@ -1322,6 +1378,8 @@ static int start_round(uno_game *g, int dealer, const uint8_t *deck)
     }
     for (int s = 0; s < g->n; s++) {
         g->hand_n[s] = 0;
+        memset(&g->hand[s], 0, sizeof g->hand[s]);
+        memset(&g->hand_alt[s], 0, sizeof g->hand_alt[s]);
         g->failed[s] = 0;
         g->reveal_from[s] = -1;
         g->reveal_n[s] = 0;
@@ -1332,9 +1390,14 @@ static int start_round(uno_game *g, int dealer, const uint8_t *deck)
     const int n_deal = g->n_active, hand_size = g->cfg->hand_size;
     for (int j = 0, q = dealer; j < n_deal; j++)
         order[j] = q = uno_next(g, q);
+    const uint8_t *rank = t->rank[0], *dark = t->rank[1]; /* dealt on the light side (F2) */
     for (int r = 0; r < hand_size; r++)
-        for (int j = 0; j < n_deal; j++)
-            g->hand[order[j]][r] = (uint8_t)uno_draw_pop(g);
+        for (int j = 0; j < n_deal; j++) {
+            int card = uno_draw_pop(g);
+            uno_bits_set(&g->hand[order[j]], rank[card]);
+            if (g->two_sided)
+                uno_bits_set(&g->hand_alt[order[j]], dark[card]);
+        }
     for (int j = 0; j < n_deal; j++)
         g->hand_n[order[j]] = hand_size;
     int32_t returned[UNO_MAX_CARDS]; /* card + 256 * the side it was read on */
@@ -1348,6 +1411,7 @@ static int start_round(uno_game *g, int dealer, const uint8_t *deck)
                hand); its other face is then read as the starter */
             flipped = 1;
             g->side ^= 1;
+            hands_turn_over(g);
             uno_draw_settle(g);
             reverse_u8(pile, g->n_draw);
             k = t->card_kind[g->side][card];
@@ -1370,7 +1434,7 @@ static int start_round(uno_game *g, int dealer, const uint8_t *deck)
             g->tr->ev[ev].p = g->side;
         }
         for (int s = 0; s < g->n; s++)
-            uno_trace_cards(g->tr, g->hand[s], g->hand_n[s]);
+            trace_hand(g, s);
         uno_trace_ints(g->tr, returned, n_returned);
         if (flipped) /* F2 switch: the starter turned the game over */
             uno_trace_event(g->tr, UNO_EV_FLIP, -1, g->side, card, 0);
@@ -1415,9 +1479,11 @@ static int play_round(uno_game *g, int dealer, const uint8_t *deck)
 
 static int32_t hand_value(const uno_game *g, int s)
 {
+    const int32_t *value = g->t->card_value[g->side];
+    const uint8_t *un = g->t->unrank[g->side];
     int32_t v = 0;
-    for (int i = 0; i < g->hand_n[s]; i++)
-        v += uno_value(g, g->hand[s][i]);
+    UNO_BITS_FOR(g->hand[s], r)
+        v += value[un[r]];
     return v;
 }
 
@@ -1502,7 +1568,7 @@ static int score_round(uno_game *g, int winner)
         uno_trace_event(g->tr, UNO_EV_ROUND_END, winner, g->rounds, 0, 0);
         uno_trace_ints(g->tr, points, n);
         for (int s = 0; s < n; s++)
-            uno_trace_cards(g->tr, g->hand[s], g->hand_n[s]);
+            trace_hand(g, s);
         uno_trace_ints(g->tr, g->scores, n);
         uno_trace_ints(g->tr, eliminated, n_elim);
         if (r->teams)
@@ -1561,6 +1627,7 @@ static void init_game(uno_game *g, const uno_config *cfg, const uno_table *t,
 {
     g->cfg = cfg;
     g->t = t;
+    g->two_sided = t->n_sides == 2;
     g->pol = pol;
     g->rng = rng;
     g->rows = NULL;

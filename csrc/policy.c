@@ -39,166 +39,109 @@ static inline int tries_bluff(uno_game *g, int p, const uno_policy *pol)
 }
 
 /* Whether p holds a restricted card that would be a bluff now (reference.holds_bluff). */
-static int holds_bluff(const uno_game *g, int p, int has_color)
+static inline int holds_bluff(const uno_game *g, int p, int has_color)
 {
-    if (!has_color)
-        return 0;
-    const uint8_t *h = g->hand[p];
-    for (int i = 0, n = g->hand_n[p]; i < n; i++)
-        if (uno_restricted(g, h[i]))
-            return 1;
-    return 0;
+    return has_color && uno_bits_meet(&g->hand[p], &g->t->restricted_mask[g->side]);
 }
 
-/* The highest-value playable colored card, first in hand order on ties; else UNO_DRAW. */
-static int best_colored(const uno_game *g, int p)
+/* p's first card in hand order (rank order) among `cards` (first W words), or UNO_DRAW. */
+static inline int first_card_w(const uno_game *g, const uno_hand *cards, const int W)
 {
-    const uint8_t *h = g->hand[p];
-    int best = UNO_DRAW, best_value = -1;
-    for (int i = 0, n = g->hand_n[p]; i < n; i++) {
-        int c = h[i];
-        if (uno_color(g, c) != UNO_NO_COLOR && uno_matches(g, c) && uno_value(g, c) > best_value) {
-            best = i;
-            best_value = uno_value(g, c);
-        }
-    }
-    return best;
+    int r = uno_bits_first_w(cards, W);
+    return r < 0 ? UNO_DRAW : uno_card_at(g, r);
+}
+
+static inline int first_card(const uno_game *g, const uno_hand *cards)
+{
+    return first_card_w(g, cards, UNO_HAND_WORDS);
+}
+
+/*
+ * The highest-value playable colored card, ties by card priority (the first in
+ * hand order: hands are in priority order); else UNO_DRAW.
+ */
+static inline int best_colored_w(const uno_game *g, int p, const int W)
+{
+    const uno_hand *wild = &g->t->color_mask[g->side][0];
+    uno_hand ok = uno_playable_cards_w(g, &g->hand[p], W);
+    for (int i = 0; i < W; i++)
+        ok.w[i] &= ~wild->w[i];
+    return first_card_w(g, &ok, W);
+}
+
+static inline int best_colored(const uno_game *g, int p)
+{
+    return best_colored_w(g, p, UNO_HAND_WORDS);
 }
 
 /* A legal restricted wild first (it also hurts the next player), else the first Wild. */
-static int best_wild(const uno_game *g, int p, int has_color)
+static inline int best_wild_w(const uno_game *g, int p, int has_color, const int W)
 {
-    const uint8_t *h = g->hand[p];
-    int wild = UNO_DRAW;
-    for (int i = 0, n = g->hand_n[p]; i < n; i++) {
-        int c = h[i];
-        if (uno_color(g, c) == UNO_NO_COLOR) {
-            if (uno_restricted(g, c)) {
-                if (!has_color)
-                    return i;
-            } else if (wild == UNO_DRAW) {
-                wild = i;
-            }
-        }
+    const uno_hand *wild = &g->t->color_mask[g->side][0];
+    const uno_hand *rs = &g->t->restricted_mask[g->side];
+    uno_hand w = uno_bits_and(&g->hand[p], wild);
+    if (!has_color) {
+        uno_hand r = uno_bits_and(&w, rs);
+        if (uno_bits_meet_w(&w, rs, W))
+            return first_card_w(g, &r, W);
     }
-    return wild;
+    for (int i = 0; i < W; i++)
+        w.w[i] &= ~rs->w[i];
+    return first_card_w(g, &w, W);
+}
+
+static inline int best_wild(const uno_game *g, int p, int has_color)
+{
+    return best_wild_w(g, p, has_color, UNO_HAND_WORDS);
+}
+
+/* The k-th card of `cards` in hand order. */
+static inline int nth_card(const uno_game *g, const uno_hand *cards, int k)
+{
+    return uno_card_at(g, uno_bits_select(cards, k));
 }
 
 static int random_play(uno_game *g, int p, const uno_policy *pol)
 {
-    const uint8_t *h = g->hand[p];
-    int n = g->hand_n[p];
     int has_color = uno_holds_color(g, p);
     int bluff_ok = holds_bluff(g, p, has_color) && tries_bluff(g, p, pol);
-    int opts[UNO_HAND_CAP + 1];
-    int m = 0;
-    for (int i = 0; i < n; i++) {
-        int c = h[i];
-        if (uno_playable(g, c) && (bluff_ok || !(uno_restricted(g, c) && has_color)))
-            opts[m++] = i;
-    }
-    opts[m++] = UNO_DRAW;
-    return opts[pick(g, p, UNO_DK_PICK, m)];
+    /* the playable cards (with a bluff: the restricted ones too) in hand order, then draw */
+    uno_hand opts = bluff_ok ? uno_playable_cards(g, &g->hand[p]) : uno_legal_cards(g, p);
+    int m = uno_bits_count(&opts);
+    int k = pick(g, p, UNO_DK_PICK, m + 1);
+    return k == m ? UNO_DRAW : nth_card(g, &opts, k);
 }
 
-/* The bluff knob (C7, C12): the hand index of a restricted card to play illegally, or -1. */
+/* The bluff knob (C7, C12): the restricted card to play illegally, or UNO_DRAW. */
 static int bluff_choice(uno_game *g, int p, const uno_policy *pol, int has_color)
 {
     if (holds_bluff(g, p, has_color) && tries_bluff(g, p, pol)) {
-        const uint8_t *h = g->hand[p];
-        for (int i = 0, n = g->hand_n[p]; i < n; i++)
-            if (uno_restricted(g, h[i]))
-                return i;
+        uno_hand rs = uno_bits_and(&g->hand[p], &g->t->restricted_mask[g->side]);
+        return first_card(g, &rs);
     }
-    return -1;
-}
-
-static int greedy_play_scan(uno_game *g, int p, const uno_policy *pol)
-{
-    int has_color = uno_holds_color(g, p);
-    int bluff = bluff_choice(g, p, pol, has_color);
-    if (bluff >= 0)
-        return bluff;
-    int best = best_colored(g, p);
-    if (best != UNO_DRAW)
-        return uno_dec_bernoulli(g, p, UNO_DK_VOLUNTARY, pol->voluntary) ? UNO_DRAW : best;
-    return best_wild(g, p, has_color);
+    return UNO_DRAW;
 }
 
 /*
- * reference.GreedyPolicy.choose_play.  With an active color and every
- * restricted card colorless (every stock deck), one pass over the hand finds
- * what uno_holds_color, holds_bluff, best_colored and best_wild would each
- * find, with the same first-in-hand-order tie rules; the decisions and the
- * random draws that follow are greedy_play_scan's, in the same order.
- * Otherwise (no active color: a colorless card then "holds" it) the scans.
+ * reference.GreedyPolicy.choose_play: a bluff when the knob says so; else the
+ * best colored card (the first playable colored card in hand order: hands are in
+ * priority order, highest value first), unless the voluntary knob draws; else a
+ * legal restricted wild, else a Wild.  Each question is one mask and one ctz.
  */
+static POLICY_INLINE int greedy_play_w(uno_game *g, int p, const uno_policy *pol, const int W)
+{
+    int has_color = uno_holds_color_w(g, p, W);
+    if (pol->bluff > 0.0) {
+        int bluff = bluff_choice(g, p, pol, has_color);
+        if (bluff != UNO_DRAW)
+            return bluff;
+    }
+    return uno_greedy_honest_w(g, p, pol, has_color, W);
+}
+
 static POLICY_INLINE int greedy_play(uno_game *g, int p, const uno_policy *pol)
 {
-    const uno_table *t = g->t;
-    const int side = g->side, color = g->color;
-    if (color < 0 || t->restricted_colored[side] || !t->match_bits[side])
-        return greedy_play_scan(g, p, pol);
-    const uint64_t *match = t->card_match[side];
-    const int32_t *val = t->card_value[side];
-    const uint8_t *restr = t->card_restricted[side];
-    const uint8_t *h = g->hand[p];
-    const int n = g->hand_n[p];
-    /* a colored card of the active color, or a colored card of the top's face */
-    const uint64_t want = UINT64_C(1) << color | UINT64_C(1) << (8 + g->top_face);
-    const uint64_t own = UINT64_C(1) << color;
-    int has_color = 0, restricted_wild = -1, wild = UNO_DRAW;
-    int best = UNO_DRAW, best_value = -1;
-    if (pol->bluff <= 0.0) {
-        /* Never bluffs (bernoulli(0) draws nothing), so only the best colored card is
-           needed; without one, no card has the active color (it would match), and the
-           wild comes from a second pass. */
-        for (int i = 0; i < n; i++) {
-            int c = h[i];
-            if ((match[c] & want) && val[c] > best_value) {
-                best = i;
-                best_value = val[c];
-            }
-        }
-        if (best != UNO_DRAW)
-            return uno_dec_bernoulli(g, p, UNO_DK_VOLUNTARY, pol->voluntary) ? UNO_DRAW : best;
-        for (int i = 0; i < n; i++) {
-            int c = h[i];
-            if (!match[c]) { /* a wild */
-                if (restr[c])
-                    return i; /* !has_color: a legal restricted wild first */
-                if (wild == UNO_DRAW)
-                    wild = i;
-            }
-        }
-        return wild;
-    }
-    for (int i = 0; i < n; i++) {
-        int c = h[i];
-        uint64_t m = match[c];
-        if (!m) { /* a wild */
-            if (restr[c]) {
-                if (restricted_wild < 0)
-                    restricted_wild = i;
-            } else if (wild == UNO_DRAW) {
-                wild = i;
-            }
-            continue;
-        }
-        has_color |= (m & own) != 0;
-        if ((m & want) && val[c] > best_value) {
-            best = i;
-            best_value = val[c];
-        }
-    }
-    /* restricted cards are all wilds here: the first restricted card is restricted_wild */
-    if (has_color && restricted_wild >= 0 && tries_bluff(g, p, pol))
-        return restricted_wild;
-    if (best != UNO_DRAW)
-        return uno_dec_bernoulli(g, p, UNO_DK_VOLUNTARY, pol->voluntary) ? UNO_DRAW : best;
-    if (!has_color && restricted_wild >= 0)
-        return restricted_wild;
-    return wild;
+    return uno_narrow(g->t) ? greedy_play_w(g, p, pol, 2) : greedy_play_w(g, p, pol, 4);
 }
 
 /*
@@ -239,6 +182,12 @@ static int call_user(uno_game *g, int p, int decision, int arg)
     return r;
 }
 
+/* A user policy's hand index (or UNO_DRAW) as the card it names. */
+static inline int user_card(const uno_game *g, int p, int i)
+{
+    return i == UNO_DRAW ? UNO_DRAW : uno_hand_card(g, p, i);
+}
+
 /* ------------------------------------------------------------------------- */
 /* Strategic (reference.StrategicPolicy): integer scores, visible state only.  */
 /* ------------------------------------------------------------------------- */
@@ -267,14 +216,27 @@ static int fewest_opponent(const uno_game *g, int p)
 }
 
 /* p's cards per color of the side in play (mine[c] counts color 4 * side + c). */
+static POLICY_INLINE void color_counts_w(const uno_game *g, int p, int mine[4], const int W)
+{
+    /* one pass over the hand's colored cards: cheaper than four popcounts of a few bits */
+    const int8_t *col = g->t->card_color[g->side];
+    const uint8_t *un = g->t->unrank[g->side];
+    const uno_hand *wild = &g->t->color_mask[g->side][0];
+    int base = 4 * g->side;
+    uno_hand h;
+    for (int i = 0; i < W; i++)
+        h.w[i] = g->hand[p].w[i] & ~wild->w[i];
+    mine[0] = mine[1] = mine[2] = mine[3] = 0;
+    UNO_BITS_FOR_W(h, r, W)
+        mine[col[un[r]] - base]++;
+}
+
 static void color_counts(const uno_game *g, int p, int mine[4])
 {
-    const int8_t *col = g->t->card_color[g->side];
-    int base = 4 * g->side;
-    mine[0] = mine[1] = mine[2] = mine[3] = 0;
-    for (int i = 0, n = g->hand_n[p]; i < n; i++)
-        if (col[g->hand[p][i]] != UNO_NO_COLOR)
-            mine[col[g->hand[p][i]] - base]++;
+    if (uno_narrow(g->t))
+        color_counts_w(g, p, mine, 2);
+    else
+        color_counts_w(g, p, mine, 4);
 }
 
 /*
@@ -283,19 +245,14 @@ static void color_counts(const uno_game *g, int p, int mine[4])
  */
 static int other_side_wild(const uno_game *g, int q)
 {
-    const uno_table *t = g->t;
-    for (int i = 0, n = g->hand_n[q]; i < n; i++)
-        if (t->color[uno_other_kind(g, g->hand[q][i])] == UNO_NO_COLOR)
-            return 1;
-    return 0;
+    return uno_bits_meet(&g->hand[q], &g->t->other_wild_mask[g->side]);
 }
 
-/* reference.StrategicPolicy.score: how much p likes playing hand[i] now. */
-static int strategic_score(const uno_game *g, int p, int i, const int mine[4], int nx_n, int pv_n,
+/* reference.StrategicPolicy.score: how much p likes playing card c now. */
+static int strategic_score(const uno_game *g, int p, int c, const int mine[4], int nx_n, int pv_n,
                            int low, int fail_nx)
 {
     const uno_table *t = g->t;
-    int c = g->hand[p][i];
     int col = uno_color(g, c), v = uno_value(g, c), e = t->effect[t->card_kind[g->side][c]];
     int s;
     if (col != UNO_NO_COLOR) {
@@ -328,39 +285,50 @@ static int strategic_score(const uno_game *g, int p, int i, const int mine[4], i
     return s;
 }
 
-/* The best legal (never bluffing) card by strategic_score, first on ties; else UNO_DRAW. */
-static int strategic_best(const uno_game *g, int p, int has_color)
+/* The best legal (never bluffing) card by strategic_score, first in hand order on ties;
+   else UNO_DRAW. */
+static POLICY_INLINE int strategic_best_w(const uno_game *g, int p, const int W)
 {
     int mine[4];
-    color_counts(g, p, mine);
+    color_counts_w(g, p, mine, W);
     int nx = uno_next(g, p);
     int nx_n = g->hand_n[nx], pv_n = g->hand_n[prev_seat(g, p)];
     int low = fewest_opponent(g, p), fail_nx = g->failed[nx];
     int best = UNO_DRAW, best_score = 0;
-    for (int i = 0, n = g->hand_n[p]; i < n; i++) {
-        int c = g->hand[p][i];
-        if (!uno_playable(g, c) || (uno_restricted(g, c) && has_color))
-            continue;
-        int sc = strategic_score(g, p, i, mine, nx_n, pv_n, low, fail_nx);
+    uno_hand legal = uno_legal_cards_w(g, p, W);
+    UNO_BITS_FOR_W(legal, r, W) {
+        int c = uno_card_at(g, r);
+        int sc = strategic_score(g, p, c, mine, nx_n, pv_n, low, fail_nx);
         if (best == UNO_DRAW || sc > best_score) {
-            best = i;
+            best = c;
             best_score = sc;
         }
     }
     return best;
 }
 
-static int strategic_play(uno_game *g, int p, const uno_policy *pol)
+static int strategic_best(const uno_game *g, int p)
 {
-    int has_color = uno_holds_color(g, p);
-    int bluff = bluff_choice(g, p, pol, has_color);
-    if (bluff >= 0)
-        return bluff;
-    int best = strategic_best(g, p, has_color);
-    if (best != UNO_DRAW && uno_color(g, g->hand[p][best]) != UNO_NO_COLOR &&
+    return uno_narrow(g->t) ? strategic_best_w(g, p, 2) : strategic_best_w(g, p, 4);
+}
+
+static POLICY_INLINE int strategic_play_w(uno_game *g, int p, const uno_policy *pol, const int W)
+{
+    if (pol->bluff > 0.0) { /* bluff knob 0: tries_bluff draws nothing, never bluffs */
+        int bluff = bluff_choice(g, p, pol, uno_holds_color_w(g, p, W));
+        if (bluff != UNO_DRAW)
+            return bluff;
+    }
+    int best = strategic_best_w(g, p, W);
+    if (best != UNO_DRAW && uno_color(g, best) != UNO_NO_COLOR &&
         uno_dec_bernoulli(g, p, UNO_DK_VOLUNTARY, pol->voluntary))
         return UNO_DRAW;
     return best;
+}
+
+static int strategic_play(uno_game *g, int p, const uno_policy *pol)
+{
+    return uno_narrow(g->t) ? strategic_play_w(g, p, pol, 2) : strategic_play_w(g, p, pol, 4);
 }
 
 /* ------------------------------------------------------------------------- */
@@ -404,7 +372,7 @@ static POLICY_COLD int forced_play(uno_game *g, int p, const uno_policy *pol)
         pt->turn = g->turns;
         pt->own = g->hand_n[p];
         pt->other = g->hand_n[uno_next(g, p)];
-        pt->natural = a >= 0 && uno_restricted(g, g->hand[p][a]);
+        pt->natural = a >= 0 && uno_restricted(g, a);
         pt->truth = -1;
         pt->q = -1.0;
     }
@@ -415,9 +383,8 @@ static POLICY_COLD int forced_play(uno_game *g, int p, const uno_policy *pol)
     memcpy(g->dec_n[p], saved, sizeof saved);
     g->dec_n[p][UNO_DK_BLUFF] = bluffs;
     if (f->value) {
-        for (int j = 0, n = g->hand_n[p]; j < n; j++)
-            if (uno_restricted(g, g->hand[p][j]))
-                return j;
+        uno_hand rs = uno_bits_and(&g->hand[p], &g->t->restricted_mask[g->side]);
+        return first_card(g, &rs);
     }
     uno_policy honest = *pol;
     honest.bluff = 0.0;
@@ -438,7 +405,7 @@ int uno_choose_play(uno_game *g, int p)
     case UNO_POLICY_STRATEGIC:
         return strategic_play(g, p, pol);
     default:
-        return call_user(g, p, UNO_DEC_PLAY, 0);
+        return user_card(g, p, call_user(g, p, UNO_DEC_PLAY, 0));
     }
 }
 
@@ -447,22 +414,16 @@ int uno_choose_replacement(uno_game *g, int p)
     int has_color = uno_holds_color(g, p);
     int id = g->pol[p].id;
     if (id == UNO_POLICY_USER)
-        return call_user(g, p, UNO_DEC_REPLACEMENT, 0);
+        return user_card(g, p, call_user(g, p, UNO_DEC_REPLACEMENT, 0));
     if (id == UNO_POLICY_STRATEGIC)
-        return strategic_best(g, p, has_color);
+        return strategic_best(g, p);
     if (id == UNO_POLICY_RANDOM) {
-        const uint8_t *h = g->hand[p];
-        int opts[UNO_HAND_CAP];
-        int m = 0;
-        for (int i = 0, n = g->hand_n[p]; i < n; i++) {
-            int c = h[i];
-            if (uno_playable(g, c) && !(uno_restricted(g, c) && has_color))
-                opts[m++] = i;
-        }
+        uno_hand opts = uno_legal_cards(g, p); /* in hand order */
+        int m = uno_bits_count(&opts);
 #if UNO_CHECK
         assert(m > 0);
 #endif
-        return opts[pick(g, p, UNO_DK_PICK, m)];
+        return nth_card(g, &opts, pick(g, p, UNO_DK_PICK, m));
     }
     int best = best_colored(g, p);
     return best != UNO_DRAW ? best : best_wild(g, p, has_color);
@@ -519,8 +480,10 @@ double uno_bluff_probability(const uno_game *g, int victim, int offender, int pr
     int k = 0;
     for (int c = 0; c < g->t->n_cards; c++)
         k += col[c] == prev_color;
-    for (int i = 0; i < g->hand_n[victim]; i++)
-        k -= col[g->hand[victim][i]] == prev_color;
+    if (prev_color < 8) {
+        uno_hand mine = uno_bits_and(&g->hand[victim], uno_color_cards(g, prev_color));
+        k -= uno_bits_count(&mine);
+    }
     for (int i = 0; i < g->n_discard; i++)
         k -= col[g->discard[i]] == prev_color;
     double q = 1.0;
@@ -564,11 +527,7 @@ static int builtin_challenge(uno_game *g, int victim, int offender, int prev_col
 /* Whether p holds a card of `color` (a WD4 played with it in hand was a bluff, C7). */
 static int holds_that_color(const uno_game *g, int p, int color)
 {
-    const int8_t *col = g->t->card_color[g->side];
-    for (int i = 0, n = g->hand_n[p]; i < n; i++)
-        if (col[g->hand[p][i]] == color)
-            return 1;
-    return 0;
+    return uno_bits_meet(&g->hand[p], uno_color_cards(g, color));
 }
 
 static POLICY_COLD int forced_challenge(uno_game *g, int victim, int offender, int prev_color,
@@ -672,22 +631,19 @@ int uno_choose_stack(uno_game *g, int p, int total)
 {
     const uno_policy *pol = &g->pol[p];
     if (pol->id == UNO_POLICY_USER)
-        return call_user(g, p, UNO_DEC_STACK, total);
-    const uint8_t *h = g->hand[p];
+        return user_card(g, p, call_user(g, p, UNO_DEC_STACK, total));
     int has_color = uno_holds_color(g, p);
-    int opts[UNO_HAND_CAP], m = 0;
-    for (int i = 0, n = g->hand_n[p]; i < n; i++)
-        if (uno_can_stack(g, h[i]) && !(uno_restricted(g, h[i]) && has_color))
-            opts[m++] = i;
+    int opts[UNO_HAND_CAP], m = 0; /* in hand order */
+    UNO_BITS_FOR(g->hand[p], r) {
+        int c = uno_card_at(g, r);
+        if (uno_can_stack(g, c) && !(uno_restricted(g, c) && has_color))
+            opts[m++] = c;
+    }
     if (m == 0 || !uno_dec_bernoulli(g, p, UNO_DK_STACK, pol->stack))
         return UNO_DRAW;
     if (pol->id == UNO_POLICY_RANDOM)
         return opts[pick(g, p, UNO_DK_PICK, m)];
-    int best = opts[0];
-    for (int j = 1; j < m; j++)
-        if (uno_value(g, h[opts[j]]) > uno_value(g, h[best]))
-            best = opts[j];
-    return best;
+    return opts[0]; /* the highest value: hands are in priority order */
 }
 
 /* C-H4 (reference.BuiltinPolicy.wants_jump). */
@@ -703,7 +659,7 @@ int uno_plays_drawn(uno_game *g, int p, int bluff)
 {
     const uno_policy *pol = &g->pol[p];
     if (pol->id == UNO_POLICY_USER)
-        return call_user(g, p, UNO_DEC_PLAY_DRAWN, bluff);
+        return call_user(g, p, UNO_DEC_PLAY_DRAWN, bluff | g->last_drawn << 1);
     if (bluff)
         return tries_bluff(g, p, pol);
     return uno_dec_bernoulli(g, p, UNO_DK_PLAY_DRAWN, pol->play_drawn);
@@ -719,13 +675,6 @@ int uno_choose_discard(uno_game *g, int p, int need)
 {
     const uno_policy *pol = &g->pol[p];
     if (pol->id == UNO_POLICY_USER)
-        return call_user(g, p, UNO_DEC_DISCARD, need);
-    const uint8_t *h = g->hand[p];
-    int best = 0, best_value = -1;
-    for (int i = 0, n = g->hand_n[p]; i < n; i++)
-        if (uno_value(g, h[i]) > best_value) {
-            best = i;
-            best_value = uno_value(g, h[i]);
-        }
-    return best;
+        return user_card(g, p, call_user(g, p, UNO_DEC_DISCARD, need));
+    return uno_hand_card(g, p, 0); /* the highest value: hands are in priority order */
 }

@@ -27,12 +27,19 @@
  *          Two cards match by symbol when their faces are equal.
  * effect   uno_effect (cards.Effect); starter: uno_starter (cards.Starter);
  *          reason: uno_reason (cards.DrawReason).
- * hand     uint8_t card ids, unordered; a drawn card is appended, a played
- *          card is removed by moving the last card into its slot.
+ * rank     table->rank[side][card]: the card's place in the card priority
+ *          order of a side (docs/policies.md "Card priority"): higher value
+ *          first, then lower kind id, then lower card id.
+ * hand     a uno_hand: a bitset over the ranks of the side in play (bit r set
+ *          when the card of rank r is held), the engine's one representation
+ *          of a hand.  Hand order (what a hand index counts, what the trace
+ *          and a user policy see) is rank order; a Flip turns every hand over
+ *          into the other side's ranks.  hand_n[p] counts the set bits.
  * pile     uint8_t card ids, the top card last (draw pile and discard pile).
  * seat     0..players-1, clockwise; direction +1 is clockwise ("left").
- * action   what choose_play returns: a hand index 0..n-1 = play that card,
- *          UNO_DRAW (-1) = draw a card.
+ * action   what uno_choose_play returns: a card id = play that card,
+ *          UNO_DRAW (-1) = draw a card (a user policy answers a hand index,
+ *          turned into the card by uno_hand_card).
  * rules    uno_config: one int per field of uno_sim.rules.Rules, enums as
  *          their index in the tuples of rules.py (DEALER_DRAW, DRAWN_CARD,
  *          CHALLENGE, SCORING, ...).
@@ -119,6 +126,7 @@
 #define UNO_MAX_CARDS 255 /* card ids are uint8_t */
 #define UNO_MAX_KINDS 255
 #define UNO_HAND_CAP 256 /* a hand can hold every card */
+#define UNO_HAND_WORDS 4 /* a uno_hand's 64-bit words: one bit per card id up to 255 */
 #define UNO_NO_COLOR (-1)
 #define UNO_DRAW (-1)
 #define UNO_ANY 9999 /* a state condition that always holds */
@@ -258,13 +266,23 @@ typedef struct uno_table {
     /* per side: 1 when some card of the side is restricted yet has a color (no stock deck
        has one); the policies' fast paths assume 0 */
     uint8_t restricted_colored[2];
-    /* per side, per card: what a colored card matches, as bits: 1 << color (0..7) and
-       1 << (8 + face); 0 for a wild.  A colored card matches the active color c and the
-       top face f when card_match & (1 << c | 1 << (8 + f)).  Valid when match_bits[side]
-       (every face of the side below 56); the policies' fast paths assume it */
-    uint64_t card_match[2][UNO_MAX_CARDS];
-    uint8_t match_bits[2];
+    /* Card priority (docs/policies.md): kind_pos[k] orders the kinds by higher value
+       first, then lower kind id; per side, rank[side][card] is the card's place in the
+       priority order (kind_pos of its kind on that side, then lower card id) and
+       unrank[side][r] the card of rank r.  Hands are bitsets over these ranks. */
+    uint8_t kind_pos[UNO_MAX_KINDS];
+    uint8_t rank[2][256];
+    uint8_t unrank[2][256];
+    /* Per side, bitsets over its ranks (uno_hand): the cards of color c - 1 (c = 0: the
+       wilds, color -1; c = 1..8: colors 0..7), the cards of face f (f < 32, faces_ok[side]
+       when every face of the side is below 32), the restricted cards and the cards whose
+       other face is a wild (F6) */
+    struct uno_hand {
+        uint64_t w[UNO_HAND_WORDS];
+    } color_mask[2][9], face_mask[2][32], restricted_mask[2], other_wild_mask[2];
+    uint8_t faces_ok[2];
 } uno_table;
+typedef struct uno_hand uno_hand;
 
 /*
  * Returns 0, or -1 when a column is out of range (sizes, ids, enums).
@@ -304,7 +322,9 @@ enum uno_decision {
     UNO_DEC_CHALLENGE = 3,   /* arg = offender | (previous color + 1) << 8; returns 0/1 */
     UNO_DEC_FORGET_UNO = 4,  /* returns 1 to forget saying UNO */
     UNO_DEC_CATCH = 5,       /* arg = the seat that forgot; returns 0/1 */
-    UNO_DEC_PLAY_DRAWN = 6,  /* arg = 1 when playing it would be a bluff; returns 0/1 */
+    UNO_DEC_PLAY_DRAWN = 6,  /* arg = (1 when playing it would be a bluff) | the card drawn
+                                << 1 (hand order is card priority: it is not the last card);
+                                returns 0/1 */
     UNO_DEC_TARGET = 7,      /* arg = the targeting card id; returns an opponent's seat */
     UNO_DEC_STACK = 8,       /* C-H1: arg = the pending total; returns a hand index that
                                 answers it (uno_can_stack) or UNO_DRAW to take the cards */
@@ -562,6 +582,7 @@ typedef struct uno_game {
     uint8_t reveal[UNO_MAX_PLAYERS][UNO_HAND_CAP];
     jmp_buf *bail; /* longjmp target when a user policy aborts */
     int hand_n[UNO_MAX_PLAYERS];
+    int last_drawn; /* the last card drawn by draw_cards / draw_until_playable, or -1 */
     int n_draw, n_discard;
     /* draw[0..bag) is not shuffled yet: the pending steps of its Fisher-Yates shuffle are
        taken one at a time as cards are drawn (uno_draw_pop), or all at once before the
@@ -569,7 +590,12 @@ typedef struct uno_game {
     int bag;
     uint8_t draw[UNO_MAX_CARDS];
     uint8_t discard[UNO_MAX_CARDS];
-    uint8_t hand[UNO_MAX_PLAYERS][UNO_HAND_CAP];
+    uno_hand hand[UNO_MAX_PLAYERS]; /* over the ranks of g->side */
+    /* A two-faced deck (F1) only: the same hands over the ranks of the other side, kept
+       in step card by card, so that a Flip (F3) turns every hand over by swapping the
+       two arrays' roles rather than re-ranking every card */
+    uno_hand hand_alt[UNO_MAX_PLAYERS];
+    int two_sided;
     uno_table own; /* the game's re-paired copy of the table (cfg->repair); t points to it */
     int launcher;  /* E2: UNO Extreme, the draw pile is the launcher (cfg->variant) */
     int silent;    /* E2: presses in a row that fired nothing, this round */
@@ -675,15 +701,317 @@ static inline int uno_can_stack(const uno_game *g, int card)
     return (mode & f) && (mode & top) && f >= top && uno_playable(g, card);
 }
 
+/* Bitsets over ranks (uno_hand). */
+static inline int uno_ctz64(uint64_t x)
+{
+#if defined(__GNUC__)
+    return __builtin_ctzll(x);
+#else
+    int n = 0;
+    while (!(x & 1)) {
+        x >>= 1;
+        n++;
+    }
+    return n;
+#endif
+}
+
+/* The popcnt instruction where the target has it; else an inline SWAR count (GCC's
+   __builtin_popcountll would be a libgcc call there). */
+static inline int uno_popcount64(uint64_t x)
+{
+#if defined(__GNUC__) && defined(__POPCNT__)
+    return __builtin_popcountll(x);
+#else
+    x = x - ((x >> 1) & UINT64_C(0x5555555555555555));
+    x = (x & UINT64_C(0x3333333333333333)) + ((x >> 2) & UINT64_C(0x3333333333333333));
+    x = (x + (x >> 4)) & UINT64_C(0x0f0f0f0f0f0f0f0f);
+    return (int)((x * UINT64_C(0x0101010101010101)) >> 56);
+#endif
+}
+
+/* a & m */
+static inline uno_hand uno_bits_and(const uno_hand *a, const uno_hand *m)
+{
+    uno_hand r;
+    for (int i = 0; i < UNO_HAND_WORDS; i++)
+        r.w[i] = a->w[i] & m->w[i];
+    return r;
+}
+
+static inline int uno_bits_any(const uno_hand *a)
+{
+    uint64_t x = 0;
+    for (int i = 0; i < UNO_HAND_WORDS; i++)
+        x |= a->w[i];
+    return x != 0;
+}
+
+/*
+ * Width: a deck of at most 128 cards has ranks below 128, so only the first two
+ * words of its bitsets are ever set.  The hot functions take the words to read
+ * as a constant W (2 or 4, chosen once per call by uno_narrow) so that each is
+ * compiled for both widths from one source; the others read all four.
+ */
+static inline int uno_narrow(const uno_table *t)
+{
+    return t->n_cards <= 128;
+}
+
+static inline int uno_bits_meet_w(const uno_hand *a, const uno_hand *m, const int W)
+{
+    uint64_t x = 0;
+    for (int i = 0; i < W; i++)
+        x |= a->w[i] & m->w[i];
+    return x != 0;
+}
+
+static inline int uno_bits_meet(const uno_hand *a, const uno_hand *m)
+{
+    return uno_bits_meet_w(a, m, UNO_HAND_WORDS);
+}
+
+static inline int uno_bits_count(const uno_hand *a)
+{
+    int n = 0;
+    for (int i = 0; i < UNO_HAND_WORDS; i++)
+        n += uno_popcount64(a->w[i]);
+    return n;
+}
+
+/* The lowest set rank of a (its first W words), or -1 when they are empty. */
+static inline int uno_bits_first_w(const uno_hand *a, const int W)
+{
+    for (int i = 0; i < W; i++)
+        if (a->w[i])
+            return 64 * i + uno_ctz64(a->w[i]);
+    return -1;
+}
+
+static inline int uno_bits_first(const uno_hand *a)
+{
+    return uno_bits_first_w(a, UNO_HAND_WORDS);
+}
+
+/* The rank of the k-th set bit of a (k < uno_bits_count(a)). */
+static inline int uno_bits_select(const uno_hand *a, int k)
+{
+    for (int i = 0; i < UNO_HAND_WORDS; i++) {
+        uint64_t w = a->w[i];
+        int c = uno_popcount64(w);
+        if (k < c) {
+            while (k-- > 0)
+                w &= w - 1;
+            return 64 * i + uno_ctz64(w);
+        }
+        k -= c;
+    }
+    return -1;
+}
+
+/* How many set bits of a lie below rank r: a card's hand index. */
+static inline int uno_bits_below(const uno_hand *a, int r)
+{
+    int n = 0;
+    for (int i = 0; i < r >> 6; i++)
+        n += uno_popcount64(a->w[i]);
+    if (r & 63)
+        n += uno_popcount64(a->w[r >> 6] & ((UINT64_C(1) << (r & 63)) - 1));
+    return n;
+}
+
+static inline void uno_bits_set(uno_hand *a, int r)
+{
+    a->w[r >> 6] |= UINT64_C(1) << (r & 63);
+}
+
+static inline void uno_bits_clear(uno_hand *a, int r)
+{
+    a->w[r >> 6] &= ~(UINT64_C(1) << (r & 63));
+}
+
+/* Iterates the set ranks of the uno_hand expression `a` in rank order: `r` is each rank. */
+#define UNO_BITS_FOR(a, r) UNO_BITS_FOR_W(a, r, UNO_HAND_WORDS)
+/* The same over the first W words only (a constant: see uno_narrow). */
+#define UNO_BITS_FOR_W(a, r, W)                                                                    \
+    for (int uno_i_ = 0; uno_i_ < (W); uno_i_++)                                                   \
+        for (uint64_t uno_w_ = (a).w[uno_i_]; uno_w_; uno_w_ &= uno_w_ - 1)                        \
+            for (int r = 64 * uno_i_ + uno_ctz64(uno_w_), uno_once_ = 1; uno_once_; uno_once_ = 0)
+
+/* Cards of a hand (ranks of the side in play). */
+static inline int uno_rank(const uno_game *g, int card)
+{
+    return g->t->rank[g->side][card];
+}
+
+static inline int uno_card_at(const uno_game *g, int r)
+{
+    return g->t->unrank[g->side][r];
+}
+
+/* p now holds `card` (never held before). */
+static inline void uno_hand_add(uno_game *g, int p, int card)
+{
+    uno_bits_set(&g->hand[p], g->t->rank[g->side][card]);
+    if (g->two_sided)
+        uno_bits_set(&g->hand_alt[p], g->t->rank[g->side ^ 1][card]);
+    g->hand_n[p]++;
+}
+
+/* p gives up `card` (held). */
+static inline void uno_hand_remove(uno_game *g, int p, int card)
+{
+    uno_bits_clear(&g->hand[p], g->t->rank[g->side][card]);
+    if (g->two_sided)
+        uno_bits_clear(&g->hand_alt[p], g->t->rank[g->side ^ 1][card]);
+    g->hand_n[p]--;
+}
+
+/* Seats a and b exchange their hands (both representations). */
+static inline void uno_hands_swap(uno_game *g, int a, int b)
+{
+    uno_hand tmp = g->hand[a];
+    g->hand[a] = g->hand[b];
+    g->hand[b] = tmp;
+    tmp = g->hand_alt[a];
+    g->hand_alt[a] = g->hand_alt[b];
+    g->hand_alt[b] = tmp;
+    int n = g->hand_n[a];
+    g->hand_n[a] = g->hand_n[b];
+    g->hand_n[b] = n;
+}
+
+/* The card at hand index i of p (0 <= i < hand_n[p]): the i-th in rank order. */
+static inline int uno_hand_card(const uno_game *g, int p, int i)
+{
+    return g->t->unrank[g->side][uno_bits_select(&g->hand[p], i)];
+}
+
+/* The hand index of a card p holds. */
+static inline int uno_hand_index(const uno_game *g, int p, int card)
+{
+    return uno_bits_below(&g->hand[p], g->t->rank[g->side][card]);
+}
+
+/* p's cards in hand order (rank order) into out[]; returns how many. */
+static inline int uno_hand_cards(const uno_game *g, int p, uint8_t *out)
+{
+    const uint8_t *un = g->t->unrank[g->side];
+    int n = 0;
+    UNO_BITS_FOR(g->hand[p], r)
+        out[n++] = un[r];
+    return n;
+}
+
+/* The cards of the active color (a colorless card when there is none), on the side in play. */
+static inline const uno_hand *uno_color_cards(const uno_game *g, int color)
+{
+    return &g->t->color_mask[g->side][color + 1];
+}
+
 /* Whether p holds a card of the active color: what makes a restricted card a bluff (C7). */
+static inline int uno_holds_color_w(const uno_game *g, int p, const int W)
+{
+    return uno_bits_meet_w(&g->hand[p], uno_color_cards(g, g->color), W);
+}
+
 static inline int uno_holds_color(const uno_game *g, int p)
 {
-    const uint8_t *h = g->hand[p];
-    const int8_t *col = g->t->card_color[g->side];
-    for (int i = 0, n = g->hand_n[p]; i < n; i++)
-        if (col[h[i]] == g->color)
-            return 1;
-    return 0;
+    return uno_holds_color_w(g, p, UNO_HAND_WORDS);
+}
+
+/*
+ * The cards of hand h that are playable now (C6: a wild, the active color or the
+ * top card's face); words W.. of the answer are zero.
+ */
+static inline uno_hand uno_playable_cards_w(const uno_game *g, const uno_hand *h, const int W)
+{
+    const uno_table *t = g->t;
+    const int side = g->side;
+    const uno_hand *wild = &t->color_mask[side][0], *col = &t->color_mask[side][g->color + 1];
+    uno_hand r;
+    for (int i = W; i < UNO_HAND_WORDS; i++)
+        r.w[i] = 0;
+    if (t->faces_ok[side] && g->top_face < 32) {
+        const uno_hand *face = &t->face_mask[side][g->top_face];
+        for (int i = 0; i < W; i++)
+            r.w[i] = h->w[i] & (wild->w[i] | col->w[i] | face->w[i]);
+        return r;
+    }
+    for (int i = 0; i < W; i++)
+        r.w[i] = h->w[i] & (wild->w[i] | col->w[i]);
+    const uint8_t *face = t->card_face[side], *un = t->unrank[side];
+    UNO_BITS_FOR(*h, q)
+        if (face[un[q]] == g->top_face)
+            uno_bits_set(&r, q);
+    return r;
+}
+
+static inline uno_hand uno_playable_cards(const uno_game *g, const uno_hand *h)
+{
+    return uno_playable_cards_w(g, h, UNO_HAND_WORDS);
+}
+
+/*
+ * The legal plays of p (reference.Game.has_legal_play's cards): playable and not a
+ * bluff (a restricted card while holding the active color, C7).
+ */
+static inline uno_hand uno_legal_cards_w(const uno_game *g, int p, const int W)
+{
+    uno_hand r = uno_playable_cards_w(g, &g->hand[p], W);
+    if (uno_holds_color_w(g, p, W)) {
+        const uno_hand *rs = &g->t->restricted_mask[g->side];
+        for (int i = 0; i < W; i++)
+            r.w[i] &= ~rs->w[i];
+    }
+    return r;
+}
+
+static inline uno_hand uno_legal_cards(const uno_game *g, int p)
+{
+    return uno_legal_cards_w(g, p, UNO_HAND_WORDS);
+}
+
+/* The card of the lowest rank among `cards` (its first W words), or UNO_DRAW when none. */
+static inline int uno_first_card_w(const uno_game *g, const uno_hand *cards, const int W)
+{
+    int r = uno_bits_first_w(cards, W);
+    return r < 0 ? UNO_DRAW : uno_card_at(g, r);
+}
+
+/*
+ * reference.GreedyPolicy.choose_play after its bluff question (policy.c greedy_play):
+ * the best colored card (the first playable colored card in hand order: hands are
+ * in priority order, highest value first) unless the voluntary knob draws; else a
+ * legal restricted wild, else a Wild, else UNO_DRAW.  Inline here so that the
+ * engine's turn calls it directly for a greedy seat that never bluffs.
+ */
+static inline int uno_greedy_honest_w(uno_game *g, int p, const uno_policy *pol, int has_color,
+                                      const int W)
+{
+    const uno_table *t = g->t;
+    const uno_hand *wild = &t->color_mask[g->side][0];
+    uno_hand ok = uno_playable_cards_w(g, &g->hand[p], W);
+    for (int i = 0; i < W; i++)
+        ok.w[i] &= ~wild->w[i];
+    int best = uno_first_card_w(g, &ok, W);
+    if (best != UNO_DRAW)
+        return uno_dec_bernoulli(g, p, UNO_DK_VOLUNTARY, pol->voluntary) ? UNO_DRAW : best;
+    const uno_hand *rs = &t->restricted_mask[g->side];
+    uno_hand w;
+    for (int i = 0; i < W; i++)
+        w.w[i] = g->hand[p].w[i] & wild->w[i];
+    if (!has_color) { /* a legal restricted wild first: it also hurts the next player */
+        uno_hand r;
+        for (int i = 0; i < W; i++)
+            r.w[i] = w.w[i] & rs->w[i];
+        best = uno_first_card_w(g, &r, W);
+        if (best != UNO_DRAW)
+            return best;
+    }
+    for (int i = 0; i < W; i++)
+        w.w[i] &= ~rs->w[i];
+    return uno_first_card_w(g, &w, W);
 }
 
 /*

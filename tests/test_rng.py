@@ -233,7 +233,7 @@ def test_same_seed_deals_every_round_alike_whatever_the_policies(engine):
     import uno_sim
 
     def decks(policies):
-        res = uno_sim.play_game(players=3, target=150, seed=9, game=4, policies=policies,
+        res = uno_sim.play_game(players=3, target=150, seed=9, game=11, policies=policies,
                                 trace=True, engine=engine)
         return [e["deck"] for e in res.events if e["e"] == "round_start"]
 

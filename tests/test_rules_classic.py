@@ -22,6 +22,7 @@ import pytest
 import uno_sim
 from specs import greedy
 from uno_sim import Rules, RulesError, arrange
+from uno_sim.scenario import hand_order as in_hand_order
 
 # ---------------------------------------------------------------------------
 # Helpers
@@ -147,8 +148,8 @@ def scenario(engine, *, players=4, dealer=0, hands, starter, draws=(), hand_size
     res = uno_sim.play_round(rules, policies, deck=deck, dealer=dealer, seed=seed, scores=scores,
                              engine=engine)
     rs = one(res, "round_start")
-    for s, h in hands.items():  # the arrangement dealt what was asked
-        assert rs["hands"][s] == list(h), (s, rs["hands"][s], h)
+    for s, h in hands.items():  # the arrangement dealt what was asked, shown in hand order
+        assert rs["hands"][s] == in_hand_order(rules, h), (s, rs["hands"][s], h)
     assert rs["starter"] == starter or starter == "W+4"
     return res
 
@@ -325,7 +326,9 @@ def test_c04_seven_cards_one_at_a_time_from_the_dealers_left(engine):
     res = uno_sim.play_round(Rules(players=4), G, deck=deck, dealer=2, engine=engine)
     rs = one(res, "round_start")
     assert rs["dealer"] == 2
-    assert rs["hands"] == [seat0, seat1, seat2, seat3]
+    # each seat got the cards asked for; a hand is shown in hand order (card priority)
+    assert rs["hands"] == [in_hand_order(Rules(players=4), h) for h in (seat0, seat1, seat2, seat3)]
+    assert rs["hands"][0] == ["Y8", "Y7", "Y6", "Y5", "Y4", "Y2", "Y1"]
     assert rs["starter"] == "R3"
     # the rest is the draw pile: seat 3 (left of the dealer) opens and draws deck[29]
     assert trail(res, 4) == [
@@ -371,7 +374,8 @@ def test_c05_wd4_starter_is_shuffled_back_and_another_turned_up(engine, seed):
     assert rs["returned"] and rs["returned"][0] == "W+4"
     assert set(rs["returned"]) == {"W+4"}
     assert rs["starter"] != "W+4"
-    assert rs["hands"] == [hands[s] for s in range(4)]  # the deal is untouched
+    # the deal is untouched (hands shown in hand order)
+    assert rs["hands"] == [in_hand_order(Rules(players=4), hands[s]) for s in range(4)]
     # the first move is never the dealer's unless the new starter is a Reverse
     first = next(actor(t) for t in trail(res) if actor(t) is not None)
     if rs["starter"][1:] == "R":

@@ -210,7 +210,8 @@ def test_e3_stalemate_when_the_launcher_and_discards_are_exhausted(engine):
 def test_e4_discard_all_puts_down_every_card_of_its_color(engine):
     rules, deck = deal(hands={1: ["RDA", "R5", "G3", "R9", "B2"]}, starter="R3", hand_size=5)
     res = run(engine, rules, deck)
-    assert turns(res, 2) == [("play", 1, "RDA"), ("discard_all", 1, ["R5", "R9"])]
+    # the rest of its color goes down in hand order (card priority: R9 before R5)
+    assert turns(res, 2) == [("play", 1, "RDA"), ("discard_all", 1, ["R9", "R5"])]
     nxt = ev(res, "play")[1]
     assert nxt["p"] == 2  # red stays active: the Discard All is on top
 

@@ -314,7 +314,9 @@ def test_f5_dark_values_score_the_side_in_play(engine):
     rules, deck = deal(players=2, hands=hands, starter="R4/V7", after_flip=["R1/O2"])
     res = run(engine, rules, deck)
     end = ev(res, "round_end")[0]
-    assert end["hands"][0] == ["P+5", "TSE", "OF", "O2"]
+    # hand order on the dark side: Skip Everyone (30), then +5 and Flip (20; lower kind id
+    # first), then the number
+    assert end["hands"][0] == ["TSE", "P+5", "OF", "O2"]
     assert end["p"] == 1 and end["points"] == [0, 20 + 30 + 20 + 2]
 
 
@@ -344,7 +346,8 @@ def test_f6_visible_information():
     g.start_round(0, order)
     seen = g.visible_other_faces(1)
     assert sorted(seen) == [0, 2]
-    assert [k.code for k in seen[2]] == ["T2", "O3", "VF"]
+    # in seat 2's hand order (light side: Y9, B6, B5 by card priority)
+    assert [k.code for k in seen[2]] == ["VF", "O3", "T2"]
     assert g.next_draw_other_face().code == "P1"
     assert g.other_face(g.hands[1][0]).code == "T5"
 

@@ -190,8 +190,10 @@ def test_s3_wilds_down_others_put_their_wilds_under_the_top_card(engine):
                               0: ["W", "W+4", "W"]}, starter="R3", **custom("wilds_down"))
     res = run(engine, rules, deck)
     t = turns(res)
+    # P0 held only wilds: its first in hand order stays (W and W+4 are both worth 50;
+    # the lower kind id, W, comes first), the others go down in hand order
     assert t[:3] == [("play", 1, "W:wilds_down", "G"), ("put_down", 2, ["W", "W+4"]),
-                     ("put_down", 0, ["W+4", "W"])]  # P0 held only wilds: its first stays
+                     ("put_down", 0, ["W", "W+4"])]
     assert t[3][:2] in (("draw", 2), ("play", 2))  # the color named stays active
     end = ev(res, "round_end")
     assert not end or "W" not in end[0]["hands"][2]
@@ -256,8 +258,8 @@ def test_s3_seven_user_policy_chooses_the_discards(engine):
                               2: hand2}, starter="R1", hand_size=9, **custom("seven"))
     res = run(engine, rules, deck, policies=[G, G, pol])
     assert asked == [(2, 9), (1, 8)]
-    # index 0 each time: Y1, then Y6 (the last card moved into the gap)
-    assert ev(res, "put_down")[0] == {"e": "put_down", "p": 2, "cards": ["Y1", "Y6"]}
+    # index 0 each time: the first card in hand order (card priority), W then YS
+    assert ev(res, "put_down")[0] == {"e": "put_down", "p": 2, "cards": ["W", "YS"]}
 
 
 def test_s3_three_everyone_draws_or_discards_to_exactly_three(engine):

@@ -6,7 +6,7 @@ from .api import make_rules, play_game, play_round  # noqa: E402
 from .policies import PolicySpec, parse_policy  # noqa: E402
 from .reference import GameResult  # noqa: E402
 from .rules import Rules, RulesError  # noqa: E402
-from .scenario import arrange  # noqa: E402
+from .scenario import arrange, hand_order  # noqa: E402
 
 __all__ = ["Rules", "RulesError", "GameResult", "PolicySpec", "parse_policy", "play_game",
-           "play_round", "arrange", "make_rules", "__version__"]
+           "play_round", "arrange", "hand_order", "make_rules", "__version__"]

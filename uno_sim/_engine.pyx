@@ -227,7 +227,8 @@ cdef extern from "uno.h":
         int hand_n[10]
         uint8_t draw[255]
         uint8_t discard[255]
-        uint8_t hand[10][256]
+
+    int uno_hand_cards(const uno_game *g, int p, uint8_t *out)
 
     ctypedef int (*uno_decide_fn)(void *ctx, uno_game *g, int seat, int decision,
                                   int arg) noexcept
@@ -460,11 +461,18 @@ cdef class _Bounded:
         return uno_dec_bounded(self.g, self.seat, UNO_DK_USER, n)
 
 
+cdef list _hand(uno_game *g, int s):
+    """Seat s's cards in hand order (card priority order, docs/policies.md)."""
+    cdef uint8_t cards[256]
+    cdef int n = uno_hand_cards(g, s, cards)
+    return [cards[i] for i in range(n)]
+
+
 cdef object _raw_state(uno_game *g, int seat):
     cdef int s, i
     return RawState(
         round=g.rounds, turn=g.turns, direction=g.direction, color=g.color,
-        hands=[[g.hand[s][i] for i in range(g.hand_n[s])] for s in range(g.n)],
+        hands=[_hand(g, s) for s in range(g.n)],
         discard=[g.discard[i] for i in range(g.n_discard)], n_draw=g.n_draw,
         scores=[g.scores[s] for s in range(g.n)], active=[g.active[s] for s in range(g.n)],
         failed=[g.failed[s] for s in range(g.n)], reveal_from=g.reveal_from[seat],

@@ -117,8 +117,9 @@ cdef class EnvSeat:
         cdef int K = self.n_kinds, N = self.players, side = g.side, i, q, c, k, r
         cdef int top = g.discard[g.n_discard - 1]
         cdef int top_kind = g.t.card_kind[side][top]
-        cdef int has_color = 0, any_fair = 0, n_hand = g.hand_n[seat], ft, f
+        cdef int has_color = 0, any_fair = 0, n_hand, ft, f
         cdef int a, ans
+        cdef uint8_t cards[256]  # a hand in hand order (uno_hand_cards)
         memset(&o[0], 0, self.obs_size * sizeof(cnp.float32_t))
         memset(&m[0], 0, self.n_actions * sizeof(cnp.int8_t))
         for k in range(K):
@@ -126,8 +127,9 @@ cdef class EnvSeat:
         self.side = side
         # public and own state (P1)
         o[self.o_dec + decision] = 1
+        n_hand = uno_hand_cards(g, seat, cards)
         for i in range(n_hand - 1, -1, -1):  # the first hand index of each kind wins
-            k = g.t.card_kind[side][g.hand[seat][i]]
+            k = g.t.card_kind[side][cards[i]]
             o[self.o_hand + k] += 1
             self.kind_index[k] = i
             if g.t.color[k] == g.color:
@@ -164,8 +166,8 @@ cdef class EnvSeat:
             for q in range(N):
                 if q != seat and g.active[q]:
                     r = self._rel(seat, q)
-                    for i in range(g.hand_n[q]):
-                        o[self.o_other + r * K + g.t.card_kind[side ^ 1][g.hand[q][i]]] += 1
+                    for i in range(uno_hand_cards(g, q, cards)):
+                        o[self.o_other + r * K + g.t.card_kind[side ^ 1][cards[i]]] += 1
             if g.n_draw > 0:
                 o[self.o_next_draw + g.t.card_kind[side ^ 1][g.draw[g.n_draw - 1]]] = 1
         if self.extreme and g.launcher:
@@ -215,7 +217,7 @@ cdef class EnvSeat:
             elif decision == 5:  # catch
                 o[self.o_forgetter + self._rel(seat, arg)] = 1
             elif decision == 6:  # play_drawn
-                o[self.o_card + g.t.card_kind[side][g.hand[seat][n_hand - 1]]] = 1
+                o[self.o_card + g.t.card_kind[side][arg >> 1]] = 1  # the card drawn
             elif decision == 9:  # jump_in
                 o[self.o_card + g.t.card_kind[side][arg]] = 1
         self.decision = decision

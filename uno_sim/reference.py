@@ -7,9 +7,14 @@ written here, and both engines share the deck tables of `uno_sim.cards`.
 
 Conventions shared with the C engine
 ------------------------------------
-* Piles are lists whose *last* element is the top card.  Hands are lists;
-  playing removes a card by swapping the last card into its slot.
-* A drawn card is appended to the hand.
+* Piles are lists whose *last* element is the top card.  Hands are lists kept
+  in *hand order*: the card priority order of the side in play (docs/policies.md
+  "Card priority": higher value first, then lower kind id, then lower card id;
+  ``Game.ranks``).  A card that joins a hand takes its place in that order, a
+  card that leaves it leaves the others in order, and a Flip re-sorts every hand
+  by the new side.  "The first card in hand order" is therefore the first by
+  card priority: every tie of the policies is broken by card priority, never by
+  the order in which the cards arrived.
 * Two kinds of random stream, both derived from the game's seed state.  The
   table's cards (dealer draw, the shuffle of each round, starter cards put
   back, reshuffles) come from ``deal``, a stream rebuilt at each round from
@@ -491,6 +496,7 @@ class Game:
         self.side_kinds = [list(self.deck.side_kinds(s)) for s in range(self.deck.sides)]
         self.side = 0
         self.card_kind = self.side_kinds[0]
+        self.set_ranks()
         self.n = rules.players
         self.seeded = rng.state  # every stream derives from it
         self.deal = rng.deal(0)  # the table's cards: dealer draw, shuffles
@@ -517,6 +523,27 @@ class Game:
         self.round_rows = []
 
     # -- helpers ----------------------------------------------------------
+    def set_ranks(self):
+        """Card priority (docs/policies.md): per side, card -> its place in hand order.
+
+        Kinds in order of higher value first, then lower kind id; the cards of one
+        kind by card id.  Recomputed when a re-pairing changes the dark side (F1).
+        """
+        order = sorted(range(len(self.kinds)), key=lambda k: (-self.kinds[k].value, k))
+        pos = [0] * len(self.kinds)
+        for j, k in enumerate(order):
+            pos[k] = j
+        self.ranks = []
+        for kinds in self.side_kinds:
+            rank = [0] * len(kinds)
+            for r, c in enumerate(sorted(range(len(kinds)), key=lambda c: (pos[kinds[c]], c))):
+                rank[c] = r
+            self.ranks.append(rank)
+
+    def arrange(self, p: int):
+        """Put p's hand back in hand order (card priority of the side in play)."""
+        self.hands[p].sort(key=self.ranks[self.side].__getitem__)
+
     def kind(self, card):
         return self.kinds[self.card_kind[card]]
 
@@ -626,6 +653,7 @@ class Game:
                 break
             got.append(self.draw_pile.pop())
         self.hands[p].extend(got)
+        self.arrange(p)
         self.counters["cards_drawn"][p] += len(got)
         if reason not in (DrawReason.CANNOT_PLAY, DrawReason.VOLUNTARY):
             self.failed[p] = 0  # penalty cards: it may hold any color now
@@ -666,6 +694,7 @@ class Game:
         for _ in range(min(k, len(self.draw_pile))):
             got.append(self.draw_pile.pop())
         self.hands[to].extend(got)
+        self.arrange(to)
         self.counters["cards_drawn"][to] += len(got)
         if reason not in (DrawReason.CANNOT_PLAY, DrawReason.VOLUNTARY):
             self.failed[to] = 0  # penalty cards: it may hold any color now
@@ -689,6 +718,7 @@ class Game:
             if self.kind(card).color == self.color:
                 break
         self.hands[p].extend(got)
+        self.arrange(p)
         self.counters["cards_drawn"][p] += len(got)
         self.failed[p] = 0  # penalty cards: it may hold any color now
         self.emit("draw_until", p=p, color=COLORS[self.color], cards=self.codes(got),
@@ -704,6 +734,7 @@ class Game:
             if self.playable(card):
                 break
         self.hands[p].extend(got)
+        self.arrange(p)
         self.counters["cards_drawn"][p] += len(got)
         self.emit("draw", p=p, cards=self.codes(got), reason="until_playable")
         return got
@@ -725,6 +756,8 @@ class Game:
         """
         self.side ^= 1
         self.card_kind = self.side_kinds[self.side]
+        for q in range(self.n):  # every hand turns over: hand order of the new side
+            self.arrange(q)
         self.discard.reverse()
         self.draw_pile.reverse()
         k = self.kind(self.discard[-1])
@@ -784,10 +817,11 @@ class Game:
                 if not bluff and ((forced and r.drawn_card == "must") or r.forced_play):
                     play_it = True
                 else:
+                    self.last_drawn = card  # a user policy's `drawn`
                     play_it = pol.plays_drawn(self, p, bluff)
                 if play_it:
                     self.jump_open = r.jump_in
-                    return self.play(p, len(self.hands[p]) - 1)
+                    return self.play(p, self.hands[p].index(card))
         else:
             self.idle += 1
             if self.idle >= self.active_count():
@@ -856,8 +890,7 @@ class Game:
         hand = self.hands[p]
         card = hand[i]
         self.last_player, self.last_card = p, card
-        hand[i] = hand[-1]
-        hand.pop()
+        del hand[i]  # the others keep hand order
         k = self.kind(card)
         bluff = k.restricted and any(self.kind(c).color == self.color for c in hand)
         prev = (self.color, self.top_face)
@@ -1008,6 +1041,7 @@ class Game:
         # vintage: take the card back, play a legal card instead (with its effect), draw
         self.discard.pop()
         self.hands[p].append(card)
+        self.arrange(p)
         self.color, self.top_face = prev
         self.emit("take_back", p=p, card=k.code)
         nxt = self.play(p, self.policies[p].choose_replacement(self, p))
@@ -1059,6 +1093,8 @@ class Game:
         while pile:
             self.hands[seats[i]].append(pile.pop())
             i = i + 1 if i + 1 < len(seats) else 0
+        for q in range(self.n):
+            self.arrange(q)
         self.failed = [0] * self.n  # new hands: nothing is known of them
         self.emit("shuffle_hands", p=p, hands=[self.codes(h) for h in self.hands])
 
@@ -1078,8 +1114,7 @@ class Game:
         while need > 0:
             i = self.policies[q].choose_discard(self, q, need)
             out.append(hand[i])
-            hand[i] = hand[-1]
-            hand.pop()
+            del hand[i]
             need -= 1
         self.put_down(q, out)
 
@@ -1255,6 +1290,8 @@ class Game:
             for _ in range(self.active_count()):
                 q = self.adv(q, 1)
                 self.hands[q].append(pile.pop())
+        for q in range(self.n):
+            self.arrange(q)
         returned = []
         flipped = False
         while True:  # C5
@@ -1266,6 +1303,8 @@ class Game:
                 flipped = True
                 self.side ^= 1
                 self.card_kind = self.side_kinds[self.side]
+                for q in range(self.n):
+                    self.arrange(q)
                 pile.reverse()
                 k = self.kind(card)
             if k.starter != Starter.RETURN:
@@ -1402,6 +1441,7 @@ class Game:
             # F1 switch: a new pairing every game.  The table's cards: drawn from the round-0
             # deal stream before the dealer draw, so arms with other policies get it too.
             self.deal.shuffle(self.side_kinds[1])
+            self.set_ranks()
         dealer = self.choose_dealer()
         while True:
             winner = self.play_round(dealer)

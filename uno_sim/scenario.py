@@ -82,6 +82,24 @@ def arrange(players: int = 4, dealer: int = 0, hands: dict | None = None, starte
     return order
 
 
+def hand_order(rules: Rules, codes, side: int = 0) -> list[str]:
+    """`codes` in hand order: the order the trace and a user policy show a hand in.
+
+    Card priority (docs/policies.md): higher value first, then the lower kind id,
+    of the face on `side` (for a two-faced code ``"light/dark"``, its light or dark
+    part); the sort is stable, so cards of one kind keep the order given (in a
+    game they are ordered by card id).
+    """
+    table = deck_for(rules)
+
+    def key(code):
+        face = code.split("/")[side] if "/" in code else code
+        k = table.kind_of_code(face)
+        return (-table.kinds[k].value, k)
+
+    return sorted(codes, key=key)
+
+
 def _is_plain(table, code) -> bool:
     k = table.kinds[table.kind_of_code(code)]
     return k.effect == 0 and k.color >= 0

@@ -98,7 +98,7 @@ class Observation:
     offender: int | None = None  # challenge: who played the WD4
     previous_color: str | None = None  # challenge: the active color before the WD4
     forgetter: int | None = None  # catch: who forgot to say UNO
-    drawn: str | None = None  # play_drawn: the card just drawn (last in hand)
+    drawn: str | None = None  # play_drawn: the card just drawn (also in `hand`)
     to_discard: int | None = None  # discard: cards still to put down, this one included
     card: str | None = None  # target: the card that aims; jump_in: the card just played
     pending: int | None = None  # stack: the cards the stack makes you draw if you take it
@@ -246,7 +246,7 @@ class UserSeat:
             elif name == "catch":
                 extra = {"forgetter": arg}
             elif name == "play_drawn":
-                extra = {"drawn": code[hand[-1]]}
+                extra = {"drawn": code[arg >> 1]}  # bit 0: a bluff; the card drawn above it
         failed = tuple("".join(COLORS[c] for c in range(len(COLORS)) if (f >> c) & 1)
                        for f in raw.failed)
         if len(tables) == 2:  # F6: what faces the table
@@ -435,7 +435,7 @@ class ReferenceUserSeat:
         return bool(self._ask(g, "catch", forgetter))
 
     def plays_drawn(self, g, p, bluff: bool) -> bool:
-        return bool(self._ask(g, "play_drawn", int(bluff)))
+        return bool(self._ask(g, "play_drawn", int(bluff) | g.last_drawn << 1))
 
     def choose_target(self, g, p, card) -> int:
         return self._ask(g, "target", card)

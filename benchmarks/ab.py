@@ -1,0 +1,255 @@
+"""In-process, interleaved A/B timing of two builds of the C engine on one core.
+
+    python benchmarks/ab.py                                  # HEAD's csrc/ against main
+    python benchmarks/ab.py --base 4240f3d --variant flip --players 2 4 --policy random
+    python benchmarks/ab.py --rounds 41 --games 2000 --knob bluff=0.3 --rule stacking=both
+
+Both builds (csrc/ of the working tree, "B", and csrc/ of the commit --base, "A")
+are compiled with the extension's flags (-O3 -ffp-contract=off) as shared objects
+and loaded into this one process (dlopen, RTLD_LOCAL: each keeps its own symbols).
+Every round times one batch of the same games (game numbers first .. first+games-1
+of one key) through each build's uno_play_games, in turns (A then B, then B then A
+in the next round, so neither always runs second), pinned to one core.  What is
+reported per case: each build's median games/s over the rounds, and the speed-up
+B/A as the median of the per-round ratios with its interquartile range and its
+min..max, which say how noisy the machine was.  A shared machine slows both builds
+of a round alike, which is why the ratio is taken per round.
+
+The configurations come from uno_sim's own Rules and policy specs (engine._config,
+engine._policy), and each build gets its deck table from its own uno_table_init, so
+the two builds may differ in their table and game layouts; uno_config, uno_policy
+and uno_columns must be the same in both (they are: the harness checks the size
+of neither, so keep those three structs compatible, or add a version check here).
+"""
+
+from __future__ import annotations
+
+import argparse
+import ctypes
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from uno_sim.cards import deck_for  # noqa: E402
+from uno_sim.engine import _config, _policy  # noqa: E402
+from uno_sim.policies import seat_policies  # noqa: E402
+from uno_sim.rules import Rules, RulesError, parse_rule_value  # noqa: E402
+
+FLAGS = ["-O3", "-ffp-contract=off", "-shared", "-fPIC"]
+TABLE_COLUMNS = ("color", "face", "value", "effect", "amount", "restricted", "starter",
+                 "reason")
+I32 = ctypes.c_int32
+P = ctypes.c_void_p
+
+
+class Config(ctypes.Structure):  # uno_config, field for field
+    _fields_ = [(n, I32) for n in (
+        "variant", "players", "edition", "dealer_draw", "drawn_card", "challenge",
+        "wd4_value", "scoring", "target", "teams", "hand_size", "repair", "max_turns",
+        "max_rounds", "exchange", "launcher", "launcher_fire", "launcher_max_silent",
+        "launcher_n_burst")] + [("launcher_burst", I32 * 32), ("launcher_n_weights", I32),
+                                ("launcher_weights", I32 * 32)] + [(n, I32) for n in (
+        "hit_target_presses", "stacking", "draw_until_playable", "forced_play", "jump_in",
+        "seven_o", "flip_starter")]
+
+
+class Policy(ctypes.Structure):  # uno_policy, field for field
+    _fields_ = [("id", I32), ("color_rule", I32)] + [
+        (n, ctypes.c_double) for n in ("bluff", "challenge", "forget_uno", "catch_uno",
+                                       "play_drawn", "voluntary")] + [
+        ("challenge_auto", I32), ("challenge_threshold", ctypes.c_double),
+        ("target_rule", I32), ("stack", ctypes.c_double), ("jump_in", ctypes.c_double)] + [
+        (n, I32) for n in ("bluff_next", "bluff_own", "challenge_offender", "challenge_own",
+                           "suspect", "challenge_posterior")] + [
+        ("challenge_prior", ctypes.c_double), ("decide", P), ("ctx", P)]
+
+
+class Columns(ctypes.Structure):  # uno_columns
+    _fields_ = [("game", P), ("winner", P), ("team", P), ("rounds", P), ("turns", P),
+                ("reshuffles", P), ("stalemates", P), ("scores", P), ("team_scores", P),
+                ("counters", P * 7), ("rows", P), ("games_done", ctypes.c_int64)]
+
+
+def build(src: Path, out: Path) -> Path:
+    cc = shutil.which("gcc") or shutil.which("cc")
+    if cc is None:
+        raise SystemExit("ab: no C compiler")
+    cmd = [cc, *FLAGS, "-I", str(src), *map(str, sorted(src.glob("*.c"))), "-o", str(out)]
+    subprocess.run(cmd, check=True)
+    return out
+
+
+def base_sources(rev: str, tmp: Path) -> Path:
+    """csrc/ of commit `rev`, extracted with git archive."""
+    dest = tmp / "base"
+    dest.mkdir()
+    arc = subprocess.run(["git", "-C", str(ROOT), "archive", rev, "csrc"], check=True,
+                         capture_output=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(dest)], input=arc, check=True)
+    return dest / "csrc"
+
+
+class LimitError(Exception):
+    """A batch stopped early: status 3 is UNO_ERR_LIMIT (a game that never ends)."""
+
+
+class Build:
+    """One build of the engine, loaded with its own table for each case."""
+
+    def __init__(self, path: Path):
+        self.lib = ctypes.CDLL(str(path), mode=os.RTLD_LOCAL | os.RTLD_NOW)
+        self.lib.uno_play_games.restype = ctypes.c_int
+        self.lib.uno_table_init.restype = ctypes.c_int
+        self.lib.uno_config_check.restype = ctypes.c_int
+
+    def table(self, rules: Rules):
+        arrays = deck_for(rules).arrays()
+        buf = ctypes.create_string_buffer(1 << 18)  # larger than any uno_table
+        cols = [np.ascontiguousarray(arrays[n], dtype=np.int32) for n in TABLE_COLUMNS]
+        kind = np.ascontiguousarray(arrays["card_kind"], dtype=np.int32)
+        dark = np.ascontiguousarray(arrays["dark_kind"], dtype=np.int32)
+        args = [buf, len(cols[0])] + [c.ctypes.data_as(P) for c in cols] + [
+            len(kind), kind.ctypes.data_as(P), dark.ctypes.data_as(P) if len(dark) else None]
+        if self.lib.uno_table_init(*args) != 0:
+            raise RulesError("invalid deck table")
+        self._keep = (cols, kind, dark)
+        return buf
+
+
+def case_setup(rules: Rules, policy: str):
+    cfg = Config()
+    c = _config(rules)
+    (cfg.variant, cfg.players, cfg.edition, cfg.dealer_draw, cfg.drawn_card, cfg.challenge,
+     cfg.wd4_value, cfg.scoring, cfg.target, cfg.teams, cfg.hand_size, cfg.repair,
+     cfg.exchange) = c[:13]
+    cfg.launcher, cfg.launcher_fire, cfg.launcher_max_silent = c[13:16]
+    burst, weights = c[16], c[17]
+    cfg.launcher_n_burst, cfg.launcher_n_weights = len(burst), len(weights)
+    for i, w in enumerate(burst):
+        cfg.launcher_burst[i] = w
+    for i, w in enumerate(weights):
+        cfg.launcher_weights[i] = w
+    cfg.hit_target_presses = c[18]
+    (cfg.stacking, cfg.draw_until_playable, cfg.forced_play, cfg.jump_in,
+     cfg.seven_o) = c[19:24]
+    cfg.flip_starter = c[24]
+    pols = (Policy * 10)()
+    for s, spec in enumerate(seat_policies(policy, rules.players)):
+        for name, value in _policy(spec):
+            setattr(pols[s], name, value)
+    return cfg, pols
+
+
+def time_batch(b: Build, table, cfg, pols, key, first, games, turns) -> float:
+    out = Columns()
+    out.turns = turns.ctypes.data_as(P)
+    t0 = time.perf_counter()
+    st = b.lib.uno_play_games(ctypes.byref(cfg), table, pols, key, ctypes.c_uint64(first),
+                              ctypes.c_int64(games), ctypes.byref(out))
+    dt = time.perf_counter() - t0
+    if st != 0:
+        raise LimitError(st)
+    return dt
+
+
+def quartiles(xs):
+    q = statistics.quantiles(xs, n=4) if len(xs) > 1 else [xs[0]] * 3
+    return q[0], q[2]
+
+
+def run_case(a: Build, b: Build, rules: Rules, policy: str, games: int, rounds: int):
+    cfg, pols = case_setup(rules, policy)
+    ta, tb = a.table(rules), b.table(rules)
+    key = (ctypes.c_uint64 * 4)(1, 2, 3, 4)
+    turns = np.zeros(games, dtype=np.int32)
+    for build, table in ((a, ta), (b, tb)):  # warm-up, and a check of the config
+        if build.lib.uno_config_check(ctypes.byref(cfg), table, pols) != 0:
+            raise RulesError("the C engine rejects this configuration")
+        time_batch(build, table, cfg, pols, key, 0, max(1, games // 10), turns)
+    rate_a, rate_b, ratio = [], [], []
+    turns_b = 0
+    for r in range(rounds):
+        first = 1_000_000 + r * games
+        order = ((a, ta), (b, tb)) if r % 2 == 0 else ((b, tb), (a, ta))
+        dt = {}
+        for build, table in order:
+            dt[build] = time_batch(build, table, cfg, pols, key, first, games, turns)
+            if build is b:
+                turns_b += int(turns.sum())
+        rate_a.append(games / dt[a])
+        rate_b.append(games / dt[b])
+        ratio.append(dt[a] / dt[b])
+    lo, hi = quartiles(ratio)
+    return {"a": statistics.median(rate_a), "b": statistics.median(rate_b),
+            "ratio": statistics.median(ratio), "q1": lo, "q3": hi, "min": min(ratio),
+            "max": max(ratio), "ns_turn_b": 1e9 * statistics.median(
+                [games / rb for rb in rate_b]) / (turns_b / rounds)}
+
+
+def parse_kv(items):
+    out = {}
+    for item in items:
+        k, sep, v = item.partition("=")
+        if not sep:
+            raise SystemExit(f"ab: expected name=value, got {item!r}")
+        out[k.strip()] = parse_rule_value(k.strip(), v.strip())
+    return out
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--base", default="main", help="the commit whose csrc/ is build A")
+    ap.add_argument("--variant", nargs="+", default=["classic"])
+    ap.add_argument("--players", nargs="+", type=int, default=[2, 4])
+    ap.add_argument("--policy", nargs="+", default=["greedy"],
+                    help="policy specs, as `uno-sim run --policy` takes them")
+    ap.add_argument("--rule", action="append", default=[],
+                    help="a Rules field as name=value (every case)")
+    ap.add_argument("--games", type=int, default=2000, help="games per batch")
+    ap.add_argument("--rounds", type=int, default=21, help="batches per build, in turns")
+    ap.add_argument("--cpu", type=int, default=None, help="the core to pin to")
+    args = ap.parse_args(argv)
+    if hasattr(os, "sched_setaffinity"):
+        cpu = args.cpu if args.cpu is not None else max(os.sched_getaffinity(0))
+        os.sched_setaffinity(0, {cpu})
+    rules_kw = parse_kv(args.rule)
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        a = Build(build(base_sources(args.base, tmp), tmp / "a.so"))
+        b = Build(build(ROOT / "csrc", tmp / "b.so"))
+        base = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", args.base],
+                              capture_output=True, text=True).stdout.strip()
+        print(f"A/B: A = csrc/ of {base}, B = csrc/ of the working tree; {args.rounds} rounds "
+              f"of {args.games} games per build, interleaved, one core")
+        if rules_kw:
+            print("rules: " + " ".join(args.rule))
+        print(f"{'variant':10} {'pl':>2} {'policy':24} {'A games/s':>10} {'B games/s':>10} "
+              f"{'B/A':>6} {'IQR':>13} {'min..max':>13} {'B ns/turn':>9}")
+        for variant in args.variant:
+            for players in args.players:
+                for policy in args.policy:
+                    rules = Rules(**{**rules_kw, "variant": variant, "players": players})
+                    try:
+                        r = run_case(a, b, rules, policy, args.games, args.rounds)
+                    except LimitError as exc:
+                        print(f"{variant:10} {players:>2} {policy:24} a batch stopped with "
+                              f"status {exc.args[0]} (a game past the turn limit): not timed")
+                        continue
+                    print(f"{variant:10} {players:>2} {policy:24} {r['a']:>10,.0f} "
+                          f"{r['b']:>10,.0f} {r['ratio']:>6.2f} "
+                          f"{r['q1']:>6.2f}..{r['q3']:<5.2f} {r['min']:>6.2f}..{r['max']:<5.2f} "
+                          f"{r['ns_turn_b']:>9.1f}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
