@@ -373,3 +373,29 @@ def test_tournament_flip_strategic_beats_greedy(players):
 
     rules = Rules(variant="flip")
     assert play_pair("strategic", "greedy", players, deals=3000, seed=1, rules=rules).low > 0.5
+
+
+@pytest.mark.parametrize("engine", ["reference", "c"])
+def test_play_drawn_shows_the_card_just_drawn(engine):
+    """P2 play_drawn: `drawn` is the card the seat just drew (hand order is card priority,
+    so it need not be the last card of `hand`)."""
+    from collections import Counter
+
+    from uno_sim.userpolicy import DRAW_ACTION
+
+    before, seen = [], []
+
+    def drawer(obs):  # draws whenever it may, then keeps the card
+        if obs.decision == "play":
+            before[:] = obs.hand
+            return DRAW_ACTION if DRAW_ACTION in obs.actions else obs.actions[0]
+        if obs.decision == "play_drawn":
+            seen.append((Counter(obs.hand) - Counter(before), obs.drawn, obs.hand))
+            return False
+        return obs.actions[0]
+
+    uno_sim.play_game(players=2, policies=[drawer, "greedy"], seed=3, target=60, engine=engine)
+    assert len(seen) >= 2
+    for new, drawn, hand in seen:
+        assert new == Counter([drawn])  # the one card that joined the hand
+    assert any(hand[-1] != drawn for _, drawn, hand in seen)
