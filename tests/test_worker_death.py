@@ -140,3 +140,16 @@ def test_workers_of_a_killed_run_end_with_it_quietly(tmp_path):
         os.kill(w, signal.SIGKILL)
     assert not left, "workers outlived the killed run"
     assert "Traceback" not in err
+
+
+def test_loky_runs_and_joblib_parallel_share_one_process(monkeypatch):
+    """A run on the loky pool, then joblib.Parallel (as the studies do), then a run again."""
+    import joblib
+
+    monkeypatch.setenv("UNO_SIM_POOL", "loky")
+    a = simulate(games=40, players=3, rules=Rules(players=3, target=100), shard_size=10,
+                 n_jobs=2)
+    assert joblib.Parallel(n_jobs=2)(joblib.delayed(abs)(-i) for i in range(4)) == [0, 1, 2, 3]
+    b = simulate(games=40, players=3, rules=Rules(players=3, target=100), shard_size=10,
+                 n_jobs=2)
+    assert a.games.equals(b.games)

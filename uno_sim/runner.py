@@ -822,9 +822,11 @@ def _pool_pass(kind, manifest, shards, out, n_jobs, keep_cols, progress):
         _FORK_GAMES = None if progress.disable else ctx.Value("q", 0)
         ex = ProcessPoolExecutor(n, mp_context=ctx, initializer=_worker_init)
     else:  # loky: fresh interpreters, kept for the next run of this process
-        from joblib.externals.loky import get_reusable_executor
+        # joblib's own wrapper of loky's reusable executor: a bare loky one would be the
+        # process-wide singleton that joblib.Parallel (the studies) then fails to reuse
+        from joblib.executor import get_memmapping_executor as get_reusable_executor
 
-        ex = get_reusable_executor(max_workers=n, initializer=_worker_init)
+        ex = get_reusable_executor(n, initializer=_worker_init)
     ok = False
     try:
         futs = {ex.submit(_run_shard_indexed, manifest, i, out, keep_cols) for i in shards}
