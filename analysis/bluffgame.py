@@ -170,12 +170,55 @@ class SimOracle:
 
 def _arm(variant: str, players: int, bluffer: Rule, challenger: Rule, games: int,
          seed: int) -> tuple[np.ndarray, dict]:
-    """Seat 0's per-game win share and the arm's bluff and challenge counts per game."""
-    g = run_games(variant, players, policies(bluffer, challenger, players), games, seed)
+    """Seat 0's per-game win share and the arm's bluff and challenge counts per game.
+
+    Some pairs of rules can make a game endless: a seat that bluffs whenever it can,
+    against a table that challenges it every time, may take every card back into its
+    hand and never shed one (UNO Flip, 4 players).  Such a game stops at the engine's
+    safety limit (docs/engine.md); here it counts as a draw, 1/K of a win to every seat,
+    and `stats["endless"]` says how many there were."""
+    from uno_sim.engine import GameLimitError
+
+    pols = policies(bluffer, challenger, players)
+    try:
+        g = run_games(variant, players, pols, games, seed)
+    except GameLimitError:
+        return _arm_by_game(variant, players, pols, games, seed)
     stats = {"bluffs": float(g["bluffs_0"].mean()),
              "challenges": float(sum(g[f"challenges_{s}"].mean() for s in range(1, players))),
-             "rounds": float(g["rounds"].mean())}
+             "rounds": float(g["rounds"].mean()), "endless": 0}
     return g["win_0"].to_numpy().astype(float), stats
+
+
+ENDLESS_TURNS = 20_000  # turns in a round after which a study calls a game endless
+
+
+def _arm_by_game(variant: str, players: int, pols: list, games: int,
+                 seed: int) -> tuple[np.ndarray, dict]:
+    """_arm one game at a time, an endless game scored 1/K to every seat."""
+    from uno_sim.engine import GameLimitError, play_game
+    from uno_sim.rules import Rules
+
+    rules = Rules(variant=variant, players=players)
+    win = np.full(games, 1.0 / players)
+    bluffs = challenges = rounds = 0.0
+    done = 0
+    for game in range(games):
+        try:
+            r = play_game(rules, pols, seed=seed, game=game, max_turns=ENDLESS_TURNS)
+        except GameLimitError:
+            continue
+        done += 1
+        if r.team >= 0:
+            win[game] = float(r.team == 0)
+        else:
+            win[game] = 1.0 / len(r.winners) if 0 in r.winners else 0.0
+        bluffs += r.seats["bluffs"][0]
+        challenges += sum(r.seats["challenges"][1:])
+        rounds += r.rounds
+    done = max(done, 1)
+    return win, {"bluffs": bluffs / done, "challenges": challenges / done,
+                 "rounds": rounds / done, "endless": games - done}
 
 
 # ---------------------------------------------------------------------------

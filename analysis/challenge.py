@@ -138,7 +138,19 @@ def equilibrium_reading(game: FamilyGame, mix: pl.DataFrame) -> str:
             f"At equilibrium, the option to bluff is worth {fmt_ci(*wb)} of win share to seat 0 "
             f"(the value less what never bluffing guarantees), and the option to challenge "
             f"{fmt_ci(*wc)} to the table (what the table would concede without challenging, "
-            "less the value).")
+            "less the value)." + _endless_text(game))
+
+
+def _endless_text(game: FamilyGame) -> str:
+    """The games that never ended (scored 1/K to every seat), if any."""
+    hit = {p: s["endless"] for p, s in game.stats.items() if s.get("endless")}
+    if not hit:
+        return ""
+    pairs = "; ".join(f"{b.label} against {c.label}: {n}" for (b, c), n in sorted(
+        hit.items(), key=lambda kv: (kv[0][0].label, kv[0][1].label)))
+    return (f" Some games never ended (a seat that bluffs at every chance, challenged every "
+            f"time, can take every card back and never shed one); each counts as a draw, "
+            f"1/{game.players} of a win to every seat: {pairs} game(s) of {game.games:,}.")
 
 
 def mix_figure(mix: pl.DataFrame, game: FamilyGame, setup: Setup, path: str) -> str:

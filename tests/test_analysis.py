@@ -595,3 +595,19 @@ def test_a_missing_extra_fails_before_anything_is_computed(monkeypatch, capsys):
     assert main(["report", "--games", "5", "--out", "/nonexistent/never-written"]) == 2
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and "uno-sim[analysis]" in err
+
+
+def test_an_endless_game_of_the_bluff_game_counts_as_a_draw():
+    """UNO Flip, 4 players, game 2304 of seed 1: seat 0 bluffs at every chance, the table
+    challenges it every time, and seat 0 takes the whole deck back into its hand."""
+    from analysis.bluffgame import Rule, _arm
+    from uno_sim.engine import GameLimitError, play_game
+    from uno_sim.rules import Rules
+    from analysis.bluffgame import policies
+
+    b, c = Rule("bluff", "always"), Rule("challenge", "posterior", 0.5)
+    pols = policies(b, c, 4)
+    with pytest.raises(GameLimitError):
+        play_game(Rules(variant="flip", players=4), pols, seed=1, game=2304, max_turns=20000)
+    win, stats = _arm("flip", 4, b, c, 2305, 1)
+    assert stats["endless"] >= 1 and win[2304] == 0.25 and len(win) == 2305

@@ -33,7 +33,7 @@ import os
 import numpy as np
 import polars as pl
 
-from .engine import _setup
+from .engine import GameLimitError, _setup
 from .policies import seat_policies
 from .rng import MASK64, key_from_seed
 from .rules import Rules, RulesError
@@ -65,15 +65,22 @@ def _chunk(rules: Rules, policies, seat: int, kind: int, seed: int, games) -> di
     rows = {c: [] for c in COLUMNS}
     for game in games:
         g = int(game) & MASK64
-        _, seen, _ = eng.play_forced(key, g, seat, kind)
+        try:
+            _, seen, _ = eng.play_forced(key, g, seat, kind)
+        except GameLimitError:  # an endless game (docs/engine.md): no decision to value
+            continue
         for i, pt in enumerate(seen["points"]):
             out = []
-            for value in (0, 1):
-                res, f, _ = eng.play_forced(key, g, seat, kind, i, value)
-                if f["hit_round"] != pt["round"]:
-                    raise AssertionError(f"game {game}: point {i} met in round "
-                                         f"{f['hit_round']}, not {pt['round']}")
-                out.append((f["round_won"], f["round_points"], _share(res, seat, rules.teams)))
+            try:
+                for value in (0, 1):
+                    res, f, _ = eng.play_forced(key, g, seat, kind, i, value)
+                    if f["hit_round"] != pt["round"]:
+                        raise AssertionError(f"game {game}: point {i} met in round "
+                                             f"{f['hit_round']}, not {pt['round']}")
+                    out.append((f["round_won"], f["round_points"],
+                                _share(res, seat, rules.teams)))
+            except GameLimitError:  # one alternative never ends: the point has no value
+                continue
             rows["game"].append(int(game))
             rows["point"].append(i)
             rows["round"].append(pt["round"])
@@ -107,7 +114,9 @@ def decision_values(kind: str, *, variant: str = "classic", players: int = 2, po
     card was a bluff), natural (the policy's own answer) and, for each
     alternative a (0 honest / accept, 1 bluff / challenge), round_win_a,
     points_a (in the round of the decision) and game_win_a (share of the game's
-    win).  The first 64 points of a game are described (POINTS_PER_GAME).
+    win).  The first 64 points of a game are described (POINTS_PER_GAME).  A game, or
+    an alternative, that never ends (the engine's safety limit, docs/engine.md) has no
+    value: its points are left out.
 
     The seat must play a built-in policy.  Results do not depend on `n_jobs`.
     """
