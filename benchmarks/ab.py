@@ -128,21 +128,15 @@ class Build:
 
 def case_setup(rules: Rules, policy: str):
     cfg = Config()
-    c = _config(rules)
-    (cfg.variant, cfg.players, cfg.edition, cfg.dealer_draw, cfg.drawn_card, cfg.challenge,
-     cfg.wd4_value, cfg.scoring, cfg.target, cfg.teams, cfg.hand_size, cfg.repair,
-     cfg.exchange) = c[:13]
-    cfg.launcher, cfg.launcher_fire, cfg.launcher_max_silent = c[13:16]
-    burst, weights = c[16], c[17]
+    c = dict(_config(rules))  # by name (engine.CONFIG_FIELDS)
+    burst, weights = c.pop("launcher_burst"), c.pop("launcher_weights")
+    for name, value in c.items():
+        setattr(cfg, name, value)
     cfg.launcher_n_burst, cfg.launcher_n_weights = len(burst), len(weights)
     for i, w in enumerate(burst):
         cfg.launcher_burst[i] = w
     for i, w in enumerate(weights):
         cfg.launcher_weights[i] = w
-    cfg.hit_target_presses = c[18]
-    (cfg.stacking, cfg.draw_until_playable, cfg.forced_play, cfg.jump_in,
-     cfg.seven_o) = c[19:24]
-    cfg.flip_starter = c[24]
     pols = (Policy * 10)()
     for s, spec in enumerate(seat_policies(policy, rules.players)):
         for name, value in _policy(spec):

@@ -75,3 +75,32 @@ def test_limit_errors_name_the_limit_that_applied():
     with pytest.raises(engine.GameLimitError, match=r"within 5 turns in a round") as e:
         engine.play_game(Rules(players=4), "greedy", seed=1, max_turns=5, trace=True)
     assert e.value.events  # the trace up to the limit
+
+
+def test_the_boundary_fills_every_c_field_by_name():
+    """uno_config and uno_policy cross into C by field name: a field missing or unknown is
+    a one-line RulesError, never a silently shifted field."""
+    import pytest
+
+    from uno_sim import _engine
+    from uno_sim.cards import deck_for
+    from uno_sim.engine import CONFIG_FIELDS, POLICY_FIELDS, _config, _policy
+    from uno_sim.policies import parse_policy
+    from uno_sim.rules import Rules, RulesError
+
+    rules = Rules(players=2)
+    deck = deck_for(rules)
+    codes = [[deck.code(c, 0) for c in range(deck.size)]]
+    cfg = _config(rules)
+    pol = _policy(parse_policy("greedy"))
+    assert [k for k, _ in cfg] == list(CONFIG_FIELDS)
+    assert [k for k, _ in pol] == list(POLICY_FIELDS)
+    _engine.Engine(cfg, deck.arrays(), [pol, pol], codes)
+    with pytest.raises(RulesError, match="'target' missing"):
+        _engine.Engine(tuple(kv for kv in cfg if kv[0] != "target"), deck.arrays(),
+                       [pol, pol], codes)
+    with pytest.raises(RulesError, match="unknown 'speed'"):
+        _engine.Engine(cfg + (("speed", 1),), deck.arrays(), [pol, pol], codes)
+    with pytest.raises(RulesError, match="'suspect' missing"):
+        _engine.Engine(cfg, deck.arrays(), [tuple(kv for kv in pol if kv[0] != "suspect")] * 2,
+                       codes)

@@ -521,6 +521,47 @@ cdef int _user_decide(void *ctx, uno_game *g, int seat, int decision, int arg) n
         b.g = NULL
 
 
+cdef void _fill_config(uno_config *c, dict f) except *:
+    """uno_config from its fields by name (uno_sim.engine.CONFIG_FIELDS), each exactly once."""
+    cdef int i
+    try:
+        c.variant = f.pop("variant")
+        c.players = f.pop("players")
+        c.edition = f.pop("edition")
+        c.dealer_draw = f.pop("dealer_draw")
+        c.drawn_card = f.pop("drawn_card")
+        c.challenge = f.pop("challenge")
+        c.wd4_value = f.pop("wd4_value")
+        c.scoring = f.pop("scoring")
+        c.target = f.pop("target")
+        c.teams = f.pop("teams")
+        c.hand_size = f.pop("hand_size")
+        c.repair = f.pop("repair")
+        c.exchange = f.pop("exchange")
+        c.launcher = f.pop("launcher")
+        c.launcher_fire = f.pop("launcher_fire")
+        c.launcher_max_silent = f.pop("launcher_max_silent")
+        burst, weights = f.pop("launcher_burst"), f.pop("launcher_weights")
+        c.hit_target_presses = f.pop("hit_target_presses")
+        c.stacking = f.pop("stacking")
+        c.draw_until_playable = f.pop("draw_until_playable")
+        c.forced_play = f.pop("forced_play")
+        c.jump_in = f.pop("jump_in")
+        c.seven_o = f.pop("seven_o")
+        c.flip_starter = f.pop("flip_starter")
+    except KeyError as exc:
+        raise RulesError(f"invalid rules fields: {exc.args[0]!r} missing") from None
+    if f:
+        raise RulesError(f"invalid rules fields: unknown {', '.join(map(repr, f))}")
+    if not (1 <= len(burst) <= UNO_LAUNCH_MAX and 1 <= len(weights) <= UNO_LAUNCH_MAX):
+        raise RulesError(f"invalid launcher weights: 1 to {UNO_LAUNCH_MAX} entries expected")
+    c.launcher_n_burst = len(burst)
+    c.launcher_n_weights = len(weights)
+    for i in range(UNO_LAUNCH_MAX):
+        c.launcher_burst[i] = burst[i] if i < len(burst) else 0
+        c.launcher_weights[i] = weights[i] if i < len(weights) else 0
+
+
 cdef void _fill_policy(uno_policy *q, dict f) except *:
     """uno_policy from its fields by name (uno_sim.engine.POLICY_FIELDS), each exactly once."""
     try:
@@ -561,12 +602,10 @@ cdef void _key(key, uint64_t *k) except *:
 cdef class Engine:
     """One rules + policies configuration, ready to play (used by uno_sim.engine).
 
-    ``config``: the 13 ints of uno_config (max_turns, max_rounds apart), then (UNO Extreme,
-    E2, E6) launcher, launcher_fire, launcher_max_silent, the burst and weights tuples and
-    hit_target_presses, then (house rules C-H1..C-H5) stacking, draw_until_playable,
-    forced_play, jump_in, seven_o; ``arrays``: DeckTable.arrays();
-    ``policies``: per seat (id, color_rule, bluff, challenge, forget_uno, catch,
-    play_drawn, voluntary_draw); ``codes``: per side, card id -> card code.
+    ``config``: uno_config's fields as (name, value) pairs (uno_sim.engine.CONFIG_FIELDS:
+    every field once, max_turns and max_rounds apart); ``arrays``: DeckTable.arrays();
+    ``policies``: per seat, uno_policy's fields as (name, value) pairs
+    (uno_sim.engine.POLICY_FIELDS); ``codes``: per side, card id -> card code.
     """
 
     cdef uno_config cfg
@@ -585,24 +624,7 @@ cdef class Engine:
         cdef list bufs = []
         cdef cnp.ndarray[cnp.int32_t, ndim=1] a
         cdef int i
-        (self.cfg.variant, self.cfg.players, self.cfg.edition, self.cfg.dealer_draw,
-         self.cfg.drawn_card, self.cfg.challenge, self.cfg.wd4_value, self.cfg.scoring,
-         self.cfg.target, self.cfg.teams, self.cfg.hand_size, self.cfg.repair,
-         self.cfg.exchange) = config[:13]
-        extreme = config[13:19] or (0, 333, 5, (1,), (0, 1), 0)
-        self.cfg.launcher, self.cfg.launcher_fire, self.cfg.launcher_max_silent = extreme[:3]
-        burst, weights = extreme[3], extreme[4]
-        self.cfg.hit_target_presses = extreme[5]
-        if not (1 <= len(burst) <= UNO_LAUNCH_MAX and 1 <= len(weights) <= UNO_LAUNCH_MAX):
-            raise RulesError(f"invalid launcher weights: 1 to {UNO_LAUNCH_MAX} entries expected")
-        self.cfg.launcher_n_burst = len(burst)
-        self.cfg.launcher_n_weights = len(weights)
-        for i in range(UNO_LAUNCH_MAX):
-            self.cfg.launcher_burst[i] = burst[i] if i < len(burst) else 0
-            self.cfg.launcher_weights[i] = weights[i] if i < len(weights) else 0
-        (self.cfg.stacking, self.cfg.draw_until_playable, self.cfg.forced_play,
-         self.cfg.jump_in, self.cfg.seven_o) = config[19:24] or (0, 0, 0, 0, 0)
-        self.cfg.flip_starter = config[24] if len(config) > 24 else 0
+        _fill_config(&self.cfg, dict(config))
         self.cfg.max_turns = 0
         self.cfg.max_rounds = 0
         names = _TABLE_COLUMNS + ("card_kind", "dark_kind")

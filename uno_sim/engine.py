@@ -31,22 +31,37 @@ GameLimitError = _engine.GameLimitError
 MAX_TURNS = _engine.MAX_TURNS  # default safety limit on the turns of one round
 
 
+# uno_config's fields, filled by name (Engine._fill_config): every field once.
+CONFIG_FIELDS = ("variant", "players", "edition", "dealer_draw", "drawn_card", "challenge",
+                 "wd4_value", "scoring", "target", "teams", "hand_size", "repair", "exchange",
+                 "launcher", "launcher_fire", "launcher_max_silent", "launcher_burst",
+                 "launcher_weights", "hit_target_presses", "stacking", "draw_until_playable",
+                 "forced_play", "jump_in", "seven_o", "flip_starter")
+
+
 def _config(rules: Rules) -> tuple:
-    """uno_config: the Rules fields as ints, enums as their index in rules.py's tuples."""
-    return (
-        VARIANT_IDS[rules.variant], rules.players, EDITIONS.index(rules.edition),
-        DEALER_DRAW.index(rules.dealer_draw), DRAWN_CARD.index(rules.drawn_card),
-        CHALLENGE.index(rules.challenge), rules.wd4_value, SCORING.index(rules.scoring),
-        rules.target, int(rules.teams), rules.hand_size, int(rules.flip_pairing == "game"),
-        EXCHANGE.index(rules.exchange),
-        # UNO Extreme (E2): the launcher's law; the weight tables as tuples of ints
-        LAUNCHER.index(rules.launcher), rules.launcher_fire, rules.launcher_max_silent,
-        tuple(rules.launcher_burst), tuple(rules.launcher_weights), rules.hit_target_presses,
-        # house rules C-H1..C-H5
-        STACKING.index(rules.stacking), int(rules.draw_until_playable), int(rules.forced_play),
-        int(rules.jump_in), int(rules.seven_o),
-        FLIP_STARTER.index(rules.flip_starter),  # F2
-    )
+    """uno_config as (field, value) pairs: the Rules fields as ints, enums as their index
+    in rules.py's tuples, the launcher's weight tables (E2) as tuples of ints."""
+    d = {
+        "variant": VARIANT_IDS[rules.variant], "players": rules.players,
+        "edition": EDITIONS.index(rules.edition),
+        "dealer_draw": DEALER_DRAW.index(rules.dealer_draw),
+        "drawn_card": DRAWN_CARD.index(rules.drawn_card),
+        "challenge": CHALLENGE.index(rules.challenge), "wd4_value": rules.wd4_value,
+        "scoring": SCORING.index(rules.scoring), "target": rules.target,
+        "teams": int(rules.teams), "hand_size": rules.hand_size,
+        "repair": int(rules.flip_pairing == "game"), "exchange": EXCHANGE.index(rules.exchange),
+        "launcher": LAUNCHER.index(rules.launcher), "launcher_fire": rules.launcher_fire,
+        "launcher_max_silent": rules.launcher_max_silent,
+        "launcher_burst": tuple(rules.launcher_burst),
+        "launcher_weights": tuple(rules.launcher_weights),
+        "hit_target_presses": rules.hit_target_presses,
+        "stacking": STACKING.index(rules.stacking),
+        "draw_until_playable": int(rules.draw_until_playable),
+        "forced_play": int(rules.forced_play), "jump_in": int(rules.jump_in),
+        "seven_o": int(rules.seven_o), "flip_starter": FLIP_STARTER.index(rules.flip_starter),
+    }
+    return tuple((f, d[f]) for f in CONFIG_FIELDS)
 
 
 # uno_policy's fields, filled by name (Engine._fill_policy); USER_POLICY gives a user seat's.

@@ -821,12 +821,13 @@ def _pool_pass(kind, manifest, shards, out, n_jobs, keep_cols, progress):
         # the workers, forked after this, add their finished batches to a shared counter
         _FORK_GAMES = None if progress.disable else ctx.Value("q", 0)
         ex = ProcessPoolExecutor(n, mp_context=ctx, initializer=_worker_init)
-    else:  # loky: fresh interpreters, kept for the next run of this process
-        # joblib's own wrapper of loky's reusable executor: a bare loky one would be the
-        # process-wide singleton that joblib.Parallel (the studies) then fails to reuse
-        from joblib.executor import get_memmapping_executor as get_reusable_executor
+    else:  # loky: fresh interpreters
+        # an executor of this pass's own: loky's process-wide reusable one would be taken
+        # over by joblib.Parallel (the studies), which cannot reuse a bare loky executor
+        from joblib.externals.loky import ProcessPoolExecutor as LokyExecutor
 
-        ex = get_reusable_executor(n, initializer=_worker_init)
+        _quiet_loky_tracker()
+        ex = LokyExecutor(n, initializer=_worker_init)
     ok = False
     try:
         futs = {ex.submit(_run_shard_indexed, manifest, i, out, keep_cols) for i in shards}
@@ -853,8 +854,21 @@ def _pool_pass(kind, manifest, shards, out, n_jobs, keep_cols, progress):
                 ex.shutdown(wait=False, cancel_futures=True)
             else:
                 ex.shutdown(wait=False, kill_workers=True)
-        elif kind == "fork":
+        else:
             ex.shutdown(wait=True)
+
+
+LOKY_TRACKER_QUIET = "ignore:resource_tracker:UserWarning"
+
+
+def _quiet_loky_tracker() -> None:
+    """loky's resource tracker, a process of its own started with the first pool, warns at
+    exit about the queue locks of workers killed by an interrupt (locks already gone): lines
+    that would follow the interrupt's one line.  Its warnings are filtered through the
+    environment it starts with; nothing else is."""
+    current = os.environ.get("PYTHONWARNINGS", "")
+    if LOKY_TRACKER_QUIET not in current:
+        os.environ["PYTHONWARNINGS"] = ",".join(filter(None, [current, LOKY_TRACKER_QUIET]))
 
 
 RAY_BLOCK = 64  # shards per joblib call on Ray
