@@ -357,6 +357,32 @@ static inline int builtin_play(uno_game *g, int p, const uno_policy *pol)
  * Both alternatives thus leave the bluff stream where the policy left it, and
  * the alternative that agrees with the policy's own choice replays it exactly.
  */
+/*
+ * A decision point of the seat being forced (uno_force): counted, described when
+ * it is among the first UNO_CF_MAX, and 1 when it is the point to force (its
+ * round noted), else 0.
+ */
+static POLICY_COLD int cf_point(uno_game *g, int own, int other, int natural, int truth,
+                                double q)
+{
+    uno_force *f = g->force;
+    int i = f->seen++;
+    if (i < UNO_CF_MAX) {
+        uno_cf_point *pt = &f->pt[i];
+        pt->round = g->rounds;
+        pt->turn = g->turns;
+        pt->own = own;
+        pt->other = other;
+        pt->natural = natural;
+        pt->truth = truth;
+        pt->q = q;
+    }
+    if (i != f->index || f->value < 0)
+        return 0;
+    f->hit_round = g->rounds;
+    return 1;
+}
+
 static POLICY_COLD int forced_play(uno_game *g, int p, const uno_policy *pol)
 {
     uno_force *f = g->force;
@@ -365,20 +391,9 @@ static POLICY_COLD int forced_play(uno_game *g, int p, const uno_policy *pol)
     uint32_t saved[UNO_DK_SLOTS];
     memcpy(saved, g->dec_n[p], sizeof saved);
     int a = builtin_play(g, p, pol);
-    int i = f->seen++;
-    if (i < UNO_CF_MAX) {
-        uno_cf_point *pt = &f->pt[i];
-        pt->round = g->rounds;
-        pt->turn = g->turns;
-        pt->own = g->hand_n[p];
-        pt->other = g->hand_n[uno_next(g, p)];
-        pt->natural = a >= 0 && uno_restricted(g, a);
-        pt->truth = -1;
-        pt->q = -1.0;
-    }
-    if (i != f->index || f->value < 0)
+    if (!cf_point(g, g->hand_n[p], g->hand_n[uno_next(g, p)], a >= 0 && uno_restricted(g, a),
+                  -1, -1.0))
         return a;
-    f->hit_round = g->rounds;
     uint32_t bluffs = g->dec_n[p][UNO_DK_BLUFF];
     memcpy(g->dec_n[p], saved, sizeof saved);
     g->dec_n[p][UNO_DK_BLUFF] = bluffs;
@@ -549,22 +564,10 @@ int uno_wants_challenge(uno_game *g, int victim, int offender, int prev_color)
 static POLICY_COLD int forced_challenge(uno_game *g, int victim, int offender, int prev_color,
                                         int a)
 {
-    uno_force *f = g->force;
-    int i = f->seen++;
-    if (i < UNO_CF_MAX) {
-        uno_cf_point *pt = &f->pt[i];
-        pt->round = g->rounds;
-        pt->turn = g->turns;
-        pt->own = g->hand_n[victim];
-        pt->other = g->hand_n[offender];
-        pt->natural = a;
-        pt->truth = prev_color >= 0 && holds_that_color(g, offender, prev_color);
-        pt->q = uno_bluff_probability(g, victim, offender, prev_color);
-    }
-    if (i != f->index || f->value < 0)
-        return a;
-    f->hit_round = g->rounds;
-    return f->value;
+    int truth = prev_color >= 0 && holds_that_color(g, offender, prev_color);
+    double q = uno_bluff_probability(g, victim, offender, prev_color);
+    return cf_point(g, g->hand_n[victim], g->hand_n[offender], a, truth, q) ? g->force->value
+                                                                           : a;
 }
 
 int uno_forgets_uno(uno_game *g, int p)

@@ -1184,16 +1184,9 @@ class Game:
         f, pol = self.force, self.policies[p]
         saved = {k: v for k, v in self.dec.n.items() if k[0] == p}
         a = pol.choose_play(self, p)
-        i = f.seen
-        f.seen += 1
-        if i < FORCE_POINTS:
-            f.points.append(ForcePoint(
-                round=self.rounds, turn=self.turns, own=len(self.hands[p]),
-                other=len(self.hands[self.adv(p, 1)]),
-                natural=int(a >= 0 and self.kind(self.hands[p][a]).restricted)))
-        if i != f.index or f.value < 0:
+        if not self.forced_point(len(self.hands[p]), len(self.hands[self.adv(p, 1)]),
+                                 int(a >= 0 and self.kind(self.hands[p][a]).restricted)):
             return a
-        f.hit_round = self.rounds
         bluffs = self.dec.n.get((p, DK_BLUFF), 0)
         for k in [k for k in self.dec.n if k[0] == p]:
             del self.dec.n[k]
@@ -1215,19 +1208,28 @@ class Game:
         f = self.force
         if not f or f.kind != "challenge" or f.seat != victim or self.specs[victim].name == "user":
             return a
+        truth = prev_color >= 0 and any(self.kind(c).color == prev_color
+                                        for c in self.hands[offender])
+        q = bluff_probability(self, victim, offender, prev_color)
+        if not self.forced_point(len(self.hands[victim]), len(self.hands[offender]), int(a),
+                                 int(truth), q):
+            return a
+        return bool(f.value)
+
+    def forced_point(self, own: int, other: int, natural: int, truth: int = -1,
+                     q: float = -1.0) -> bool:
+        """A decision point of the seat being forced (policy.c cf_point): counted,
+        described when among the first FORCE_POINTS, True when it is the one to force."""
+        f = self.force
         i = f.seen
         f.seen += 1
         if i < FORCE_POINTS:
-            truth = prev_color >= 0 and any(self.kind(c).color == prev_color
-                                            for c in self.hands[offender])
-            f.points.append(ForcePoint(
-                round=self.rounds, turn=self.turns, own=len(self.hands[victim]),
-                other=len(self.hands[offender]), natural=int(a), truth=int(truth),
-                q=bluff_probability(self, victim, offender, prev_color)))
+            f.points.append(ForcePoint(round=self.rounds, turn=self.turns, own=own, other=other,
+                                       natural=natural, truth=truth, q=q))
         if i != f.index or f.value < 0:
-            return a
+            return False
         f.hit_round = self.rounds
-        return bool(f.value)
+        return True
 
     # -- a round ----------------------------------------------------------------
     def choose_dealer(self) -> int:
