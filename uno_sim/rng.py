@@ -75,6 +75,43 @@ def deal_state(seeded: tuple[int, int, int, int], round_: int) -> tuple[int, int
     return tuple(s)  # type: ignore[return-value]
 
 
+def bounded_from(next_word, n: int) -> int:
+    """Uniform integer in ``[0, n)`` for ``1 <= n < 2**32`` from ``next_word()``, a source
+    of uniform 64-bit words (a generator, or a decision stream).
+
+    Lemire's multiply-and-reject method: unbiased, and in the common case
+    a single multiplication with no division.
+    """
+    if not 1 <= n < 1 << 32:
+        raise ValueError("bounded(n) needs 1 <= n < 2**32")
+    m = next_word() * n
+    low = m & MASK64
+    if low < n:
+        threshold = ((1 << 64) - n) % n
+        while low < threshold:
+            m = next_word() * n
+            low = m & MASK64
+    return m >> 64
+
+
+def unit(word: int) -> float:
+    """A 64-bit word as a float in ``[0, 1)``, from its top 53 bits."""
+    return (word >> 11) * 2.0**-53
+
+
+def bernoulli_from(next_word, p: float) -> bool:
+    """True with probability ``p``.
+
+    ``p <= 0`` and ``p >= 1`` are decided without consuming the source,
+    so a deterministic decision leaves the rest of the game unchanged.
+    """
+    if p <= 0:
+        return False
+    if p >= 1:
+        return True
+    return unit(next_word()) < p
+
+
 class Rng:
     """xoshiro256** generator for one game.
 
@@ -120,37 +157,16 @@ class Rng:
         return result
 
     def bounded(self, n: int) -> int:
-        """Uniform integer in ``[0, n)`` for ``1 <= n < 2**32``.
-
-        Lemire's multiply-and-reject method: unbiased, and in the common case
-        a single multiplication with no division.
-        """
-        if not 1 <= n < 1 << 32:
-            raise ValueError("bounded(n) needs 1 <= n < 2**32")
-        m = self.next_u64() * n
-        low = m & MASK64
-        if low < n:
-            threshold = ((1 << 64) - n) % n
-            while low < threshold:
-                m = self.next_u64() * n
-                low = m & MASK64
-        return m >> 64
+        """Uniform integer in ``[0, n)`` for ``1 <= n < 2**32`` (`bounded_from`)."""
+        return bounded_from(self.next_u64, n)
 
     def uniform(self) -> float:
         """Uniform float in ``[0, 1)`` built from the top 53 bits."""
-        return (self.next_u64() >> 11) * 2.0**-53
+        return unit(self.next_u64())
 
     def bernoulli(self, p: float) -> bool:
-        """True with probability ``p``.
-
-        ``p <= 0`` and ``p >= 1`` are decided without consuming the stream,
-        so a deterministic decision leaves the rest of the game unchanged.
-        """
-        if p <= 0:
-            return False
-        if p >= 1:
-            return True
-        return self.uniform() < p
+        """True with probability ``p`` (`bernoulli_from`)."""
+        return bernoulli_from(self.next_u64, p)
 
     def shuffle(self, items: list) -> None:
         """Fisher-Yates shuffle in place, swapping from the end downwards."""
@@ -205,25 +221,12 @@ class DecisionStreams:
         return dec_word(self.key, seat, kind, i)
 
     def bounded(self, seat: int, kind: int, n: int) -> int:
-        """Uniform integer in ``[0, n)``: ``Rng.bounded``'s method on this stream."""
-        if not 1 <= n < 1 << 32:
-            raise ValueError("bounded(n) needs 1 <= n < 2**32")
-        m = self.word(seat, kind) * n
-        low = m & MASK64
-        if low < n:
-            threshold = ((1 << 64) - n) % n
-            while low < threshold:
-                m = self.word(seat, kind) * n
-                low = m & MASK64
-        return m >> 64
+        """Uniform integer in ``[0, n)`` from stream (seat, kind) (`bounded_from`)."""
+        return bounded_from(lambda: self.word(seat, kind), n)
 
     def bernoulli(self, seat: int, kind: int, p: float) -> bool:
-        """True with probability ``p``; nothing is drawn for ``p <= 0`` or ``p >= 1``."""
-        if p <= 0:
-            return False
-        if p >= 1:
-            return True
-        return (self.word(seat, kind) >> 11) * 2.0**-53 < p
+        """True with probability ``p`` from stream (seat, kind) (`bernoulli_from`)."""
+        return bernoulli_from(lambda: self.word(seat, kind), p)
 
 
 class SeatStreams:
