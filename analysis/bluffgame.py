@@ -196,6 +196,7 @@ ENDLESS_TURNS = 20_000  # turns in a round after which a study calls a game endl
 def _arm_by_game(variant: str, players: int, pols: list, games: int,
                  seed: int) -> tuple[np.ndarray, dict]:
     """_arm one game at a time, an endless game scored 1/K to every seat."""
+    from uno_sim.counterfactual import win_share
     from uno_sim.engine import GameLimitError, play_game
     from uno_sim.rules import Rules
 
@@ -209,10 +210,7 @@ def _arm_by_game(variant: str, players: int, pols: list, games: int,
         except GameLimitError:
             continue
         done += 1
-        if r.team >= 0:
-            win[game] = float(r.team == 0)
-        else:
-            win[game] = 1.0 / len(r.winners) if 0 in r.winners else 0.0
+        win[game] = win_share(r.winners, 0, rules.teams)
         bluffs += r.seats["bluffs"][0]
         challenges += sum(r.seats["challenges"][1:])
         rounds += r.rounds

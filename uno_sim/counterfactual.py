@@ -50,9 +50,9 @@ COLUMNS = {
 }
 
 
-def _share(res: dict, seat: int, teams: bool) -> float:
-    """The seat's share of the game's win: 1, 0, or 1/k of a win shared by k."""
-    winners = res["winners"]
+def win_share(winners, seat: int, teams: bool) -> float:
+    """A seat's share of a game's win from its winners (GameResult.winners): 1, 0, or
+    1/k of a win shared by k; in team play every seat of the winning team has 1."""
     if seat not in winners:
         return 0.0
     return 1.0 if teams else 1.0 / len(winners)
@@ -78,7 +78,7 @@ def _chunk(rules: Rules, policies, seat: int, kind: int, seed: int, games) -> di
                         raise AssertionError(f"game {game}: point {i} met in round "
                                              f"{f['hit_round']}, not {pt['round']}")
                     out.append((f["round_won"], f["round_points"],
-                                _share(res, seat, rules.teams)))
+                                win_share(res["winners"], seat, rules.teams)))
             except GameLimitError:  # one alternative never ends: the point has no value
                 continue
             rows["game"].append(int(game))
