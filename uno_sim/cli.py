@@ -347,10 +347,6 @@ def cmd_policies(args) -> int:
     return 0
 
 
-def _split_players(text):
-    return player_counts(text)
-
-
 def cmd_tournament(args) -> int:
     from .policies import parse_policy
     from .tournament import tournament
@@ -367,7 +363,7 @@ def cmd_tournament(args) -> int:
             raise UsageError(f"invalid --rule {item!r}: expected KEY=VALUE")
         rules = rules.replace(**{key.strip(): parse_rule_value(key.strip(), value.strip())})
     deals = parse_count(args.deals, "deals")
-    for res in tournament(policies, _split_players(args.players), deals, args.seed, rules,
+    for res in tournament(policies, player_counts(args.players), deals, args.seed, rules,
                           args.engine, progress=None):
         print(res.line())
     return 0
@@ -382,7 +378,7 @@ def cmd_bench(args) -> int:
 
     from .rules import VARIANTS
 
-    players = _split_players(args.players)
+    players = player_counts(args.players)
     variants = list(VARIANTS) if args.variant == "all" else args.variant.split(",")
     for v in variants:
         Rules(variant=v)  # validates the name
