@@ -17,6 +17,7 @@ from uno_sim import Rules, RulesError, arrange
 from uno_sim.rules import parse_rule_value
 from uno_sim.trace import replay_lines
 from uno_sim.userpolicy import DRAW_ACTION
+from uno_sim.variants.classic import classic_kinds
 
 G = greedy()
 FRAME = {"game_start", "round_start", "round_end", "game_end", "dealer_draw"}
@@ -478,7 +479,7 @@ def test_house_rules_need_the_cards_they_act_on(monkeypatch):
     import uno_sim.cards as cards
 
     classic = cards.deck_for(Rules())
-    kinds = [k for k in cards.classic_kinds() if k.effect not in (cards.Effect.DRAW,)
+    kinds = [k for k in classic_kinds() if k.effect not in (cards.Effect.DRAW,)
              and k.face not in (0, 7)]
     bare = cards.build_deck("classic", kinds)
     monkeypatch.setattr(cards, "deck_for", lambda rules: bare)

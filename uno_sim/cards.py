@@ -253,105 +253,11 @@ class DeckTable:
         }
 
 
-def classic_kinds(wd4_value: int = 50) -> list[Kind]:
-    """C1 / C16: per color one 0, two each of 1-9, Skip, Reverse, Draw Two; 4 Wild, 4 WD4."""
-    kinds = []
-    for c, letter in enumerate(COLORS[:4]):
-        for n in range(10):
-            kinds.append(Kind(f"{letter}{n}", c, n, n, Effect.NUMBER, count=1 if n == 0 else 2))
-        kinds.append(Kind(f"{letter}S", c, FACE_SKIP, 20, Effect.SKIP, count=2))
-        kinds.append(Kind(f"{letter}R", c, FACE_REVERSE, 20, Effect.REVERSE, count=2))
-        kinds.append(
-            Kind(f"{letter}+2", c, FACE_DRAW_TWO, 20, Effect.DRAW, amount=2,
-                 reason=DrawReason.DRAW_TWO, count=2)
-        )
-    kinds.append(Kind("W", NO_COLOR, FACE_WILD, 50, Effect.WILD, count=4))
-    kinds.append(
-        Kind("W+4", NO_COLOR, FACE_WILD_DRAW_FOUR, wd4_value, Effect.WILD_DRAW, amount=4,
-             restricted=True, starter=Starter.RETURN, reason=DrawReason.WD4, count=4)
-    )
-    return kinds
-
-
-def flip_kinds() -> tuple[list[Kind], list[Kind]]:
-    """F1 / F5: the light and the dark kinds of UNO Flip (counts per side, 112 each)."""
-    light, dark = [], []
-    for c, letter in enumerate(COLORS[:4]):
-        for n in range(1, 10):
-            light.append(Kind(f"{letter}{n}", c, n, n, Effect.NUMBER, count=2))
-        light.append(Kind(f"{letter}+1", c, FACE_DRAW_ONE, 10, Effect.DRAW, amount=1,
-                          reason=DrawReason.DRAW_ONE, count=2))
-        light.append(Kind(f"{letter}R", c, FACE_REVERSE, 20, Effect.REVERSE, count=2))
-        light.append(Kind(f"{letter}S", c, FACE_SKIP, 20, Effect.SKIP, count=2))
-        light.append(Kind(f"{letter}F", c, FACE_FLIP, 20, Effect.FLIP, starter=Starter.RETURN,
-                          count=2))
-    light.append(Kind("W", NO_COLOR, FACE_WILD, 40, Effect.WILD, count=4))
-    light.append(Kind("W+2", NO_COLOR, FACE_WILD_DRAW_TWO, 50, Effect.WILD_DRAW, amount=2,
-                      restricted=True, starter=Starter.RETURN, reason=DrawReason.WILD_DRAW_TWO,
-                      count=4))
-    for c, letter in enumerate(COLORS[4:], start=4):
-        for n in range(1, 10):
-            dark.append(Kind(f"{letter}{n}", c, n, n, Effect.NUMBER, count=2))
-        dark.append(Kind(f"{letter}+5", c, FACE_DRAW_FIVE, 20, Effect.DRAW, amount=5,
-                         reason=DrawReason.DRAW_FIVE, count=2))
-        dark.append(Kind(f"{letter}R", c, FACE_REVERSE, 20, Effect.REVERSE, count=2))
-        dark.append(Kind(f"{letter}SE", c, FACE_SKIP_ALL, 30, Effect.SKIP_ALL,
-                         starter=Starter.RETURN, count=2))
-        dark.append(Kind(f"{letter}F", c, FACE_FLIP, 20, Effect.FLIP, starter=Starter.RETURN,
-                         count=2))
-    dark.append(Kind("DW", NO_COLOR, FACE_WILD, 40, Effect.WILD, count=4))
-    dark.append(Kind("DW+C", NO_COLOR, FACE_WILD_DRAW_COLOR, 60, Effect.WILD_DRAW_COLOR,
-                     restricted=True, starter=Starter.RETURN,
-                     reason=DrawReason.WILD_DRAW_COLOR, count=4))
-    return light, dark
-
-
-def extreme_kinds() -> list[Kind]:
-    """E1 / E7: per color two each of 1-9, Hit 2, Skip, Reverse, Discard All; 4 Wild,
-    4 Extreme Hit (112 cards; the seed gives no counts, RULES.md E1 decides them)."""
-    kinds = []
-    for c, letter in enumerate(COLORS[:4]):
-        for n in range(1, 10):
-            kinds.append(Kind(f"{letter}{n}", c, n, n, Effect.NUMBER, count=2))
-        kinds.append(Kind(f"{letter}H2", c, FACE_HIT_TWO, 20, Effect.HIT, amount=2,
-                          reason=DrawReason.HIT_TWO, count=2))
-        kinds.append(Kind(f"{letter}S", c, FACE_SKIP, 20, Effect.SKIP, count=2))
-        kinds.append(Kind(f"{letter}R", c, FACE_REVERSE, 20, Effect.REVERSE, count=2))
-        kinds.append(Kind(f"{letter}DA", c, FACE_DISCARD_ALL, 30, Effect.DISCARD_ALL, count=2))
-    kinds.append(Kind("W", NO_COLOR, FACE_WILD, 50, Effect.WILD, count=4))
-    kinds.append(Kind("WH", NO_COLOR, FACE_EXTREME_HIT, 50, Effect.WILD_HIT, amount=2,
-                      starter=Starter.RETURN, reason=DrawReason.EXTREME_HIT, count=4))
-    return kinds
-
-
-def hello_kitty_kinds(wd4_value: int = 50) -> list[Kind]:
-    """H1 / H3: the classic 108 (pink is color 0) plus 4 Badtz-Maru wilds (value 50)."""
-    return classic_kinds(wd4_value) + [
-        Kind("WBM", NO_COLOR, FACE_BADTZ_MARU, 50, Effect.WILD_FEWEST_DRAW, amount=4,
-             reason=DrawReason.BADTZ_MARU, count=4)]
-
-
-def house_2018_kinds(wd4_value: int = 50, custom=("extra_turn", "draw_three", "seven")) -> list[Kind]:
-    """S1: the classic 108, 1 hand-exchange wild (S2) and the customizable wilds (S3).
-
-    `custom` names one rule of CUSTOM_RULES per copy (1 to 3 copies); a rule
-    named twice is one kind with two copies.  Both value 40.
-    """
-    kinds = classic_kinds(wd4_value)
-    kinds.append(Kind("WX", NO_COLOR, FACE_EXCHANGE, 40, Effect.WILD_EXCHANGE, count=1))
-    for r, name in enumerate(CUSTOM_RULES):
-        n = list(custom).count(name)
-        if n:
-            kinds.append(Kind(f"W:{name}", NO_COLOR, FACE_CUSTOM + r, 40, Effect.WILD_CUSTOM,
-                              amount=r, reason=CUSTOM_REASONS[r], count=n))
-    return kinds
-
-
 def color_names(variant: str) -> tuple:
     """Names of the colors as a variant prints them (H1: color 0 is pink in Hello Kitty)."""
-    if variant == "hello-kitty":
-        return ("pink",) + COLOR_NAMES[1:]
-    return COLOR_NAMES
+    from .variants import variant_of
+
+    return variant_of(variant).color_names
 
 
 def build_deck(name: str, kinds: list[Kind]) -> DeckTable:
@@ -361,16 +267,18 @@ def build_deck(name: str, kinds: list[Kind]) -> DeckTable:
     return DeckTable(name, tuple(kinds), tuple(card_kind))
 
 
-def build_flip_deck(deck_seed: int = 0, light=None, dark=None) -> DeckTable:
-    """F1: 112 two-faced cards; the pairing is a permutation fixed by `deck_seed`.
+def build_flip_deck(deck_seed: int = 0, light=None, dark=None, name: str = "flip") -> DeckTable:
+    """F1: two-faced cards; the pairing is a permutation fixed by `deck_seed`.
 
     Card ids follow the light kinds in table order; the dark kinds, in table
     order, are shuffled onto them by game PAIRING_GAME of the seed's stream.
-    `light`/`dark` replace the kinds of `flip_kinds()` (deck overrides).
+    `light`/`dark` replace UNO Flip's kinds (deck overrides, other two-faced decks).
     """
     from .rng import Rng, key_from_seed
 
     if light is None:
+        from .variants.flip import flip_kinds
+
         light, dark = flip_kinds()
     kinds = light + dark
     card_kind, dark_kind = [], []
@@ -379,7 +287,7 @@ def build_flip_deck(deck_seed: int = 0, light=None, dark=None) -> DeckTable:
     for i, k in enumerate(dark, start=len(light)):
         dark_kind.extend([i] * k.count)
     Rng(key_from_seed(deck_seed), PAIRING_GAME).shuffle(dark_kind)
-    return DeckTable("flip", tuple(kinds), tuple(card_kind), tuple(dark_kind))
+    return DeckTable(name, tuple(kinds), tuple(card_kind), tuple(dark_kind))
 
 
 class DeckError(ValueError):
@@ -427,35 +335,36 @@ def deck_text(overrides) -> str:
 
 def deck_for(rules) -> DeckTable:
     """The deck table a rules object plays with (built once per distinct deck)."""
-    custom = rules.custom_wilds if rules.variant == "house-2018" else ""
-    return _deck(rules.variant, rules.wd4_value, rules.deck_seed, rules.deck, custom)
+    from .variants import variant_of
+
+    v = variant_of(rules)
+    args = tuple(getattr(rules, f) for f in v.deck_fields)
+    return _deck(rules.variant, args, rules.deck_seed if v.two_faced else 0, rules.deck)
 
 
 @lru_cache(maxsize=None)
-def _deck(variant: str, wd4_value: int, deck_seed: int, overrides=(), custom: str = "") -> DeckTable:
+def _deck(variant: str, args: tuple, deck_seed: int, overrides=()) -> DeckTable:
     # DeckTable is frozen and made of tuples, so one instance serves every game.
-    if variant == "classic":
-        return build_deck("classic", override_kinds(classic_kinds(wd4_value), overrides, variant))
-    if variant == "flip":
-        if not overrides:
-            return build_flip_deck(deck_seed)
-        light, dark = flip_kinds()
+    from .variants import variant_of
+
+    v = variant_of(variant)
+    light = v.kinds(**dict(zip(v.deck_fields, args)))
+    if not v.two_faced:
+        return build_deck(variant, override_kinds(light, overrides, variant))
+    dark = v.dark_kinds()
+    if overrides:
         both = override_kinds(light + dark, overrides, variant)
         light, dark = both[:len(light)], both[len(light):]
-        n_light, n_dark = sum(k.count for k in light), sum(k.count for k in dark)
-        if n_light != n_dark:
-            raise DeckError(f"invalid deck: the light side has {n_light} cards and the dark "
-                            f"side {n_dark}; every card has both faces")
-        return build_flip_deck(deck_seed, light, dark)
-    if variant == "extreme":
-        return build_deck("extreme", override_kinds(extreme_kinds(), overrides, variant))
-    if variant == "hello-kitty":
-        return build_deck("hello-kitty",
-                          override_kinds(hello_kitty_kinds(wd4_value), overrides, variant))
-    if variant == "house-2018":
-        kinds = house_2018_kinds(wd4_value, custom.split(","))
-        return build_deck("house-2018", override_kinds(kinds, overrides, variant))
-    raise ValueError(f"unknown variant {variant!r}")
+    n_light, n_dark = sum(k.count for k in light), sum(k.count for k in dark)
+    if n_light != n_dark:
+        raise DeckError(f"invalid deck: the light side has {n_light} cards and the dark "
+                        f"side {n_dark}; every card has both faces")
+    return build_flip_deck(deck_seed, light, dark, variant)
+
+
+def deck_cache_clear() -> None:
+    """Forget the decks built (the registry changed)."""
+    _deck.cache_clear()
 
 
 def check_deck(table: DeckTable, players: int, hand_size: int) -> None:

@@ -13,7 +13,7 @@ import sys
 
 from . import __version__
 from .policies import POLICIES, POLICY_HELP, KNOB_HELP, knob_range, seat_policies
-from .rules import RULE_KEYS, Rules, RulesError, load_deck_file, parse_rule_value
+from .rules import RULE_KEYS, VARIANTS, Rules, RulesError, load_deck_file, parse_rule_value
 from .rules import player_counts as parse_player_counts
 
 
@@ -95,7 +95,7 @@ def _policies_from(args, players: int):
 
 
 def _add_game_options(p):
-    p.add_argument("--variant", default=None, help="deck and rule family (classic, flip, extreme, hello-kitty, house-2018)")
+    p.add_argument("--variant", default=None, help=f"deck and rule family ({', '.join(VARIANTS)})")
     p.add_argument("--players", default=None, help="number of players, 2-10 (default 4)")
     p.add_argument("--policy", default="greedy",
                    help="policy spec for every seat, e.g. 'greedy(bluff=0.3)' (default greedy)")
@@ -376,8 +376,6 @@ def _count_or_zero(text, what) -> int:
 def cmd_bench(args) -> int:
     from .bench import run_bench
 
-    from .rules import VARIANTS
-
     players = player_counts(args.players)
     variants = list(VARIANTS) if args.variant == "all" else args.variant.split(",")
     for v in variants:
@@ -430,7 +428,7 @@ class _Formatter(argparse.HelpFormatter):
 
 
 def cmd_rules(args) -> int:
-    from .rules import VARIANTS, switch_table
+    from .rules import switch_table
 
     variants = list(VARIANTS) if args.variant in (None, "all") else [args.variant]
     for v in variants:

@@ -21,8 +21,7 @@ from .policies import COLOR_RULES, TARGET_RULES, seat_policies
 from .reference import SEAT_COUNTERS, GameResult, scenario_deck
 from .rng import MASK64, key_from_seed
 from .userpolicy import UserSeat
-from .rules import (CHALLENGE, DEALER_DRAW, DRAWN_CARD, EDITIONS, EXCHANGE, FLIP_STARTER, LAUNCHER, SCORING,
-                    STACKING, VARIANT_IDS, Rules, RulesError)
+from .rules import SWITCHES, Rules, RulesError
 
 __all__ = ["play_game", "play_round", "play_games", "GameLimitError", "MAX_TURNS",
            "SEAT_COUNTERS"]
@@ -40,27 +39,11 @@ CONFIG_FIELDS = ("variant", "players", "edition", "dealer_draw", "drawn_card", "
 
 
 def _config(rules: Rules) -> tuple:
-    """uno_config as (field, value) pairs: the Rules fields as ints, enums as their index
-    in rules.py's tuples, the launcher's weight tables (E2) as tuples of ints."""
-    d = {
-        "variant": VARIANT_IDS[rules.variant], "players": rules.players,
-        "edition": EDITIONS.index(rules.edition),
-        "dealer_draw": DEALER_DRAW.index(rules.dealer_draw),
-        "drawn_card": DRAWN_CARD.index(rules.drawn_card),
-        "challenge": CHALLENGE.index(rules.challenge), "wd4_value": rules.wd4_value,
-        "scoring": SCORING.index(rules.scoring), "target": rules.target,
-        "teams": int(rules.teams), "hand_size": rules.hand_size,
-        "repair": int(rules.flip_pairing == "game"), "exchange": EXCHANGE.index(rules.exchange),
-        "launcher": LAUNCHER.index(rules.launcher), "launcher_fire": rules.launcher_fire,
-        "launcher_max_silent": rules.launcher_max_silent,
-        "launcher_burst": tuple(rules.launcher_burst),
-        "launcher_weights": tuple(rules.launcher_weights),
-        "hit_target_presses": rules.hit_target_presses,
-        "stacking": STACKING.index(rules.stacking),
-        "draw_until_playable": int(rules.draw_until_playable),
-        "forced_play": int(rules.forced_play), "jump_in": int(rules.jump_in),
-        "seven_o": int(rules.seven_o), "flip_starter": FLIP_STARTER.index(rules.flip_starter),
-    }
+    """uno_config as (field, value) pairs: each switch with a uno_config field in its
+    encoding (rules.SWITCHES: a choice as its index, a bool as 0/1, the launcher's weight
+    tables (E2) as tuples of ints), and the variant's number."""
+    d = {s.c_field: s.encode(getattr(rules, s.name)) for s in SWITCHES if s.c_field}
+    d["variant"] = rules.variant_spec.config_id
     return tuple((f, d[f]) for f in CONFIG_FIELDS)
 
 

@@ -207,7 +207,7 @@ class UnoEnv(AECEnv):
         learner = UserPolicySpec(_learner)
         pols = [_policy(learner if s is None else s) for s in self.seat_specs]
         self._seat = _engine.EnvSeat(len(self.card_codes), n, deck.sides == 2,
-                                     self.rules.variant == "extreme")
+                                     self.rules.variant_spec.draw_source == "launcher")
         users = [self._seat if s is None else None for s in self.seat_specs]
         self._engine = _make_engine(self.rules, tuple(pols), deck, users)
         self.possible_agents = [f"player_{s}" for s in range(n) if self.seat_specs[s] is None]

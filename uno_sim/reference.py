@@ -514,7 +514,7 @@ class Game:
         self.direction = 1
         # E2: UNO Extreme's launcher replaces the draw pile (draw_pile holds its cards);
         # `silent` counts the presses in a row that fired nothing (the model law's state)
-        self.launcher = rules.variant == "extreme"
+        self.launcher = rules.variant_spec.draw_source == "launcher"
         self.silent = 0
         self.pending = 0  # C-H1: cards passed on by the stack being answered
         self.last_player = self.last_card = -1  # the last card played, and by whom

@@ -1,33 +1,27 @@
 """Rules configuration: one keyword-only frozen dataclass, validated on creation.
 
-Every switch names the RULES.md ID it implements.  ``edition`` sets the
-defaults of the switches the vintage text (seed 000) decides differently; an
-explicit value always wins over the edition's default.
+Every switch is a `Switch` record of one table (`SWITCHES`): the common switches
+below, and those each variant module declares (uno_sim/variants/).  The table gives
+`Rules` its validation, its docstring's field table, `parse_rule_value` and what
+`uno-sim rules` prints; `check_switches` makes a table that disagrees with the
+dataclass's fields an import error.  Every switch names the docs/rules.md IDs it
+implements.  ``edition`` sets the defaults of the switches the vintage text (seed 000)
+decides differently; an explicit value always wins over the edition's default.
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+from dataclasses import MISSING, asdict, dataclass, fields
 from numbers import Integral
 
-VARIANTS = ("classic", "flip", "extreme", "hello-kitty", "house-2018")
-# uno_config.variant: fixed numbers, whatever variants a build has (2 is UNO Extreme)
-VARIANT_IDS = {"classic": 0, "flip": 1, "extreme": 2, "hello-kitty": 3, "house-2018": 4}
+from .variants import Switch, variant_names, variant_of, variant_switches
+
+VARIANTS = variant_names()  # the registered variants, by order (uno_sim/variants/)
 EDITIONS = ("modern", "vintage")
 DRAWN_CARD = ("may", "must")
 CHALLENGE = ("modern", "vintage")
 DEALER_DRAW = ("zero", "redraw")
 SCORING = ("standard", "elimination", "lowest")
-FLIP_PAIRING = ("deck", "game")
-FLIP_STARTER = ("return", "flip")  # F2: a Flip turned up as the starter
-LAUNCHER = ("model", "dist")  # E2: the launcher's firing law
-LAUNCHER_MAX = 32  # E2: most entries in a launcher weight table
-# E2 defaults: a model, not a measurement (no firing law is published; docs/rules.md)
-LAUNCHER_BURST = (1, 2, 5, 7, 7, 7, 6, 5, 2, 1, 1, 1)  # burst of 1..12 cards: mostly 3-8
-LAUNCHER_WEIGHTS = (92,) + LAUNCHER_BURST  # dist: 0..12 cards, fires on 1 press in 3
-DECK_SIZE = {"classic": 108, "flip": 112, "extreme": 112, "hello-kitty": 112, "house-2018": 112}
-EXCHANGE = ("swap", "shuffle")  # S2: the French hand exchange | the English "Wild Shuffle Hands"
-CUSTOM_WILDS_DEFAULT = "extra_turn,draw_three,seven"  # S3: one rule per customizable wild
 # C-H1: which draw cards may be stacked; the index is a bit mask (1: colored draw cards
 # such as Draw Two, +1, +5; 2: fixed-amount wild draw cards such as WD4, Wild Draw Two)
 STACKING = ("none", "draw2", "draw4", "both")
@@ -56,10 +50,11 @@ def _choice(name, value, allowed):
         raise RulesError(f"invalid {name} {value!r}: expected one of {', '.join(allowed)}")
 
 
-def _weights(name, value, first: int) -> tuple:
+def _weights(name, value, first: int, most: int) -> tuple:
     """A launcher weight table (E2): integers >= 0 as a tuple, a list or "1,2,3" text.
 
-    Entry i weighs `first + i` cards; some entry for one card or more must be positive.
+    Entry i weighs `first + i` cards; some entry for one card or more must be positive;
+    at most `most` entries.
     """
     shown = value if isinstance(value, str) else ",".join(map(str, value)) \
         if isinstance(value, (list, tuple)) else value
@@ -69,33 +64,15 @@ def _weights(name, value, first: int) -> tuple:
                   for x in items)
     except (TypeError, ValueError):
         w = None
-    if (not w or len(w) > LAUNCHER_MAX
+    if (not w or len(w) > most
             or any(isinstance(x, bool) or not isinstance(x, int) or x < 0 for x in w)):
-        raise RulesError(f"invalid {name} {shown!r}: expected 1 to {LAUNCHER_MAX} "
+        raise RulesError(f"invalid {name} {shown!r}: expected 1 to {most} "
                          f"comma-separated integers >= 0")
     if sum(w) > 2**31 - 1:
         raise RulesError(f"invalid {name} {shown!r}: the weights add up to more than 2**31 - 1")
     if not any(w[i] for i in range(len(w)) if first + i >= 1):
         raise RulesError(f"invalid {name} {shown!r}: no weight on firing a card")
     return w
-def _custom_wilds(value) -> str:
-    """S3: 1 to 3 rule names (a comma list, or a list/tuple), as a canonical comma list."""
-    from .cards import CUSTOM_RULES
-
-    names = value.split(",") if isinstance(value, str) else value
-    try:
-        names = [str(n).strip() for n in names]
-    except TypeError:
-        raise RulesError(f"invalid custom_wilds {value!r}: expected a comma list of rule "
-                         f"names") from None
-    if not 1 <= len(names) <= 3:
-        raise RulesError(f"invalid custom_wilds {value!r}: expected 1 to 3 rule names "
-                         f"(one per customizable wild)")
-    for n in names:
-        if n not in CUSTOM_RULES:
-            raise RulesError(f"invalid custom_wilds rule {n!r}: expected one of "
-                             f"{', '.join(CUSTOM_RULES)}")
-    return ",".join(names)
 
 
 def _int(name, value, lo, hi=None):
@@ -106,56 +83,77 @@ def _int(name, value, lo, hi=None):
         raise RulesError(f"invalid {name} {value!r}: expected {rng}")
 
 
+def _bool(name, value):
+    if not isinstance(value, bool):
+        raise RulesError(f"invalid {name} {value!r}: expected true or false")
+
+
+def _checked(s: Switch, value):
+    """`value` of switch `s` as `Rules` keeps it; RulesError naming it otherwise."""
+    if s.kind == "choice":
+        _choice(s.name, value, s.choices())
+    elif s.kind == "int":
+        _int(s.name, value, s.lo, s.hi)
+    elif s.kind == "bool":
+        _bool(s.name, value)
+    elif s.kind == "weights":
+        return _weights(s.name, value, s.lo, s.hi)
+    elif s.check is not None:
+        return s.check(value)
+    return value
+
+
+# The switches every variant has (a variant's own come from its module).  `values` of
+# `variant` is read from the registry when checked, so a registered variant is known.
+COMMON_SWITCHES = (
+    Switch(name="variant", kind="choice", values=variant_names, default="classic", rule="C1",
+           meaning="deck and rule family", c_field=None),
+    Switch(name="players", kind="int", lo=MIN_PLAYERS, hi=MAX_PLAYERS, default=4, rule="C2",
+           meaning="2..10"),
+    Switch(name="edition", kind="choice", values=EDITIONS, default="modern",
+           rule="C3,C12,C16", meaning="modern | vintage: defaults below"),
+    Switch(name="dealer_draw", kind="choice", values=DEALER_DRAW, default=None, rule="C3",
+           meaning="zero (actions count 0) | redraw (vintage)"),
+    Switch(name="drawn_card", kind="choice", values=DRAWN_CARD, default=None, rule="C8",
+           meaning="may | must play a playable drawn card"),
+    Switch(name="challenge", kind="choice", values=CHALLENGE, default=None, rule="C12",
+           meaning="modern | vintage WD4 challenge outcome"),
+    Switch(name="wd4_value", kind="int", lo=0, hi=VALUE_MAX, default=None, rule="C16",
+           shown=">= 0", meaning="points of a WD4 in hand (50 / 70 vintage)"),
+    Switch(name="scoring", kind="choice", values=SCORING, default="standard", rule="C17-C19",
+           meaning="standard | elimination | lowest"),
+    Switch(name="target", kind="int", lo=1, hi=TARGET_MAX, default=500, rule="C17",
+           shown=">= 1", meaning="score that ends the game"),
+    Switch(name="teams", kind="bool", default=False, rule="C20",
+           meaning="two teams in alternating seats"),
+    Switch(name="hand_size", kind="int", lo=1, hi=20, default=7, rule="C4",
+           meaning="cards dealt to each player"),
+    Switch(name="deck", kind="deck", default=(), rule="C1", shown="FILE.toml ([count], [value])",
+           meaning="overrides of the deck table: (pattern, count, value) triples, None = as "
+                   "printed (`load_deck_file` reads them from TOML)",
+           check=lambda value: _deck_overrides(value), c_field=None),
+    Switch(name="stacking", kind="choice", values=STACKING, default="none", rule="C-H1",
+           meaning="none | draw2 | draw4 | both: draw cards answered with draw cards add up"),
+    Switch(name="draw_until_playable", kind="bool", default=False, rule="C-H2",
+           meaning="draw until a playable card (no legal play)"),
+    Switch(name="forced_play", kind="bool", default=False, rule="C-H3",
+           meaning="a legal play must be made"),
+    Switch(name="jump_in", kind="bool", default=False, rule="C-H4",
+           meaning="an identical card may be played out of turn"),
+    Switch(name="seven_o", kind="bool", default=False, rule="C-H5",
+           meaning="7 swaps hands, 0 passes every hand on"),
+)
+_BY_NAME = {s.name: s for s in COMMON_SWITCHES + variant_switches()}
+
+
+def _default(name):
+    return _BY_NAME[name].default
+
+
 @dataclass(frozen=True, kw_only=True)
 class Rules:
-    """A complete rule set.
-
-    ======================  ==========================================  =======
-    field                   meaning                                     rule
-    ======================  ==========================================  =======
-    variant                 deck and rule family                        C1
-    players                 2..10                                       C2
-    edition                 modern | vintage: defaults below            C3,C12,C16
-    dealer_draw             zero (actions count 0) | redraw (vintage)   C3
-    drawn_card              may | must play a playable drawn card       C8
-    challenge               modern | vintage WD4 challenge outcome      C12
-    wd4_value               points of a WD4 in hand (50 / 70 vintage)   C16
-    scoring                 standard | elimination | lowest             C17-C19
-    target                  score that ends the game                    C17
-    teams                   two teams in alternating seats              C20
-    hand_size               cards dealt to each player                  C4
-    flip_pairing            Flip faces paired once per deck_seed        F1
-                            (deck) | re-paired every game (game)
-    deck_seed               seed of the deck's light/dark pairing       F1
-    deck                    overrides of the deck table: (pattern,      C1
-                            count, value) triples, None = as printed
-                            (`load_deck_file` reads them from TOML)
-    exchange                house-2018 hand-exchange wild: swap with    S2
-                            one opponent | shuffle all hands
-    custom_wilds            house-2018: the rule of each customizable   S3
-                            wild, a comma list of 1 to 3 names of
-                            cards.CUSTOM_RULES
-    launcher                Extreme launcher law: model (stateful       E2
-                            schedule, default) | dist (i.i.d. per press)
-    launcher_fire           model: chance per mille that a press fires  E2
-    launcher_max_silent     model: a press fires after this many silent E2
-                            presses in a row
-    launcher_burst          model: weights of bursts of 1, 2, ... cards E2
-    launcher_weights        dist: weights of firing 0, 1, 2, ... cards  E2
-    hit_target_presses      presses the target of an Extreme Hit makes  E6
-                            itself before the attacker's two (0; 1 is
-                            seed 001's literal "le désigné appuie")
-    stacking                none | draw2 | draw4 | both: draw cards     C-H1
-                            answered with draw cards add up
-    draw_until_playable     draw until a playable card (no legal play)  C-H2
-    forced_play             a legal play must be made                   C-H3
-    jump_in                 an identical card may be played out of turn C-H4
-    seven_o                 7 swaps hands, 0 passes every hand on       C-H5
-    flip_starter            a Flip starter is put back (return) or      F2
-                            turns the game to the dark side (flip)
-    ======================  ==========================================  =======
-    """
-
+    # The field order is that of manifests, summary.json and to_dict(): a new switch is
+    # added at the end.  The docstring (its field table) is written from SWITCHES below.
     variant: str = "classic"
     players: int = 4
     edition: str = "modern"
@@ -167,69 +165,46 @@ class Rules:
     target: int = 500
     teams: bool = False
     hand_size: int = 7
-    flip_pairing: str = "deck"
+    flip_pairing: str = "deck"  # F1 (variants/flip.py)
     deck_seed: int = 0
     deck: tuple = ()
-    # S2, S3 (variant house-2018)
+    # S2, S3 (variants/house_2018.py)
     exchange: str = "swap"
-    custom_wilds: str = CUSTOM_WILDS_DEFAULT
-    # UNO Extreme (E2): the launcher's firing law
+    custom_wilds: str = _default("custom_wilds")
+    # UNO Extreme (E2, E6; variants/extreme.py): the launcher's firing law
     launcher: str = "model"
     launcher_fire: int = 333
     launcher_max_silent: int = 5
-    launcher_burst: tuple = LAUNCHER_BURST
-    launcher_weights: tuple = LAUNCHER_WEIGHTS
-    hit_target_presses: int = 0  # E6
+    launcher_burst: tuple = _default("launcher_burst")
+    launcher_weights: tuple = _default("launcher_weights")
+    hit_target_presses: int = 0
     # house rules (C-H1..C-H5), all off by default
     stacking: str = "none"
     draw_until_playable: bool = False
     forced_play: bool = False
     jump_in: bool = False
     seven_o: bool = False
-    # F2: a Flip card turned up as the starter
+    # F2: a Flip card turned up as the starter (variants/flip.py)
     flip_starter: str = "return"
 
     def __post_init__(self):
-        _choice("variant", self.variant, VARIANTS)
-        _int("players", self.players, MIN_PLAYERS, MAX_PLAYERS)
-        _choice("edition", self.edition, EDITIONS)
-        for name, value in EDITION_DEFAULTS[self.edition].items():
-            if getattr(self, name) is None:
-                object.__setattr__(self, name, value)
-        _choice("dealer_draw", self.dealer_draw, DEALER_DRAW)
-        _choice("drawn_card", self.drawn_card, DRAWN_CARD)
-        _choice("challenge", self.challenge, CHALLENGE)
-        _int("wd4_value", self.wd4_value, 0, VALUE_MAX)
-        _choice("scoring", self.scoring, SCORING)
-        _int("target", self.target, 1, TARGET_MAX)
-        _int("hand_size", self.hand_size, 1, 20)
-        _choice("flip_pairing", self.flip_pairing, FLIP_PAIRING)
-        _int("deck_seed", self.deck_seed, 0, 2**63 - 1)
-        _choice("exchange", self.exchange, EXCHANGE)
-        object.__setattr__(self, "custom_wilds", _custom_wilds(self.custom_wilds))
-        _choice("launcher", self.launcher, LAUNCHER)
-        _int("launcher_fire", self.launcher_fire, 0, 1000)
-        _int("launcher_max_silent", self.launcher_max_silent, 0, 1000)
-        object.__setattr__(self, "launcher_burst", _weights("launcher_burst", self.launcher_burst, 1))
-        object.__setattr__(self, "launcher_weights",
-                           _weights("launcher_weights", self.launcher_weights, 0))
-        _int("hit_target_presses", self.hit_target_presses, 0, 10)
-        _choice("flip_starter", self.flip_starter, FLIP_STARTER)
-        if self.flip_starter == "flip" and self.variant != "flip":
-            raise RulesError(f"invalid flip_starter 'flip' for variant {self.variant!r}: only "
-                             f"UNO Flip has Flip cards")
-        if not isinstance(self.teams, bool):
-            raise RulesError(f"invalid teams {self.teams!r}: expected true or false")
+        for s in SWITCHES:
+            value = getattr(self, s.name)
+            if value is None and s.name in EDITION_DEFAULTS["modern"]:
+                value = EDITION_DEFAULTS[self.edition][s.name]  # edition is checked first
+            new = _checked(s, value)
+            if new is not getattr(self, s.name):
+                object.__setattr__(self, s.name, new)
+        for s in SWITCHES:
+            if (s.only and s.owner != self.variant
+                    and getattr(self, s.name) != s.default):
+                raise RulesError(f"invalid {s.name} {getattr(self, s.name)!r} for variant "
+                                 f"{self.variant!r}: {s.only}")
         if self.teams:
             if self.players % 2 or self.players < 4:
                 raise RulesError(f"invalid players {self.players} for teams: expected 4, 6, 8 or 10")
             if self.scoring != "standard":
                 raise RulesError(f"invalid scoring {self.scoring!r} for teams: expected standard")
-        _choice("stacking", self.stacking, STACKING)
-        for name in HOUSE_BOOLS:
-            if not isinstance(getattr(self, name), bool):
-                raise RulesError(f"invalid {name} {getattr(self, name)!r}: expected true or false")
-        object.__setattr__(self, "deck", _deck_overrides(self.deck))
         if not self.deck and self.players * self.hand_size + 1 > self.deck_size:
             raise RulesError(
                 f"invalid hand_size {self.hand_size}: {self.players} hands of it do not fit the deck"
@@ -243,15 +218,13 @@ class Rules:
                 raise RulesError(str(exc)) from None
         if self.stacking != "none" or self.seven_o:
             self._check_house_rules()
-        for name, default in (("custom_wilds", CUSTOM_WILDS_DEFAULT), ("exchange", EXCHANGE[0])):
-            if self.variant != "house-2018" and getattr(self, name) != default:
-                raise RulesError(f"invalid {name} {getattr(self, name)!r} for variant "
-                                 f"{self.variant!r}: only the house-2018 deck has those cards "
-                                 f"(S2, S3)")
-        if self.draw_until_playable and self.variant == "extreme":
-            raise RulesError("invalid draw_until_playable True for variant 'extreme': the "
-                             "launcher replaces the draw pile (E3: one press, nothing is drawn "
-                             "to play)")
+        spec = self.variant_spec
+        if self.draw_until_playable and spec.draw_source == "launcher":
+            raise RulesError(f"invalid draw_until_playable True for variant {self.variant!r}: "
+                             f"the launcher replaces the draw pile (E3: one press, nothing is "
+                             f"drawn to play)")
+        if spec.check is not None:
+            spec.check(self)
 
     def _check_house_rules(self):
         """C-H1 / C-H5 need cards the variant's deck may not have (checked by effect/face)."""
@@ -276,13 +249,14 @@ class Rules:
     @property
     def deck_size(self) -> int:
         """Cards in the deck played (S3: 109 plus one per customizable wild used)."""
-        if self.deck:
-            from .cards import deck_for
+        from .cards import deck_for
 
-            return deck_for(self).size
-        if self.variant == "house-2018":
-            return 109 + len(self.custom_wilds.split(","))
-        return DECK_SIZE[self.variant]
+        return deck_for(self).size
+
+    @property
+    def variant_spec(self):
+        """The variant's record (uno_sim/variants/): its traits, switches, deck."""
+        return variant_of(self.variant)
 
     def to_dict(self) -> dict:
         """The fields as plain JSON values (`deck` as a list of [card, count, value], the
@@ -313,72 +287,87 @@ class Rules:
 
 RULE_KEYS = tuple(f.name for f in fields(Rules))
 
-
-# The values each switch takes, as `Rules` validates them (tests/test_usability.py checks
-# that they agree), for `uno-sim rules` and docs.
-SWITCH_CHOICES = {"variant": VARIANTS, "edition": EDITIONS, "dealer_draw": DEALER_DRAW,
-                  "drawn_card": DRAWN_CARD, "challenge": CHALLENGE, "scoring": SCORING,
-                  "flip_pairing": FLIP_PAIRING, "exchange": EXCHANGE, "launcher": LAUNCHER,
-                  "stacking": STACKING, "flip_starter": FLIP_STARTER}
-SWITCH_RANGES = {"players": (MIN_PLAYERS, MAX_PLAYERS), "wd4_value": (0, None),
-                 "target": (1, None), "hand_size": (1, 20), "deck_seed": (0, 2**63 - 1),
-                 "launcher_fire": (0, 1000), "launcher_max_silent": (0, 1000),
-                 "hit_target_presses": (0, 10)}
+# Field type -> the switch kinds that may describe it
+_KIND_OF_TYPE = {"str": ("choice", "text"), "str | None": ("choice",), "int": ("int",),
+                 "int | None": ("int",), "bool": ("bool",), "tuple": ("weights", "deck")}
 
 
-def _docstring_table() -> dict:
-    """{field: (meaning, rule IDs)} read from the table in the `Rules` docstring."""
-    lines = (Rules.__doc__ or "").splitlines()
-    marks = [i for i, ln in enumerate(lines) if ln.strip().startswith("=====")]
-    if len(marks) < 3:
-        return {}
-    cols = [j for j, ch in enumerate(lines[marks[0]]) if ch == "=" and
-            (j == 0 or lines[marks[0]][j - 1] == " ")]
-    out, last = {}, None
-    for ln in lines[marks[1] + 1:marks[2]]:
-        name = ln[cols[0]:cols[1]].strip()
-        meaning, rule = ln[cols[1]:cols[2]].strip(), ln[cols[2]:].strip()
-        if name:
-            out[name], last = [meaning, rule], name
-        elif last:
-            out[last][0] += " " + meaning
-            out[last][1] += rule
-    return {k: (m, r) for k, (m, r) in out.items()}
+def check_switches(switches, cls=None) -> tuple:
+    """The switches in the order of the fields of `cls` (default `Rules`); TypeError
+    naming the first disagreement: a field without a switch or the other way round, a
+    switch declared twice, a default or a type that differs."""
+    cls = Rules if cls is None else cls
+    by = {}
+    for s in switches:
+        if s.name in by:
+            raise TypeError(f"switch {s.name!r} is declared twice")
+        by[s.name] = s
+    names = [f.name for f in fields(cls)]
+    for name in by:
+        if name not in names:
+            raise TypeError(f"switch {name!r} is no field of {cls.__name__}")
+    out = []
+    for f in fields(cls):
+        s = by.get(f.name)
+        if s is None:
+            raise TypeError(f"field {f.name!r} of {cls.__name__} has no switch")
+        if f.default is MISSING or f.default != s.default:
+            raise TypeError(f"switch {f.name!r} defaults to {s.default!r}, field "
+                            f"{cls.__name__}.{f.name} to {f.default!r}")
+        if s.kind not in _KIND_OF_TYPE.get(str(f.type), ()):
+            raise TypeError(f"switch {f.name!r} is of kind {s.kind!r}, field "
+                            f"{cls.__name__}.{f.name} of type {f.type}")
+        out.append(s)
+    return tuple(out)
+
+
+# Every switch, in the order of the `Rules` fields.
+SWITCHES = check_switches(COMMON_SWITCHES + variant_switches())
+SWITCH = {s.name: s for s in SWITCHES}
+
+# The values each choice and integer switch takes, as `Rules` validates them.
+SWITCH_CHOICES = {s.name: s.choices() for s in SWITCHES if s.kind == "choice"}
+SWITCH_RANGES = {s.name: (s.lo, s.hi) for s in SWITCHES if s.kind == "int"}
+
+
+def _field_table(switches) -> str:
+    """The reST table of the `Rules` docstring: field, meaning, rule IDs."""
+    import textwrap
+
+    w = (22, 42, 7)
+    rule = "  ".join("=" * n for n in w)
+    lines = [rule, "  ".join(h.ljust(n) for h, n in zip(("field", "meaning", "rule"), w)).rstrip(),
+             rule]
+    for s in switches:
+        text = textwrap.wrap(s.meaning, w[1]) or [""]
+        for i, part in enumerate(text):
+            first = s.name if i == 0 else ""
+            ids = s.rule if i == 0 else ""
+            lines.append(f"{first:<{w[0]}}  {part:<{w[1]}}  {ids}".rstrip())
+    lines.append(rule)
+    return "\n".join("    " + ln for ln in lines)
+
+
+Rules.__doc__ = ("A complete rule set: one field per switch of `SWITCHES` (uno-sim rules).\n\n"
+                 + _field_table(SWITCHES) + "\n    ")
 
 
 def switch_values(name: str) -> str:
     """The values switch `name` takes, as text: `a | b`, `2..10`, `true | false`..."""
-    if name in SWITCH_CHOICES:
-        return " | ".join(SWITCH_CHOICES[name])
-    if name in SWITCH_RANGES:
-        lo, hi = SWITCH_RANGES[name]
-        return f">= {lo}" if hi is None else f"{lo}..{hi}"
-    kind = {f.name: f.type for f in fields(Rules)}[name]
-    if kind == "bool":
-        return "true | false"
-    if name == "custom_wilds":
-        from .cards import CUSTOM_RULES
-
-        return "1-3 of " + ",".join(CUSTOM_RULES)
-    if name in ("launcher_burst", "launcher_weights"):
-        return f"1-{LAUNCHER_MAX} integers >= 0"
-    if name == "deck":
-        return "FILE.toml ([count], [value])"
-    return str(kind)
+    return SWITCH[name].values_text()
 
 
-def switch_table(variants=VARIANTS) -> list[dict]:
+def switch_table(variants=None) -> list[dict]:
     """Every rule switch: name, values, default per variant, meaning and rule IDs."""
-    doc = _docstring_table()
+    variants = variant_names() if variants is None else variants
     defaults = {v: Rules(variant=v).to_dict() for v in variants}
     rows = []
-    for name in RULE_KEYS:
-        meaning, rule = doc.get(name, ("", ""))
-        rows.append({"switch": name, "values": switch_values(name),
+    for s in SWITCHES:
+        rows.append({"switch": s.name, "values": s.values_text(),
                      # `variant` names the variant; its own default is the dataclass's
-                     "default": {v: Rules().variant if name == "variant" else defaults[v][name]
+                     "default": {v: s.default if s.name == "variant" else defaults[v][s.name]
                                  for v in variants},
-                     "rule": rule, "meaning": meaning})
+                     "rule": s.rule, "meaning": s.meaning})
     return rows
 
 
@@ -453,13 +442,13 @@ def parse_rule_value(key: str, text: str):
         return load_deck_file(text)
     if key not in RULE_KEYS:
         raise RulesError(f"unknown rule {key!r}: expected one of {', '.join(RULE_KEYS)}")
-    if key in ("players", "target", "hand_size", "wd4_value", "deck_seed", "launcher_fire",
-               "launcher_max_silent", "hit_target_presses"):
+    kind = SWITCH[key].kind
+    if kind == "int":
         try:
             return int(text)
         except ValueError:
             raise RulesError(f"invalid {key} {text!r}: expected an integer") from None
-    if key == "teams" or key in HOUSE_BOOLS:
+    if kind == "bool":
         low = text.lower()
         if low in ("1", "true", "yes", "on"):
             return True

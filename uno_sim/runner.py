@@ -55,16 +55,6 @@ MAX_SHARDS = 1_000_000  # a run's plan, manifest checks and merge walk every sha
 SCHEMA_VERSION = 2
 
 
-
-def launcher_text(r) -> str:
-    """The UNO Extreme launcher law of a run (RULES.md E2), for the summary."""
-    if r.launcher == "dist":
-        return ("launcher: i.i.d. law, weights of firing 0, 1, 2, ... cards "
-                + ",".join(map(str, r.launcher_weights)))
-    return (f"launcher: model (not a measured law): fires on {r.launcher_fire}/1000 of the "
-            f"presses, always after {r.launcher_max_silent} silent ones; bursts of 1, 2, ... "
-            f"cards weighted " + ",".join(map(str, r.launcher_burst)))
-
 class RunError(RulesError):
     """A run that cannot start or finish as asked (bad directory, missing shards...)."""
 
@@ -385,8 +375,7 @@ class RunResult:
             lines.append("rules: " + ", ".join(other))
         if r.deck:
             lines.append(f"deck ({deck_for(r).size} cards): " + deck_text(r.deck))
-        if r.variant == "extreme":
-            lines.append(launcher_text(r))
+        lines += r.variant_spec.summary(r)
         lines += [
             f"policies: {', '.join(str(p) for p in self.policies)}",
             f"seed {self.seed}: {s['games']:,} games, {s['rounds']:,} rounds",
