@@ -43,9 +43,10 @@ UNO Extreme (RULES.md E1) has no 0s, no Draw Two and no WD4:
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
-from functools import lru_cache
 from enum import IntEnum
+from functools import lru_cache
 
 # Colors 0..3 are the classic (and Flip light-side) colors, 4..7 the Flip dark side.
 COLORS = ("R", "Y", "G", "B", "P", "T", "O", "V")
@@ -294,6 +295,168 @@ class DeckError(ValueError):
     """A deck override that names no card of the deck or leaves an impossible deck."""
 
 
+# New card kinds from a deck file (docs/rules.md, "New card kinds").  Each effect key of a
+# `[kind.X]` table maps onto an opcode of `Effect`: (colored opcode, wild opcode, whether
+# the key's value is the amount, whether it needs the launcher of E2); None = not allowed.
+# No effect key: a plain card, NUMBER (colored) or WILD.
+HOUSE_EFFECTS = {
+    "skip": (Effect.SKIP, None, False, False),
+    "reverse": (Effect.REVERSE, None, False, False),
+    "draw": (Effect.DRAW, Effect.WILD_DRAW, True, False),
+    "skip_all": (Effect.SKIP_ALL, None, False, False),
+    "draw_until_color": (None, Effect.WILD_DRAW_COLOR, False, False),
+    "fewest_draw": (None, Effect.WILD_FEWEST_DRAW, True, False),
+    "swap_hands": (None, Effect.WILD_EXCHANGE, False, False),
+    "discard_all": (Effect.DISCARD_ALL, None, False, True),
+    "hit": (Effect.HIT, Effect.WILD_HIT, True, True),
+}
+# The keys of a kind table, in the order of the normalized entry (Rules.deck)
+KIND_KEYS = ("wild", "colored", *HOUSE_EFFECTS, "restricted", "starter", "value", "count")
+HOUSE_AMOUNT = (1, 20)  # cards drawn or launcher presses of a new kind
+HOUSE_VALUE = {False: 20, True: 50}  # C16: default points of a colored / a wild new kind
+# C5: the opcodes both engines can resolve as the starter card; the others go back (RETURN)
+STARTER_EFFECTS = frozenset({Effect.NUMBER, Effect.WILD, Effect.SKIP, Effect.REVERSE,
+                             Effect.DRAW, Effect.WILD_FEWEST_DRAW, Effect.WILD_EXCHANGE,
+                             Effect.DISCARD_ALL, Effect.HIT})
+# The trace's reason for the victim's draw: that of the printed card of the same opcode
+# (the C engine's reasons are a closed list, cards.DrawReason)
+HOUSE_REASONS = {Effect.DRAW: DrawReason.DRAW_TWO, Effect.WILD_DRAW_COLOR: DrawReason.WILD_DRAW_COLOR,
+                 Effect.WILD_FEWEST_DRAW: DrawReason.BADTZ_MARU, Effect.HIT: DrawReason.HIT_TWO,
+                 Effect.WILD_HIT: DrawReason.EXTREME_HIT}
+FACE_HOUSE = FACE_CUSTOM + 6  # 32: the first face of a new kind (faces >= 32 match by the
+FACE_MAX = 255  # C table's per-card path, `faces_ok`); the C table holds faces up to 255
+_CODE = re.compile(r"[A-Za-z0-9+][A-Za-z0-9+#!-]{0,7}")
+
+
+def _house_int(code, key, value, lo, hi):
+    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+        raise DeckError(f"invalid {key} {value!r} of kind {code!r}: expected {lo}..{hi}")
+
+
+def house_entry(code, props, value_max: int) -> tuple:
+    """One new kind of a deck file as `Rules.deck` keeps it: (code, ((key, value), ...)).
+
+    `props` is the `[kind.CODE]` table (a mapping, or the pairs of an entry already
+    normalized); DeckError naming the bad key or value otherwise.  The checks here need
+    no variant; `house_kinds` does the rest.
+    """
+    if not isinstance(code, str) or not _CODE.fullmatch(code):
+        raise DeckError(f"invalid kind code {code!r}: expected 1-8 letters, digits or + # ! -, "
+                        f"not starting with # ! -")
+    if isinstance(props, (list, tuple)):
+        try:
+            props = dict(props)
+        except (TypeError, ValueError):
+            props = None
+    if not isinstance(props, dict):
+        raise DeckError(f"invalid kind {code!r}: expected a table of key = value")
+    for key in props:
+        if key not in KIND_KEYS:
+            raise DeckError(f"unknown key {key!r} in kind {code!r}: expected one of "
+                            f"{', '.join(KIND_KEYS)}")
+    for key in ("wild", "colored", "restricted") + tuple(
+            k for k, e in HOUSE_EFFECTS.items() if not e[2]):
+        if key in props and not isinstance(props[key], bool):
+            raise DeckError(f"invalid {key} {props[key]!r} of kind {code!r}: expected true or false")
+    wild, colored = props.get("wild", False), props.get("colored", False)
+    if wild == colored:
+        raise DeckError(f"invalid kind {code!r}: expected exactly one of wild = true "
+                        f"(names a color) or colored = true (one kind per color)")
+    effects = [k for k in HOUSE_EFFECTS if props.get(k, False) is not False]
+    if len(effects) > 1:
+        raise DeckError(f"invalid kind {code!r}: {' and '.join(effects)} together; a kind has "
+                        f"one effect (draw makes the next player lose the turn by itself)")
+    effect = None
+    if effects:
+        key = effects[0]
+        opcodes = HOUSE_EFFECTS[key]
+        effect = opcodes[1] if wild else opcodes[0]
+        if effect is None:
+            need = "wild = true" if opcodes[1] is not None else "colored = true"
+            raise DeckError(f"invalid {key} of kind {code!r}: it needs {need}")
+        if opcodes[2]:
+            _house_int(code, key, props[key], *HOUSE_AMOUNT)
+    else:
+        effect = Effect.WILD if wild else Effect.NUMBER
+    restricted = props.get("restricted", False)
+    if restricted and not wild:
+        raise DeckError(f"invalid restricted of kind {code!r}: only a wild can be restricted "
+                        f"(C7: legal only without a card of the active color)")
+    starter = props.get("starter", "play" if effect in STARTER_EFFECTS else "return")
+    if starter not in ("play", "return"):
+        raise DeckError(f"invalid starter {starter!r} of kind {code!r}: expected play or return")
+    if starter == "play" and effect not in STARTER_EFFECTS:
+        raise DeckError(f"invalid starter 'play' of kind {code!r}: a {effect.name} card cannot "
+                        f"start a round (C5); expected return")
+    value = props.get("value", HOUSE_VALUE[wild])
+    _house_int(code, "value", value, 0, value_max)
+    count = props.get("count", 1)
+    _house_int(code, "count", count, 0, 255)
+    full = dict(props, value=value, count=count)
+    if starter == ("play" if effect in STARTER_EFFECTS else "return"):
+        full.pop("starter", None)  # as its effect sets it: one form per kind
+    return code, tuple((k, full[k]) for k in KIND_KEYS if full.get(k, False) is not False
+                       or k in ("value", "count"))
+
+
+def is_house_entry(entry) -> bool:
+    """Whether an entry of `Rules.deck` defines a new kind (else it is a (pattern, count,
+    value) override)."""
+    return len(entry) == 2
+
+
+def house_kinds(entries, kinds: list[Kind], variant) -> list[Kind]:
+    """The new kinds of `entries` (normalized by `house_entry`) for a one-sided deck of
+    `kinds`, faces from FACE_HOUSE on; DeckError for what the variant cannot play."""
+    if variant.two_faced:
+        raise DeckError(f"invalid kind {entries[0][0]!r}: the {variant.name} deck is two-faced "
+                        f"and new kinds are one-sided")
+    colors = sorted({k.color for k in kinds if k.color != NO_COLOR})
+    codes = {k.code for k in kinds}
+    out = []
+    for n, (code, pairs) in enumerate(entries):
+        p = dict(pairs)
+        wild = p.get("wild", False)
+        face = FACE_HOUSE + n
+        key = next((k for k in HOUSE_EFFECTS if k in p), None)
+        if key is not None and HOUSE_EFFECTS[key][3] and variant.draw_source != "launcher":
+            raise DeckError(f"invalid {key} of kind {code!r}: it needs the launcher (E2, E4), "
+                            f"and the {variant.name} deck draws from a pile")
+        if face > FACE_MAX:
+            raise DeckError(f"invalid kind {code!r}: at most {FACE_MAX - FACE_HOUSE + 1} new kinds")
+        if key is None:
+            effect, amount = (Effect.WILD if wild else Effect.NUMBER), 0
+        else:
+            effect = HOUSE_EFFECTS[key][1 if wild else 0]
+            amount = 0 if p[key] is True else p[key]
+        restricted = p.get("restricted", False)
+        if effect == Effect.WILD_DRAW:
+            reason = DrawReason.WD4 if restricted else DrawReason.WILD_DRAW_TWO
+        else:
+            reason = HOUSE_REASONS.get(effect, DrawReason.CANNOT_PLAY)
+        starter = {"play": Starter.PLAY, "return": Starter.RETURN}.get(
+            p.get("starter"), Starter.PLAY if effect in STARTER_EFFECTS else Starter.RETURN)
+        for c in ([NO_COLOR] if wild else colors):
+            full = code if wild else COLORS[c] + code
+            if full in codes:
+                raise DeckError(f"invalid kind code {code!r}: {full} is already a card of the "
+                                f"{variant.name} deck")
+            codes.add(full)
+            out.append(Kind(full, c, face, p["value"], effect, amount, restricted, starter,
+                            reason, p["count"]))
+    if len(kinds) + len(out) > 255:
+        raise DeckError(f"invalid deck: {len(kinds) + len(out)} card kinds, at most 255")
+    return out
+
+
+def house_text(code: str, pairs) -> str:
+    """`W+6 new (wild, draw 6, restricted, value 50, count 2)` for a summary line."""
+    p = dict(pairs)
+    words = [k if v is True else f"{k} {v}" for k, v in pairs if k not in ("value", "count")]
+    per = "" if p.get("wild") else " per color"
+    return f"{code} new ({', '.join(words)}, value {p['value']}, count {p['count']}{per})"
+
+
 def override_kinds(kinds: list[Kind], overrides, deck: str) -> list[Kind]:
     """`kinds` with the counts and values of `overrides` applied.
 
@@ -325,7 +488,11 @@ def override_kinds(kinds: list[Kind], overrides, deck: str) -> list[Kind]:
 def deck_text(overrides) -> str:
     """`W+4 count 0, *0 count 2, W value 40`: deck overrides for a summary line."""
     parts = []
-    for pattern, count, value in overrides:
+    for entry in overrides:
+        if is_house_entry(entry):
+            parts.append(house_text(*entry))
+            continue
+        pattern, count, value = entry
         if count is not None:
             parts.append(f"{pattern} count {count}")
         if value is not None:
@@ -349,6 +516,10 @@ def _deck(variant: str, args: tuple, deck_seed: int, overrides=()) -> DeckTable:
 
     v = variant_of(variant)
     light = v.kinds(**dict(zip(v.deck_fields, args)))
+    new = [e for e in overrides if is_house_entry(e)]
+    if new:  # new kinds first, so that the overrides may name them
+        light = light + house_kinds(new, light, v)
+        overrides = tuple(e for e in overrides if not is_house_entry(e))
     if not v.two_faced:
         return build_deck(variant, override_kinds(light, overrides, variant))
     dark = v.dark_kinds()

@@ -128,9 +128,11 @@ COMMON_SWITCHES = (
            meaning="two teams in alternating seats"),
     Switch(name="hand_size", kind="int", lo=1, hi=20, default=7, rule="C4",
            meaning="cards dealt to each player"),
-    Switch(name="deck", kind="deck", default=(), rule="C1", shown="FILE.toml ([count], [value])",
+    Switch(name="deck", kind="deck", default=(), rule="C1",
+           shown="FILE.toml ([count], [value], [kind.X])",
            meaning="overrides of the deck table: (pattern, count, value) triples, None = as "
-                   "printed (`load_deck_file` reads them from TOML)",
+                   "printed, and new kinds (code, ((key, value), ...)) (`load_deck_file` "
+                   "reads them from TOML)",
            check=lambda value: _deck_overrides(value), c_field=None),
     Switch(name="stacking", kind="choice", values=STACKING, default="none", rule="C-H1",
            meaning="none | draw2 | draw4 | both: draw cards answered with draw cards add up"),
@@ -372,19 +374,31 @@ def switch_table(variants=None) -> list[dict]:
 
 
 def _deck_overrides(deck) -> tuple:
-    """Normalize deck overrides to a tuple of (pattern, count, value) triples.
+    """Normalize deck overrides to a tuple of new kinds and (pattern, count, value) triples.
 
-    Accepts that tuple form (or lists of 3, as JSON gives back) or the mapping
-    of a deck file: {"count": {pattern: n}, "value": {pattern: v}}.
+    Accepts that tuple form (or lists, as JSON gives back) or the mapping of a deck
+    file: {"kind": {code: {key: value}}, "count": {pattern: n}, "value": {pattern: v}}.
+    A new kind is (code, ((key, value), ...)) in the key order of `cards.KIND_KEYS`
+    (docs/rules.md, "New card kinds"); the new kinds come first.
     """
+    from .cards import DeckError, house_entry
+
     if isinstance(deck, dict):
         return _deck_from_tables(deck, "deck")
-    out = []
+    out, new = [], []
     try:
         items = list(deck)
     except TypeError:
         raise RulesError(f"invalid deck {deck!r}: expected (card, count, value) triples") from None
     for item in items:
+        if isinstance(item, (tuple, list)) and len(item) == 2:
+            try:
+                new.append(house_entry(item[0], item[1], VALUE_MAX))
+            except DeckError as exc:
+                raise RulesError(str(exc)) from None
+            if [c for c, _ in new].count(new[-1][0]) > 1:
+                raise RulesError(f"invalid kind {new[-1][0]!r}: defined twice")
+            continue
         if not isinstance(item, (tuple, list)) or len(item) != 3 or not isinstance(item[0], str):
             raise RulesError(f"invalid deck entry {item!r}: expected (card, count, value)")
         pattern, count, value = item
@@ -393,13 +407,17 @@ def _deck_overrides(deck) -> tuple:
         if value is not None:
             _int(f"value of {pattern}", value, 0, VALUE_MAX)
         out.append((pattern, count, value))
-    return tuple(out)
+    return tuple(new + out)
 
 
 def _deck_from_tables(tables: dict, where: str) -> tuple:
     for key in tables:
-        if key not in ("count", "value"):
-            raise RulesError(f"unknown table {key!r} in {where}: expected count, value")
+        if key not in ("kind", "count", "value"):
+            raise RulesError(f"unknown table {key!r} in {where}: expected kind, count, value")
+    kinds = tables.get("kind", {})
+    if not isinstance(kinds, dict):
+        raise RulesError(f"invalid kind in {where}: expected [kind.CODE] tables")
+    new = [(code, props) for code, props in kinds.items()]
     merged: dict[str, list] = {}
     for key, slot in (("count", 0), ("value", 1)):
         table = tables.get(key, {})
@@ -407,13 +425,18 @@ def _deck_from_tables(tables: dict, where: str) -> tuple:
             raise RulesError(f"invalid {key} in {where}: expected a table of card = number")
         for pattern, n in table.items():
             merged.setdefault(str(pattern), [None, None])[slot] = n
-    return _deck_overrides([(p, c, v) for p, (c, v) in merged.items()])
+    return _deck_overrides(new + [(p, c, v) for p, (c, v) in merged.items()])
 
 
 def load_deck_file(path) -> tuple:
-    """Read deck overrides from a TOML file: a [count] and/or a [value] table.
+    """Read deck overrides from a TOML file: [kind.CODE] tables of new kinds, a [count]
+    and/or a [value] table (docs/rules.md, "Deck overrides").
 
     ```toml
+    [kind."W+6"]   # a new wild: the next player draws 6, challengeable as a WD4
+    wild = true
+    draw = 6
+    restricted = true
     [count]
     "W+4" = 0      # no Wild Draw Four
     "*0" = 2       # two 0s of every color
