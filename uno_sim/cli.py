@@ -105,7 +105,7 @@ def _add_game_options(p):
                    help=f"rule switch (repeatable): {', '.join(RULE_KEYS)}")
     p.add_argument("--deck", metavar="FILE",
                    help="TOML file overriding the deck table: [count] and [value] tables of "
-                        "card = number (docs/rules.md)")
+                        "card = number, [kind.CODE] tables of new card kinds (docs/rules.md)")
     p.add_argument("--seed", type=int, default=0, help="seed that fixes every result (default 0)")
     p.add_argument("--engine", choices=("c", "reference"), default="c",
                    help="compiled engine (default) or the Python reference engine")
