@@ -18,7 +18,8 @@ import numpy as np
 from . import _engine
 from .cards import deck_for
 from .policies import COLOR_RULES, TARGET_RULES, seat_policies
-from .reference import SEAT_COUNTERS, GameResult, scenario_deck
+from .results import SEAT_COUNTERS, GameResult
+from .scenario import scenario_deck
 from .rng import MASK64, key_from_seed
 from .userpolicy import UserSeat
 from .rules import (CHALLENGE, DEALER_DRAW, DRAWN_CARD, EDITIONS, EXCHANGE, FLIP_STARTER, LAUNCHER, SCORING,

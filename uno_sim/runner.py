@@ -40,7 +40,7 @@ from . import __version__
 from .api import engine_module, make_rules
 from .cards import deck_for, deck_text
 from .policies import UserPolicySpec, parse_policy, seat_policies
-from .reference import SEAT_COUNTERS
+from .results import SEAT_COUNTERS
 from .rng import key_from_seed
 from .rules import Rules, RulesError
 from .stats import wilson
