@@ -1,6 +1,6 @@
 """The compiled engine behind the same calls as the reference engine.
 
-``play_game`` and ``play_round`` return `reference.GameResult` objects equal,
+``play_game`` and ``play_round`` return `uno_sim.results.GameResult` objects equal,
 field by field and event by event, to those of `uno_sim.reference` for the
 same arguments; ``play_games`` plays a whole range of games in one call into
 C (GIL released) and returns column arrays.
