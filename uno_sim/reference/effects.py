@@ -19,6 +19,9 @@ STACK_FAMILY = {Effect.DRAW: 1, Effect.WILD_DRAW: 2}  # C-H1: the bits of Rules.
 
 
 class Effects:
+    """Card effects, mixed into `game.Game`.  The dispatchers `resolve` (a played card)
+    and `starter_effect` (the starter) return the next seat to play, None when the round
+    is over; the other methods are their steps."""
 
     def flip(self, p: int, out: bool):
         """F3: turn the discard pile, the draw pile and every hand over.
