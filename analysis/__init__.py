@@ -5,7 +5,7 @@ Each study is a function ``study(variant, players, games, seed, out, ...)`` that
 returns a `StudyResult` (sections for a report, frames in ``.data``), runnable
 as ``uno-sim study NAME`` and importable in a notebook::
 
-    from analysis import bluff
+    from uno_sim.analysis import bluff
     res = bluff.study(variant="classic", players=2, games=500, seed=1)
     res.data["values_by_next"]   # Polars frame: value of a bluff by the next player's hand
 
@@ -24,7 +24,7 @@ def __getattr__(name):
         from . import common
 
         return getattr(common, name)
-    raise AttributeError(f"module 'analysis' has no attribute {name!r}")
+    raise AttributeError(f"module 'uno_sim.analysis' has no attribute {name!r}")
 
 __all__ = ["STUDIES", "StudyError", "variants", "run_study"]
 

@@ -2,7 +2,7 @@
 each challenge rule?
 
 Two designs, both on seat 0 (the bluffer) against greedy challengers (see
-`analysis.bluffgame` for the rules and the 2-player / 4-player focal-seat
+`uno_sim.analysis.bluffgame` for the rules and the 2-player / 4-player focal-seat
 setup):
 
 1. Counterfactual value of a bluff (`uno_sim.counterfactual`): at every turn

@@ -10,7 +10,7 @@ rule, and the equilibrium of the bluff/challenge game.
    challenge pays when the challenger's posterior P(bluff) exceeds p*.
    Bootstrap intervals over games, overall and by the offender's hand size.
 2. The challengers' best response to each bluffing rule of the game over
-   the rule families (`analysis.bluffgame`), and
+   the rule families (`uno_sim.analysis.bluffgame`), and
 3. its equilibrium by double oracle, with a joint bootstrap over games for
    the value, both mixes and what bluffing and challenging are worth.
 """

@@ -70,7 +70,7 @@ def _writable_out(out: str) -> str:
 
 
 def _cmd_study(args, parse_count) -> int:
-    from uno_sim.cli import parse_jobs  # the same --jobs as `uno-sim run`
+    from uno_sim.options import parse_jobs  # the same --jobs as `uno-sim run`
 
     from . import run_study
     from .common import parse_variants, require_extras
@@ -92,7 +92,7 @@ def _cmd_study(args, parse_count) -> int:
 
 
 def _cmd_report(args, parse_count) -> int:
-    from uno_sim.cli import parse_jobs
+    from uno_sim.options import parse_jobs
 
     from .report import build
 

@@ -55,7 +55,7 @@ class StudyResult:
     def to_json(self, base: str | None = None) -> dict:
         """The study as plain data: its setup(s) and every table as a list of records.
 
-        Setups are the `.data` values with a ``to_dict`` method (analysis.common.Setup):
+        Setups are the `.data` values with a ``to_dict`` method (uno_sim.analysis.common.Setup):
         variant, rules, policies per seat, players, games, seed.
         """
         setups = [v.to_dict() for v in self.data.values() if callable(getattr(v, "to_dict", None))

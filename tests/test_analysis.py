@@ -10,14 +10,14 @@ import pytest
 
 pytest.importorskip("matplotlib")
 
-from analysis import STUDIES, variants  # noqa: E402
-from analysis.balance import (card_value, compound, deck_kinds, face_of,  # noqa: E402
+from uno_sim.analysis import STUDIES, variants  # noqa: E402
+from uno_sim.analysis.balance import (card_value, compound, deck_kinds, face_of,  # noqa: E402
                               first_to_play, house_rule_switches, kinds_of, length_stats,
                               position_shares, round_positions, trace_frames)
-from analysis.common import (parse_players, parse_variants, paired_diff, seat_shares,  # noqa: E402
+from uno_sim.analysis.common import (parse_players, parse_variants, paired_diff, seat_shares,  # noqa: E402
                              with_wins, StudyError)
 from uno_sim.rules import Rules  # noqa: E402
-from analysis.gamestats import (chi2_sf, chisquare_equal, diff_test, holm,  # noqa: E402
+from uno_sim.analysis.gamestats import (chi2_sf, chisquare_equal, diff_test, holm,  # noqa: E402
                                 paired_ci, share_test)
 
 
@@ -79,7 +79,7 @@ def test_holm_controls_the_familywise_rate_exactly_where_bonferroni_does():
 def test_share_and_difference_tests_against_normal_values():
     from scipy.stats import norm
 
-    from analysis.gamestats import Z95
+    from uno_sim.analysis.gamestats import Z95
     from uno_sim.stats import Z95 as RUN_Z95  # the runner's constant, without SciPy
 
     assert Z95 == norm.ppf(0.975) and RUN_Z95 == pytest.approx(Z95, rel=1e-15)
@@ -277,7 +277,7 @@ def test_trace_frames_agree_with_the_game_counters():
 # --- setup lines and machine-readable outputs ----------------------------------------
 
 def test_policy_text_states_every_knob_off_greedy():
-    from analysis.common import knobs_off_greedy, policy_text, seats_text
+    from uno_sim.analysis.common import knobs_off_greedy, policy_text, seats_text
     from uno_sim.policies import POLICIES, parse_policy
 
     assert policy_text("greedy") == "greedy" and policy_text("greedy(bluff=0)") == "greedy"
@@ -302,7 +302,7 @@ def test_policy_text_states_every_knob_off_greedy():
 
 
 def test_setup_states_policies_per_seat():
-    from analysis.common import Setup
+    from uno_sim.analysis.common import Setup
 
     s = Setup("classic", 3, 100, 7, ["greedy(bluff=1)", "strategic", "greedy"])
     assert "policies: seat 0 greedy(bluff=1); seat 1 strategic(challenge=auto," in s.text()
@@ -319,7 +319,7 @@ def test_setup_states_policies_per_seat():
 
 
 def policy_text_of(spec):
-    from analysis.common import policy_text
+    from uno_sim.analysis.common import policy_text
 
     return policy_text(spec)
 
@@ -327,8 +327,8 @@ def policy_text_of(spec):
 def test_study_json_is_strict_json_with_records(tmp_path):
     import json
 
-    from analysis.common import Setup
-    from analysis.doc import Section, StudyResult
+    from uno_sim.analysis.common import Setup
+    from uno_sim.analysis.doc import Section, StudyResult
 
     sec = Section("T").p("reading").table("cap", pl.DataFrame({"a": [1, 2],
                                                               "b": [0.5, math.nan]}))
@@ -377,8 +377,8 @@ def test_house_rules_detected_from_rules_fields():
 # --- studies, report, CLI, notebook on small runs --------------------------------
 
 def test_bluff_and_challenge_studies_small(tmp_path):
-    from analysis import bluff, bluffgame, challenge
-    from analysis.bluffgame import Rule
+    from uno_sim.analysis import bluff, bluffgame, challenge
+    from uno_sim.analysis.bluffgame import Rule
 
     rows = [Rule("bluff", "never"), Rule("bluff", "own", 1), Rule("bluff", "next", 2),
             Rule("bluff", "always")]
@@ -402,9 +402,9 @@ def test_bluff_and_challenge_studies_small(tmp_path):
 
 
 def test_four_player_focal_seat_design():
-    from analysis import bluffgame
-    from analysis.bluffgame import Rule
-    from analysis.common import run_games
+    from uno_sim.analysis import bluffgame
+    from uno_sim.analysis.bluffgame import Rule
+    from uno_sim.analysis.common import run_games
 
     rows = [Rule("bluff", "never"), Rule("bluff", "always")]
     cols = [Rule("challenge", "never"), Rule("challenge", "always")]
@@ -422,7 +422,7 @@ def test_four_player_focal_seat_design():
 
 
 def test_balance_study_small(tmp_path):
-    from analysis import balance
+    from uno_sim.analysis import balance
 
     r = balance.study("classic", [2, 3], 60, 2, str(tmp_path), trace_games=10, card_games=20,
                       model_games=500)
@@ -467,7 +467,7 @@ def test_balance_study_small(tmp_path):
 
 
 def test_report_renders(tmp_path):
-    from analysis.report import build
+    from uno_sim.analysis.report import build
 
     out = str(tmp_path / "rep")
     res = build("all", games=30, seed=3, out=out, players="2", balance_players="2,3",
@@ -509,7 +509,7 @@ def test_cli_study_and_report(tmp_path, capsys):
     js = json.load(open(tmp_path / "s" / "study.json", encoding="utf-8"))
     assert js["study"] == "bluff" and js["setup"]["players"] == 2 and js["setup"]["seed"] == 1
     assert js["setup"]["games"] == 20 and js["setup"]["variant"] == "classic"
-    from analysis.bluffgame import setup_policies
+    from uno_sim.analysis.bluffgame import setup_policies
 
     assert setup_policies(2) in [s["policies"] for s in js["setups"]]
     assert all(t["records"] and set(t["records"][0]) == set(t["columns"])
@@ -543,7 +543,7 @@ def test_example_notebook_runs():
 
 def test_house_rule_arms_are_the_house_rules_only():
     """The balance study's house-rule arms are C-H1..C-H5, not the readings of printed rules."""
-    from analysis.balance import house_rule_switches
+    from uno_sim.analysis.balance import house_rule_switches
     from uno_sim.rules import HOUSE_RULES
 
     sw = house_rule_switches()
@@ -557,14 +557,14 @@ def test_run_does_not_import_scipy():
     import sys
 
     code = ("import sys; from uno_sim.cli import main; main(['run', '--games', '5']); "
-            "print('scipy' in sys.modules, 'analysis.gamestats' in sys.modules)")
+            "print('scipy' in sys.modules, 'uno_sim.analysis.gamestats' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.split()
     assert out[-2:] == ["False", "False"]
 
 
 def test_report_headers_are_readable_and_the_report_has_contents():
-    from analysis.doc import Section, header, render_html, render_markdown, slug
+    from uno_sim.analysis.doc import Section, header, render_html, render_markdown, slug
 
     assert header("game_edge_low") == "game edge (95% low)"
     assert header("p_holm") == "p (Holm)"
@@ -600,10 +600,10 @@ def test_a_missing_extra_fails_before_anything_is_computed(monkeypatch, capsys):
 def test_an_endless_game_of_the_bluff_game_counts_as_a_draw():
     """UNO Flip, 4 players, game 2304 of seed 1: seat 0 bluffs at every chance, the table
     challenges it every time, and seat 0 takes the whole deck back into its hand."""
-    from analysis.bluffgame import Rule, _arm
+    from uno_sim.analysis.bluffgame import Rule, _arm
     from uno_sim.engine import GameLimitError, play_game
     from uno_sim.rules import Rules
-    from analysis.bluffgame import policies
+    from uno_sim.analysis.bluffgame import policies
 
     b, c = Rule("bluff", "always"), Rule("challenge", "posterior", 0.5)
     pols = policies(b, c, 4)

@@ -210,12 +210,12 @@ def test_bad_seed_leaves_no_folder(files, capsys):
 
 
 def test_full_disk_is_one_line(tmp_path, monkeypatch, capsys):
-    import uno_sim.runner as runner
+    import uno_sim.runner.execute as execute  # run_shard writes the shard files from there
 
     def full(frame, path, metadata=None):
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), path)
 
-    monkeypatch.setattr(runner, "_atomic_write_parquet", full)
+    monkeypatch.setattr(execute, "_atomic_write_parquet", full)
     rc, lines = _one_line_exit_2(["run", "--games", "20", "--out", str(tmp_path / "f")], capsys)
     assert rc == 2 and len(lines) == 1 and "No space left on device" in lines[0]
 

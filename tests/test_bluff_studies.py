@@ -10,10 +10,10 @@ import pytest
 
 pytest.importorskip("matplotlib")
 
-from analysis import bluff, bluffgame, challenge  # noqa: E402
-from analysis.bluffgame import Rule, bluff_rules, challenge_rules, refine  # noqa: E402
-from analysis.common import StudyError  # noqa: E402
-from analysis.equilibrium import solve_zero_sum  # noqa: E402
+from uno_sim.analysis import bluff, bluffgame, challenge  # noqa: E402
+from uno_sim.analysis.bluffgame import Rule, bluff_rules, challenge_rules, refine  # noqa: E402
+from uno_sim.analysis.common import StudyError  # noqa: E402
+from uno_sim.analysis.equilibrium import solve_zero_sum  # noqa: E402
 
 
 def _value(b: Rule, c: Rule) -> float:
@@ -199,8 +199,8 @@ def test_bluffing_into_a_one_card_hand_pays_in_two_player_classic():
     """Against a table that never challenges, a bluff when the next player holds one card
     gains (counterfactual value and the next<=1 rule both), and a challenge has a
     break-even posterior strictly inside (0, 1)."""
-    from analysis.counterfactual import by_state
-    from analysis.gamestats import paired_ci
+    from uno_sim.analysis.counterfactual import by_state
+    from uno_sim.analysis.gamestats import paired_ci
 
     values = bluff.bluff_values("classic", 2, 3000, 7, against=[Rule("challenge", "never")])
     one = by_state(values, "other_size").filter(pl.col("other_size") == "1").row(0, named=True)

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from uno_sim import engine
-from uno_sim.reference import SEAT_COUNTERS
+from uno_sim.results import SEAT_COUNTERS
 from uno_sim.rules import Rules
 from uno_sim.runner import reference_games
 

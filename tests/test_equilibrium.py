@@ -8,7 +8,7 @@ import numpy as np
 import polars as pl
 import pytest
 
-from analysis.equilibrium import (bootstrap, bootstrap_stat, double_oracle, percentile_interval,
+from uno_sim.analysis.equilibrium import (bootstrap, bootstrap_stat, double_oracle, percentile_interval,
                                   resample_indices, solve_zero_sum)
 
 
@@ -243,7 +243,7 @@ def _decisions(n_games=400, seed=0, effect=lambda size: 0.1 * (2 - size), truth=
 
 
 def test_clustered_se_reduces_to_the_plain_se_with_one_point_per_game():
-    from analysis.counterfactual import clustered_se
+    from uno_sim.analysis.counterfactual import clustered_se
 
     x = np.random.default_rng(1).normal(size=200)
     assert clustered_se(x, np.arange(200)) == pytest.approx(x.std(ddof=1) / math.sqrt(200))
@@ -255,7 +255,7 @@ def test_clustered_se_reduces_to_the_plain_se_with_one_point_per_game():
 
 
 def test_decision_effects_recover_the_effect_by_state_and_pairing_pays():
-    from analysis.counterfactual import by_state, decision_effects
+    from uno_sim.analysis.counterfactual import by_state, decision_effects
 
     f = _decisions()
     overall = decision_effects(f).row(0, named=True)
@@ -276,7 +276,7 @@ def test_decision_effects_recover_the_effect_by_state_and_pairing_pays():
 
 
 def test_break_even_posterior_recovers_the_known_threshold():
-    from analysis.counterfactual import break_even_posterior
+    from uno_sim.analysis.counterfactual import break_even_posterior
 
     f = _decisions(n_games=600, truth=True)
     r = break_even_posterior(f, n_boot=300).row(0, named=True)

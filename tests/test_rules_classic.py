@@ -8,7 +8,7 @@ tests that need a random choice sweep seeds and assert what must (and must
 never) happen.
 
 Every test runs on both engines (the ``engine`` fixture of conftest.py):
-``reference`` (uno_sim/reference.py) and ``c`` (uno_sim/engine.py).
+``reference`` (uno_sim/reference/) and ``c`` (uno_sim/engine.py).
 """
 
 from __future__ import annotations

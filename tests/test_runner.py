@@ -173,7 +173,8 @@ def test_shard_aggregates_fold_in_shard_order_whatever_the_arrival():
     import random
 
     from uno_sim.policies import parse_policy
-    from uno_sim.runner import _Fold, aggregate, merge_aggregates, play_columns
+    from uno_sim.runner import aggregate, merge_aggregates, play_columns
+    from uno_sim.runner.execute import _Fold
 
     specs = [parse_policy(p) for p in ("random", "greedy", "strategic")]
     parts = [aggregate(play_columns(Rules(players=3), specs, 5, 7 * i, 7)) for i in range(6)]
@@ -233,7 +234,7 @@ def test_local_worker_pools_give_identical_games(tmp_path, pool):
                         "--out", out], check=True, env=env, stdout=subprocess.DEVNULL)
         outs[jobs] = pl.read_parquet(os.path.join(out, "games.parquet"))
     frame_equal(outs["1"], outs["2"])
-    probe = ("import sys, uno_sim.runner as r; print(r._local_pool_kind(), "
+    probe = ("import sys, uno_sim.runner.execute as r; print(r._local_pool_kind(), "
              "'polars' in sys.modules)")
     kind = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True,
                           text=True, check=True).stdout.split()
@@ -242,7 +243,7 @@ def test_local_worker_pools_give_identical_games(tmp_path, pool):
 
 
 def test_bad_pool_kind_is_refused(monkeypatch):
-    from uno_sim.runner import _local_pool_kind
+    from uno_sim.runner.execute import _local_pool_kind
 
     monkeypatch.setenv("UNO_SIM_POOL", "threads")
     with pytest.raises(RunError, match="invalid UNO_SIM_POOL 'threads'"):

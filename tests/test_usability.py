@@ -70,7 +70,7 @@ import matplotlib
 matplotlib.use("svg")
 import matplotlib.pyplot as plt
 fig = plt.figure()
-from analysis import run_study
+from uno_sim.analysis import run_study
 res = run_study("bluff", "classic", 3, 20, seed=1, out=None)
 png = res.figures[0] if res.figures else None
 print(matplotlib.get_backend(), plt.gcf() is fig, len(plt.get_fignums()))
@@ -85,7 +85,7 @@ def test_api_study_temp_folder_is_removed_with_its_result():
     pytest.importorskip("matplotlib")
     import gc
 
-    from analysis import run_study
+    from uno_sim.analysis import run_study
 
     res = run_study("bluff", "classic", 3, 20, seed=1)
     folder = res.tmp.name

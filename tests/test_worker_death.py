@@ -75,10 +75,10 @@ def test_kill_9_of_a_worker_mid_run_recomputes_its_shard(tmp_path, pool):
 
 
 def test_workers_dying_again_and_again_stop_the_run_with_one_line(tmp_path, monkeypatch):
-    import uno_sim.runner as runner
+    import uno_sim.runner.execute as execute
 
     monkeypatch.setenv("UNO_SIM_POOL", "fork")
-    monkeypatch.setattr(runner, "run_shard", lambda *a, **k: os._exit(9))
+    monkeypatch.setattr(execute, "run_shard", lambda *a, **k: os._exit(9))
     out = str(tmp_path / "doomed")
     with pytest.raises(RunError, match=r"a worker process died 4 times .*--resume " + out):
         simulate(games=40, players=3, rules=Rules(players=3, target=100), shard_size=10,

@@ -4,7 +4,7 @@ __version__ = "0.1.0"
 
 from .api import make_rules, play_game, play_round  # noqa: E402
 from .policies import PolicySpec, parse_policy  # noqa: E402
-from .reference import GameResult  # noqa: E402
+from .results import GameResult  # noqa: E402
 from .rules import Rules, RulesError  # noqa: E402
 from .scenario import arrange, hand_order  # noqa: E402
 

@@ -12,32 +12,10 @@ import re
 import sys
 
 from . import __version__
+from .options import UsageError, parse_count, parse_jobs
 from .policies import POLICIES, POLICY_HELP, KNOB_HELP, knob_range, seat_policies
 from .rules import RULE_KEYS, VARIANTS, Rules, RulesError, load_deck_file, parse_rule_value
 from .rules import player_counts as parse_player_counts
-
-
-class UsageError(Exception):
-    pass
-
-
-_COUNT = re.compile(r"^\s*([0-9][0-9_]*(?:\.[0-9]+)?(?:e[0-9]+)?)\s*([kKmM]?)\s*$")
-
-
-def parse_count(text: str, what: str = "games") -> int:
-    """`1e6`, `1_000_000`, `250k`, `2M` -> int; positive integers only."""
-    m = _COUNT.match(str(text))
-    if not m:
-        raise UsageError(f"invalid --{what} {text!r}: expected a positive count like 1000, 1e6, 250k")
-    value = float(m.group(1).replace("_", "")) * {"": 1, "k": 1e3, "m": 1e6}[m.group(2).lower()]
-    if not value <= MAX_COUNT:  # also inf (1e400)
-        raise UsageError(f"invalid --{what} {text!r}: at most {MAX_COUNT:.0e}")
-    if value != int(value) or value < 1:
-        raise UsageError(f"invalid --{what} {text!r}: expected a positive whole number")
-    return int(value)
-
-
-MAX_COUNT = 10**15  # games and the like; a run's shards are bounded apart (runner.MAX_SHARDS)
 
 
 def player_counts(text) -> list[int]:
@@ -119,17 +97,6 @@ def _parse_shard(text):
     if m < 1 or k >= m:
         raise UsageError(f"invalid --shard {text!r}: expected 0 <= K < M")
     return k, m
-
-
-def parse_jobs(text) -> int:
-    """`--jobs`: a positive integer, or -1 for every core."""
-    try:
-        j = int(text)
-    except ValueError:
-        j = 0
-    if j == 0 or j < -1:
-        raise UsageError(f"invalid --jobs {text!r}: expected a positive integer or -1 (all cores)")
-    return j
 
 
 CONFIG_KEYS = {"variant", "games", "players", "policy", "seat", "rule", "deck", "seed", "jobs", "out",
@@ -639,7 +606,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_tournament)
 
     try:  # `study` and `report` live in the analysis package (docs/studies.md)
-        from analysis.cli import add_commands
+        from .analysis.cli import add_commands
     except ImportError:
         pass
     else:

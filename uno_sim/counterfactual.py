@@ -18,7 +18,7 @@ The value of the decision at a point is the difference, alternative 1
 minus alternative 0, of three outcomes for the seat: winning the round of
 the decision, the points it scored in that round, and its share of the
 game's win.  `decision_values` returns one row per point with both
-outcomes; `uno_sim.analysis` (``analysis.counterfactual``) turns them into
+outcomes; `uno_sim.analysis` (``uno_sim.analysis.counterfactual``) turns them into
 values by state with paired intervals.
 
 Bluffing with a restricted card is different from spending it early:

@@ -1,6 +1,6 @@
 """The compiled engine behind the same calls as the reference engine.
 
-``play_game`` and ``play_round`` return `reference.GameResult` objects equal,
+``play_game`` and ``play_round`` return `uno_sim.results.GameResult` objects equal,
 field by field and event by event, to those of `uno_sim.reference` for the
 same arguments; ``play_games`` plays a whole range of games in one call into
 C (GIL released) and returns column arrays.
@@ -18,7 +18,8 @@ import numpy as np
 from . import _engine
 from .cards import deck_for
 from .policies import COLOR_RULES, TARGET_RULES, seat_policies
-from .reference import SEAT_COUNTERS, GameResult, scenario_deck
+from .results import SEAT_COUNTERS, GameResult
+from .scenario import scenario_deck
 from .rng import MASK64, key_from_seed
 from .userpolicy import UserSeat
 from .rules import SWITCHES, Rules, RulesError

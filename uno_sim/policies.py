@@ -1,7 +1,7 @@
 """Built-in policy specifications: `name(knob=value, ...)` strings and their defaults.
 
 The decisions themselves are implemented twice, in C (`csrc/policy.c`) and in the
-reference engine (`uno_sim/reference.py`); this module only names, parses and
+reference engine (`uno_sim/reference/policies.py`); this module only names, parses and
 validates them.  Every knob is a decision of RULES.md P2.
 """
 

@@ -202,7 +202,7 @@ class DecisionStreams:
     """The policies' random numbers: one stream per (round, seat, kind of decision).
 
     Every random decision draws from the stream of the deciding seat and the
-    kind of decision (``reference.DK_*``, ``uno.h`` ``UNO_DK_*``), numbered from
+    kind of decision (``DK_*`` above, ``uno.h`` ``UNO_DK_*``), numbered from
     0 in each round, so two runs whose policies differ in one knob give every
     other decision the same numbers (true common random numbers).
     """

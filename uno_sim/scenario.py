@@ -103,3 +103,27 @@ def hand_order(rules: Rules, codes, side: int = 0) -> list[str]:
 def _is_plain(table, code) -> bool:
     k = table.kinds[table.kind_of_code(code)]
     return k.effect == 0 and k.color >= 0
+
+
+def scenario_deck(rules: Rules, deck):
+    """(table, card ids) for a scenario deck given as codes, top card first.
+
+    For a two-faced deck given entirely as `light/dark` codes, the deck also
+    fixes the pairing (card i is deck[i]); plain codes keep the rules' pairing.
+    """
+    table = deck_for(rules)
+    if deck is None:
+        return table, None
+    deck = list(deck)
+    if table.sides == 2 and deck and all("/" in c for c in deck):
+        if len(deck) != table.size:
+            raise RulesError(
+                f"invalid deck: {len(deck)} cards given, the {table.name} deck has {table.size}")
+        try:
+            return table.with_pairing(deck), list(range(table.size))
+        except ValueError as exc:
+            raise RulesError(str(exc)) from None
+    try:
+        return table, table.cards_from_codes(deck)
+    except ValueError as exc:
+        raise RulesError(str(exc)) from None

@@ -1,0 +1,51 @@
+"""The studies install as `uno_sim.analysis` (the folder analysis/ of the repository, mapped
+in pyproject.toml): a folder named `analysis` in the working directory never shadows them,
+and they never import the command line that hooks them in."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _python(code: str, cwd) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", code], cwd=cwd, capture_output=True, text=True)
+
+
+@pytest.mark.parametrize("where", ["stray", "repository"])
+def test_studies_import_as_uno_sim_analysis_whatever_the_working_directory(tmp_path, where):
+    if where == "stray":  # a user's own analysis/ folder, first on sys.path
+        cwd = tmp_path
+        (tmp_path / "analysis").mkdir()
+        for name in ("__init__.py", "cli.py", "common.py"):
+            (tmp_path / "analysis" / name).write_text("raise ImportError('the stray analysis/')\n")
+    else:  # the source checkout itself: ./uno_sim is imported from there
+        cwd = ROOT
+    code = ("import os, uno_sim, uno_sim.analysis as a, uno_sim.analysis.cli, "
+            "uno_sim.analysis.common; "
+            "print(os.path.realpath(os.path.dirname(a.__file__))); print(a.STUDIES)")
+    r = _python(code, cwd)
+    assert r.returncode == 0, r.stderr
+    folder, studies = r.stdout.splitlines()
+    assert folder == os.path.realpath(os.path.join(ROOT, "analysis"))
+    assert studies == "('bluff', 'challenge', 'balance')"
+
+
+def test_python_m_uno_sim_finds_the_study_commands_beside_a_stray_analysis_folder(tmp_path):
+    (tmp_path / "analysis").mkdir()
+    (tmp_path / "analysis" / "__init__.py").write_text("raise ImportError('stray')\n")
+    r = subprocess.run([sys.executable, "-m", "uno_sim", "study", "--help"], cwd=tmp_path,
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert "bluff" in r.stdout
+
+
+def test_studies_do_not_import_the_command_line():
+    code = ("import sys, uno_sim.analysis, uno_sim.analysis.cli, uno_sim.analysis.report; "
+            "print('uno_sim.cli' in sys.modules)")
+    r = _python(code, ROOT)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ["False"]

@@ -1,0 +1,43 @@
+"""Parsers of command-line values shared by `uno-sim` and its study commands.
+
+A neutral room: `uno_sim.cli` and `uno_sim.analysis.cli` both import it, so the
+studies never import the command line itself.
+"""
+
+from __future__ import annotations
+
+import re
+
+
+class UsageError(Exception):
+    pass
+
+
+_COUNT = re.compile(r"^\s*([0-9][0-9_]*(?:\.[0-9]+)?(?:e[0-9]+)?)\s*([kKmM]?)\s*$")
+
+
+def parse_count(text: str, what: str = "games") -> int:
+    """`1e6`, `1_000_000`, `250k`, `2M` -> int; positive integers only."""
+    m = _COUNT.match(str(text))
+    if not m:
+        raise UsageError(f"invalid --{what} {text!r}: expected a positive count like 1000, 1e6, 250k")
+    value = float(m.group(1).replace("_", "")) * {"": 1, "k": 1e3, "m": 1e6}[m.group(2).lower()]
+    if not value <= MAX_COUNT:  # also inf (1e400)
+        raise UsageError(f"invalid --{what} {text!r}: at most {MAX_COUNT:.0e}")
+    if value != int(value) or value < 1:
+        raise UsageError(f"invalid --{what} {text!r}: expected a positive whole number")
+    return int(value)
+
+
+MAX_COUNT = 10**15  # games and the like; a run's shards are bounded apart (runner.MAX_SHARDS)
+
+
+def parse_jobs(text) -> int:
+    """`--jobs`: a positive integer, or -1 for every core."""
+    try:
+        j = int(text)
+    except ValueError:
+        j = 0
+    if j == 0 or j < -1:
+        raise UsageError(f"invalid --jobs {text!r}: expected a positive integer or -1 (all cores)")
+    return j

@@ -1,0 +1,28 @@
+"""The result of a game, shared by both engines (uno_sim.engine, uno_sim.reference)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+SEAT_COUNTERS = ("cards_drawn", "bluffs", "challenges", "challenges_won",
+                 "uno_forgotten", "uno_caught", "rounds_won")
+
+
+@dataclass
+class GameResult:
+    winner: int  # the winning seat; -1 for a shared win (lowest) or a team win
+    winners: list  # every winning seat (the whole team for team play)
+    team: int  # winning team (0/1) in team play, else -1
+    scores: list
+    team_scores: list
+    rounds: int
+    turns: int
+    reshuffles: int
+    stalemates: int
+    seats: dict = field(default_factory=dict)  # counter name -> list per seat
+    events: list | None = None
+
+    def summary(self) -> dict:
+        d = {k: v for k, v in self.__dict__.items() if k != "events"}
+        return d

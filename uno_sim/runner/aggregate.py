@@ -1,0 +1,202 @@
+"""Aggregates: exact, mergeable summaries of any number of games, and `RunResult`."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import numpy as np
+
+from ..cards import deck_for, deck_text
+from ..policies import parse_policy
+from ..results import SEAT_COUNTERS
+from ..rules import Rules
+from ..stats import wilson
+from .columns import SCHEMA_VERSION, games_frame, rounds_frame, win_matrix
+from .errors import RunError
+
+
+def _hist_add(a: list, b: list) -> list:
+    out = [0] * max(len(a), len(b))
+    for i, v in enumerate(a):
+        out[i] += v
+    for i, v in enumerate(b):
+        out[i] += v
+    return out
+
+
+def aggregate(cols: dict) -> dict:
+    n, p = cols["scores"].shape
+    agg = {
+        "games": int(n),
+        "wins": win_matrix(cols).sum(axis=0).tolist(),
+        "team_wins": np.bincount(cols["team"][cols["team"] >= 0].astype(np.int64),
+                                 minlength=2).tolist(),
+        "rounds": int(cols["rounds"].sum()),
+        "turns": int(cols["turns"].sum()),
+        "points": int(cols["scores"].sum()),
+        "reshuffles": int(cols["reshuffles"].sum()),
+        "stalemates": int(cols["stalemates"].sum()),
+        "rounds_hist": np.bincount(cols["rounds"].astype(np.int64)).tolist(),
+        "seats": {k: cols[k].sum(axis=0).astype(np.int64).tolist() for k in SEAT_COUNTERS},
+    }
+    if "round_turns" in cols:
+        agg["turns_hist"] = np.bincount(cols["round_turns"].astype(np.int64)).tolist()
+    return agg
+
+
+def merge_aggregates(aggs) -> dict:
+    total = None
+    for a in aggs:
+        if total is None:
+            total = json.loads(json.dumps(a))
+            continue
+        for k in ("games", "rounds", "turns", "points", "reshuffles", "stalemates"):
+            total[k] += a[k]
+        total["wins"] = [x + y for x, y in zip(total["wins"], a["wins"])]
+        total["team_wins"] = [x + y for x, y in zip(total["team_wins"], a["team_wins"])]
+        for k in ("rounds_hist", "turns_hist"):
+            if k in a:
+                total[k] = _hist_add(total.get(k, []), a[k])
+        for k, v in a["seats"].items():
+            total["seats"][k] = [x + y for x, y in zip(total["seats"][k], v)]
+    return total
+
+
+def _hist_median(hist) -> float:
+    counts = np.asarray(hist, dtype=np.int64)
+    n = counts.sum()
+    if n == 0:
+        return float("nan")
+    cum = np.cumsum(counts)
+    lo = int(np.searchsorted(cum, (n + 1) // 2))
+    hi = int(np.searchsorted(cum, n // 2 + 1))
+    return (lo + hi) / 2
+
+
+class RunResult:
+    def __init__(self, manifest: dict, agg: dict, cols: dict | None = None,
+                 out: str | None = None, wall: float | None = None,
+                 played: int | None = None):
+        self.manifest = manifest
+        self.rules = Rules.from_dict(manifest["rules"])
+        self.policies = [parse_policy(s) for s in manifest["policies"]]
+        self.seed = manifest["seed"]
+        self.agg = agg
+        self.cols = cols
+        self.out = out
+        self.wall = wall
+        # games computed by the call that made this result (a resume plays only the
+        # missing shards); the rate is theirs over the wall time of that call
+        self.played = agg["games"] if played is None else played
+
+    @property
+    def n_games(self) -> int:
+        return self.agg["games"]
+
+    @property
+    def games(self):
+        """One row per game (Polars DataFrame); `.to_pandas()` for pandas."""
+        if self.cols is not None:
+            return games_frame(self.cols)
+        return self._read("games")
+
+    @property
+    def rounds(self):
+        """One row per round (Polars DataFrame)."""
+        if self.cols is not None:
+            return rounds_frame(self.cols, self.rules)
+        return self._read("rounds")
+
+    def _read(self, what):
+        import polars as pl
+
+        if self.out is None or self.manifest.get("summary_only"):
+            raise RunError("this run kept aggregates only (summary_only): no per-game rows")
+        path = os.path.join(self.out, f"{what}.parquet")
+        if not os.path.exists(path):
+            return None
+        return pl.read_parquet(path)
+
+    def win_shares(self):
+        """[(seat, share, low, high)] with 95% Wilson intervals."""
+        n = self.n_games
+        return [(s, w / n, *wilson(w, n)) for s, w in enumerate(self.agg["wins"])]
+
+    def summary(self) -> dict:
+        a, n = self.agg, self.n_games
+        out = {
+            "schema_version": SCHEMA_VERSION,
+            "rules": self.rules.to_dict(),
+            "policies": [str(p) for p in self.policies],
+            "seed": self.seed,
+            "games": n,
+            "rounds": a["rounds"],
+            "rounds_per_game_mean": a["rounds"] / n,
+            "rounds_per_game_median": _hist_median(a["rounds_hist"]),
+            "turns_per_round_mean": a["turns"] / max(1, a["rounds"]),
+            "points_per_round": a["points"] / max(1, a["rounds"]),
+            "win_share": [{"seat": s, "share": sh, "low": lo, "high": hi}
+                          for s, sh, lo, hi in self.win_shares()],
+            "reshuffles": a["reshuffles"],
+            "stalemates": a["stalemates"],
+            **{k: sum(v) for k, v in a["seats"].items() if k != "rounds_won"},
+        }
+        if "turns_hist" in a:
+            out["turns_per_round_median"] = _hist_median(a["turns_hist"])
+        if self.rules.teams:
+            out["team_win_share"] = [{"team": t, "share": w / n, "low": wilson(w, n)[0],
+                                      "high": wilson(w, n)[1]}
+                                     for t, w in enumerate(a["team_wins"])]
+        if self.wall:
+            out["wall_seconds"] = self.wall
+            out["games_per_second"] = self.played / self.wall
+            if self.played != n:
+                out["games_played"] = self.played
+                out["games_already_done"] = n - self.played
+        return out
+
+    def summary_text(self) -> str:
+        s, r = self.summary(), self.rules
+        med_turns = (f", median {s['turns_per_round_median']:g}"
+                     if "turns_per_round_median" in s else "")
+        lines = [
+            f"variant {r.variant}, {r.players} players, {r.scoring} scoring to {r.target}"
+            + (", teams" if r.teams else "") + f", edition {r.edition}",
+        ]
+        shown = {"variant", "players", "edition", "scoring", "target", "teams", "deck"}
+        other = [f"{k}={str(v).lower() if isinstance(v, bool) else v}"
+                 for k, v in r.changed().items()
+                 if k not in shown and not k.startswith("launcher")]
+        if other:
+            lines.append("rules: " + ", ".join(other))
+        if r.deck:
+            lines.append(f"deck ({deck_for(r).size} cards): " + deck_text(r.deck))
+        lines += r.variant_spec.summary(r)
+        lines += [
+            f"policies: {', '.join(str(p) for p in self.policies)}",
+            f"seed {self.seed}: {s['games']:,} games, {s['rounds']:,} rounds",
+            f"rounds per game: mean {s['rounds_per_game_mean']:.2f}, "
+            f"median {s['rounds_per_game_median']:g}",
+            f"turns per round: mean {s['turns_per_round_mean']:.1f}{med_turns}",
+            f"points per round: {s['points_per_round']:.1f}",
+            "",
+            "seat  win share  95% interval",
+        ]
+        for w in s["win_share"]:
+            lines.append(f"{w['seat']:>4}  {w['share']:9.4f}  [{w['low']:.4f}, {w['high']:.4f}]")
+        for w in s.get("team_win_share", []):
+            lines.append(f"team {w['team']}  {w['share']:7.4f}  [{w['low']:.4f}, {w['high']:.4f}]")
+        lines += [
+            "",
+            f"bluffs {s['bluffs']:,}; challenges {s['challenges']:,} (won {s['challenges_won']:,}); "
+            f"UNO forgotten {s['uno_forgotten']:,} (caught {s['uno_caught']:,}); "
+            f"reshuffles {s['reshuffles']:,}; stalemates {s['stalemates']:,}",
+        ]
+        if "wall_seconds" in s:
+            lines.append(f"wall time {s['wall_seconds']:.2f} s, "
+                         f"{s['games_per_second']:,.0f} games/s"
+                         + (f" ({s['games_played']:,} games played now, "
+                            f"{s['games_already_done']:,} already done)"
+                            if "games_played" in s else ""))
+        return "\n".join(lines)

@@ -1,0 +1,472 @@
+"""Executing a run: workers, pools, Dask and Ray, and the entry points.
+
+`simulate`, `resume` and `merge` plan a run, compute its missing shards
+(`run_shard`, in this process or in workers that import it by this module's
+path) and finalize it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+
+import numpy as np
+
+from ..api import engine_module, make_rules
+from ..policies import UserPolicySpec, parse_policy, seat_policies
+from ..rng import key_from_seed
+from ..rules import Rules
+from .aggregate import RunResult, aggregate, merge_aggregates
+from .columns import games_frame, play_columns, rounds_frame
+from .errors import RunError
+from .storage import (DEFAULT_SHARD, MAX_SHARDS, Plan, _atomic_write_parquet, _atomic_write_text,
+                      _clean_tmp, _read_manifest, _shard_base, _shard_ok, finalize, is_complete,
+                      load, lock_out, make_manifest, manifest_id, parquet_metadata, prepare_out)
+
+def run_shard(manifest: dict, i: int, out: str | None, keep_cols: bool = False,
+              on_batch=None):
+    """Compute shard i; write it under `out` if given.  Returns (aggregates, columns or None)."""
+    rules = Rules.from_dict(manifest["rules"])
+    specs = [parse_policy(s) for s in manifest["policies"]]
+    first, n = Plan(manifest["games"], manifest["shard_size"]).shard(i)
+    cols = play_columns(rules, specs, manifest["seed"], first, n, manifest["engine"], on_batch)
+    agg = aggregate(cols)
+    if out is not None:
+        base = _shard_base(out, i)
+        files = {}
+        if not manifest["summary_only"]:
+            files["games"] = _atomic_write_parquet(games_frame(cols), base + ".games.parquet",
+                                                   parquet_metadata(manifest, "games"))
+            rf = rounds_frame(cols, rules)
+            if rf is not None:
+                files["rounds"] = _atomic_write_parquet(rf, base + ".rounds.parquet",
+                                                        parquet_metadata(manifest, "rounds"))
+        record = {"shard": i, "manifest": manifest_id(manifest), "first_game": first,
+                  "games": n, "aggregates": agg, "files": files}
+        _atomic_write_text(base + ".json", json.dumps(record))
+    return agg, (cols if keep_cols else None)
+
+
+def _execute(manifest, shards, out, n_jobs, backend, scheduler, keep_cols, progress):
+    """Run shards, yielding (shard, aggregates, columns) as they finish."""
+    plan = Plan(manifest["games"], manifest["shard_size"])
+    if n_jobs == 1 and backend == "local":  # the bar moves per batch of games
+        for i in shards:
+            agg, cols = run_shard(manifest, i, out, keep_cols,
+                                  progress.update if not progress.disable else None)
+            yield i, agg, cols
+        return
+    import joblib
+
+    def tasks():
+        return (joblib.delayed(_run_shard_indexed)(manifest, i, out, keep_cols) for i in shards)
+
+    if backend == "dask":
+        client, own = dask_client(scheduler)
+        try:
+            with joblib.parallel_config(backend="dask", client=client):
+                for i, agg, cols in joblib.Parallel(n_jobs=n_jobs, return_as="generator")(tasks()):
+                    progress.update(plan.shard(i)[1])
+                    yield i, agg, cols
+        finally:
+            if own:
+                client.close()
+        return
+    if backend == "ray":
+        _ray_backend(scheduler)
+        # joblib's Ray backend returns lists only: the shards go in blocks, so that the
+        # progress bar moves and finished blocks are folded while later ones run
+        todo = list(shards)
+        with joblib.parallel_config(backend="ray"), joblib.Parallel(n_jobs=n_jobs) as par:
+            for start in range(0, len(todo), RAY_BLOCK):
+                block = todo[start:start + RAY_BLOCK]
+                for i, agg, cols in par(joblib.delayed(_run_shard_indexed)(manifest, i, out,
+                                                                           keep_cols)
+                                        for i in block):
+                    progress.update(plan.shard(i)[1])
+                    yield i, agg, cols
+        return
+    if backend != "local":
+        raise RunError(f"unknown backend {backend!r}: expected local, dask or ray")
+    kind = _local_pool_kind()
+    pending, deaths = dict.fromkeys(shards), 0
+    while pending:
+        try:
+            for i, agg, cols in _pool_pass(kind, manifest, list(pending), out, n_jobs, keep_cols,
+                                           progress):
+                if i in pending:  # a shard computed twice (after a death) counts once
+                    del pending[i]
+                    if kind != "fork" or progress.disable:  # forked workers count batches
+                        progress.update(plan.shard(i)[1])
+                    yield i, agg, cols
+        except _WorkerDied as exc:
+            deaths += 1
+            if deaths > MAX_WORKER_DEATHS:
+                where = (f"the finished shards are kept in {out}: `uno-sim run --resume {out}` "
+                         f"computes the rest" if out else "run it again")
+                raise RunError(f"a worker process died {deaths} times ({exc}); {where}") from None
+            # the lost shards are computed again: a shard's games depend on nothing else
+
+
+MAX_WORKER_DEATHS = 3  # worker processes lost (killed, out of memory) before a run gives up
+
+
+class _WorkerDied(Exception):
+    pass
+
+
+def _worker_init() -> None:
+    """Workers leave Ctrl-C and SIGTERM to the main process (which ends them) and die quietly
+    on a broken pipe when it is gone, instead of printing tracebacks."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    if sys.platform.startswith("linux"):  # end with the main process, not linger as orphans
+        import ctypes
+
+        parent = os.getppid()
+        try:
+            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass
+        if os.getppid() != parent:  # it died before the call
+            os._exit(1)
+
+
+def _pool_pass(kind, manifest, shards, out, n_jobs, keep_cols, progress):
+    """One pass of a local pool over `shards`, yielding results as they finish; a worker
+    that dies raises _WorkerDied (the pool is then gone, the finished results kept).
+    Forked workers add their finished batches of games to a shared counter (_FORK_GAMES),
+    which moves the bar every 0.2 s in between."""
+    import multiprocessing
+    from concurrent.futures import FIRST_COMPLETED, wait
+    from concurrent.futures.process import BrokenProcessPool
+
+    global _FORK_GAMES
+
+    n = (os.cpu_count() or 1) if n_jobs == -1 else n_jobs
+    n = max(1, min(n, len(shards)))
+    if kind == "fork":
+        from concurrent.futures import ProcessPoolExecutor
+
+        ctx = multiprocessing.get_context("fork")
+        # the workers, forked after this, add their finished batches to a shared counter
+        _FORK_GAMES = None if progress.disable else ctx.Value("q", 0)
+        ex = ProcessPoolExecutor(n, mp_context=ctx, initializer=_worker_init)
+    else:  # loky: fresh interpreters
+        # an executor of this pass's own: loky's process-wide reusable one would be taken
+        # over by joblib.Parallel (the studies), which cannot reuse a bare loky executor
+        from joblib.externals.loky import ProcessPoolExecutor as LokyExecutor
+
+        _quiet_loky_tracker()
+        ex = LokyExecutor(n, initializer=_worker_init)
+    ok = False
+    try:
+        futs = {ex.submit(_run_shard_indexed, manifest, i, out, keep_cols) for i in shards}
+        counted = progress.n
+        try:
+            while futs:
+                done, futs = wait(futs, timeout=0.2, return_when=FIRST_COMPLETED)
+                if _FORK_GAMES is not None:
+                    now = min(progress.total or 0, counted + _FORK_GAMES.value)
+                    if now > progress.n:
+                        progress.update(now - progress.n)
+                for f in done:
+                    yield f.result()
+        except BrokenProcessPool:  # loky's TerminatedWorkerError too
+            raise _WorkerDied("lost with its shard") from None
+        ok = True
+    finally:
+        _FORK_GAMES = None
+        if not ok:  # interrupted or broken: end the workers now, not after their shards
+            if kind == "fork":
+                for proc in list(getattr(ex, "_processes", {}).values()):
+                    if proc.is_alive():
+                        proc.terminate()
+                ex.shutdown(wait=False, cancel_futures=True)
+            else:
+                ex.shutdown(wait=False, kill_workers=True)
+        else:
+            ex.shutdown(wait=True)
+
+
+LOKY_TRACKER_QUIET = "ignore:resource_tracker:UserWarning"
+
+
+def _quiet_loky_tracker() -> None:
+    """loky's resource tracker, a process of its own started with the first pool, warns at
+    exit about the queue locks of workers killed by an interrupt (locks already gone): lines
+    that would follow the interrupt's one line.  Its warnings are filtered through the
+    environment it starts with; nothing else is."""
+    current = os.environ.get("PYTHONWARNINGS", "")
+    if LOKY_TRACKER_QUIET not in current:
+        os.environ["PYTHONWARNINGS"] = ",".join(filter(None, [current, LOKY_TRACKER_QUIET]))
+
+
+RAY_BLOCK = 64  # shards per joblib call on Ray
+DASK_CONNECT_TIMEOUT = 10  # seconds to reach --scheduler (UNO_SIM_DASK_TIMEOUT overrides)
+
+
+def dask_client(scheduler: str | None):
+    """(client, whether this run made it and closes it).
+
+    Without an address, the client the user already runs (`distributed.get_client()`,
+    a notebook's `Client(...)`) is used, never a second cluster behind it; only when
+    there is none does the run start a local cluster of its own.  With an address,
+    a running client already connected to it is reused; otherwise a new one must
+    reach it within DASK_CONNECT_TIMEOUT seconds, or the run fails with one line.
+    """
+    try:
+        import distributed
+    except ImportError:
+        raise RunError("--backend dask needs the dask extra: pip install 'uno-sim[dask]'") from None
+    try:
+        current = distributed.get_client()
+    except ValueError:  # no client in this process
+        current = None
+    if current is not None and current.status == "running":
+        if scheduler is None or _same_address(current.scheduler.address, scheduler):
+            return current, False
+    if scheduler is None:
+        return distributed.Client(processes=True, dashboard_address=None), True
+    timeout = float(os.environ.get("UNO_SIM_DASK_TIMEOUT", DASK_CONNECT_TIMEOUT))
+    try:
+        _probe_scheduler(scheduler, timeout)
+        return distributed.Client(scheduler, timeout=timeout, set_as_default=False), True
+    except (OSError, ValueError, TypeError) as exc:  # TimeoutError is an OSError
+        why = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise RunError(f"cannot reach --scheduler {scheduler!r}: {why}") from None
+
+
+def _probe_scheduler(address: str, timeout: float) -> None:
+    """Fail at once on an address Dask cannot use or a TCP port nobody listens on
+    (a Dask client would retry until its timeout)."""
+    import socket
+
+    from distributed.comm import parse_address
+    from distributed.comm.addressing import parse_host_port
+    from distributed.comm.registry import get_backend
+
+    scheme, loc = parse_address(address)
+    get_backend(scheme)  # ValueError naming the known schemes
+    if scheme in ("tcp", "tls"):
+        host, port = parse_host_port(loc)
+        socket.create_connection((host, port), timeout=timeout).close()
+
+
+def _same_address(a: str, b: str) -> bool:
+    strip = lambda x: x.split("://", 1)[-1].rstrip("/")  # noqa: E731
+    return strip(a) == strip(b)
+
+
+def _ray_backend(address: str | None) -> None:
+    """Register joblib's Ray backend (`ray.util.joblib`), joining `address` or a running
+    Ray instance, or starting a local one."""
+    try:
+        import ray
+        from ray.util.joblib import register_ray
+    except ImportError:
+        raise RunError("--backend ray needs the ray extra: pip install 'uno-sim[ray]'") from None
+    register_ray()
+    if not ray.is_initialized():
+        try:
+            ray.init(address=address, ignore_reinit_error=True, log_to_driver=False)
+        except (ConnectionError, ValueError, RuntimeError) as exc:
+            raise RunError(f"cannot start or reach Ray at {address or 'a local instance'!r}: "
+                           f"{str(exc).splitlines()[0] if str(exc) else exc!r}") from None
+
+
+def _local_pool_kind() -> str:
+    """How local workers start: "fork" or "loky" (environment UNO_SIM_POOL overrides).
+
+    Forked workers start at once with everything the parent imported; loky
+    workers are fresh interpreters (about a second to import numpy, Polars and
+    the engine).  Forking is safe only before Polars has started its thread
+    pool, so it is used on Linux when Polars is not loaded yet, and the runner
+    then loads it (without using it) so that every worker inherits it.
+    """
+    kind = os.environ.get("UNO_SIM_POOL", "auto")
+    if kind not in ("auto", "fork", "loky"):
+        raise RunError(f"invalid UNO_SIM_POOL {kind!r}: expected auto, fork or loky")
+    if kind == "auto":
+        kind = "fork" if sys.platform.startswith("linux") and "polars" not in sys.modules else "loky"
+    if kind == "fork":
+        import polars  # noqa: F401  (loaded, not used: the workers inherit it)
+    return kind
+
+
+def _run_shard_indexed(manifest, i, out, keep_cols):
+    counter = _FORK_GAMES  # set in forked workers while a bar is drawn
+
+    def batch_done(k):
+        with counter.get_lock():
+            counter.value += k
+
+    agg, cols = run_shard(manifest, i, out, keep_cols, batch_done if counter is not None else None)
+    return i, agg, cols
+
+
+
+_FORK_GAMES = None  # multiprocessing.Value: games the forked workers have finished
+
+
+class _Fold:
+    """Merges shard aggregates in shard order as they arrive in any order.
+
+    Only the shards that finished ahead of an earlier one wait in memory, so a
+    run of any length holds a bounded number of aggregates; merging in shard
+    order keeps the floating-point win sums identical for any number of workers.
+    """
+
+    def __init__(self, shards):
+        self.order = list(shards)
+        self.at = 0
+        self.pending = {}
+        self.total = None
+
+    def add(self, i, agg) -> None:
+        self.pending[i] = agg
+        while self.at < len(self.order) and self.order[self.at] in self.pending:
+            a = self.pending.pop(self.order[self.at])
+            self.total = a if self.total is None else merge_aggregates([self.total, a])
+            self.at += 1
+
+
+def _drive(manifest, shards, out, n_jobs, backend, scheduler, progress, keep_cols):
+    """Run `shards`; returns (aggregate of them all, {shard: columns} if keep_cols, wall)."""
+    from ..progress import bar as progress_bar
+
+    t0 = time.perf_counter()
+    plan = Plan(manifest["games"], manifest["shard_size"])
+    last = plan.n_shards - 1  # the only shard that may be short
+    total = len(shards) * plan.shard_size
+    if len(shards) and last in shards:
+        total -= plan.shard_size - plan.shard(last)[1]
+    label = progress if isinstance(progress, str) else "games"
+    bar = progress_bar(total, label, enabled=None if isinstance(progress, str) else progress,
+                       leave=not isinstance(progress, str))
+    fold, cols_by_shard = _Fold(shards), {}
+    try:
+        for i, agg, cols in _execute(manifest, shards, out, n_jobs, backend, scheduler,
+                                     keep_cols, bar):
+            fold.add(i, agg)
+            if keep_cols:
+                cols_by_shard[i] = cols
+    finally:
+        bar.close()
+    return fold.total, cols_by_shard, time.perf_counter() - t0
+
+
+def simulate(variant: str | None = None, games: int = 1000, players: int | None = None,
+             policies="greedy", rules=None, seed: int = 0, n_jobs: int = 1, *,
+             seats: dict | None = None, out: str | None = None, summary_only: bool = False,
+             shard_size: int = DEFAULT_SHARD, backend: str = "local", scheduler: str | None = None,
+             shard: tuple[int, int] | None = None, engine: str = "c",
+             progress: bool | str | None = None, **switches) -> RunResult | None:
+    """Simulate `games` complete games of the run `seed`.
+
+    Returns a RunResult whose `.games` / `.rounds` are Polars DataFrames and whose
+    `.summary()` is the summary table.  With `out`, everything is written there
+    as the run goes (see the module docstring).  With `shard=(k, m)`, only array
+    task k of m runs (into `out`); it returns None, and `merge(out)` completes
+    the run once every task has finished.
+
+    `progress`: a tqdm bar on stderr (a widget in Jupyter); None draws it on a
+    terminal or in a notebook (uno_sim.progress), True or False decide, and a
+    string draws it when None would, with that label, and clears it when done.
+    """
+    if variant is not None:
+        switches["variant"] = variant
+    if players is not None:
+        switches["players"] = players
+    rules = make_rules(rules, **switches)
+    specs = seat_policies(policies, rules.players, seats)
+    if isinstance(games, bool) or not isinstance(games, (int, np.integer)) or games < 1:
+        raise RunError(f"invalid games {games!r}: expected a positive integer")
+    if isinstance(shard_size, bool) or not isinstance(shard_size, int) or shard_size < 1:
+        raise RunError(f"invalid shard_size {shard_size!r}: expected a positive integer")
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs == 0 or n_jobs < -1:
+        raise RunError(f"invalid jobs {n_jobs!r}: expected a positive integer or -1 (all cores)")
+    if Plan(int(games), shard_size).n_shards > MAX_SHARDS:
+        raise RunError(f"invalid games {games!r}: {Plan(int(games), shard_size).n_shards:,} "
+                       f"shards of {shard_size:,} games, at most {MAX_SHARDS:,}; raise the "
+                       f"shard size")
+    engine_module(engine)  # validates the name
+    key_from_seed(seed)  # validates the seed, before anything is written
+    if any(isinstance(s, UserPolicySpec) for s in specs):
+        raise RunError("invalid policies: a Python user policy cannot run through simulate "
+                       "(workers and manifests name policies by spec); use "
+                       "uno_sim.engine.play_games")
+    if not isinstance(summary_only, bool):
+        raise RunError(f"invalid summary_only {summary_only!r}: expected true or false")
+    manifest = make_manifest(rules, specs, seed, int(games), shard_size, summary_only, engine)
+    plan = Plan(int(games), shard_size)
+    if shard is not None:
+        k, m = shard
+        if out is None:
+            raise RunError("--shard needs --out: the array tasks meet in one directory")
+        if not (isinstance(m, int) and m >= 1 and isinstance(k, int) and 0 <= k < m):
+            raise RunError(f"invalid shard {k}/{m}: expected K/M with 0 <= K < M")
+        lock = prepare_out(out, manifest, allow_same=True, shared=True)
+        try:
+            todo = [i for i in plan.slice(k, m) if not _shard_ok(out, i, manifest)]
+            _drive(manifest, todo, out, n_jobs, backend, scheduler, progress, False)
+        finally:
+            os.close(lock)
+        return None
+    lock = prepare_out(out, manifest, allow_same=False) if out is not None else None
+    try:
+        keep = out is None and not summary_only
+        agg, parts, wall = _drive(manifest, range(plan.n_shards), out, n_jobs, backend,
+                                  scheduler, progress, keep)
+        if out is not None:
+            return finalize(out, manifest, wall)
+    finally:
+        if lock is not None:
+            os.close(lock)
+    cols = None
+    if keep:
+        order = range(plan.n_shards)
+        cols = {k: np.concatenate([parts[i][k] for i in order]) for k in parts[0]}
+    return RunResult(manifest, agg, cols=cols, wall=wall)
+
+
+def resume(out: str, n_jobs: int = 1, backend: str = "local", scheduler: str | None = None,
+           progress: bool | None = None) -> RunResult:
+    """Finish an interrupted run: compute only the shards missing from `out`, then merge."""
+    manifest = _read_manifest(out)
+    if manifest is None:
+        raise RunError(f"cannot resume {out!r}: no manifest.json there")
+    lock = lock_out(out)
+    try:
+        if is_complete(out):
+            return load(out)
+        _clean_tmp(out)
+        todo = [i for i in range(manifest["n_shards"]) if not _shard_ok(out, i, manifest)]
+        _, _, wall = _drive(manifest, todo, out, n_jobs, backend, scheduler, progress, False)
+        plan = Plan(manifest["games"], manifest["shard_size"])
+        last = plan.n_shards - 1
+        played = len(todo) * plan.shard_size
+        if todo and last in todo:
+            played -= plan.shard_size - plan.shard(last)[1]
+        return finalize(out, manifest, wall, played=played)
+    finally:
+        os.close(lock)
+
+
+def merge(out: str) -> RunResult:
+    """Check that every shard of an array-job run is present and from one manifest; merge."""
+    manifest = _read_manifest(out)
+    if manifest is None:
+        raise RunError(f"cannot merge {out!r}: no manifest.json there")
+    lock = lock_out(out)
+    try:
+        if is_complete(out):
+            return load(out)
+        return finalize(out, manifest)
+    finally:
+        os.close(lock)
