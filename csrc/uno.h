@@ -505,7 +505,7 @@ typedef struct uno_result {
 
 /*
  * The state of one game.  Public so that the policies (policy.c) can read
- * it; only engine.c writes it.
+ * it; only the engine files (table.c, round.c, extras.c, game.c) write it.
  *
  * Invariant (checked by UNO_CHECK): the hands, draw[0..n_draw) and
  * discard[0..n_discard) together hold every card id exactly once.

@@ -2,7 +2,7 @@
  * check_main.c - a standalone harness for the checking build (no Python).
  *
  *   gcc -std=c99 -O1 -g -DUNO_CHECK -fsanitize=address,undefined \
- *       -fno-sanitize-recover=all -Icsrc csrc/engine.c csrc/policy.c csrc/trace.c \
+ *       -fno-sanitize-recover=all -Icsrc csrc/*.c \
  *       tests/c/check_main.c -o check
  *   ./check [games_per_config [seed [classic|flip|hello-kitty|house-2018|extreme]]]
  *
