@@ -247,7 +247,9 @@ int uno_config_check(const uno_config *cfg, const uno_table *t, const uno_policy
         return UNO_ERR_CONFIG;
     if (cfg->teams && (n % 2 || n < 4 || cfg->scoring != UNO_SCORING_STANDARD))
         return UNO_ERR_CONFIG;
-    if (cfg->variant == UNO_VARIANT_EXTREME) { /* E2: the launcher's law (rules._weights) */
+    if ((unsigned)cfg->draw_source > UNO_DRAW_LAUNCHER)
+        return UNO_ERR_CONFIG;
+    if (cfg->draw_source == UNO_DRAW_LAUNCHER) { /* E2: the launcher's law (rules._weights) */
         if (cfg->launcher < 0 || cfg->launcher > UNO_LAUNCHER_DIST || cfg->launcher_fire < 0 ||
             cfg->launcher_fire > 1000 || cfg->launcher_max_silent < 0 ||
             cfg->launcher_n_burst < 1 || cfg->launcher_n_burst > UNO_LAUNCH_MAX ||

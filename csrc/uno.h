@@ -193,7 +193,8 @@ enum { UNO_DEALER_ZERO = 0, UNO_DEALER_REDRAW = 1 };
 enum { UNO_DRAWN_MAY = 0, UNO_DRAWN_MUST = 1 };
 enum { UNO_CHALLENGE_MODERN = 0, UNO_CHALLENGE_VINTAGE = 1 };
 enum { UNO_SCORING_STANDARD = 0, UNO_SCORING_ELIMINATION = 1, UNO_SCORING_LOWEST = 2 };
-enum { UNO_VARIANT_EXTREME = 2 }; /* rules.VARIANTS index of UNO Extreme */
+/* uno_config.draw_source: where a seat's draws come from */
+enum { UNO_DRAW_PILE = 0, UNO_DRAW_LAUNCHER = 1 /* E2: the launcher replaces the draw pile */ };
 enum { UNO_LAUNCHER_MODEL = 0, UNO_LAUNCHER_DIST = 1 }; /* rules.LAUNCHER (E2) */
 #define UNO_LAUNCH_MAX 32 /* rules.LAUNCHER_MAX: entries of a launcher weight table */
 /* rules.STACKING (C-H1): a mask of the stackable families, 1 colored draw cards
@@ -202,7 +203,7 @@ enum { UNO_STACK_NONE = 0, UNO_STACK_DRAW2 = 1, UNO_STACK_DRAW4 = 2, UNO_STACK_B
 
 /* rules.Rules, field for field (see the Rules docstring for the rule IDs). */
 typedef struct uno_config {
-    int32_t variant;     /* index into rules.VARIANTS */
+    int32_t draw_source; /* UNO_DRAW_PILE, or UNO_DRAW_LAUNCHER (E2) */
     int32_t players;     /* 2..10 */
     int32_t edition;     /* index into rules.EDITIONS (informational) */
     int32_t dealer_draw; /* UNO_DEALER_* (C3) */
@@ -597,7 +598,7 @@ typedef struct uno_game {
     uno_hand hand_alt[UNO_MAX_PLAYERS];
     int two_sided;
     uno_table own; /* the game's re-paired copy of the table (cfg->repair); t points to it */
-    int launcher;  /* E2: UNO Extreme, the draw pile is the launcher (cfg->variant) */
+    int launcher;  /* E2: the draw pile is the launcher (cfg->draw_source) */
     int silent;    /* E2: presses in a row that fired nothing, this round */
 } uno_game;
 

@@ -188,7 +188,7 @@ cdef extern from "uno.h":
         UNO_LAUNCH_MAX
 
     ctypedef struct uno_config:
-        int32_t variant, players, edition, dealer_draw, drawn_card, challenge
+        int32_t draw_source, players, edition, dealer_draw, drawn_card, challenge
         int32_t wd4_value, scoring, target, teams, hand_size, repair, max_turns, max_rounds
         int32_t exchange
         int32_t launcher, launcher_fire, launcher_max_silent, launcher_n_burst
@@ -525,7 +525,7 @@ cdef void _fill_config(uno_config *c, dict f) except *:
     """uno_config from its fields by name (uno_sim.engine.CONFIG_FIELDS), each exactly once."""
     cdef int i
     try:
-        c.variant = f.pop("variant")
+        c.draw_source = f.pop("draw_source")
         c.players = f.pop("players")
         c.edition = f.pop("edition")
         c.dealer_draw = f.pop("dealer_draw")

@@ -22,7 +22,7 @@ from .reference import SEAT_COUNTERS, GameResult, scenario_deck
 from .rng import MASK64, key_from_seed
 from .userpolicy import UserSeat
 from .rules import (CHALLENGE, DEALER_DRAW, DRAWN_CARD, EDITIONS, EXCHANGE, FLIP_STARTER, LAUNCHER, SCORING,
-                    STACKING, VARIANT_IDS, Rules, RulesError)
+                    STACKING, Rules, RulesError)
 
 __all__ = ["play_game", "play_round", "play_games", "GameLimitError", "MAX_TURNS",
            "SEAT_COUNTERS"]
@@ -32,7 +32,7 @@ MAX_TURNS = _engine.MAX_TURNS  # default safety limit on the turns of one round
 
 
 # uno_config's fields, filled by name (Engine._fill_config): every field once.
-CONFIG_FIELDS = ("variant", "players", "edition", "dealer_draw", "drawn_card", "challenge",
+CONFIG_FIELDS = ("draw_source", "players", "edition", "dealer_draw", "drawn_card", "challenge",
                  "wd4_value", "scoring", "target", "teams", "hand_size", "repair", "exchange",
                  "launcher", "launcher_fire", "launcher_max_silent", "launcher_burst",
                  "launcher_weights", "hit_target_presses", "stacking", "draw_until_playable",
@@ -43,7 +43,7 @@ def _config(rules: Rules) -> tuple:
     """uno_config as (field, value) pairs: the Rules fields as ints, enums as their index
     in rules.py's tuples, the launcher's weight tables (E2) as tuples of ints."""
     d = {
-        "variant": VARIANT_IDS[rules.variant], "players": rules.players,
+        "draw_source": 1 if rules.variant == "extreme" else 0, "players": rules.players,
         "edition": EDITIONS.index(rules.edition),
         "dealer_draw": DEALER_DRAW.index(rules.dealer_draw),
         "drawn_card": DRAWN_CARD.index(rules.drawn_card),

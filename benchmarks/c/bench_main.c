@@ -48,7 +48,6 @@ int main(int argc, char **argv)
         uno_classic_table(&t, 50);
     uno_config cfg;
     memset(&cfg, 0, sizeof cfg);
-    cfg.variant = flip;
     cfg.players = players;
     cfg.target = 500;
     cfg.hand_size = 7;

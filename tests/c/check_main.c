@@ -270,7 +270,6 @@ int main(int argc, char **argv)
     int per_config = argc > 1 ? atoi(argv[1]) : 4;
     uint64_t seed = argc > 2 ? strtoull(argv[2], NULL, 10) : 2024;
     static const char *deck_names[] = {"classic", "flip", "hello-kitty", "house-2018", "extreme"};
-    static const int variant_ids[] = {0, 1, 3, 4, UNO_VARIANT_EXTREME}; /* rules.VARIANT_IDS */
     int only = -1; /* -1: every deck */
     for (int d = 0; argc > 3 && d < 5; d++)
         if (strcmp(argv[3], deck_names[d]) == 0)
@@ -318,7 +317,7 @@ int main(int argc, char **argv)
                         cfg.scoring = mode == 3 ? UNO_SCORING_STANDARD : mode;
                         cfg.teams = mode == 3;
                         cfg.target = mode == 1 ? 200 : 500;
-                        cfg.variant = variant_ids[deck];
+                        cfg.draw_source = deck == 4 ? UNO_DRAW_LAUNCHER : UNO_DRAW_PILE;
                         cfg.repair = flip && j % 2;
                         cfg.flip_starter = flip && (j / 2) % 2; /* F2 switch */
                         cfg.exchange = deck == 3 && (j + players) % 2;
@@ -355,7 +354,6 @@ int main(int argc, char **argv)
                 uno_config cfg;
                 memset(&cfg, 0, sizeof cfg);
                 cfg.players = players;
-                cfg.variant = flip;
                 cfg.edition = cfg.dealer_draw = cfg.drawn_card = cfg.challenge = (int)(game_no % 2);
                 cfg.wd4_value = 50;
                 cfg.scoring = (int)(game_no / 2 % 3);
