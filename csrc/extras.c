@@ -168,7 +168,7 @@ UNO_COLD void uno_seven_o(uno_game *g, int p, int card, int face)
 }
 
 /* ------------------------------------------------------------------------- */
-/* Hello Kitty (H2) and the hand-exchange deck (S2, S3)                       */
+/* The special wilds: fewest draw (H2), hand exchange (S2), customizable (S3) */
 /* ------------------------------------------------------------------------- */
 
 /* reference.Game.fewest_draw (H2): the seats holding the fewest cards draw; p left out when

@@ -438,7 +438,7 @@ int uno_play_card(uno_game *g, int p, int card)
         g->counters[UNO_CT_BLUFFS][p] += bluff;
     if (g->tr)
         uno_trace_event(g->tr, UNO_EV_PLAY, p, card, named, restricted ? !bluff : -1);
-    if (g->launcher) /* UNO Extreme only: one test of a flag in every other game */
+    if (g->launcher) /* E4: one test of a flag where there is no launcher */
         uno_discard_all(g, p, card);
     if (g->hand_n[p] == 1) {
         int e = t->effect[t->card_kind[side][card]];

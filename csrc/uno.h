@@ -13,12 +13,12 @@
  *          kind is table->card_kind[side][card]; a kind is one row of the deck
  *          table of uno_sim/cards.py (DeckTable.arrays()), so a variant is
  *          data, never code.
- * side     A two-faced deck (UNO Flip, RULES.md F1) has n_sides = 2: side 0
+ * side     A two-faced deck (docs/rules.md F1) has n_sides = 2: side 0
  *          (light) and side 1 (dark) each map every card to a kind.  Every
  *          card shows the same side (uno_game.side); all questions about a
  *          card are asked of that side.  One-sided decks have side 0 only.
- * color    0..3 = R, Y, G, B (classic, Flip light), 4..7 = P, T, O, V (Flip
- *          dark: pink, teal, orange, purple); -1 (UNO_NO_COLOR) for a wild.
+ * color    0..3 = R, Y, G, B (a one-sided deck, a light side), 4..7 = P, T, O, V (a
+ *          dark side: pink, teal, orange, purple); -1 (UNO_NO_COLOR) for a wild.
  * face     the matching symbol: 0..9 numbers, 10 Skip, 11 Reverse,
  *          12 Draw Two, 13 Wild, 14 WD4, 15 +1, 16 +5, 17 Skip Everyone,
  *          18 Flip, 19 Wild Draw Two, 20 Wild Draw Color, 21 Discard All,
@@ -178,7 +178,7 @@ enum uno_reason {
     UNO_R_WILD_DRAW_TWO = 8,
     UNO_R_WILD_DRAW_COLOR = 9,
     UNO_R_HIT_TWO = 10,      /* E5 */
-    UNO_R_EXTREME_HIT = 11,  /* E6; 12, 13 reserved for UNO Extreme */
+    UNO_R_EXTREME_HIT = 11,  /* E6; 12, 13 reserved for the launcher rules */
     UNO_R_BADTZ_MARU = 14,   /* H2 */
     UNO_R_CUSTOM_COLOR = 15, /* S3 draw_color */
     UNO_R_DRAW_THREE = 16,   /* S3 draw_three */
@@ -219,9 +219,9 @@ typedef struct uno_config {
        and on rounds in one game (0 = UNO_MAX_ROUNDS) */
     int32_t max_turns;
     int32_t max_rounds;
-    /* Hand-exchange deck (house-2018, S2) */
+    /* The hand-exchange wild (S2) */
     int32_t exchange; /* UNO_EXCHANGE_*: rules.EXCHANGE */
-    /* UNO Extreme (E2): the launcher's firing law (rules.Rules launcher_*) */
+    /* The launcher (E2, read when draw_source is UNO_DRAW_LAUNCHER): its firing law (rules.Rules launcher_*) */
     int32_t launcher;            /* UNO_LAUNCHER_* */
     int32_t launcher_fire;       /* model: chance per mille that a press fires, 0..1000 */
     int32_t launcher_max_silent; /* model: a press fires after this many silent ones */
@@ -236,7 +236,7 @@ typedef struct uno_config {
     int32_t forced_play;         /* 0/1 (C-H3) */
     int32_t jump_in;             /* 0/1 (C-H4) */
     int32_t seven_o;             /* 0/1 (C-H5) */
-    /* UNO Flip (F2): a Flip turned up as the starter: 0 put back, 1 turns the game over */
+    /* F2: a Flip turned up as the starter: 0 put back, 1 turns the game over */
     int32_t flip_starter;
 } uno_config;
 enum { UNO_EXCHANGE_SWAP = 0, UNO_EXCHANGE_SHUFFLE = 1 };
@@ -297,17 +297,6 @@ int uno_table_init(uno_table *t, int n_kinds, const int32_t *color, const int32_
 /* Recomputes the per-card columns of `side` from t->card_kind[side] (after a re-pairing). */
 void uno_table_derive(uno_table *t, int side);
 
-/* The classic 108-card table of cards.classic_kinds(wd4_value) (tests, benchmarks). */
-void uno_classic_table(uno_table *t, int wd4_value);
-
-/* The UNO Extreme 112-card table of cards.extreme_kinds() (tests, benchmarks). */
-void uno_extreme_table(uno_table *t);
-
-/*
- * The UNO Flip table of cards.build_flip_deck (tests, benchmarks): the pairing
- * is shuffled by game 0x464C4950 of the run `key` (cards.PAIRING_GAME).
- */
-void uno_flip_table(uno_table *t, const uint64_t key[4]);
 
 /* A policy (policies.py, RULES.md P2): built in, or a user's Python policy. */
 enum { UNO_POLICY_RANDOM = 0, UNO_POLICY_GREEDY = 1, UNO_POLICY_STRATEGIC = 2, UNO_POLICY_USER = 3 };
@@ -331,7 +320,7 @@ enum uno_decision {
                                 answers it (uno_can_stack) or UNO_DRAW to take the cards */
     UNO_DEC_JUMP_IN = 9,     /* C-H4: arg = the card just played; returns 0/1 */
     UNO_DEC_DISCARD = 10     /* S3: arg = cards still to put down; returns a hand index */
-    /* 11 reserved; 12-13: UNO Extreme */
+    /* 11 reserved; 12-13: the launcher rules (E) */
 };
 #define UNO_DECIDE_ABORT (-1000) /* a callback's "stop the game" (error kept by the caller) */
 
