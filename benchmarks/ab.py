@@ -18,8 +18,13 @@ of a round alike, which is why the ratio is taken per round.
 The configurations come from uno_sim's own Rules and policy specs (engine._config,
 engine._policy), and each build gets its deck table from its own uno_table_init, so
 the two builds may differ in their table and game layouts; uno_config, uno_policy
-and uno_columns must be the same in both (they are: the harness checks the size
-of neither, so keep those three structs compatible, or add a version check here).
+and uno_columns must be the same in both (the harness checks the size of neither,
+so keep those three structs compatible, or teach the harness the older layout).
+
+One older layout is known: before uno_config had `draw_source` (UNO_DRAW_PILE or
+UNO_DRAW_LAUNCHER), its first field was `variant`, the index into rules.VARIANT_IDS,
+with the same size and place.  A build whose uno.h still declares `variant` is
+recognised and gets the variant's index in that field instead (Build.old_config).
 """
 
 from __future__ import annotations
@@ -43,7 +48,7 @@ sys.path.insert(0, str(ROOT))
 from uno_sim.cards import deck_for  # noqa: E402
 from uno_sim.engine import _config, _policy  # noqa: E402
 from uno_sim.policies import seat_policies  # noqa: E402
-from uno_sim.rules import Rules, RulesError, parse_rule_value  # noqa: E402
+from uno_sim.rules import VARIANT_IDS, Rules, RulesError, parse_rule_value  # noqa: E402
 
 FLAGS = ["-O3", "-ffp-contract=off", "-shared", "-fPIC"]
 TABLE_COLUMNS = ("color", "face", "value", "effect", "amount", "restricted", "starter",
@@ -54,7 +59,7 @@ P = ctypes.c_void_p
 
 class Config(ctypes.Structure):  # uno_config, field for field
     _fields_ = [(n, I32) for n in (
-        "variant", "players", "edition", "dealer_draw", "drawn_card", "challenge",
+        "draw_source", "players", "edition", "dealer_draw", "drawn_card", "challenge",
         "wd4_value", "scoring", "target", "teams", "hand_size", "repair", "max_turns",
         "max_rounds", "exchange", "launcher", "launcher_fire", "launcher_max_silent",
         "launcher_n_burst")] + [("launcher_burst", I32 * 32), ("launcher_n_weights", I32),
@@ -106,8 +111,10 @@ class LimitError(Exception):
 class Build:
     """One build of the engine, loaded with its own table for each case."""
 
-    def __init__(self, path: Path):
+    def __init__(self, path: Path, src: Path):
         self.lib = ctypes.CDLL(str(path), mode=os.RTLD_LOCAL | os.RTLD_NOW)
+        # uno_config's first field was `variant` before it was `draw_source`
+        self.old_config = "int32_t variant;" in (src / "uno.h").read_text()
         self.lib.uno_play_games.restype = ctypes.c_int
         self.lib.uno_table_init.restype = ctypes.c_int
         self.lib.uno_config_check.restype = ctypes.c_int
@@ -124,6 +131,14 @@ class Build:
             raise RulesError("invalid deck table")
         self._keep = (cols, kind, dark)
         return buf
+
+    def config(self, cfg: Config, rules: Rules) -> Config:
+        """cfg as this build reads it (its first field in the older layout)."""
+        if not self.old_config:
+            return cfg
+        old = Config.from_buffer_copy(cfg)
+        old.draw_source = VARIANT_IDS[rules.variant]  # the `variant` field of that layout
+        return old
 
 
 def case_setup(rules: Rules, policy: str):
@@ -163,13 +178,14 @@ def quartiles(xs):
 
 def run_case(a: Build, b: Build, rules: Rules, policy: str, games: int, rounds: int):
     cfg, pols = case_setup(rules, policy)
+    cfgs = {a: a.config(cfg, rules), b: b.config(cfg, rules)}
     ta, tb = a.table(rules), b.table(rules)
     key = (ctypes.c_uint64 * 4)(1, 2, 3, 4)
     turns = np.zeros(games, dtype=np.int32)
     for build, table in ((a, ta), (b, tb)):  # warm-up, and a check of the config
-        if build.lib.uno_config_check(ctypes.byref(cfg), table, pols) != 0:
+        if build.lib.uno_config_check(ctypes.byref(cfgs[build]), table, pols) != 0:
             raise RulesError("the C engine rejects this configuration")
-        time_batch(build, table, cfg, pols, key, 0, max(1, games // 10), turns)
+        time_batch(build, table, cfgs[build], pols, key, 0, max(1, games // 10), turns)
     rate_a, rate_b, ratio = [], [], []
     turns_b = 0
     for r in range(rounds):
@@ -177,7 +193,7 @@ def run_case(a: Build, b: Build, rules: Rules, policy: str, games: int, rounds: 
         order = ((a, ta), (b, tb)) if r % 2 == 0 else ((b, tb), (a, ta))
         dt = {}
         for build, table in order:
-            dt[build] = time_batch(build, table, cfg, pols, key, first, games, turns)
+            dt[build] = time_batch(build, table, cfgs[build], pols, key, first, games, turns)
             if build is b:
                 turns_b += int(turns.sum())
         rate_a.append(games / dt[a])
@@ -219,8 +235,9 @@ def main(argv=None) -> None:
     rules_kw = parse_kv(args.rule)
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
-        a = Build(build(base_sources(args.base, tmp), tmp / "a.so"))
-        b = Build(build(ROOT / "csrc", tmp / "b.so"))
+        src_a = base_sources(args.base, tmp)
+        a = Build(build(src_a, tmp / "a.so"), src_a)
+        b = Build(build(ROOT / "csrc", tmp / "b.so"), ROOT / "csrc")
         base = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", args.base],
                               capture_output=True, text=True).stdout.strip()
         print(f"A/B: A = csrc/ of {base}, B = csrc/ of the working tree; {args.rounds} rounds "

@@ -13,12 +13,12 @@
  *          kind is table->card_kind[side][card]; a kind is one row of the deck
  *          table of uno_sim/cards.py (DeckTable.arrays()), so a variant is
  *          data, never code.
- * side     A two-faced deck (UNO Flip, RULES.md F1) has n_sides = 2: side 0
+ * side     A two-faced deck (docs/rules.md F1) has n_sides = 2: side 0
  *          (light) and side 1 (dark) each map every card to a kind.  Every
  *          card shows the same side (uno_game.side); all questions about a
  *          card are asked of that side.  One-sided decks have side 0 only.
- * color    0..3 = R, Y, G, B (classic, Flip light), 4..7 = P, T, O, V (Flip
- *          dark: pink, teal, orange, purple); -1 (UNO_NO_COLOR) for a wild.
+ * color    0..3 = R, Y, G, B (a one-sided deck, a light side), 4..7 = P, T, O, V (a
+ *          dark side: pink, teal, orange, purple); -1 (UNO_NO_COLOR) for a wild.
  * face     the matching symbol: 0..9 numbers, 10 Skip, 11 Reverse,
  *          12 Draw Two, 13 Wild, 14 WD4, 15 +1, 16 +5, 17 Skip Everyone,
  *          18 Flip, 19 Wild Draw Two, 20 Wild Draw Color, 21 Discard All,
@@ -178,7 +178,7 @@ enum uno_reason {
     UNO_R_WILD_DRAW_TWO = 8,
     UNO_R_WILD_DRAW_COLOR = 9,
     UNO_R_HIT_TWO = 10,      /* E5 */
-    UNO_R_EXTREME_HIT = 11,  /* E6; 12, 13 reserved for UNO Extreme */
+    UNO_R_EXTREME_HIT = 11,  /* E6; 12, 13 reserved for the launcher rules */
     UNO_R_BADTZ_MARU = 14,   /* H2 */
     UNO_R_CUSTOM_COLOR = 15, /* S3 draw_color */
     UNO_R_DRAW_THREE = 16,   /* S3 draw_three */
@@ -193,7 +193,8 @@ enum { UNO_DEALER_ZERO = 0, UNO_DEALER_REDRAW = 1 };
 enum { UNO_DRAWN_MAY = 0, UNO_DRAWN_MUST = 1 };
 enum { UNO_CHALLENGE_MODERN = 0, UNO_CHALLENGE_VINTAGE = 1 };
 enum { UNO_SCORING_STANDARD = 0, UNO_SCORING_ELIMINATION = 1, UNO_SCORING_LOWEST = 2 };
-enum { UNO_VARIANT_EXTREME = 2 }; /* rules.VARIANTS index of UNO Extreme */
+/* uno_config.draw_source: where a seat's draws come from */
+enum { UNO_DRAW_PILE = 0, UNO_DRAW_LAUNCHER = 1 /* E2: the launcher replaces the draw pile */ };
 enum { UNO_LAUNCHER_MODEL = 0, UNO_LAUNCHER_DIST = 1 }; /* rules.LAUNCHER (E2) */
 #define UNO_LAUNCH_MAX 32 /* rules.LAUNCHER_MAX: entries of a launcher weight table */
 /* rules.STACKING (C-H1): a mask of the stackable families, 1 colored draw cards
@@ -202,7 +203,7 @@ enum { UNO_STACK_NONE = 0, UNO_STACK_DRAW2 = 1, UNO_STACK_DRAW4 = 2, UNO_STACK_B
 
 /* rules.Rules, field for field (see the Rules docstring for the rule IDs). */
 typedef struct uno_config {
-    int32_t variant;     /* index into rules.VARIANTS */
+    int32_t draw_source; /* UNO_DRAW_PILE, or UNO_DRAW_LAUNCHER (E2) */
     int32_t players;     /* 2..10 */
     int32_t edition;     /* index into rules.EDITIONS (informational) */
     int32_t dealer_draw; /* UNO_DEALER_* (C3) */
@@ -218,9 +219,9 @@ typedef struct uno_config {
        and on rounds in one game (0 = UNO_MAX_ROUNDS) */
     int32_t max_turns;
     int32_t max_rounds;
-    /* Hand-exchange deck (house-2018, S2) */
+    /* The hand-exchange wild (S2) */
     int32_t exchange; /* UNO_EXCHANGE_*: rules.EXCHANGE */
-    /* UNO Extreme (E2): the launcher's firing law (rules.Rules launcher_*) */
+    /* The launcher (E2, read when draw_source is UNO_DRAW_LAUNCHER): its firing law (rules.Rules launcher_*) */
     int32_t launcher;            /* UNO_LAUNCHER_* */
     int32_t launcher_fire;       /* model: chance per mille that a press fires, 0..1000 */
     int32_t launcher_max_silent; /* model: a press fires after this many silent ones */
@@ -235,7 +236,7 @@ typedef struct uno_config {
     int32_t forced_play;         /* 0/1 (C-H3) */
     int32_t jump_in;             /* 0/1 (C-H4) */
     int32_t seven_o;             /* 0/1 (C-H5) */
-    /* UNO Flip (F2): a Flip turned up as the starter: 0 put back, 1 turns the game over */
+    /* F2: a Flip turned up as the starter: 0 put back, 1 turns the game over */
     int32_t flip_starter;
 } uno_config;
 enum { UNO_EXCHANGE_SWAP = 0, UNO_EXCHANGE_SHUFFLE = 1 };
@@ -296,17 +297,6 @@ int uno_table_init(uno_table *t, int n_kinds, const int32_t *color, const int32_
 /* Recomputes the per-card columns of `side` from t->card_kind[side] (after a re-pairing). */
 void uno_table_derive(uno_table *t, int side);
 
-/* The classic 108-card table of cards.classic_kinds(wd4_value) (tests, benchmarks). */
-void uno_classic_table(uno_table *t, int wd4_value);
-
-/* The UNO Extreme 112-card table of cards.extreme_kinds() (tests, benchmarks). */
-void uno_extreme_table(uno_table *t);
-
-/*
- * The UNO Flip table of cards.build_flip_deck (tests, benchmarks): the pairing
- * is shuffled by game 0x464C4950 of the run `key` (cards.PAIRING_GAME).
- */
-void uno_flip_table(uno_table *t, const uint64_t key[4]);
 
 /* A policy (policies.py, RULES.md P2): built in, or a user's Python policy. */
 enum { UNO_POLICY_RANDOM = 0, UNO_POLICY_GREEDY = 1, UNO_POLICY_STRATEGIC = 2, UNO_POLICY_USER = 3 };
@@ -330,7 +320,7 @@ enum uno_decision {
                                 answers it (uno_can_stack) or UNO_DRAW to take the cards */
     UNO_DEC_JUMP_IN = 9,     /* C-H4: arg = the card just played; returns 0/1 */
     UNO_DEC_DISCARD = 10     /* S3: arg = cards still to put down; returns a hand index */
-    /* 11 reserved; 12-13: UNO Extreme */
+    /* 11 reserved; 12-13: the launcher rules (E) */
 };
 #define UNO_DECIDE_ABORT (-1000) /* a callback's "stop the game" (error kept by the caller) */
 
@@ -505,7 +495,7 @@ typedef struct uno_result {
 
 /*
  * The state of one game.  Public so that the policies (policy.c) can read
- * it; only engine.c writes it.
+ * it; only the engine files (table.c, round.c, extras.c, game.c) write it.
  *
  * Invariant (checked by UNO_CHECK): the hands, draw[0..n_draw) and
  * discard[0..n_discard) together hold every card id exactly once.
@@ -597,7 +587,7 @@ typedef struct uno_game {
     uno_hand hand_alt[UNO_MAX_PLAYERS];
     int two_sided;
     uno_table own; /* the game's re-paired copy of the table (cfg->repair); t points to it */
-    int launcher;  /* E2: UNO Extreme, the draw pile is the launcher (cfg->variant) */
+    int launcher;  /* E2: the draw pile is the launcher (cfg->draw_source) */
     int silent;    /* E2: presses in a row that fired nothing, this round */
 } uno_game;
 

@@ -14,6 +14,7 @@ card on purpose, to show that the check really fires.
 
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -27,10 +28,18 @@ SANITIZE = ["-fsanitize=address,undefined", "-fno-sanitize-recover=all"]
 pytestmark = pytest.mark.skipif(CC is None, reason="no C compiler")
 
 
+def make_tables(out_dir: Path) -> Path:
+    """tables.h of the decks the C drivers play, written from uno_sim.cards (make_tables.py)."""
+    subprocess.run([sys.executable, str(ROOT / "tests" / "c" / "make_tables.py"),
+                    str(out_dir / "tables.h")], check=True)
+    return out_dir
+
+
 def _build(tmp_path, name, *flags):
     exe = tmp_path / name
-    cmd = [CC, "-std=c99", "-O1", "-g", "-DUNO_CHECK=1", "-I", str(ROOT / "csrc"), *flags,
-           *SOURCES, "-o", str(exe)]
+    make_tables(tmp_path)
+    cmd = [CC, "-std=c99", "-O1", "-g", "-DUNO_CHECK=1", "-I", str(ROOT / "csrc"),
+           "-I", str(tmp_path), *flags, *SOURCES, "-o", str(exe)]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     return exe if proc.returncode == 0 else None, proc.stderr
 

@@ -78,11 +78,6 @@ def test_e1_deck_has_112_cards_without_zeros_draw_cards(engine):
     assert not any(c.endswith(("0", "+2", "+4")) for c in deck)
 
 
-def test_e1_c_table_equals_the_python_table():
-    from uno_sim import _engine
-    assert _engine.extreme_table_arrays() == deck_for(Rules(variant="extreme")).arrays()
-
-
 # --- E2 launcher -----------------------------------------------------------------
 
 def test_e2_fired_cards_go_to_the_presser(engine):

@@ -93,14 +93,6 @@ def test_f1_switch_repairs_every_game(engine):
         assert Counter(c.split("/")[1] for c in deck.elements()) == DARK
 
 
-def test_f1_c_table_matches_the_python_table():
-    from uno_sim import _engine
-    from uno_sim.cards import build_flip_deck
-    from uno_sim.rng import key_from_seed
-    for seed in (0, 5):
-        assert _engine.flip_table_arrays(key_from_seed(seed)) == build_flip_deck(seed).arrays()
-
-
 # --- F2 ------------------------------------------------------------------------
 
 def test_f2_play_starts_on_the_light_side_plus_one_starter(engine):

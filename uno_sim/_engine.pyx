@@ -188,7 +188,7 @@ cdef extern from "uno.h":
         UNO_LAUNCH_MAX
 
     ctypedef struct uno_config:
-        int32_t variant, players, edition, dealer_draw, drawn_card, challenge
+        int32_t draw_source, players, edition, dealer_draw, drawn_card, challenge
         int32_t wd4_value, scoring, target, teams, hand_size, repair, max_turns, max_rounds
         int32_t exchange
         int32_t launcher, launcher_fire, launcher_max_silent, launcher_n_burst
@@ -302,9 +302,6 @@ cdef extern from "uno.h":
                        const int32_t *value, const int32_t *effect, const int32_t *amount,
                        const int32_t *restricted, const int32_t *starter, const int32_t *reason,
                        int n_cards, const int32_t *card_kind, const int32_t *dark_kind) nogil
-    void uno_classic_table(uno_table *t, int wd4_value) nogil
-    void uno_extreme_table(uno_table *t) nogil
-    void uno_flip_table(uno_table *t, const uint64_t *key) nogil
     int uno_config_check(const uno_config *cfg, const uno_table *t, const uno_policy *pol) nogil
     void uno_trace_init(uno_trace *tr) nogil
     void uno_trace_free(uno_trace *tr) nogil
@@ -360,45 +357,6 @@ _SIDES = ("light", "dark")
 _REASONS = {int(r): r.name.lower() for r in DrawReason}
 _TABLE_COLUMNS = ("color", "face", "value", "effect", "amount", "restricted", "starter",
                   "reason")
-
-
-cdef dict _table_arrays(uno_table *t):
-    cdef int k
-    return {
-        "color": [t.color[k] for k in range(t.n_kinds)],
-        "face": [t.face[k] for k in range(t.n_kinds)],
-        "value": [t.value[k] for k in range(t.n_kinds)],
-        "effect": [t.effect[k] for k in range(t.n_kinds)],
-        "amount": [t.amount[k] for k in range(t.n_kinds)],
-        "restricted": [t.restricted[k] for k in range(t.n_kinds)],
-        "starter": [t.starter[k] for k in range(t.n_kinds)],
-        "reason": [t.reason[k] for k in range(t.n_kinds)],
-        "card_kind": [t.card_kind[0][k] for k in range(t.n_cards)],
-        "dark_kind": [t.card_kind[1][k] for k in range(t.n_cards)] if t.n_sides == 2 else [],
-    }
-
-
-def classic_table_arrays(int wd4_value=50):
-    """The C twin of the classic table (``uno_classic_table``), as DeckTable.arrays() columns."""
-    cdef uno_table t
-    uno_classic_table(&t, wd4_value)
-    return _table_arrays(&t)
-
-
-def extreme_table_arrays():
-    """The C twin of the UNO Extreme table (``uno_extreme_table``), as DeckTable.arrays() columns."""
-    cdef uno_table t
-    uno_extreme_table(&t)
-    return _table_arrays(&t)
-
-
-def flip_table_arrays(key):
-    """The C twin of cards.build_flip_deck (``uno_flip_table``) for the run key of a deck seed."""
-    cdef uno_table t
-    cdef uint64_t k[4]
-    _key(key, k)
-    uno_flip_table(&t, k)
-    return _table_arrays(&t)
 
 
 class GameLimitError(RuntimeError):
@@ -525,7 +483,7 @@ cdef void _fill_config(uno_config *c, dict f) except *:
     """uno_config from its fields by name (uno_sim.engine.CONFIG_FIELDS), each exactly once."""
     cdef int i
     try:
-        c.variant = f.pop("variant")
+        c.draw_source = f.pop("draw_source")
         c.players = f.pop("players")
         c.edition = f.pop("edition")
         c.dealer_draw = f.pop("dealer_draw")

@@ -22,6 +22,7 @@ from .results import SEAT_COUNTERS, GameResult
 from .scenario import scenario_deck
 from .rng import MASK64, key_from_seed
 from .userpolicy import UserSeat
+from .variants import DRAW_SOURCES
 from .rules import SWITCHES, Rules, RulesError
 
 __all__ = ["play_game", "play_round", "play_games", "GameLimitError", "MAX_TURNS",
@@ -32,7 +33,7 @@ MAX_TURNS = _engine.MAX_TURNS  # default safety limit on the turns of one round
 
 
 # uno_config's fields, filled by name (Engine._fill_config): every field once.
-CONFIG_FIELDS = ("variant", "players", "edition", "dealer_draw", "drawn_card", "challenge",
+CONFIG_FIELDS = ("draw_source", "players", "edition", "dealer_draw", "drawn_card", "challenge",
                  "wd4_value", "scoring", "target", "teams", "hand_size", "repair", "exchange",
                  "launcher", "launcher_fire", "launcher_max_silent", "launcher_burst",
                  "launcher_weights", "hit_target_presses", "stacking", "draw_until_playable",
@@ -42,9 +43,9 @@ CONFIG_FIELDS = ("variant", "players", "edition", "dealer_draw", "drawn_card", "
 def _config(rules: Rules) -> tuple:
     """uno_config as (field, value) pairs: each switch with a uno_config field in its
     encoding (rules.SWITCHES: a choice as its index, a bool as 0/1, the launcher's weight
-    tables (E2) as tuples of ints), and the variant's number."""
+    tables (E2) as tuples of ints), and the variant's draw source (a trait, never its name)."""
     d = {s.c_field: s.encode(getattr(rules, s.name)) for s in SWITCHES if s.c_field}
-    d["variant"] = rules.variant_spec.config_id
+    d["draw_source"] = DRAW_SOURCES.index(rules.variant_spec.draw_source)
     return tuple((f, d[f]) for f in CONFIG_FIELDS)
 
 

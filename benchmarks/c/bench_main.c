@@ -2,8 +2,12 @@
  * bench_main.c - the C engine alone, no Python: complete greedy games per
  * second, for comparing compiler flags and engine changes.
  *
- *   gcc -O3 -ffp-contract=off -Icsrc csrc/*.c benchmarks/c/bench_main.c -o bench
+ *   python tests/c/make_tables.py build/tables.h
+ *   gcc -O3 -ffp-contract=off -Icsrc -Ibuild csrc/*.c benchmarks/c/bench_main.c -o bench
  *   ./bench [players [games [repeats [classic|flip]]]]
+ *
+ * The decks come from tables.h, generated from uno_sim.cards (the Flip deck
+ * with the pairing of deck_seed 0).
  *
  * Prints the median of `repeats` timed calls of uno_play_games (after one
  * warm-up call), as games/s and ns per turn.  The figures of `uno-sim bench`
@@ -15,6 +19,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "tables.h" /* generated: python tests/c/make_tables.py BUILD/tables.h */
 #include "uno.h"
 
 static double now(void)
@@ -42,13 +47,12 @@ int main(int argc, char **argv)
     }
     static uno_table t;
     uint64_t key[4] = {1, 2, 3, 4};
-    if (flip)
-        uno_flip_table(&t, key);
-    else
-        uno_classic_table(&t, 50);
+    if (uno_deck_load(&t, flip ? "flip" : "classic-50") != 0) {
+        fprintf(stderr, "bench: no such deck in tables.h\n");
+        return 2;
+    }
     uno_config cfg;
     memset(&cfg, 0, sizeof cfg);
-    cfg.variant = flip;
     cfg.players = players;
     cfg.target = 500;
     cfg.hand_size = 7;

@@ -1,8 +1,9 @@
 /*
  * check_main.c - a standalone harness for the checking build (no Python).
  *
+ *   python tests/c/make_tables.py build/tables.h
  *   gcc -std=c99 -O1 -g -DUNO_CHECK -fsanitize=address,undefined \
- *       -fno-sanitize-recover=all -Icsrc csrc/engine.c csrc/policy.c csrc/trace.c \
+ *       -fno-sanitize-recover=all -Icsrc -Ibuild csrc/*.c \
  *       tests/c/check_main.c -o check
  *   ./check [games_per_config [seed [classic|flip|hello-kitty|house-2018|extreme]]]
  *
@@ -23,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tables.h" /* generated: python tests/c/make_tables.py BUILD/tables.h */
 #include "uno.h"
 
 #define MAX_TURNS 3000 /* some knob settings never end a round (see uno.h) */
@@ -67,62 +69,6 @@ static void default_policy(uno_policy *p, int id)
         p->catch_uno = 0.5;
         p->play_drawn = 1.0;
     }
-}
-
-/*
- * The classic table of `wd4_value` plus extra wild kinds (cards.hello_kitty_kinds,
- * cards.house_2018_kinds): `m` kinds of effect[i], face[i], value[i], amount[i],
- * reason[i], count[i] copies.
- */
-static void extended_table(uno_table *t, int wd4_value, int m, const int32_t *effect,
-                           const int32_t *face, const int32_t *value, const int32_t *amount,
-                           const int32_t *reason, const int32_t *count)
-{
-    uno_table c;
-    uno_classic_table(&c, wd4_value);
-    int32_t col[64], fc[64], val[64], eff[64], amt[64], res[64], st[64], why[64], kind[128];
-    int k = c.n_kinds, n = c.n_cards;
-    for (int i = 0; i < k; i++) {
-        col[i] = c.color[i], fc[i] = c.face[i], val[i] = c.value[i], eff[i] = c.effect[i];
-        amt[i] = c.amount[i], res[i] = c.restricted[i], st[i] = c.starter[i], why[i] = c.reason[i];
-    }
-    for (int i = 0; i < n; i++)
-        kind[i] = c.card_kind[0][i];
-    for (int j = 0; j < m; j++, k++) {
-        col[k] = UNO_NO_COLOR, fc[k] = face[j], val[k] = value[j], eff[k] = effect[j];
-        amt[k] = amount[j], res[k] = 0, st[k] = UNO_STARTER_PLAY, why[k] = reason[j];
-        for (int i = 0; i < count[j]; i++)
-            kind[n++] = k;
-    }
-    if (uno_table_init(t, k, col, fc, val, eff, amt, res, st, why, n, kind, NULL) != 0) {
-        fprintf(stderr, "check_main: bad extended table\n");
-        exit(1);
-    }
-}
-
-/* cards.hello_kitty_kinds (H1): 4 Badtz-Maru wilds. */
-static void hello_kitty_table(uno_table *t, int wd4_value)
-{
-    const int32_t effect[] = {UNO_WILD_FEWEST_DRAW}, face[] = {24}, value[] = {50},
-                  amount[] = {4}, reason[] = {UNO_R_BADTZ_MARU}, count[] = {4};
-    extended_table(t, wd4_value, 1, effect, face, value, amount, reason, count);
-}
-
-/* cards.house_2018_kinds (S1): the hand-exchange wild and customizable rules r0, r1, r2. */
-static void house_table(uno_table *t, int wd4_value, int r0, int r1, int r2)
-{
-    static const int32_t why[UNO_CUSTOM_COUNT] = {UNO_R_CUSTOM_COLOR, 0, UNO_R_DRAW_THREE, 0,
-                                                  UNO_R_HAND_SIZE, UNO_R_HAND_SIZE};
-    int32_t effect[4] = {UNO_WILD_EXCHANGE}, face[4] = {25}, value[4] = {40, 40, 40, 40},
-            amount[4] = {0}, reason[4] = {0}, count[4] = {1, 1, 1, 1};
-    int r[3] = {r0, r1, r2};
-    for (int i = 0; i < 3; i++) {
-        effect[i + 1] = UNO_WILD_CUSTOM;
-        face[i + 1] = 26 + r[i];
-        amount[i + 1] = r[i];
-        reason[i + 1] = why[r[i]];
-    }
-    extended_table(t, wd4_value, 4, effect, face, value, amount, reason, count);
 }
 
 /* Policy set `k` for n seats; `r` draws the mixed seats. */
@@ -270,26 +216,23 @@ int main(int argc, char **argv)
     int per_config = argc > 1 ? atoi(argv[1]) : 4;
     uint64_t seed = argc > 2 ? strtoull(argv[2], NULL, 10) : 2024;
     static const char *deck_names[] = {"classic", "flip", "hello-kitty", "house-2018", "extreme"};
-    static const int variant_ids[] = {0, 1, 3, 4, UNO_VARIANT_EXTREME}; /* rules.VARIANT_IDS */
     int only = -1; /* -1: every deck */
     for (int d = 0; argc > 3 && d < 5; d++)
         if (strcmp(argv[3], deck_names[d]) == 0)
             only = d;
     uint64_t key[4] = {seed, 0x9E3779B97F4A7C15u ^ seed, 0xD1B54A32D192ED03u, 12345u};
     /* 0-1 classic (WD4 50, 70), 2 flip, 3-4 hello-kitty, 5-10 house-2018: custom rule
-       sets by game (j % 3), WD4 50 / 70; 11 extreme */
+       sets by game (j % 3), WD4 50 / 70; 11 extreme (tables.h, from uno_sim.cards) */
+    static const char *table_names[12] = {
+        "classic-50", "classic-70", "flip", "hello-kitty-50", "hello-kitty-70",
+        "house-2018-50-012", "house-2018-50-345", "house-2018-50-510",
+        "house-2018-70-012", "house-2018-70-345", "house-2018-70-510", "extreme"};
     static uno_table tables[12];
-    uno_classic_table(&tables[0], 50);
-    uno_classic_table(&tables[1], 70);
-    uno_flip_table(&tables[2], key);
-    hello_kitty_table(&tables[3], 50);
-    hello_kitty_table(&tables[4], 70);
-    static const int rule_sets[3][3] = {{0, 1, 2}, {3, 4, 5}, {5, 1, 0}};
-    for (int e = 0; e < 2; e++)
-        for (int i = 0; i < 3; i++)
-            house_table(&tables[5 + 3 * e + i], e ? 70 : 50, rule_sets[i][0], rule_sets[i][1],
-                        rule_sets[i][2]);
-    uno_extreme_table(&tables[11]);
+    for (int i = 0; i < 12; i++)
+        if (uno_deck_load(&tables[i], table_names[i]) != 0) {
+            fprintf(stderr, "check_main: no deck %s in tables.h\n", table_names[i]);
+            return 1;
+        }
     uno_trace tr;
     uno_trace_init(&tr);
     uno_rng mix;
@@ -318,7 +261,7 @@ int main(int argc, char **argv)
                         cfg.scoring = mode == 3 ? UNO_SCORING_STANDARD : mode;
                         cfg.teams = mode == 3;
                         cfg.target = mode == 1 ? 200 : 500;
-                        cfg.variant = variant_ids[deck];
+                        cfg.draw_source = deck == 4 ? UNO_DRAW_LAUNCHER : UNO_DRAW_PILE;
                         cfg.repair = flip && j % 2;
                         cfg.flip_starter = flip && (j / 2) % 2; /* F2 switch */
                         cfg.exchange = deck == 3 && (j + players) % 2;
@@ -355,7 +298,6 @@ int main(int argc, char **argv)
                 uno_config cfg;
                 memset(&cfg, 0, sizeof cfg);
                 cfg.players = players;
-                cfg.variant = flip;
                 cfg.edition = cfg.dealer_draw = cfg.drawn_card = cfg.challenge = (int)(game_no % 2);
                 cfg.wd4_value = 50;
                 cfg.scoring = (int)(game_no / 2 % 3);

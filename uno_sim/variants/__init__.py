@@ -111,7 +111,6 @@ class Variant:
     switches     the variant's own `Switch` records (fields of `rules.Rules`)
     check        cross-checks of a `Rules` of this variant: rules -> None or RulesError
     summary      rules -> the lines a run's summary adds about the variant
-    config_id    uno_config.variant: the C engine tells UNO Extreme (2) by it
     """
 
     name: str
@@ -126,7 +125,6 @@ class Variant:
     switches: tuple[Switch, ...] = ()
     check: Callable | None = None
     summary: Callable = field(default=_no_lines)
-    config_id: int = 0
 
     def __post_init__(self):
         if self.draw_source not in DRAW_SOURCES:

@@ -28,4 +28,4 @@ def classic_kinds(wd4_value: int = 50) -> list[Kind]:
 
 
 VARIANT = Variant(name="classic", order=0, title="UNO", rule="C1", kinds=classic_kinds,
-                  deck_fields=("wd4_value",), config_id=0)
+                  deck_fields=("wd4_value",))

@@ -64,4 +64,4 @@ SWITCHES = (
 
 VARIANT = Variant(name="extreme", order=2, title="UNO Extreme", rule="E1",
                   kinds=extreme_kinds, draw_source="launcher", switches=SWITCHES,
-                  summary=lambda r: [launcher_text(r)], config_id=2)
+                  summary=lambda r: [launcher_text(r)])

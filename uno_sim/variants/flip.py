@@ -68,4 +68,4 @@ SWITCHES = (
 )
 
 VARIANT = Variant(name="flip", order=1, title="UNO Flip", rule="F1", kinds=light_kinds,
-                  dark_kinds=dark_kinds, switches=SWITCHES, config_id=1)
+                  dark_kinds=dark_kinds, switches=SWITCHES)

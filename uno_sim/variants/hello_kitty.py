@@ -16,4 +16,4 @@ def hello_kitty_kinds(wd4_value: int = 50) -> list[Kind]:
 
 VARIANT = Variant(name="hello-kitty", order=3, title="UNO Hello Kitty", rule="H1",
                   kinds=hello_kitty_kinds, deck_fields=("wd4_value",),
-                  color_names=("pink",) + COLOR_NAMES[1:], config_id=3)
+                  color_names=("pink",) + COLOR_NAMES[1:])

@@ -63,4 +63,4 @@ SWITCHES = (
 
 VARIANT = Variant(name="house-2018", order=4, title="UNO (2018 house-rule cards)", rule="S1",
                   kinds=house_2018_kinds, deck_fields=("wd4_value", "custom_wilds"),
-                  switches=SWITCHES, config_id=4)
+                  switches=SWITCHES)

@@ -1,0 +1,105 @@
+/*
+ * engine_internal.h - what the engine's own files share, and nobody else:
+ * the sentinels of the turn loop, the function attributes that keep the
+ * rare rules off the hot path, the small helpers several files inline, and
+ * the functions one file calls in another.  The public API is uno.h.
+ *
+ *   table.c    deck tables and the configuration check (uno_table_init, uno_config_check)
+ *   round.c    one round of play: the deal, the turn loop and the common effects
+ *   extras.c   the rules a plain game never reaches (launcher, special wilds, house rules)
+ *   game.c     games and batches: the dealer draw, scoring, results, uno_play_*
+ *
+ * Calls from round.c into extras.c go to functions declared UNO_COLD here,
+ * so the compiler lays those paths out as unlikely in round.c as it did when
+ * they shared a file; nothing on the hot path crosses a file.
+ */
+#ifndef UNO_ENGINE_INTERNAL_H
+#define UNO_ENGINE_INTERNAL_H
+
+#include "uno.h"
+
+/* Off the hot path (not inlined, laid out as unlikely at every call). */
+#if defined(__GNUC__)
+#define UNO_COLD __attribute__((noinline, cold))
+/* the effect dispatcher: inlined into play(), whatever the rare cases add to its size */
+#define UNO_INLINE __attribute__((always_inline)) inline
+#else
+#define UNO_COLD
+#define UNO_INLINE inline
+#endif
+
+/* A function one engine file calls in another: not exported from a shared object, so that
+   calls to it are direct (no PLT, no interposition) and may still be inlined in its file. */
+#if defined(__GNUC__)
+#define UNO_INTERNAL __attribute__((visibility("hidden")))
+#else
+#define UNO_INTERNAL
+#endif
+
+/* one copy of a function whatever its call sites' constants (no .constprop clone) */
+#if defined(__GNUC__) && !defined(__clang__)
+#define UNO_NOCLONE __attribute__((noclone))
+#else
+#define UNO_NOCLONE
+#endif
+
+#define ROUND_OVER (-1) /* take_turn: the player went out */
+#define STALEMATE (-2)  /* take_turn: nobody can draw (reference.Stalemate) */
+#define LIMIT (-2)      /* play_round: UNO_MAX_TURNS reached */
+#define NO_STACK (-100) /* try_stack, jump_turn: nobody answers, the turn goes on */
+
+/* ------------------------------------------------------------------------- */
+/* Helpers (reference.Game)                                                   */
+/* ------------------------------------------------------------------------- */
+
+static inline int adv(const uno_game *g, int p, int steps)
+{
+    for (int i = 0; i < steps; i++)
+        p = uno_next(g, p);
+    return p;
+}
+
+/* One list of the trace: seat s's hand, in hand order. */
+static inline void uno_trace_hand(uno_game *g, int s)
+{
+    uint8_t cards[UNO_HAND_CAP];
+    int n = uno_hand_cards(g, s, cards);
+    uno_trace_cards(g->tr, cards, n);
+}
+
+static inline void skip(uno_game *g, int victim)
+{
+    if (g->tr)
+        uno_trace_event(g->tr, UNO_EV_SKIP, victim, 0, 0, 0);
+}
+
+/* ------------------------------------------------------------------------- */
+/* round.c: what the rare rules call back into                                */
+/* ------------------------------------------------------------------------- */
+
+UNO_INTERNAL int uno_reshuffle(uno_game *g);                               /* C15 */
+UNO_INTERNAL UNO_NOCLONE int uno_draw_cards(uno_game *g, int p, int k, int reason);
+UNO_INTERNAL void uno_draw_until(uno_game *g, int p, int reason);          /* F4 */
+UNO_INTERNAL int uno_has_legal_play(const uno_game *g, int p);             /* C7 */
+UNO_INTERNAL int uno_play_card(uno_game *g, int p, int card);              /* reference.Game.play */
+/* reference.Game.play_round: the winning seat, -1 for a stalemate, LIMIT, or -3 - card */
+UNO_INTERNAL int uno_round_play(uno_game *g, int dealer, const uint8_t *deck);
+
+/* ------------------------------------------------------------------------- */
+/* extras.c: the rare rules, each a cold call from round.c                    */
+/* ------------------------------------------------------------------------- */
+
+UNO_INTERNAL UNO_COLD void uno_presses(uno_game *g, int by, int to, int n, int reason);     /* E2, E7 */
+UNO_INTERNAL UNO_COLD int uno_press_turn(uno_game *g, int p, int forced);                   /* E3 */
+UNO_INTERNAL UNO_COLD int uno_resolve_hit(uno_game *g, int p, int card, int k, int out, int starter);
+UNO_INTERNAL UNO_COLD void uno_discard_all(uno_game *g, int p, int card);                   /* E4 */
+UNO_INTERNAL UNO_COLD void uno_fewest_draw(uno_game *g, int p, int k, int out);             /* H2 */
+UNO_INTERNAL UNO_COLD void uno_swap_hands(uno_game *g, int p, int card);                    /* S2 */
+UNO_INTERNAL UNO_COLD void uno_shuffle_hands(uno_game *g, int p);                           /* S2 */
+UNO_INTERNAL UNO_COLD int uno_custom(uno_game *g, int p, int k, int out);                   /* S3 */
+UNO_INTERNAL UNO_COLD int uno_try_stack(uno_game *g, int victim, int k, int pend);          /* C-H1 */
+UNO_INTERNAL UNO_COLD int uno_draw_until_playable(uno_game *g, int p);                      /* C-H2 */
+UNO_INTERNAL UNO_COLD int uno_jump_turn(uno_game *g);                                       /* C-H4 */
+UNO_INTERNAL UNO_COLD void uno_seven_o(uno_game *g, int p, int card, int face);             /* C-H5 */
+
+#endif /* UNO_ENGINE_INTERNAL_H */

@@ -1,0 +1,431 @@
+/*
+ * game.c - whole games and batches of them (reference.Game.__init__,
+ * choose_dealer, score_round, result and the public uno_play_game,
+ * uno_play_forced, uno_play_round, uno_play_games): the dealer draw (C3),
+ * the rounds one after another through uno_round_play (round.c), scoring
+ * (C17-C20) and the result; rule IDs are those of docs/rules.md.
+ */
+#include <string.h>
+
+#include "engine_internal.h"
+
+/* ------------------------------------------------------------------------- */
+/* Rounds and games                                                           */
+/* ------------------------------------------------------------------------- */
+
+/* reference.Game.choose_dealer (C3): highest number deals; ties draw again. */
+static int choose_dealer(uno_game *g)
+{
+    const uno_table *t = g->t;
+    int size = t->n_cards;
+    uint8_t pile[UNO_MAX_CARDS];
+    for (int i = 0; i < size; i++)
+        pile[i] = (uint8_t)i;
+    /* the round-0 deal stream, seeded by init_game (a re-pairing may have used it first) */
+    uno_rng_shuffle_u8(&g->deal, pile, size);
+    int np = size;
+    int redraw = g->cfg->dealer_draw == UNO_DEALER_REDRAW;
+    int numbers = 0; /* number cards left in the pack: only the redraw rule uses it */
+    for (int i = 0; redraw && i < size; i++)
+        numbers += t->effect[t->card_kind[0][pile[i]]] == UNO_NUMBER;
+    int contenders[UNO_MAX_PLAYERS] = {0}, values[UNO_MAX_PLAYERS] = {0}, nc = 0;
+    for (int s = 0; s < g->n; s++)
+        if (g->active[s])
+            contenders[nc++] = s;
+    int64_t list = -1;
+    int64_t ev = 0;
+    if (g->tr) {
+        ev = g->tr->n_ev;
+        uno_trace_event(g->tr, UNO_EV_DEALER_DRAW, -1, 0, 0, 0);
+        list = uno_trace_open(g->tr);
+    }
+    while (nc > 1) {
+        if ((redraw ? numbers : np) < nc)
+            break; /* nothing left to break the tie: the first contender deals */
+        for (int j = 0; j < nc; j++) {
+            for (;;) {
+                int c = pile[--np];
+                if (g->tr) {
+                    uno_trace_push(g->tr, contenders[j]);
+                    uno_trace_push(g->tr, c);
+                }
+                int k = t->card_kind[0][c]; /* the light side (F2) */
+                if (t->effect[k] == UNO_NUMBER) {
+                    numbers--;
+                    values[j] = t->face[k];
+                    break;
+                }
+                if (redraw) { /* put back under the pack, draw again */
+                    memmove(pile + 1, pile, (size_t)np);
+                    pile[0] = (uint8_t)c;
+                    np++;
+                    continue;
+                }
+                values[j] = 0;
+                break;
+            }
+        }
+        int top = values[0];
+        for (int j = 1; j < nc; j++)
+            if (values[j] > top)
+                top = values[j];
+        int m = 0;
+        for (int j = 0; j < nc; j++)
+            if (values[j] == top)
+                contenders[m++] = contenders[j];
+        nc = m;
+    }
+    if (g->tr) {
+        uno_trace_close(g->tr, list);
+        if (!g->tr->failed)
+            g->tr->ev[ev].a = contenders[0];
+    }
+    return contenders[0];
+}
+
+static int32_t hand_value(const uno_game *g, int s)
+{
+    const int32_t *value = g->t->card_value[g->side];
+    const uint8_t *un = g->t->unrank[g->side];
+    int32_t v = 0;
+    UNO_BITS_FOR(g->hand[s], r)
+        v += value[un[r]];
+    return v;
+}
+
+/* One row of uno_round_rows for the round just scored. */
+static void round_row(uno_game *g, int winner, const int32_t *points)
+{
+    uno_round_rows *r = g->rows;
+    if (r->n >= r->cap) {
+        g->rows_full = 1;
+        return;
+    }
+    int64_t i = r->n++;
+    int n = g->n;
+    r->game[i] = (int64_t)g->game_no;
+    r->round[i] = g->rounds;
+    r->dealer[i] = g->round_dealer;
+    r->starter[i] = g->round_starter;
+    r->winner[i] = winner;
+    r->turns[i] = g->turns - g->round_turns0;
+    r->reshuffles[i] = g->reshuffles - g->round_reshuffles0;
+    memcpy(r->points + i * n, points, (size_t)n * sizeof *points);
+    for (int s = 0; s < n; s++)
+        r->cards_left[i * n + s] = g->hand_n[s];
+}
+
+/* reference.Game.score_round (C17-C20): returns 1 when the game is over. */
+static int score_round(uno_game *g, int winner)
+{
+    const uno_config *r = g->cfg;
+    int n = g->n;
+    int32_t points[UNO_MAX_PLAYERS] = {0};
+    int32_t eliminated[UNO_MAX_PLAYERS];
+    int n_elim = 0;
+    int over = 0;
+    if (winner >= 0) {
+        g->counters[UNO_CT_ROUNDS_WON][winner]++;
+        if (r->scoring == UNO_SCORING_STANDARD) {
+            int32_t won = 0;
+            if (r->teams) {
+                for (int s = 0; s < n; s++)
+                    if (s % 2 != winner % 2)
+                        won += hand_value(g, s);
+                g->team_scores[winner % 2] += won;
+                over = g->team_scores[winner % 2] >= r->target;
+            } else {
+                for (int s = 0; s < n; s++)
+                    if (s != winner)
+                        won += hand_value(g, s);
+                over = g->scores[winner] + won >= r->target;
+            }
+            points[winner] = won;
+            g->scores[winner] += won;
+        } else {
+            for (int s = 0; s < n; s++)
+                if (g->active[s]) {
+                    points[s] = hand_value(g, s);
+                    g->scores[s] += points[s];
+                }
+            if (r->scoring == UNO_SCORING_ELIMINATION) {
+                for (int s = 0; s < n; s++)
+                    if (g->active[s] && g->scores[s] >= r->target) {
+                        g->active[s] = 0;
+                        g->n_active--;
+                        eliminated[n_elim++] = s;
+                    }
+                uno_seats_update(g);
+                over = g->n_active == 1;
+            } else {
+                for (int s = 0; s < n; s++)
+                    if (g->scores[s] >= r->target)
+                        over = 1;
+            }
+        }
+    }
+    if (g->rows)
+        round_row(g, winner, points);
+    if (g->force && g->force->hit_round == g->rounds) { /* the forced decision's round */
+        g->force->round_won = winner == g->force->seat;
+        g->force->round_points = points[g->force->seat];
+    }
+    if (g->tr) {
+        uno_trace_event(g->tr, UNO_EV_ROUND_END, winner, g->rounds, 0, 0);
+        uno_trace_ints(g->tr, points, n);
+        for (int s = 0; s < n; s++)
+            uno_trace_hand(g, s);
+        uno_trace_ints(g->tr, g->scores, n);
+        uno_trace_ints(g->tr, eliminated, n_elim);
+        if (r->teams)
+            uno_trace_ints(g->tr, g->team_scores, 2);
+    }
+    return over;
+}
+
+/* reference.Game.result */
+static void result(const uno_game *g, uno_result *res)
+{
+    const uno_config *r = g->cfg;
+    int n = g->n;
+    memset(res, 0, sizeof *res); /* winners[] past n_winners too: results compare bytewise */
+    res->status = UNO_OK;
+    res->error_card = -1;
+    res->team = -1;
+    res->n_winners = 0;
+    if (r->scoring == UNO_SCORING_STANDARD && r->teams) {
+        res->team = g->team_scores[0] >= r->target ? 0 : 1;
+        for (int s = 0; s < n; s++)
+            if (s % 2 == res->team)
+                res->winners[res->n_winners++] = s;
+    } else if (r->scoring == UNO_SCORING_STANDARD) {
+        int best = 0;
+        for (int s = 1; s < n; s++)
+            if (g->scores[s] > g->scores[best])
+                best = s;
+        res->winners[res->n_winners++] = best;
+    } else if (r->scoring == UNO_SCORING_ELIMINATION) {
+        for (int s = 0; s < n; s++)
+            if (g->active[s])
+                res->winners[res->n_winners++] = s;
+    } else {
+        int32_t low = g->scores[0];
+        for (int s = 1; s < n; s++)
+            if (g->scores[s] < low)
+                low = g->scores[s];
+        for (int s = 0; s < n; s++)
+            if (g->scores[s] == low)
+                res->winners[res->n_winners++] = s;
+    }
+    res->winner = res->n_winners == 1 ? res->winners[0] : -1;
+    memcpy(res->scores, g->scores, sizeof res->scores);
+    memcpy(res->team_scores, g->team_scores, sizeof res->team_scores);
+    res->rounds = g->rounds;
+    res->turns = g->turns;
+    res->reshuffles = g->reshuffles;
+    res->stalemates = g->stalemates;
+    memcpy(res->counters, g->counters, sizeof res->counters);
+}
+
+/* reference.Game.__init__ */
+static void init_game(uno_game *g, const uno_config *cfg, const uno_table *t,
+                      const uno_policy *pol, uno_rng *rng, uno_trace *tr)
+{
+    g->cfg = cfg;
+    g->t = t;
+    g->two_sided = t->n_sides == 2;
+    g->pol = pol;
+    g->rng = rng;
+    g->rows = NULL;
+    g->rows_full = 0;
+    g->game_no = 0;
+    g->seeded = *rng;
+    uno_rng_seed_deal(&g->deal, &g->seeded, 0);
+    g->force = NULL;
+    g->tr = tr;
+    g->n = cfg->players;
+    uno_dec_round(g, 0);
+    g->n_active = g->n;
+    g->direction = 1;
+    g->color = UNO_NO_COLOR;
+    g->top_face = -1;
+    g->side = 0;
+    g->idle = 0;
+    g->launcher = cfg->draw_source == UNO_DRAW_LAUNCHER;
+    g->silent = 0;
+    g->rounds = g->turns = g->reshuffles = g->stalemates = 0;
+    memset(g->active, 0, sizeof g->active);
+    memset(g->active, 1, (size_t)g->n);
+    uno_seats_update(g);
+    memset(g->scores, 0, sizeof g->scores);
+    memset(g->team_scores, 0, sizeof g->team_scores);
+    memset(g->counters, 0, sizeof g->counters);
+    memset(g->hand_n, 0, sizeof g->hand_n);
+    memset(g->failed, 0, sizeof g->failed);
+    for (int s = 0; s < UNO_MAX_PLAYERS; s++) {
+        g->reveal_from[s] = -1;
+        g->reveal_n[s] = 0;
+    }
+    g->bail = NULL;
+    g->n_draw = g->n_discard = g->bag = 0;
+    g->pending = 0;
+    g->last_player = g->last_card = -1;
+    g->jump_open = 0;
+}
+
+static int fail(uno_result *res, int status, int card)
+{
+    memset(res, 0, sizeof *res);
+    res->status = status;
+    res->error_card = card;
+    res->winner = res->team = -1;
+    return status;
+}
+
+static int play_game(const uno_config *cfg, const uno_table *t, const uno_policy *pol,
+                     uno_rng *rng, uno_trace *tr, uno_result *res, uno_round_rows *rows,
+                     uint64_t game_no, uno_force *force)
+{
+    if (uno_config_check(cfg, t, pol) != UNO_OK)
+        return fail(res, UNO_ERR_CONFIG, -1);
+    uno_game g;
+    jmp_buf bail;
+    init_game(&g, cfg, t, pol, rng, tr);
+    g.force = force;
+    g.rows = rows;
+    g.game_no = game_no;
+    g.bail = &bail;
+    if (setjmp(bail))
+        return fail(res, UNO_ERR_POLICY, -1);
+    if (cfg->repair && t->n_sides == 2) {
+        /* F1 switch: a new pairing every game.  The table's cards, so it draws from the
+           round-0 deal stream (seeded by init_game) before the dealer draw continues it:
+           two arms with different policies get the same pairing and deals. */
+        memcpy(&g.own, t, sizeof g.own);
+        uno_rng_shuffle_u8(&g.deal, g.own.card_kind[1], t->n_cards);
+        uno_table_derive(&g.own, 1);
+        g.t = &g.own;
+        if (tr) {
+            uno_trace_event(tr, UNO_EV_PAIRING, -1, 0, 0, 0);
+            uno_trace_cards(tr, g.own.card_kind[1], t->n_cards);
+        }
+    }
+    int dealer = choose_dealer(&g);
+    for (;;) {
+        if (g.rounds >= (cfg->max_rounds > 0 ? cfg->max_rounds : UNO_MAX_ROUNDS))
+            return fail(res, UNO_ERR_LIMIT, -1);
+        int winner = uno_round_play(&g, dealer, NULL);
+        if (winner <= -3)
+            return fail(res, UNO_ERR_STARTER, -3 - winner);
+        if (winner == LIMIT)
+            return fail(res, UNO_ERR_LIMIT, -1);
+        if (score_round(&g, winner))
+            break;
+        int d = g.direction;
+        g.direction = 1; /* the deal always passes to the left */
+        dealer = uno_next(&g, dealer);
+        g.direction = d;
+    }
+    if (g.rows_full)
+        return fail(res, UNO_ERR_FULL, -1);
+    result(&g, res);
+    return UNO_OK;
+}
+
+int uno_play_game(const uno_config *cfg, const uno_table *t, const uno_policy *pol, uno_rng *rng,
+                  uno_trace *tr, uno_result *res)
+{
+    return play_game(cfg, t, pol, rng, tr, res, NULL, 0, NULL);
+}
+
+int uno_play_forced(const uno_config *cfg, const uno_table *t, const uno_policy *pol,
+                    const uint64_t key[4], uint64_t game, uno_force *force, uno_trace *tr,
+                    uno_result *res)
+{
+    uno_rng rng;
+    uno_rng_seed(&rng, key, game);
+    force->seen = 0;
+    force->hit_round = 0;
+    force->round_won = 0;
+    force->round_points = 0;
+    return play_game(cfg, t, pol, &rng, tr, res, NULL, game, force);
+}
+
+int uno_play_round(const uno_config *cfg, const uno_table *t, const uno_policy *pol, uno_rng *rng,
+                   const uint8_t *deck, int dealer, const int32_t *scores, uno_trace *tr,
+                   uno_result *res)
+{
+    if (uno_config_check(cfg, t, pol) != UNO_OK || dealer < 0 || dealer >= cfg->players)
+        return fail(res, UNO_ERR_CONFIG, -1);
+    if (deck) { /* a permutation of the deck */
+        uint8_t seen[UNO_MAX_CARDS] = {0};
+        for (int i = 0; i < t->n_cards; i++) {
+            if (deck[i] >= t->n_cards || seen[deck[i]])
+                return fail(res, UNO_ERR_CONFIG, -1);
+            seen[deck[i]] = 1;
+        }
+    }
+    for (int s = 0; scores && s < cfg->players; s++)
+        if (scores[s] < 0 || scores[s] > UNO_MAX_TARGET) /* keeps the sums in int32 */
+            return fail(res, UNO_ERR_CONFIG, -1);
+    uno_game g;
+    jmp_buf bail;
+    init_game(&g, cfg, t, pol, rng, tr);
+    g.bail = &bail;
+    if (setjmp(bail))
+        return fail(res, UNO_ERR_POLICY, -1);
+    if (scores)
+        memcpy(g.scores, scores, (size_t)g.n * sizeof *scores);
+    int winner = uno_round_play(&g, dealer, deck);
+    if (winner <= -3)
+        return fail(res, UNO_ERR_STARTER, -3 - winner);
+    if (winner == LIMIT)
+        return fail(res, UNO_ERR_LIMIT, -1);
+    score_round(&g, winner);
+    result(&g, res);
+    return UNO_OK;
+}
+
+int uno_play_games(const uno_config *cfg, const uno_table *t, const uno_policy *pol,
+                   const uint64_t key[4], uint64_t first_game, int64_t n_games,
+                   uno_columns *out)
+{
+    int n = cfg->players;
+    uno_result res;
+    out->games_done = 0;
+    for (int64_t i = 0; i < n_games; i++) {
+        uno_rng rng;
+        uint64_t game = first_game + (uint64_t)i;
+        int64_t rows_before = out->rows ? out->rows->n : 0;
+        uno_rng_seed(&rng, key, game);
+        int st = play_game(cfg, t, pol, &rng, NULL, &res, out->rows, game, NULL);
+        if (st != UNO_OK) {
+            if (out->rows)
+                out->rows->n = rows_before; /* only complete games keep their rows */
+            return st;
+        }
+        if (out->game)
+            out->game[i] = (int64_t)game;
+        if (out->winner)
+            out->winner[i] = (int8_t)res.winner;
+        if (out->team)
+            out->team[i] = (int8_t)res.team;
+        if (out->rounds)
+            out->rounds[i] = res.rounds;
+        if (out->turns)
+            out->turns[i] = res.turns;
+        if (out->reshuffles)
+            out->reshuffles[i] = res.reshuffles;
+        if (out->stalemates)
+            out->stalemates[i] = res.stalemates;
+        if (out->scores)
+            memcpy(out->scores + i * n, res.scores, (size_t)n * sizeof(int32_t));
+        if (out->team_scores)
+            memcpy(out->team_scores + i * 2, res.team_scores, 2 * sizeof(int32_t));
+        for (int c = 0; c < UNO_N_COUNTERS; c++)
+            if (out->counters[c])
+                memcpy(out->counters[c] + i * n, res.counters[c], (size_t)n * sizeof(int32_t));
+        out->games_done = i + 1;
+    }
+    return UNO_OK;
+}

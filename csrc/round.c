@@ -1,0 +1,666 @@
+/*
+ * round.c - one round of play (reference.Game.start_round .. play_round): the
+ * deal and the starter (C4, C5), the turn loop (C6-C8), drawing and the
+ * reshuffle (C15), the UNO call (C13), the effect dispatcher (C9-C12, C14),
+ * the challenge (C12) and the flip of a two-sided deck (F3, F4); rule IDs
+ * are those of docs/rules.md.  Function for function it follows
+ * reference.Game; each function names its Python twin.  Keep them in step:
+ * the differential test (tests/test_differential.py) compares the two
+ * event by event.
+ *
+ * These functions inline into each other (take_turn into the round loop,
+ * resolve into play), so they share one file.  The rules a plain game never
+ * reaches live in extras.c, behind UNO_COLD calls.
+ *
+ * No allocation happens while playing: the whole state is one uno_game on
+ * the caller's stack.  Tracing is behind `if (g->tr)`.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine_internal.h"
+
+/* ------------------------------------------------------------------------- */
+/* Checking build: card conservation                                          */
+/* ------------------------------------------------------------------------- */
+
+#if UNO_CHECK
+static void check_cards(const uno_game *g, int seat, const char *where)
+{
+    int seen[UNO_MAX_CARDS] = {0};
+    int total = g->n_draw + g->n_discard;
+    const char *bad = NULL;
+    int card = -1;
+    for (int s = 0; s < g->n; s++) {
+        total += g->hand_n[s];
+        if (uno_bits_count(&g->hand[s]) != g->hand_n[s] && !bad)
+            bad = "a hand's count differs from its cards";
+        uno_hand alt;
+        memset(&alt, 0, sizeof alt);
+        UNO_BITS_FOR(g->hand[s], r) {
+            seen[uno_card_at(g, r)]++;
+            uno_bits_set(&alt, g->t->rank[g->side ^ 1][uno_card_at(g, r)]);
+        }
+        if (g->two_sided && memcmp(&alt, &g->hand_alt[s], sizeof alt) != 0 && !bad)
+            bad = "a hand's other-side bitset differs from its cards";
+    }
+    for (int i = 0; i < g->n_draw; i++)
+        seen[g->draw[i]]++;
+    for (int i = 0; i < g->n_discard; i++)
+        seen[g->discard[i]]++;
+    if (total != g->t->n_cards && !bad)
+        bad = "card count differs from the deck size";
+    for (int c = 0; c < g->t->n_cards && !bad; c++)
+        if (seen[c] != 1) {
+            bad = seen[c] ? "card held more than once" : "card missing";
+            card = c;
+        }
+    if (g->n_discard < 1 && !bad)
+        bad = "empty discard pile";
+    if (bad) {
+        fprintf(stderr,
+                "uno_sim UNO_CHECK: card conservation violated %s: %s (card %d; %d cards counted, "
+                "deck %d) at seat %d, round %d, turn %d\n",
+                where, bad, card, total, g->t->n_cards, seat, g->rounds, g->turns);
+        abort();
+    }
+}
+#ifdef UNO_CHECK_INJECT_LOSS
+/*
+ * Self-test of the checker (tests/test_check_build.py): a card vanishes from
+ * the mover's hand on turn UNO_CHECK_INJECT_LOSS, which must abort the run.
+ */
+#define CHECK_CARDS(g, seat, where)                                                                \
+    ((g)->turns == UNO_CHECK_INJECT_LOSS && (g)->hand_n[seat] > 0 ? (void)(g)->hand_n[seat]--      \
+                                                                   : (void)0,                      \
+     check_cards((g), (seat), (where)))
+#else
+#define CHECK_CARDS(g, seat, where) check_cards((g), (seat), (where))
+#endif
+#else
+#define CHECK_CARDS(g, seat, where) ((void)0)
+#endif
+
+static inline int teammates(const uno_game *g, int p, int q)
+{
+    return g->cfg->teams && (p % 2 == q % 2);
+}
+
+/* reference.Game.reshuffle (C15): the discard pile but its top becomes the draw pile. */
+int uno_reshuffle(uno_game *g)
+{
+    if (g->n_discard <= 1)
+        return 0;
+    int m = g->n_discard - 1;
+    /* Only called with an empty draw pile, so the discards move over whole. */
+    memcpy(g->draw, g->discard, (size_t)m);
+    g->discard[0] = g->discard[m];
+    g->n_discard = 1;
+    uno_draw_shuffle(g, m); /* taken as the cards are drawn */
+    g->reshuffles++;
+    if (g->tr)
+        uno_trace_event(g->tr, UNO_EV_RESHUFFLE, -1, m, 0, 0);
+    return 1;
+}
+
+/* reference.Game.draw: up to k cards (fewer when nothing is left, C15); returns the count. */
+UNO_NOCLONE int uno_draw_cards(uno_game *g, int p, int k, int reason)
+{
+    uint8_t got[UNO_MAX_CARDS];
+    int n = 0;
+    for (int i = 0; i < k; i++) {
+        if (g->n_draw == 0 && !uno_reshuffle(g))
+            break;
+        int card = uno_draw_pop(g);
+        uno_hand_add(g, p, card);
+        got[n++] = (uint8_t)card;
+    }
+    g->last_drawn = n ? got[n - 1] : -1;
+    g->counters[UNO_CT_CARDS_DRAWN][p] += n;
+    if (reason != UNO_R_CANNOT_PLAY && reason != UNO_R_VOLUNTARY)
+        g->failed[p] = 0; /* penalty cards: it may hold any color now */
+    if (g->tr) {
+        uno_trace_event(g->tr, UNO_EV_DRAW, p, reason, 0, 0);
+        uno_trace_cards(g->tr, got, n);
+    }
+    return n;
+}
+
+/* reference.Game.draw_until (F4): draw until a card of the active color, or nothing is left. */
+void uno_draw_until(uno_game *g, int p, int reason)
+{
+    uint8_t got[UNO_MAX_CARDS];
+    int n = 0;
+    while (g->n_draw > 0 || uno_reshuffle(g)) {
+        int card = uno_draw_pop(g);
+        uno_hand_add(g, p, card);
+        got[n++] = (uint8_t)card;
+        if (uno_color(g, card) == g->color)
+            break;
+    }
+    g->counters[UNO_CT_CARDS_DRAWN][p] += n;
+    g->failed[p] = 0; /* penalty cards: it may hold any color now */
+    if (g->tr) {
+        uno_trace_event(g->tr, UNO_EV_DRAW_UNTIL, p, reason, g->color, 0);
+        uno_trace_cards(g->tr, got, n);
+    }
+}
+
+/* reference.Game.penalty: what draw card kind k makes p draw, plus `extra`. */
+static void penalty(uno_game *g, int p, int k, int reason, int extra)
+{
+    if (g->t->effect[k] == UNO_WILD_DRAW_COLOR) {
+        uno_draw_until(g, p, reason);
+        if (extra)
+            uno_draw_cards(g, p, extra, reason);
+    } else {
+        uno_draw_cards(g, p, g->t->amount[k] + extra, reason);
+    }
+}
+
+/* reference.Game.uno_check (C13). */
+static void uno_check(uno_game *g, int p)
+{
+    int forgot = uno_forgets_uno(g, p);
+    if (g->tr)
+        uno_trace_event(g->tr, UNO_EV_UNO, p, !forgot, 0, 0);
+    if (!forgot)
+        return;
+    g->counters[UNO_CT_UNO_FORGOTTEN][p]++;
+    int q = p;
+    for (int i = 0, m = g->n_active - 1; i < m; i++) {
+        q = uno_next(g, q);
+        if (teammates(g, p, q))
+            continue;
+        if (uno_catches(g, q, p)) {
+            g->counters[UNO_CT_UNO_CAUGHT][p]++;
+            if (g->tr)
+                uno_trace_event(g->tr, UNO_EV_CAUGHT, p, q, 0, 0);
+            if (g->launcher) /* E7: press twice instead of drawing 2 */
+                uno_presses(g, p, p, 2, UNO_R_UNO_PENALTY);
+            else
+                uno_draw_cards(g, p, 2, UNO_R_UNO_PENALTY);
+            return;
+        }
+    }
+}
+
+static void reverse_u8(uint8_t *a, int n)
+{
+    for (int i = 0, j = n - 1; i < j; i++, j--) {
+        uint8_t tmp = a[i];
+        a[i] = a[j];
+        a[j] = tmp;
+    }
+}
+
+/*
+ * reference.Game.flip (F3): every card turns over.  The discard pile and the
+ * draw pile are turned as stacks (their order reverses); the former bottom
+ * discard comes up on top and takes no effect; a wild there gets its color
+ * from p (unless p went out).
+ */
+/* Every hand turns over (g->side has just changed): the other side's bitsets, kept in
+   step, take over. */
+static void hands_turn_over(uno_game *g)
+{
+    for (int s = 0; s < g->n; s++) {
+        uno_hand h = g->hand[s];
+        g->hand[s] = g->hand_alt[s];
+        g->hand_alt[s] = h;
+    }
+}
+
+static void flip(uno_game *g, int p, int out)
+{
+    g->side ^= 1;
+    hands_turn_over(g);
+    reverse_u8(g->discard, g->n_discard);
+    uno_draw_settle(g); /* the pile turns over in its shuffled order */
+    reverse_u8(g->draw, g->n_draw);
+    int top = g->discard[g->n_discard - 1];
+    g->top_face = uno_face(g, top);
+    if (g->tr)
+        uno_trace_event(g->tr, UNO_EV_FLIP, p, g->side, top, 0);
+    int col = uno_color(g, top);
+    if (col != UNO_NO_COLOR) {
+        g->color = col;
+    } else if (out) {
+        g->color = UNO_NO_COLOR;
+    } else {
+        g->color = uno_choose_color(g, p);
+        if (g->tr)
+            uno_trace_event(g->tr, UNO_EV_COLOR, p, g->color, 0, 0);
+    }
+}
+
+/* reference.Game.has_legal_play: a playable card that would not be a bluff (C7). */
+static UNO_INLINE int has_legal_play_w(const uno_game *g, int p, const int W)
+{
+    uno_hand legal = uno_legal_cards_w(g, p, W);
+    return uno_bits_first_w(&legal, W) >= 0;
+}
+
+int uno_has_legal_play(const uno_game *g, int p)
+{
+    return uno_narrow(g->t) ? has_legal_play_w(g, p, 2) : has_legal_play_w(g, p, 4);
+}
+
+/*
+ * The one effect dispatcher (C9-C12, C11 at two players, C14 on a last
+ * card), for plays (reference.Game.resolve) and for the starter card
+ * (the tail of reference.Game.start_round, starter != 0, p = the dealer).
+ * Returns the next seat to play, ROUND_OVER, or -3 - card for a card that
+ * cannot start.
+ */
+static UNO_INLINE int resolve(uno_game *g, int p, int card, int bluff, int prev_color, int prev_face,
+                   int starter)
+{
+    const uno_table *t = g->t;
+    int k = t->card_kind[g->side][card];
+    int out = !starter && g->hand_n[p] == 0;
+    int victim;
+    switch (t->effect[k]) {
+    case UNO_NUMBER:
+        if (out)
+            return ROUND_OVER;
+        if (g->cfg->seven_o && !starter && (t->face[k] == 7 || t->face[k] == 0))
+            uno_seven_o(g, p, card, t->face[k]);
+        return uno_next(g, p);
+    case UNO_DISCARD_ALL: /* E4: as a starter too, it is matched like any card */
+        return out ? ROUND_OVER : uno_next(g, p);
+    case UNO_HIT:
+    case UNO_WILD_HIT:
+        return uno_resolve_hit(g, p, card, k, out, starter);
+    case UNO_WILD:
+    case UNO_WILD_FEWEST_DRAW:
+    case UNO_WILD_EXCHANGE:
+    case UNO_WILD_CUSTOM:
+        if (starter) { /* the player left of the dealer names the color (H2, S2, S3 too) */
+            int first = uno_next(g, p);
+            g->color = uno_choose_color(g, first);
+            if (g->tr)
+                uno_trace_event(g->tr, UNO_EV_COLOR, first, g->color, 0, 0);
+            return first;
+        }
+        switch (t->effect[k]) {
+        case UNO_WILD_FEWEST_DRAW:
+            uno_fewest_draw(g, p, k, out);
+            break;
+        case UNO_WILD_EXCHANGE:
+            if (out) /* the round is over: nothing to exchange */
+                return ROUND_OVER;
+            if (g->cfg->exchange == UNO_EXCHANGE_SWAP)
+                uno_swap_hands(g, p, card);
+            else
+                uno_shuffle_hands(g, p);
+            break;
+        case UNO_WILD_CUSTOM:
+            return uno_custom(g, p, k, out);
+        default:
+            break;
+        }
+        return out ? ROUND_OVER : uno_next(g, p);
+    case UNO_SKIP:
+        if (out)
+            return ROUND_OVER;
+        skip(g, uno_next(g, p));
+        return adv(g, p, 2);
+    case UNO_SKIP_ALL: /* F4: everyone else loses a turn */
+        if (starter)
+            return -3 - card;
+        if (out)
+            return ROUND_OVER;
+        victim = p;
+        for (int i = 0, m = g->n_active - 1; i < m; i++) {
+            victim = uno_next(g, victim);
+            skip(g, victim);
+        }
+        return p;
+    case UNO_FLIP: /* F3, also on a last card */
+        if (starter)
+            return -3 - card;
+        flip(g, p, out);
+        return out ? ROUND_OVER : uno_next(g, p);
+    case UNO_REVERSE:
+        if (out)
+            return ROUND_OVER;
+        g->direction = -g->direction;
+        if (g->tr)
+            uno_trace_event(g->tr, UNO_EV_REVERSE, p, g->direction, 0, 0);
+        if (starter) /* the dealer plays first, then play goes to the right */
+            return p;
+        if (g->n_active == 2) {
+            skip(g, uno_next(g, p));
+            return adv(g, p, 2);
+        }
+        return uno_next(g, p);
+    case UNO_DRAW_CARDS:
+        victim = uno_next(g, p);
+        if (g->cfg->stacking) { /* C-H1 */
+            int pend = g->pending;
+            g->pending = 0;
+            if (!out && !starter) {
+                int r = uno_try_stack(g, victim, k, pend);
+                if (r != NO_STACK)
+                    return r;
+            }
+            uno_draw_cards(g, victim, t->amount[k] + pend, pend ? UNO_R_STACK : t->reason[k]);
+        } else {
+            uno_draw_cards(g, victim, t->amount[k], t->reason[k]);
+        }
+        if (out)
+            return ROUND_OVER;
+        skip(g, victim);
+        return adv(g, p, 2);
+    default: /* UNO_WILD_DRAW, UNO_WILD_DRAW_COLOR */
+        break;
+    }
+    if (starter)
+        return -3 - card;
+    /* C12 / F4: a challenge, never on a last card (always legal, C14). */
+    victim = uno_next(g, p);
+    int pend = 0;
+    if (g->cfg->stacking) { /* C-H1: the victim may stack instead of challenging */
+        pend = g->pending;
+        g->pending = 0;
+        if (!out && t->effect[k] == UNO_WILD_DRAW) {
+            int r = uno_try_stack(g, victim, k, pend);
+            if (r != NO_STACK)
+                return r;
+        }
+    }
+    if (out || !uno_wants_challenge(g, victim, p, prev_color)) {
+        penalty(g, victim, k, pend ? UNO_R_STACK : t->reason[k], pend);
+        if (out)
+            return ROUND_OVER;
+        skip(g, victim);
+        return adv(g, p, 2);
+    }
+    g->counters[UNO_CT_CHALLENGES][victim]++;
+    g->reveal_from[victim] = p; /* the challenger has seen the offender's hand */
+    g->reveal_n[victim] = uno_hand_cards(g, p, g->reveal[victim]);
+    if (g->tr) {
+        uno_trace_event(g->tr, UNO_EV_CHALLENGE, victim, p, bluff, 0);
+        uno_trace_cards(g->tr, g->reveal[victim], g->reveal_n[victim]);
+    }
+    if (!bluff) {
+        penalty(g, victim, k, UNO_R_CHALLENGE, 2 + pend);
+        skip(g, victim);
+        return adv(g, p, 2);
+    }
+    g->counters[UNO_CT_CHALLENGES_WON][victim]++;
+    if (g->cfg->challenge == UNO_CHALLENGE_MODERN || pend) { /* C-H1: the stack, on the bluffer */
+        penalty(g, p, k, UNO_R_CHALLENGE, pend);
+        return victim;
+    }
+    /* vintage: take the card back, play a legal card instead (with its effect), draw */
+    g->n_discard--;
+    uno_hand_add(g, p, card);
+    g->color = prev_color;
+    g->top_face = prev_face;
+    if (g->tr)
+        uno_trace_event(g->tr, UNO_EV_TAKE_BACK, p, card, 0, 0);
+    int again = uno_choose_replacement(g, p);
+    g->last_player = p;
+    g->last_card = again;
+    int nxt = uno_play_card(g, p, again);
+    penalty(g, p, k, UNO_R_CHALLENGE, 0);
+    return nxt;
+}
+
+/* reference.Game.play: p plays `card`, which it holds. */
+int uno_play_card(uno_game *g, int p, int card)
+{
+#if UNO_CHECK
+    assert(card >= 0 && card < g->t->n_cards);
+    assert((g->hand[p].w[uno_rank(g, card) >> 6] >> (uno_rank(g, card) & 63)) & 1);
+#endif
+    /* the card's columns before the uint8_t stores below (which may alias g->t, g->side) */
+    const uno_table *t = g->t;
+    const int side = g->side;
+    const int restricted = t->card_restricted[side][card];
+    const int col = t->card_color[side][card], face = t->card_face[side][card];
+    uno_hand_remove(g, p, card);
+    int bluff = restricted && uno_holds_color(g, p);
+    int prev_color = g->color, prev_face = g->top_face;
+    g->discard[g->n_discard++] = (uint8_t)card;
+    g->top_face = face;
+    int named = -1;
+    if (col == UNO_NO_COLOR) {
+        g->color = named = uno_choose_color(g, p);
+    } else {
+        g->color = col;
+        g->failed[p] &= (uint8_t)~(1u << col);
+    }
+    if (restricted)
+        g->counters[UNO_CT_BLUFFS][p] += bluff;
+    if (g->tr)
+        uno_trace_event(g->tr, UNO_EV_PLAY, p, card, named, restricted ? !bluff : -1);
+    if (g->launcher) /* E4: one test of a flag where there is no launcher */
+        uno_discard_all(g, p, card);
+    if (g->hand_n[p] == 1) {
+        int e = t->effect[t->card_kind[side][card]];
+        /* S2: no UNO call on the hand-exchange wild, C-H5 nor on a Seven-O 7 or 0
+           (docs/rules.md): the player's hand is about to change */
+        if (e != UNO_WILD_EXCHANGE &&
+            !(g->cfg->seven_o && e == UNO_NUMBER && (face == 7 || face == 0)))
+            uno_check(g, p);
+    }
+    return resolve(g, p, card, bluff, prev_color, prev_face, 0);
+}
+
+/* C-H4: p is about to play `card`; the next turn first offers a jump-in on it. */
+static inline void open_jump(uno_game *g, int p, int card)
+{
+    g->jump_open = 1;
+    g->last_player = p;
+    g->last_card = card;
+}
+
+/*
+ * reference.Game.take_turn: returns the next seat, ROUND_OVER or STALEMATE.
+ * `house` (a constant at each call) is whether any house rule C-H1..C-H5 is on:
+ * play_round calls a copy without their tests when none is.
+ */
+static UNO_INLINE int take_turn(uno_game *g, int p, const int house)
+{
+    const uno_config *cfg = g->cfg;
+    if (house && g->jump_open) { /* C-H4: a jump-in on the last card played takes this turn */
+        int r = uno_jump_turn(g);
+        if (r != NO_STACK)
+            return r;
+    }
+    /* a greedy seat that never bluffs, nothing forced: the greedy choice right here */
+    const uno_policy *pol = &g->pol[p];
+    int action;
+    if (pol->id == UNO_POLICY_GREEDY && pol->bluff <= 0.0 && !g->force)
+        action = uno_narrow(g->t)
+                     ? uno_greedy_honest_w(g, p, pol, uno_holds_color_w(g, p, 2), 2)
+                     : uno_greedy_honest_w(g, p, pol, uno_holds_color_w(g, p, 4), 4);
+    else
+        action = uno_choose_play(g, p);
+    if (house && action == UNO_DRAW && cfg->forced_play && uno_has_legal_play(g, p))
+        action = uno_choose_replacement(g, p); /* C-H3: no voluntary draw */
+    if (action != UNO_DRAW) {
+        g->idle = 0;
+        if (house && cfg->jump_in)
+            open_jump(g, p, action);
+        return uno_play_card(g, p, action);
+    }
+    if (g->color >= 0) /* public: p drew on this color */
+        g->failed[p] |= (uint8_t)(1u << g->color);
+    int forced = !uno_has_legal_play(g, p);
+    if (g->launcher)
+        return uno_press_turn(g, p, forced);
+    int got;
+    if (house && forced && cfg->draw_until_playable) /* C-H2 */
+        got = uno_draw_until_playable(g, p);
+    else
+        got = uno_draw_cards(g, p, 1, forced ? UNO_R_CANNOT_PLAY : UNO_R_VOLUNTARY);
+    if (got) {
+        g->idle = 0;
+        int card = g->last_drawn;
+        if (uno_playable(g, card)) {
+            int bluff = uno_restricted(g, card) && uno_holds_color(g, p);
+            int play_it;
+            if (!bluff && ((forced && cfg->drawn_card == UNO_DRAWN_MUST) ||
+                           (house && cfg->forced_play)))
+                play_it = 1;
+            else
+                play_it = uno_plays_drawn(g, p, bluff);
+            if (play_it) {
+                if (house && cfg->jump_in)
+                    open_jump(g, p, card);
+                return uno_play_card(g, p, card);
+            }
+        }
+    } else if (++g->idle >= g->n_active) {
+        return STALEMATE;
+    }
+    if (g->tr)
+        uno_trace_event(g->tr, UNO_EV_PASS, p, 0, 0, 0);
+    return uno_next(g, p);
+}
+
+/*
+ * reference.Game.start_round: shuffle (or take `deck`, top card first),
+ * deal (C4), turn up the starter (C5).  Returns the first player, or
+ * -3 - card for a starter that cannot start.
+ */
+static int start_round(uno_game *g, int dealer, const uint8_t *deck)
+{
+    const uno_table *t = g->t;
+    int size = t->n_cards;
+    g->rounds++;
+    g->direction = 1;
+    g->idle = 0;
+    g->jump_open = 0;
+    g->round_winner = -1;
+    g->silent = 0; /* E2: the launcher's state is per round */
+    g->side = 0; /* F2: every round starts on the light side */
+    uint8_t *pile = g->draw; /* the draw pile from the start: top last */
+    uno_rng_seed_deal(&g->deal, &g->seeded, (uint64_t)g->rounds);
+    uno_dec_round(g, (uint64_t)g->rounds);
+    g->n_draw = size;
+    g->bag = 0;
+    if (!deck) {
+        for (int i = 0; i < size; i++)
+            pile[i] = (uint8_t)i;
+        uno_draw_shuffle(g, size);
+        if (g->tr) /* the trace records the whole deck order */
+            uno_draw_settle(g);
+    } else {
+        for (int i = 0; i < size; i++)
+            pile[i] = deck[size - 1 - i];
+    }
+    int64_t ev = 0;
+    if (g->tr) {
+        ev = g->tr->n_ev;
+        uno_trace_event(g->tr, UNO_EV_ROUND_START, -1, g->rounds, dealer, 0);
+        int64_t at = uno_trace_open(g->tr);
+        for (int i = size - 1; i >= 0; i--)
+            uno_trace_push(g->tr, pile[i]);
+        uno_trace_close(g->tr, at);
+    }
+    for (int s = 0; s < g->n; s++) {
+        g->hand_n[s] = 0;
+        memset(&g->hand[s], 0, sizeof g->hand[s]);
+        memset(&g->hand_alt[s], 0, sizeof g->hand_alt[s]);
+        g->failed[s] = 0;
+        g->reveal_from[s] = -1;
+        g->reveal_n[s] = 0;
+    }
+    /* One at a time from the dealer's left: the seats in dealing order, each of them
+       gets its r-th card in pass r (the hands were emptied above). */
+    int order[UNO_MAX_PLAYERS];
+    const int n_deal = g->n_active, hand_size = g->cfg->hand_size;
+    for (int j = 0, q = dealer; j < n_deal; j++)
+        order[j] = q = uno_next(g, q);
+    const uint8_t *rank = t->rank[0], *dark = t->rank[1]; /* dealt on the light side (F2) */
+    for (int r = 0; r < hand_size; r++)
+        for (int j = 0; j < n_deal; j++) {
+            int card = uno_draw_pop(g);
+            uno_bits_set(&g->hand[order[j]], rank[card]);
+            if (g->two_sided)
+                uno_bits_set(&g->hand_alt[order[j]], dark[card]);
+        }
+    for (int j = 0; j < n_deal; j++)
+        g->hand_n[order[j]] = hand_size;
+    int32_t returned[UNO_MAX_CARDS]; /* card + 256 * the side it was read on */
+    int n_returned = 0;
+    int card, flipped = 0;
+    for (;;) { /* C5 */
+        card = uno_draw_pop(g);
+        int k = t->card_kind[g->side][card];
+        if (t->effect[k] == UNO_FLIP && g->cfg->flip_starter && !flipped) {
+            /* F2 switch: the Flip turns the game over once (the draw pile as a stack, every
+               hand); its other face is then read as the starter */
+            flipped = 1;
+            g->side ^= 1;
+            hands_turn_over(g);
+            uno_draw_settle(g);
+            reverse_u8(pile, g->n_draw);
+            k = t->card_kind[g->side][card];
+        }
+        if (t->starter[k] != UNO_STARTER_RETURN)
+            break;
+        if (n_returned < UNO_MAX_CARDS)
+            returned[n_returned++] = card + 256 * g->side;
+        uno_draw_settle(g); /* the first shuffle's last steps, then this one */
+        pile[g->n_draw++] = (uint8_t)card;
+        uno_rng_shuffle_u8(&g->deal, pile, g->n_draw);
+    }
+    g->discard[0] = (uint8_t)card;
+    g->n_discard = 1;
+    g->color = uno_color(g, card);
+    g->top_face = uno_face(g, card);
+    if (g->tr) {
+        if (!g->tr->failed) {
+            g->tr->ev[ev].c = card;
+            g->tr->ev[ev].p = g->side;
+        }
+        for (int s = 0; s < g->n; s++)
+            uno_trace_hand(g, s);
+        uno_trace_ints(g->tr, returned, n_returned);
+        if (flipped) /* F2 switch: the starter turned the game over */
+            uno_trace_event(g->tr, UNO_EV_FLIP, -1, g->side, card, 0);
+    }
+    int first = resolve(g, dealer, card, 0, g->color, g->top_face, 1);
+    CHECK_CARDS(g, dealer, "after the deal");
+    return first;
+}
+
+/*
+ * reference.Game.play_round: the winning seat, -1 for a stalemate, LIMIT,
+ * or -3 - card.
+ */
+int uno_round_play(uno_game *g, int dealer, const uint8_t *deck)
+{
+    g->round_dealer = dealer;
+    g->round_turns0 = g->turns;
+    g->round_reshuffles0 = g->reshuffles;
+    int p = start_round(g, dealer, deck);
+    g->round_starter = g->t->card_kind[g->side][g->discard[0]]; /* the side play starts on */
+    if (p <= -3)
+        return p;
+    const uno_config *cfg = g->cfg;
+    int32_t limit = cfg->max_turns > 0 ? cfg->max_turns : UNO_MAX_TURNS;
+    const int house = cfg->stacking || cfg->draw_until_playable || cfg->forced_play ||
+                      cfg->jump_in || cfg->seven_o;
+    for (int32_t turn = 0;; turn++) {
+        if (turn >= limit)
+            return LIMIT;
+        g->turns++;
+        int next = house ? take_turn(g, p, 1) : take_turn(g, p, 0);
+        CHECK_CARDS(g, p, "after a turn");
+        if (next == ROUND_OVER) /* C-H1, C-H4: a stacker or a jumper may have gone out */
+            return g->round_winner >= 0 ? g->round_winner : p;
+        if (next == STALEMATE) {
+            g->stalemates++;
+            return -1;
+        }
+        p = next;
+    }
+}
