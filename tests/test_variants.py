@@ -92,7 +92,8 @@ def test_switch_encodings_for_the_c_engine():
     r = Rules(variant="flip", flip_pairing="game", flip_starter="flip", stacking="draw4",
               jump_in=True)
     cfg = dict(c_engine._config(r))
-    assert cfg["variant"] == 1 and cfg["repair"] == 1 and cfg["flip_starter"] == 1
+    assert cfg["draw_source"] == 0 and cfg["repair"] == 1 and cfg["flip_starter"] == 1
+    assert dict(c_engine._config(Rules(variant="extreme")))["draw_source"] == 1  # E2
     assert cfg["stacking"] == 2 and cfg["jump_in"] == 1 and cfg["players"] == 4
     assert cfg["launcher_burst"] == tuple(r.launcher_burst)
     assert set(cfg) == set(c_engine.CONFIG_FIELDS)
