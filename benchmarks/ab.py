@@ -69,11 +69,11 @@ class Config(ctypes.Structure):  # uno_config, field for field
 
 
 class Policy(ctypes.Structure):  # uno_policy, field for field
-    _fields_ = [("id", I32), ("color_rule", I32)] + [
-        (n, ctypes.c_double) for n in ("bluff", "challenge", "forget_uno", "catch_uno",
-                                       "play_drawn", "voluntary")] + [
+    _fields_ = [("id", I32), ("color", I32)] + [
+        (n, ctypes.c_double) for n in ("bluff", "challenge", "forget_uno", "catch",
+                                       "play_drawn", "voluntary_draw")] + [
         ("challenge_auto", I32), ("challenge_threshold", ctypes.c_double),
-        ("target_rule", I32), ("stack", ctypes.c_double), ("jump_in", ctypes.c_double)] + [
+        ("target", I32), ("stack", ctypes.c_double), ("jump_in", ctypes.c_double)] + [
         (n, I32) for n in ("bluff_next", "bluff_own", "challenge_offender", "challenge_own",
                            "suspect", "challenge_posterior")] + [
         ("challenge_prior", ctypes.c_double), ("decide", P), ("ctx", P)]

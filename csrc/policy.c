@@ -125,7 +125,7 @@ static int bluff_choice(uno_game *g, int p, const uno_policy *pol, int has_color
 /*
  * reference.GreedyPolicy.choose_play: a bluff when the knob says so; else the
  * best colored card (the first playable colored card in hand order: hands are in
- * priority order, highest value first), unless the voluntary knob draws; else a
+ * priority order, highest value first), unless the voluntary_draw knob draws; else a
  * legal restricted wild, else a Wild.  Each question is one mask and one ctz.
  */
 static POLICY_INLINE int greedy_play_w(uno_game *g, int p, const uno_policy *pol, const int W)
@@ -321,7 +321,7 @@ static POLICY_INLINE int strategic_play_w(uno_game *g, int p, const uno_policy *
     }
     int best = strategic_best_w(g, p, W);
     if (best != UNO_DRAW && uno_color(g, best) != UNO_NO_COLOR &&
-        uno_dec_bernoulli(g, p, UNO_DK_VOLUNTARY, pol->voluntary))
+        uno_dec_bernoulli(g, p, UNO_DK_VOLUNTARY, pol->voluntary_draw))
         return UNO_DRAW;
     return best;
 }
@@ -451,12 +451,12 @@ int uno_choose_color(uno_game *g, int p)
     if (pol->id == UNO_POLICY_USER)
         return call_user(g, p, UNO_DEC_COLOR, 0);
     int base = 4 * g->side;
-    if (pol->color_rule == UNO_COLOR_RANDOM)
+    if (pol->color == UNO_COLOR_RANDOM)
         return base + (int)uno_dec_bounded(g, p, UNO_DK_COLOR, 4);
     int mine[4];
     color_counts(g, p, mine);
     int score[4] = {mine[0], mine[1], mine[2], mine[3]};
-    if (pol->color_rule == UNO_COLOR_SMART) {
+    if (pol->color == UNO_COLOR_SMART) {
         /* colors held, colors already played (fewer left for the others), colors the next
            player could not follow (reference.BuiltinPolicy.choose_color); all of the side
            in play */
@@ -583,7 +583,7 @@ int uno_catches(uno_game *g, int q, int p)
     const uno_policy *pol = &g->pol[q];
     if (pol->id == UNO_POLICY_USER)
         return call_user(g, q, UNO_DEC_CATCH, p);
-    return uno_dec_bernoulli(g, q, UNO_DK_CATCH, pol->catch_uno);
+    return uno_dec_bernoulli(g, q, UNO_DK_CATCH, pol->catch);
 }
 
 /*
@@ -606,7 +606,7 @@ int uno_choose_target(uno_game *g, int p, int card)
     if (m == 0)
         return p;
     int best = 0;
-    switch (pol->target_rule) {
+    switch (pol->target) {
     case UNO_TARGET_RANDOM:
         return cand[pick(g, p, UNO_DK_TARGET, m)];
     case UNO_TARGET_NEXT:

@@ -145,9 +145,9 @@ int uno_config_check(const uno_config *cfg, const uno_table *t, const uno_policy
     }
     for (int s = 0; s < n; s++) {
         const uno_policy *q = &pol[s];
-        if (q->id < 0 || q->id > UNO_POLICY_USER || q->color_rule < 0 ||
-            q->color_rule > UNO_COLOR_SMART || q->target_rule < 0 ||
-            q->target_rule > UNO_TARGET_RANDOM || !(q->challenge_threshold >= 0.0) ||
+        if (q->id < 0 || q->id > UNO_POLICY_USER || q->color < 0 ||
+            q->color > UNO_COLOR_SMART || q->target < 0 ||
+            q->target > UNO_TARGET_RANDOM || !(q->challenge_threshold >= 0.0) ||
             q->challenge_threshold > 1.0 || (q->id == UNO_POLICY_USER && !q->decide) ||
             q->bluff_next < 0 || q->bluff_own < 0 || q->challenge_offender < 0 ||
             q->challenge_own < 0 || q->suspect < -1 || q->suspect >= n ||

@@ -355,16 +355,16 @@ typedef int (*uno_decide_fn)(void *ctx, struct uno_game *g, int seat, int decisi
 
 typedef struct uno_policy {
     int32_t id;         /* UNO_POLICY_* */
-    int32_t color_rule; /* UNO_COLOR_* */
+    int32_t color;      /* UNO_COLOR_*: the color named on a wild */
     double bluff;       /* play a restricted wild illegally when it would be a bluff */
     double challenge;   /* challenge a WD4 played on this seat (unless challenge_auto) */
     double forget_uno;  /* forget to say UNO */
-    double catch_uno;   /* catch an opponent who forgot */
+    double catch;       /* catch an opponent who forgot */
     double play_drawn;  /* play a legally playable drawn card when free to choose */
-    double voluntary;   /* greedy/strategic: draw although a colored card could be played */
+    double voluntary_draw; /* greedy/strategic: draw although a colored card could be played */
     int32_t challenge_auto;     /* 1: challenge when P(bluff) > challenge_threshold */
     double challenge_threshold; /* see uno_bluff_probability */
-    int32_t target_rule;        /* UNO_TARGET_* */
+    int32_t target;             /* UNO_TARGET_* */
     double stack;               /* C-H1: answer a draw card with a draw card */
     double jump_in;             /* C-H4: jump in with an identical card */
     /* State conditions (UNO_ANY: none).  A bluff is tried only when the next player
@@ -972,7 +972,7 @@ static inline int uno_first_card_w(const uno_game *g, const uno_hand *cards, con
 /*
  * reference.GreedyPolicy.choose_play after its bluff question (policy.c greedy_play):
  * the best colored card (the first playable colored card in hand order: hands are
- * in priority order, highest value first) unless the voluntary knob draws; else a
+ * in priority order, highest value first) unless the voluntary_draw knob draws; else a
  * legal restricted wild, else a Wild, else UNO_DRAW.  Inline here so that the
  * engine's turn calls it directly for a greedy seat that never bluffs.
  */
@@ -986,7 +986,7 @@ static inline int uno_greedy_honest_w(uno_game *g, int p, const uno_policy *pol,
         ok.w[i] &= ~wild->w[i];
     int best = uno_first_card_w(g, &ok, W);
     if (best != UNO_DRAW)
-        return uno_dec_bernoulli(g, p, UNO_DK_VOLUNTARY, pol->voluntary) ? UNO_DRAW : best;
+        return uno_dec_bernoulli(g, p, UNO_DK_VOLUNTARY, pol->voluntary_draw) ? UNO_DRAW : best;
     const uno_hand *rs = &t->restricted_mask[g->side];
     uno_hand w;
     for (int i = 0; i < W; i++)

@@ -234,11 +234,11 @@ cdef extern from "uno.h":
                                   int arg) noexcept
 
     ctypedef struct uno_policy:
-        int32_t id, color_rule
-        double bluff, challenge, forget_uno, catch_uno, play_drawn, voluntary
+        int32_t id, color
+        double bluff, challenge, forget_uno, catch, play_drawn, voluntary_draw
         int32_t challenge_auto
         double challenge_threshold
-        int32_t target_rule
+        int32_t target
         double stack, jump_in
         int32_t bluff_next, bluff_own, challenge_offender, challenge_own, suspect
         int32_t challenge_posterior
@@ -524,16 +524,16 @@ cdef void _fill_policy(uno_policy *q, dict f) except *:
     """uno_policy from its fields by name (uno_sim.engine.POLICY_FIELDS), each exactly once."""
     try:
         q.id = f.pop("id")
-        q.color_rule = f.pop("color_rule")
+        q.color = f.pop("color")
         q.bluff = f.pop("bluff")
         q.challenge = f.pop("challenge")
         q.forget_uno = f.pop("forget_uno")
-        q.catch_uno = f.pop("catch_uno")
+        q.catch = f.pop("catch")
         q.play_drawn = f.pop("play_drawn")
-        q.voluntary = f.pop("voluntary")
+        q.voluntary_draw = f.pop("voluntary_draw")
         q.challenge_auto = f.pop("challenge_auto")
         q.challenge_threshold = f.pop("challenge_threshold")
-        q.target_rule = f.pop("target_rule")
+        q.target = f.pop("target")
         q.stack = f.pop("stack")
         q.jump_in = f.pop("jump_in")
         q.bluff_next = f.pop("bluff_next")

@@ -50,9 +50,9 @@ def _config(rules: Rules) -> tuple:
 
 
 # uno_policy's fields, filled by name (Engine._fill_policy); USER_POLICY gives a user seat's.
-POLICY_FIELDS = ("id", "color_rule", "bluff", "challenge", "forget_uno", "catch_uno",
-                 "play_drawn", "voluntary", "challenge_auto", "challenge_threshold",
-                 "target_rule", "stack", "jump_in", "bluff_next", "bluff_own",
+POLICY_FIELDS = ("id", "color", "bluff", "challenge", "forget_uno", "catch",
+                 "play_drawn", "voluntary_draw", "challenge_auto", "challenge_threshold",
+                 "target", "stack", "jump_in", "bluff_next", "bluff_own",
                  "challenge_offender", "challenge_own", "suspect", "challenge_posterior",
                  "challenge_prior")
 
@@ -64,13 +64,13 @@ def _policy(spec) -> tuple:
         d.update(id=spec.policy_id, challenge_threshold=0.5, suspect=-1)
         return tuple(d.items())
     k = spec.c_knobs()
-    d = {"id": spec.policy_id, "color_rule": COLOR_RULES.index(k["color"]),
+    d = {"id": spec.policy_id, "color": COLOR_RULES.index(k["color"]),
          "bluff": float(k["bluff"]), "challenge": float(k["challenge"]),
-         "forget_uno": float(k["forget_uno"]), "catch_uno": float(k["catch"]),
-         "play_drawn": float(k["play_drawn"]), "voluntary": float(k["voluntary_draw"]),
+         "forget_uno": float(k["forget_uno"]), "catch": float(k["catch"]),
+         "play_drawn": float(k["play_drawn"]), "voluntary_draw": float(k["voluntary_draw"]),
          "challenge_auto": int(k["challenge_auto"]),
          "challenge_threshold": float(k["challenge_threshold"]),
-         "target_rule": TARGET_RULES.index(k["target"]), "stack": float(k["stack"]),
+         "target": TARGET_RULES.index(k["target"]), "stack": float(k["stack"]),
          "jump_in": float(k["jump_in"]), "bluff_next": k["bluff_next"],
          "bluff_own": k["bluff_own"], "challenge_offender": k["challenge_offender"],
          "challenge_own": k["challenge_own"], "suspect": k["suspect"],

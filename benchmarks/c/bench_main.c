@@ -61,11 +61,11 @@ int main(int argc, char **argv)
     memset(pol, 0, sizeof pol);
     for (int s = 0; s < players; s++) { /* greedy with its defaults (policies.py) */
         pol[s].id = UNO_POLICY_GREEDY;
-        pol[s].color_rule = UNO_COLOR_MOST;
+        pol[s].color = UNO_COLOR_MOST;
         pol[s].forget_uno = 0.05;
-        pol[s].catch_uno = 0.5;
+        pol[s].catch = 0.5;
         pol[s].play_drawn = 1.0;
-        pol[s].target_rule = UNO_TARGET_FEWEST;
+        pol[s].target = UNO_TARGET_FEWEST;
         pol[s].bluff_next = pol[s].bluff_own = UNO_ANY;
         pol[s].challenge_offender = pol[s].challenge_own = UNO_ANY;
         pol[s].suspect = -1;

@@ -44,14 +44,14 @@ static long failures = 0;
         }                                                                                          \
     } while (0)
 
-static void set_policy(uno_policy *p, int id, double knob, int color_rule)
+static void set_policy(uno_policy *p, int id, double knob, int color)
 {
     memset(p, 0, sizeof *p);
     p->id = id;
-    p->color_rule = color_rule;
-    p->bluff = p->challenge = p->forget_uno = p->catch_uno = p->play_drawn = p->voluntary = knob;
+    p->color = color;
+    p->bluff = p->challenge = p->forget_uno = p->catch = p->play_drawn = p->voluntary_draw = knob;
     p->stack = p->jump_in = knob;
-    p->target_rule = (int)(knob * 2); /* most, next (0.5), next (1) */
+    p->target = (int)(knob * 2); /* most, next (0.5), next (1) */
     p->bluff_next = p->bluff_own = p->challenge_offender = p->challenge_own = UNO_ANY;
     p->suspect = -1;
     p->challenge_prior = 0.5;
@@ -62,11 +62,11 @@ static void default_policy(uno_policy *p, int id)
     if (id == UNO_POLICY_RANDOM) {
         set_policy(p, id, 0.5, UNO_COLOR_RANDOM);
         p->forget_uno = 0.05;
-        p->voluntary = 0.0;
+        p->voluntary_draw = 0.0;
     } else {
         set_policy(p, id, 0.0, UNO_COLOR_MOST);
         p->forget_uno = 0.05;
-        p->catch_uno = 0.5;
+        p->catch = 0.5;
         p->play_drawn = 1.0;
     }
 }
@@ -86,7 +86,7 @@ static void policy_set(uno_policy *pol, int n, int k, uno_rng *r)
             set_policy(&pol[s], s % 2 ? UNO_POLICY_GREEDY : UNO_POLICY_STRATEGIC, 0.0,
                        s % 2 ? UNO_COLOR_MOST : UNO_COLOR_SMART);
             pol[s].forget_uno = 0.05;
-            pol[s].catch_uno = 0.5;
+            pol[s].catch = 0.5;
             pol[s].play_drawn = 1.0;
             pol[s].challenge_auto = s % 2 == 0;
             pol[s].challenge_threshold = 0.9;
@@ -95,12 +95,12 @@ static void policy_set(uno_policy *pol, int n, int k, uno_rng *r)
             pol[s].bluff = mixed[uno_rng_bounded(r, 5)];
             pol[s].challenge = mixed[uno_rng_bounded(r, 5)];
             pol[s].forget_uno = mixed[uno_rng_bounded(r, 5)];
-            pol[s].catch_uno = mixed[uno_rng_bounded(r, 5)];
+            pol[s].catch = mixed[uno_rng_bounded(r, 5)];
             pol[s].play_drawn = mixed[uno_rng_bounded(r, 5)];
-            pol[s].voluntary = mixed[uno_rng_bounded(r, 5)];
+            pol[s].voluntary_draw = mixed[uno_rng_bounded(r, 5)];
             pol[s].stack = mixed[uno_rng_bounded(r, 5)];
             pol[s].jump_in = mixed[uno_rng_bounded(r, 5)];
-            pol[s].target_rule = (int)uno_rng_bounded(r, 4);
+            pol[s].target = (int)uno_rng_bounded(r, 4);
             /* the state conditions and the posterior challenge */
             static const int32_t sizes[] = {0, 1, 2, 4, UNO_ANY};
             pol[s].bluff_next = sizes[uno_rng_bounded(r, 5)];
@@ -112,7 +112,7 @@ static void policy_set(uno_policy *pol, int n, int k, uno_rng *r)
             pol[s].challenge_prior = mixed[uno_rng_bounded(r, 5)];
             pol[s].challenge_threshold = mixed[uno_rng_bounded(r, 5)];
         }
-        pol[s].target_rule = (s + k) % 4; /* every UNO_TARGET_* (S2 swap) */
+        pol[s].target = (s + k) % 4; /* every UNO_TARGET_* (S2 swap) */
     }
 }
 
