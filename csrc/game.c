@@ -13,6 +13,12 @@
 /* Rounds and games                                                           */
 /* ------------------------------------------------------------------------- */
 
+/* C3: a number card is a printed 0-9; a deck file's plain kind (face above 31) is not. */
+static int is_number(const uno_table *t, int k)
+{
+    return t->effect[k] == UNO_NUMBER && t->face[k] <= 9;
+}
+
 /* reference.Game.choose_dealer (C3): highest number deals; ties draw again. */
 static int choose_dealer(uno_game *g)
 {
@@ -27,7 +33,7 @@ static int choose_dealer(uno_game *g)
     int redraw = g->cfg->dealer_draw == UNO_DEALER_REDRAW;
     int numbers = 0; /* number cards left in the pack: only the redraw rule uses it */
     for (int i = 0; redraw && i < size; i++)
-        numbers += t->effect[t->card_kind[0][pile[i]]] == UNO_NUMBER;
+        numbers += is_number(t, t->card_kind[0][pile[i]]);
     int contenders[UNO_MAX_PLAYERS] = {0}, values[UNO_MAX_PLAYERS] = {0}, nc = 0;
     for (int s = 0; s < g->n; s++)
         if (g->active[s])
@@ -50,7 +56,7 @@ static int choose_dealer(uno_game *g)
                     uno_trace_push(g->tr, c);
                 }
                 int k = t->card_kind[0][c]; /* the light side (F2) */
-                if (t->effect[k] == UNO_NUMBER) {
+                if (is_number(t, k)) {
                     numbers--;
                     values[j] = t->face[k];
                     break;

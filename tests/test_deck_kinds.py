@@ -280,3 +280,35 @@ def test_cli_bad_kind_is_one_line(tmp_path):
     r = _cli("run", "--games", "10", "--deck", str(f))
     assert r.returncode == 2
     assert r.stderr.count("\n") == 1 and "skip and reverse together" in r.stderr
+
+
+# ---------------------------------------------------------------------------
+# C3: a plain new kind is not a number card in the dealer draw
+# ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dealer_draw", ["zero", "redraw"])
+def test_c3_a_plain_new_kind_counts_as_an_action_card(engine, dealer_draw):
+    # STAR: a colored kind with no effect and a face above 31; twelve copies per color so
+    # that the dealer draw meets it often
+    deck = {"kind": {"STAR": {"colored": True, "value": 15, "count": 12}}}
+    rules = Rules(players=2, deck=deck, dealer_draw=dealer_draw, target=1)
+    seen = 0
+    for game in range(200):
+        res = uno_sim.play_game(rules, "greedy", seed=5, game=game, trace=True, engine=engine)
+        ev = next(e for e in res.events if e["e"] == "dealer_draw")
+        codes = [c for _, c in ev["draws"]]
+        if not any(c.endswith("STAR") for c in codes):
+            continue
+        seen += 1
+        if dealer_draw == "zero":
+            # one draw per seat and tie round: the last two draws decide, and a STAR (0)
+            # never beats a number above 0
+            (s0, c0), (s1, c1) = ev["draws"][-2:]
+            if c0.endswith("STAR") and not c1.endswith("STAR"):
+                assert ev["dealer"] == s1 or c1[1:] == "0", ev
+            if c1.endswith("STAR") and not c0.endswith("STAR"):
+                assert ev["dealer"] == s0 or c0[1:] == "0", ev
+        else:  # a STAR goes back under the pack: every seat's last draw is a number
+            last = {s: c for s, c in ev["draws"]}
+            assert not any(c.endswith("STAR") for c in last.values()), ev
+    assert seen > 20

@@ -542,7 +542,10 @@ class Game(Effects):
         pile = list(range(self.deck.size))
         self.deal.shuffle(pile)
         redraw = self.rules.dealer_draw == "redraw"
-        numbers = sum(1 for c in pile if self.kind(c).effect == Effect.NUMBER)
+        def is_number(k):  # a printed 0-9; a deck file's plain kind is not (docs/rules.md)
+            return k.effect == Effect.NUMBER and k.face <= 9
+
+        numbers = sum(1 for c in pile if is_number(self.kind(c)))
         contenders = [s for s in range(self.n) if self.active[s]]
         draws = []
         while len(contenders) > 1:
@@ -554,7 +557,7 @@ class Game(Effects):
                     c = pile.pop()
                     draws.append([s, self.code(c)])
                     k = self.kind(c)
-                    if k.effect == Effect.NUMBER:
+                    if is_number(k):
                         numbers -= 1
                         values.append(k.face)
                         break
