@@ -1,4 +1,4 @@
-"""Hello Kitty rules H1-H3 (RULES.md, seed 002), one or more tests per rule ID, on both engines.
+"""Hello Kitty rules H1-H3 (docs/rules.md, text 002), one or more tests per rule ID, on both engines.
 
 Scenarios come from a chosen deck order (`uno_sim.arrange`); decisions are
 pinned with the greedy policy's knobs, which plays its best colored card and

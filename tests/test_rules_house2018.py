@@ -1,4 +1,4 @@
-"""Hand-exchange deck rules S1-S3 (RULES.md, seed 004, variant house-2018), on both engines.
+"""Hand-exchange deck rules S1-S3 (docs/rules.md, text 004, variant house-2018), on both engines.
 
 One or more tests per rule ID, per exchange mode and per customizable rule.
 Scenarios come from a chosen deck order (`uno_sim.arrange`); decisions are

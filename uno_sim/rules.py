@@ -5,7 +5,7 @@ below, and those each variant module declares (uno_sim/variants/).  The table gi
 `Rules` its validation, its docstring's field table, `parse_rule_value` and what
 `uno-sim rules` prints; `check_switches` makes a table that disagrees with the
 dataclass's fields an import error.  Every switch names the docs/rules.md IDs it
-implements.  ``edition`` sets the defaults of the switches the vintage text (seed 000)
+implements.  ``edition`` sets the defaults of the switches the vintage text (text 000 of docs/rules.md)
 decides differently; an explicit value always wins over the edition's default.
 """
 

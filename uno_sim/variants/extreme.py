@@ -59,7 +59,7 @@ SWITCHES = (
            meaning="dist: weights of firing 0, 1, 2, ... cards", owner="extreme"),
     Switch(name="hit_target_presses", kind="int", lo=0, hi=10, default=0, rule="E6",
            meaning="presses the target of an Extreme Hit makes itself before the attacker's "
-                   "two (0; 1 is seed 001's literal \"le désigné appuie\")", owner="extreme"),
+                   "two (0; 1 is text 001's literal \"le désigné appuie\")", owner="extreme"),
 )
 
 VARIANT = Variant(name="extreme", order=2, title="UNO Extreme", rule="E1",
