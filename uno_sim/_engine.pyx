@@ -1,6 +1,15 @@
 # cython: language_level=3
 """Compiled UNO engine (Cython bindings to csrc/).
 
+The binding is one extension module made of:
+
+- ``_uno.pxd``: the C API (csrc/rng.h, csrc/uno.h), declared once and cimported here;
+- ``_engine.pyx`` (this file): the Engine class, the user-policy callback and the
+  RawState it builds;
+- ``_envseat.pxi``: the learning seats of uno_sim.env (observation vector, action mask);
+- ``_tracedecode.pxi``: uno_event records -> event dicts;
+- ``_rnghooks.pxi``: the PRNG test hooks (tests/test_rng.py only).
+
 Compiler directives (boundscheck, wraparound, ...) are set in setup.py so
 that ``UNO_SIM_DEBUG=1`` can switch on the checking build.
 """
@@ -19,145 +28,11 @@ from uno_sim.userpolicy import DECISIONS, PolicyError, RawState
 cnp.import_array()
 
 
-# --- PRNG test hooks ---
-#
-# Not part of the public API.  These expose the C generator (csrc/rng.h) so
-# tests/test_rng.py can check it against the Python specification in
-# uno_sim/rng.py.  ``key`` is a 4-tuple of uint64 (uno_sim.rng.key_from_seed);
-# ``state`` is a raw 4-tuple xoshiro256** state.
-
-cdef uno_rng _seeded(key, uint64_t game) except *:
-    cdef uno_rng r
-    cdef uint64_t k[4]
-    cdef int i
-    if len(key) != 4:
-        raise ValueError("key must have four 64-bit words")
-    for i in range(4):
-        k[i] = key[i]
-    uno_rng_seed(&r, k, game)
-    return r
-
-
-cdef uno_rng _raw(state) except *:
-    cdef uno_rng r
-    cdef int i
-    if len(state) != 4:
-        raise ValueError("state must have four 64-bit words")
-    for i in range(4):
-        r.s[i] = state[i]
-    return r
-
-
-cdef tuple _state(uno_rng *r):
-    return (r.s[0], r.s[1], r.s[2], r.s[3])
-
-
-cdef cnp.ndarray _next_array(uno_rng *r, Py_ssize_t n):
-    cdef cnp.ndarray[cnp.uint64_t, ndim=1] out = np.empty(n, dtype=np.uint64)
-    cdef Py_ssize_t i
-    for i in range(n):
-        out[i] = uno_rng_next(r)
-    return out
-
-
-cdef cnp.ndarray _bounded_array(uno_rng *r, uint32_t bound, Py_ssize_t n):
-    cdef cnp.ndarray[cnp.uint64_t, ndim=1] out = np.empty(n, dtype=np.uint64)
-    cdef Py_ssize_t i
-    if bound < 1:
-        raise ValueError("bound must be >= 1")
-    for i in range(n):
-        out[i] = uno_rng_bounded(r, bound)
-    return out
-
-
-def rng_decision_words(key, uint64_t game, uint64_t round, int seat, int kind, Py_ssize_t n):
-    """First ``n`` words of decision stream (seat, kind) of a round (uint64 array)."""
-    cdef uno_rng r = _seeded(key, game)
-    cdef uint64_t rk = uno_rng_dec_round_key(&r, round)
-    cdef cnp.ndarray[cnp.uint64_t, ndim=1] out = np.empty(n, dtype=np.uint64)
-    cdef Py_ssize_t i
-    for i in range(n):
-        out[i] = uno_rng_dec_word(rk, seat, kind, <uint32_t>i)
-    return out
-
-
-def rng_seed_state(key, uint64_t game):
-    """State after ``uno_rng_seed(key, game)``, as a 4-tuple."""
-    cdef uno_rng r = _seeded(key, game)
-    return _state(&r)
-
-
-def rng_deal_state(key, uint64_t game, uint64_t round):
-    """State of round ``round``'s deal stream of game ``game``, as a 4-tuple."""
-    cdef uno_rng r = _seeded(key, game)
-    cdef uno_rng d
-    uno_rng_seed_deal(&d, &r, round)
-    return _state(&d)
-
-
-def rng_stream(key, uint64_t game, Py_ssize_t n):
-    """First ``n`` ``uno_rng_next`` outputs of game ``game`` (uint64 array)."""
-    cdef uno_rng r = _seeded(key, game)
-    return _next_array(&r, n)
-
-
-def rng_bounded_stream(key, uint64_t game, uint32_t bound, Py_ssize_t n):
-    """``n`` draws of ``uno_rng_bounded(bound)`` (uint64 array)."""
-    cdef uno_rng r = _seeded(key, game)
-    return _bounded_array(&r, bound, n)
-
-
-def rng_uniform_stream(key, uint64_t game, Py_ssize_t n):
-    """``n`` draws of ``uno_rng_uniform()`` (float64 array)."""
-    cdef uno_rng r = _seeded(key, game)
-    cdef cnp.ndarray[cnp.float64_t, ndim=1] out = np.empty(n, dtype=np.float64)
-    cdef Py_ssize_t i
-    for i in range(n):
-        out[i] = uno_rng_uniform(&r)
-    return out
-
-
-def rng_bernoulli_stream(key, uint64_t game, double p, Py_ssize_t n):
-    """``n`` draws of ``uno_rng_bernoulli(p)`` and the final state.
-
-    Returns ``(bool array, state tuple)``.
-    """
-    cdef uno_rng r = _seeded(key, game)
-    cdef cnp.ndarray[cnp.uint8_t, ndim=1] out = np.empty(n, dtype=np.uint8)
-    cdef Py_ssize_t i
-    for i in range(n):
-        out[i] = uno_rng_bernoulli(&r, p)
-    return out.astype(bool), _state(&r)
-
-
-def rng_shuffle(key, uint64_t game, int n):
-    """``uno_rng_shuffle_u8`` applied to ``range(n)`` (uint8 array, n <= 255)."""
-    if not 0 <= n <= 255:
-        raise ValueError("n must be in [0, 255]")
-    cdef uno_rng r = _seeded(key, game)
-    cdef cnp.ndarray[cnp.uint8_t, ndim=1] out = np.arange(n, dtype=np.uint8)
-    uno_rng_shuffle_u8(&r, <uint8_t *>cnp.PyArray_DATA(out), n)
-    return out
-
-
-def rng_raw_stream(state, Py_ssize_t n):
-    """``n`` ``uno_rng_next`` outputs from a raw state; returns (array, final state)."""
-    cdef uno_rng r = _raw(state)
-    out = _next_array(&r, n)
-    return out, _state(&r)
-
-
-def rng_raw_bounded(state, uint32_t bound, Py_ssize_t n):
-    """``n`` ``uno_rng_bounded(bound)`` draws from a raw state; returns (array, final state)."""
-    cdef uno_rng r = _raw(state)
-    out = _bounded_array(&r, bound, n)
-    return out, _state(&r)
+include "_rnghooks.pxi"
 
 
 # --- The engine (csrc/uno.h) ---
 
-_SIDES = ("light", "dark")
-_REASONS = {int(r): r.name.lower() for r in DrawReason}
 _TABLE_COLUMNS = ("color", "face", "value", "effect", "amount", "restricted", "starter",
                   "reason")
 
@@ -246,6 +121,7 @@ cdef object _raw_state(uno_game *g, int seat):
 
 
 include "_envseat.pxi"
+include "_tracedecode.pxi"
 
 
 cdef int _user_decide(void *ctx, uno_game *g, int seat, int decision, int arg) noexcept with gil:
@@ -647,128 +523,7 @@ cdef class Engine:
                          for name, a in rcols.items()})
         return cols, counters
 
-    cdef list _codes(self, const int32_t *d, int n, list codes):
-        return [codes[d[i]] for i in range(n)]
-
     cdef list _decode(self, const uno_trace *tr):
-        """The trace records as the dicts reference.Game.emit writes.
-
-        Card codes name the face in play, which the decoder follows from the
-        round_start (light) and flip records; round_start shows whole cards.
-        """
-        cdef list events = []
-        cdef list sides = self.codes
-        cdef list codes = sides[0]
-        cdef list pairs = self.pairs
-        cdef int64_t i
-        cdef const uno_event *e
-        cdef const int32_t *d
-        cdef int n = self.cfg.players
-        cdef int s, m, j
-        cdef dict ev
-        for i in range(tr.n_ev):
-            e = &tr.ev[i]
-            d = tr.data + e.off
-            t = e.type
-            if t == UNO_EV_PLAY:
-                ev = {"e": "play", "p": e.p, "card": codes[e.a]}
-                if e.b >= 0:
-                    ev["color"] = COLORS[e.b]
-                if e.c >= 0:
-                    ev["legal"] = bool(e.c)
-            elif t == UNO_EV_DRAW:
-                ev = {"e": "draw", "p": e.p, "cards": self._codes(d + 1, d[0], codes),
-                      "reason": _REASONS[e.a]}
-            elif t == UNO_EV_PASS:
-                ev = {"e": "pass", "p": e.p}
-            elif t == UNO_EV_SKIP:
-                ev = {"e": "skip", "p": e.p}
-            elif t == UNO_EV_UNO:
-                ev = {"e": "uno", "p": e.p, "called": bool(e.a)}
-            elif t == UNO_EV_CAUGHT:
-                ev = {"e": "caught", "p": e.p, "by": e.a}
-            elif t == UNO_EV_REVERSE:
-                ev = {"e": "reverse", "p": e.p, "dir": e.a}
-            elif t == UNO_EV_COLOR:
-                ev = {"e": "color", "p": e.p, "color": COLORS[e.a]}
-            elif t == UNO_EV_CHALLENGE:
-                ev = {"e": "challenge", "p": e.p, "target": e.a, "bluff": bool(e.b),
-                      "hand": self._codes(d + 1, d[0], codes)}
-            elif t == UNO_EV_TAKE_BACK:
-                ev = {"e": "take_back", "p": e.p, "card": codes[e.a]}
-            elif t == UNO_EV_RESHUFFLE:
-                ev = {"e": "reshuffle", "cards": e.a}
-            elif t == UNO_EV_DEALER_DRAW:
-                m = d[0] // 2
-                ev = {"e": "dealer_draw",
-                      "draws": [[d[1 + 2 * j], codes[d[2 + 2 * j]]] for j in range(m)],
-                      "dealer": e.a}
-            elif t == UNO_EV_PAIRING:  # this game's own pairing of faces (F1 switch)
-                sides = [sides[0], [self.dark_codes[d[1 + j]] for j in range(d[0])]]
-                pairs = [f"{lc}/{dc}" for lc, dc in zip(sides[0], sides[1])]
-                continue
-            elif t == UNO_EV_PRESS:  # E2: one press of the launcher
-                ev = {"e": "press", "p": e.p, "by": e.b,
-                      "cards": self._codes(d + 1, d[0], codes), "reason": _REASONS[e.a],
-                      "left": e.c}
-            elif t == UNO_EV_DISCARD_ALL:
-                ev = {"e": "discard_all", "p": e.p, "cards": self._codes(d + 1, d[0], codes)}
-            elif t == UNO_EV_AIM:
-                ev = {"e": "aim", "p": e.p, "target": e.a}
-            elif t == UNO_EV_FLIP:
-                codes = sides[e.a]
-                ev = {"e": "flip", "p": e.p, "side": _SIDES[e.a], "top": codes[e.b]}
-            elif t == UNO_EV_DRAW_UNTIL:
-                ev = {"e": "draw_until", "p": e.p, "color": COLORS[e.b],
-                      "cards": self._codes(d + 1, d[0], codes), "reason": _REASONS[e.a]}
-            elif t == UNO_EV_EXCHANGE:
-                ev = {"e": "exchange", "p": e.p, "target": e.a}
-            elif t == UNO_EV_SHUFFLE_HANDS:
-                hands = []
-                for s in range(n):
-                    hands.append(self._codes(d + 1, d[0], codes))
-                    d += 1 + d[0]
-                ev = {"e": "shuffle_hands", "p": e.p, "hands": hands}
-            elif t == UNO_EV_PUT_DOWN:
-                ev = {"e": "put_down", "p": e.p, "cards": self._codes(d + 1, d[0], codes)}
-            elif t == UNO_EV_EXTRA_TURN:
-                ev = {"e": "extra_turn", "p": e.p}
-            elif t == UNO_EV_STACK:
-                ev = {"e": "stack", "p": e.p, "total": e.a}
-            elif t == UNO_EV_JUMP_IN:
-                ev = {"e": "jump_in", "p": e.p, "card": codes[e.a]}
-            elif t == UNO_EV_SWAP:
-                ev = {"e": "swap", "p": e.p, "target": e.a}
-            elif t == UNO_EV_ROTATE:
-                ev = {"e": "rotate", "p": e.p, "dir": e.a}
-            elif t == UNO_EV_ROUND_START:
-                codes = sides[e.p]  # the side play starts on (F2)
-                deck = self._codes(d + 1, d[0], pairs)
-                d += 1 + d[0]
-                hands = []
-                for s in range(n):
-                    hands.append(self._codes(d + 1, d[0], pairs))
-                    d += 1 + d[0]
-                ev = {"e": "round_start", "round": e.a, "dealer": e.b, "deck": deck,
-                      "hands": hands, "starter": codes[e.c],
-                      "returned": [sides[d[1 + j] >> 8][d[1 + j] & 0xFF] for j in range(d[0])]}
-            elif t == UNO_EV_ROUND_END:
-                points = [d[1 + j] for j in range(d[0])]
-                d += 1 + d[0]
-                hands = []
-                for s in range(n):
-                    hands.append(self._codes(d + 1, d[0], codes))
-                    d += 1 + d[0]
-                scores = [d[1 + j] for j in range(d[0])]
-                d += 1 + d[0]
-                eliminated = [d[1 + j] for j in range(d[0])]
-                d += 1 + d[0]
-                ev = {"e": "round_end", "round": e.a, "p": None if e.p < 0 else e.p,
-                      "points": points, "hands": hands, "scores": scores,
-                      "eliminated": eliminated}
-                if self.cfg.teams:
-                    ev["team_scores"] = [d[1], d[2]]
-            else:
-                raise RuntimeError(f"unknown trace record type {t}")
-            events.append(ev)
-        return events
+        """The trace records as the dicts reference.Game.emit writes (_tracedecode.pxi)."""
+        return _decode_trace(tr, self.codes, self.pairs, self.dark_codes, self.cfg.players,
+                             self.cfg.teams)
