@@ -104,8 +104,10 @@ cdef list _hand(uno_game *g, int s):
     return [cards[i] for i in range(n)]
 
 
-cdef object _raw_state(uno_game *g, int seat):
+cdef object _raw_state(uno_game *g, int seat, int decision, int arg):
     cdef int s, i
+    cdef int32_t legal[UNO_MAX_ACTIONS]
+    cdef int n_legal = uno_legal_actions(g, seat, decision, arg, legal)
     return RawState(
         round=g.rounds, turn=g.turns, direction=g.direction, color=g.color,
         hands=[_hand(g, s) for s in range(g.n)],
@@ -117,7 +119,7 @@ cdef object _raw_state(uno_game *g, int seat):
         if g.t.n_sides == 2 else None,
         draw_top=g.draw[g.n_draw - 1] if g.n_draw > 0 else -1, teams=bool(g.cfg.teams),
         silent=g.silent if g.launcher else -1, stacking=g.cfg.stacking,
-        forced_play=bool(g.cfg.forced_play))
+        forced_play=bool(g.cfg.forced_play), legal=tuple([legal[i] for i in range(n_legal)]))
 
 
 include "_envseat.pxi"
@@ -144,7 +146,7 @@ cdef int _user_decide(void *ctx, uno_game *g, int seat, int decision, int arg) n
     b.g = g
     b.seat = seat
     try:
-        r = eng.users[seat].decide(_raw_state(g, seat), decision, arg, b)
+        r = eng.users[seat].decide(_raw_state(g, seat, decision, arg), decision, arg, b)
         if (type(r) is not int or not -(1 << 30) < r < 1 << 30
                 or not uno_answer_ok(g, seat, decision, r)):
             raise PolicyError(

@@ -38,6 +38,7 @@ cdef extern from "uno.h":
         UNO_MAX_ROUNDS
         UNO_LAUNCH_MAX
         UNO_DRAW  # a play / stack answer: draw instead of playing (-1)
+        UNO_MAX_ACTIONS  # room for uno_legal_actions' answer (UNO_HAND_CAP + 1)
         UNO_OK
         UNO_ERR_CONFIG
         UNO_ERR_STARTER
@@ -302,3 +303,6 @@ cdef extern from "uno.h":
     int uno_hand_cards(const uno_game *g, int p, uint8_t *out)  # p's cards in hand order
     uint32_t uno_dec_bounded(uno_game *g, int p, int k, uint32_t n) nogil
     int uno_answer_ok(const uno_game *g, int p, int decision, int r) nogil
+    # The legal actions of p at `decision` into out[UNO_MAX_ACTIONS]; returns how many
+    # (2 * hand index + bluff, UNO_DRAW; 4 * side + c; target seats; 1, 0: see uno.h).
+    int uno_legal_actions(const uno_game *g, int p, int decision, int arg, int32_t *out) nogil
