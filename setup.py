@@ -1,7 +1,8 @@
 """Build script for the compiled engine (metadata lives in pyproject.toml).
 
 One extension, ``uno_sim._engine``: the Cython bindings in
-``uno_sim/_engine.pyx`` plus every C file in ``csrc/``.
+``uno_sim/_engine.pyx`` (with the C API declared in ``uno_sim/_uno.pxd`` and
+the ``uno_sim/*.pxi`` files it includes) plus every C file in ``csrc/``.
 
 Set ``UNO_SIM_DEBUG=1`` in the environment for the *checking build*: Cython
 bounds/wraparound checks back on, ``-O0 -g``, and ``UNO_CHECK=1`` so that the
@@ -45,7 +46,9 @@ extensions = [
     Extension(
         "uno_sim._engine",
         sources=["uno_sim/_engine.pyx"] + sorted(glob.glob("csrc/*.c")),
-        depends=sorted(glob.glob("csrc/*.h")) + ["uno_sim/_envseat.pxi"],
+        # the C headers, the typed header of the C API and the included binding files
+        depends=sorted(glob.glob("csrc/*.h")) + ["uno_sim/_uno.pxd"]
+        + sorted(glob.glob("uno_sim/*.pxi")),
         include_dirs=["csrc", numpy.get_include()],
         define_macros=define_macros,
         extra_compile_args=extra_compile_args,

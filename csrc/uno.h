@@ -1148,6 +1148,9 @@ int uno_catches(uno_game *g, int q, int p);
 int uno_plays_drawn(uno_game *g, int p, int bluff);
 /* P2: the opponent a targeted card of p aims at (see policy.c). */
 int uno_choose_target(uno_game *g, int p, int card);
+/* P2: the seats a targeted card of p may aim at, in play order, into cand[UNO_MAX_PLAYERS];
+   returns how many (see policy.c). */
+int uno_target_candidates(const uno_game *g, int p, int *cand);
 /* S3: the hand index of a card p puts down, `need` still to go (see policy.c). */
 int uno_choose_discard(uno_game *g, int p, int need);
 /* C-H1: a hand index answering a pending `total`, or UNO_DRAW (see policy.c). */
@@ -1165,6 +1168,26 @@ int uno_play_forced(const uno_config *cfg, const uno_table *t, const uno_policy 
 
 /* Whether a user policy's answer r to `decision` is in range for seat p (see policy.c). */
 int uno_answer_ok(const uno_game *g, int p, int decision, int r);
+
+/*
+ * The legal actions of seat p at `decision` (enum uno_decision; `arg` as passed to
+ * the callback), written into the caller's out[UNO_MAX_ACTIONS] in the order a user
+ * policy's obs.actions lists them; returns how many (legal.c).  Encoding:
+ *
+ *   PLAY, REPLACEMENT,   2 * hand index + bluff for each card that may be played, in
+ *   STACK, DISCARD       hand order (bluff: a restricted card while holding the active
+ *                        color, C7), then UNO_DRAW when drawing is allowed:
+ *                        PLAY   every playable card (C6), UNO_DRAW unless forced_play
+ *                               (C-H3) and a card that is not a bluff is held
+ *                        REPLACEMENT  the playable cards that are not bluffs (C12)
+ *                        STACK  the cards that may answer (uno_can_stack, C-H1), UNO_DRAW
+ *                        DISCARD  every card of the hand (S3), no bluff flag
+ *   COLOR                4 * side + c, c = 0..3
+ *   TARGET               the candidate seats (uno_target_candidates)
+ *   the others (yes/no)  1, 0
+ */
+#define UNO_MAX_ACTIONS (UNO_HAND_CAP + 1)
+int uno_legal_actions(const uno_game *g, int p, int decision, int arg, int32_t *out);
 /* reference.bluff_probability: what `victim` can estimate (see policy.c). */
 double uno_bluff_probability(const uno_game *g, int victim, int offender, int prev_color);
 

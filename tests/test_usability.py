@@ -400,10 +400,14 @@ def test_sdist_carries_what_the_tests_need(tmp_path):
                                         if m.name.count("/") == 1 and
                                         m.name.endswith("/PKG-INFO"))).read().decode()
     tests = {f"tests/{f}" for f in os.listdir(os.path.join(root, "tests")) if f.endswith(".py")}
-    for need in {"tests/conftest.py", "tests/c/check_main.c", "tests/engine_diff.py",
+    binding = {f"uno_sim/{f}" for f in os.listdir(os.path.join(root, "uno_sim"))
+               if f.endswith(".pxi")}
+    assert binding
+    for need in ({"tests/conftest.py", "tests/c/check_main.c", "tests/engine_diff.py",
                  "tests/specs.py", "benchmarks/c/bench_main.c", "analysis/example.ipynb",
                  "README.md", "LICENSE", "docs/cli.md", "docs/results.md", "docs/rules.md",
-                 "csrc/uno.h", "uno_sim/_engine.pyx"} | tests:
+                 "csrc/uno.h", "uno_sim/_engine.pyx", "uno_sim/_uno.pxd"}
+                 | binding | tests):
         assert need in names, need
     assert "uno_sim/_engine.c" not in names
     assert "License-Expression: MIT" in pkg_info

@@ -1,6 +1,15 @@
 # cython: language_level=3
 """Compiled UNO engine (Cython bindings to csrc/).
 
+The binding is one extension module made of:
+
+- ``_uno.pxd``: the C API (csrc/rng.h, csrc/uno.h), declared once and cimported here;
+- ``_engine.pyx`` (this file): the Engine class, the user-policy callback and the
+  RawState it builds;
+- ``_envseat.pxi``: the learning seats of uno_sim.env (observation vector, action mask);
+- ``_tracedecode.pxi``: uno_event records -> event dicts;
+- ``_rnghooks.pxi``: the PRNG test hooks (tests/test_rng.py only).
+
 Compiler directives (boundscheck, wraparound, ...) are set in setup.py so
 that ``UNO_SIM_DEBUG=1`` can switch on the checking build.
 """
@@ -10,6 +19,8 @@ cimport numpy as cnp
 from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.string cimport memset
 
+from uno_sim._uno cimport *
+
 from uno_sim.cards import COLORS, DrawReason
 from uno_sim.rules import RulesError
 from uno_sim.userpolicy import DECISIONS, PolicyError, RawState
@@ -17,344 +28,11 @@ from uno_sim.userpolicy import DECISIONS, PolicyError, RawState
 cnp.import_array()
 
 
-cdef extern from "rng.h":
-    ctypedef struct uno_rng:
-        uint64_t s[4]
-    void uno_rng_seed(uno_rng *r, const uint64_t *key, uint64_t game) nogil
-    void uno_rng_seed_deal(uno_rng *deal, const uno_rng *seeded, uint64_t round) nogil
-    uint64_t uno_rng_next(uno_rng *r) nogil
-    uint32_t uno_rng_bounded(uno_rng *r, uint32_t n) nogil
-    double uno_rng_uniform(uno_rng *r) nogil
-    int uno_rng_bernoulli(uno_rng *r, double p) nogil
-    void uno_rng_shuffle_u8(uno_rng *r, uint8_t *a, int n) nogil
-    uint64_t uno_rng_dec_round_key(const uno_rng *seeded, uint64_t round) nogil
-    uint64_t uno_rng_dec_word(uint64_t round_key, int seat, int kind, uint32_t n) nogil
-
-
-# --- PRNG test hooks ---
-#
-# Not part of the public API.  These expose the C generator (csrc/rng.h) so
-# tests/test_rng.py can check it against the Python specification in
-# uno_sim/rng.py.  ``key`` is a 4-tuple of uint64 (uno_sim.rng.key_from_seed);
-# ``state`` is a raw 4-tuple xoshiro256** state.
-
-cdef uno_rng _seeded(key, uint64_t game) except *:
-    cdef uno_rng r
-    cdef uint64_t k[4]
-    cdef int i
-    if len(key) != 4:
-        raise ValueError("key must have four 64-bit words")
-    for i in range(4):
-        k[i] = key[i]
-    uno_rng_seed(&r, k, game)
-    return r
-
-
-cdef uno_rng _raw(state) except *:
-    cdef uno_rng r
-    cdef int i
-    if len(state) != 4:
-        raise ValueError("state must have four 64-bit words")
-    for i in range(4):
-        r.s[i] = state[i]
-    return r
-
-
-cdef tuple _state(uno_rng *r):
-    return (r.s[0], r.s[1], r.s[2], r.s[3])
-
-
-cdef cnp.ndarray _next_array(uno_rng *r, Py_ssize_t n):
-    cdef cnp.ndarray[cnp.uint64_t, ndim=1] out = np.empty(n, dtype=np.uint64)
-    cdef Py_ssize_t i
-    for i in range(n):
-        out[i] = uno_rng_next(r)
-    return out
-
-
-cdef cnp.ndarray _bounded_array(uno_rng *r, uint32_t bound, Py_ssize_t n):
-    cdef cnp.ndarray[cnp.uint64_t, ndim=1] out = np.empty(n, dtype=np.uint64)
-    cdef Py_ssize_t i
-    if bound < 1:
-        raise ValueError("bound must be >= 1")
-    for i in range(n):
-        out[i] = uno_rng_bounded(r, bound)
-    return out
-
-
-def rng_decision_words(key, uint64_t game, uint64_t round, int seat, int kind, Py_ssize_t n):
-    """First ``n`` words of decision stream (seat, kind) of a round (uint64 array)."""
-    cdef uno_rng r = _seeded(key, game)
-    cdef uint64_t rk = uno_rng_dec_round_key(&r, round)
-    cdef cnp.ndarray[cnp.uint64_t, ndim=1] out = np.empty(n, dtype=np.uint64)
-    cdef Py_ssize_t i
-    for i in range(n):
-        out[i] = uno_rng_dec_word(rk, seat, kind, <uint32_t>i)
-    return out
-
-
-def rng_seed_state(key, uint64_t game):
-    """State after ``uno_rng_seed(key, game)``, as a 4-tuple."""
-    cdef uno_rng r = _seeded(key, game)
-    return _state(&r)
-
-
-def rng_deal_state(key, uint64_t game, uint64_t round):
-    """State of round ``round``'s deal stream of game ``game``, as a 4-tuple."""
-    cdef uno_rng r = _seeded(key, game)
-    cdef uno_rng d
-    uno_rng_seed_deal(&d, &r, round)
-    return _state(&d)
-
-
-def rng_stream(key, uint64_t game, Py_ssize_t n):
-    """First ``n`` ``uno_rng_next`` outputs of game ``game`` (uint64 array)."""
-    cdef uno_rng r = _seeded(key, game)
-    return _next_array(&r, n)
-
-
-def rng_bounded_stream(key, uint64_t game, uint32_t bound, Py_ssize_t n):
-    """``n`` draws of ``uno_rng_bounded(bound)`` (uint64 array)."""
-    cdef uno_rng r = _seeded(key, game)
-    return _bounded_array(&r, bound, n)
-
-
-def rng_uniform_stream(key, uint64_t game, Py_ssize_t n):
-    """``n`` draws of ``uno_rng_uniform()`` (float64 array)."""
-    cdef uno_rng r = _seeded(key, game)
-    cdef cnp.ndarray[cnp.float64_t, ndim=1] out = np.empty(n, dtype=np.float64)
-    cdef Py_ssize_t i
-    for i in range(n):
-        out[i] = uno_rng_uniform(&r)
-    return out
-
-
-def rng_bernoulli_stream(key, uint64_t game, double p, Py_ssize_t n):
-    """``n`` draws of ``uno_rng_bernoulli(p)`` and the final state.
-
-    Returns ``(bool array, state tuple)``.
-    """
-    cdef uno_rng r = _seeded(key, game)
-    cdef cnp.ndarray[cnp.uint8_t, ndim=1] out = np.empty(n, dtype=np.uint8)
-    cdef Py_ssize_t i
-    for i in range(n):
-        out[i] = uno_rng_bernoulli(&r, p)
-    return out.astype(bool), _state(&r)
-
-
-def rng_shuffle(key, uint64_t game, int n):
-    """``uno_rng_shuffle_u8`` applied to ``range(n)`` (uint8 array, n <= 255)."""
-    if not 0 <= n <= 255:
-        raise ValueError("n must be in [0, 255]")
-    cdef uno_rng r = _seeded(key, game)
-    cdef cnp.ndarray[cnp.uint8_t, ndim=1] out = np.arange(n, dtype=np.uint8)
-    uno_rng_shuffle_u8(&r, <uint8_t *>cnp.PyArray_DATA(out), n)
-    return out
-
-
-def rng_raw_stream(state, Py_ssize_t n):
-    """``n`` ``uno_rng_next`` outputs from a raw state; returns (array, final state)."""
-    cdef uno_rng r = _raw(state)
-    out = _next_array(&r, n)
-    return out, _state(&r)
-
-
-def rng_raw_bounded(state, uint32_t bound, Py_ssize_t n):
-    """``n`` ``uno_rng_bounded(bound)`` draws from a raw state; returns (array, final state)."""
-    cdef uno_rng r = _raw(state)
-    out = _bounded_array(&r, bound, n)
-    return out, _state(&r)
+include "_rnghooks.pxi"
 
 
 # --- The engine (csrc/uno.h) ---
 
-cdef extern from "uno.h":
-    enum:
-        UNO_MAX_PLAYERS
-        UNO_MAX_CARDS
-        UNO_N_COUNTERS
-        UNO_OK
-        UNO_ERR_CONFIG
-        UNO_ERR_STARTER
-        UNO_ERR_LIMIT
-        UNO_ERR_FULL
-        UNO_ERR_POLICY
-        UNO_POLICY_USER
-        UNO_DECIDE_ABORT
-        UNO_DK_USER
-        UNO_CF_MAX
-        UNO_MAX_TURNS
-        UNO_MAX_ROUNDS
-        UNO_LAUNCH_MAX
-
-    ctypedef struct uno_config:
-        int32_t draw_source, players, edition, dealer_draw, drawn_card, challenge
-        int32_t wd4_value, scoring, target, teams, hand_size, repair, max_turns, max_rounds
-        int32_t exchange
-        int32_t launcher, launcher_fire, launcher_max_silent, launcher_n_burst
-        int32_t launcher_burst[32]
-        int32_t launcher_n_weights
-        int32_t launcher_weights[32]
-        int32_t hit_target_presses
-        int32_t stacking, draw_until_playable, forced_play, jump_in, seven_o
-        int32_t flip_starter
-
-    ctypedef struct uno_table:
-        int32_t n_kinds, n_cards, n_sides
-        int8_t color[255]
-        uint8_t face[255]
-        int32_t value[255]
-        uint8_t effect[255]
-        uint8_t amount[255]
-        uint8_t restricted[255]
-        uint8_t starter[255]
-        uint8_t reason[255]
-        uint8_t card_kind[2][255]
-
-    ctypedef struct uno_game:
-        const uno_table *t
-        const uno_config *cfg
-        uno_rng *rng
-        int n, direction, color, side, n_draw, n_discard
-        int launcher, silent
-        int32_t rounds, turns
-        uint8_t active[10]
-        int32_t scores[10]
-        uint8_t failed[10]
-        int reveal_from[10]
-        int reveal_n[10]
-        uint8_t reveal[10][256]
-        int hand_n[10]
-        uint8_t draw[255]
-        uint8_t discard[255]
-
-    int uno_hand_cards(const uno_game *g, int p, uint8_t *out)
-
-    ctypedef int (*uno_decide_fn)(void *ctx, uno_game *g, int seat, int decision,
-                                  int arg) noexcept
-
-    ctypedef struct uno_policy:
-        int32_t id, color
-        double bluff, challenge, forget_uno, catch, play_drawn, voluntary_draw
-        int32_t challenge_auto
-        double challenge_threshold
-        int32_t target
-        double stack, jump_in
-        int32_t bluff_next, bluff_own, challenge_offender, challenge_own, suspect
-        int32_t challenge_posterior
-        double challenge_prior
-        uno_decide_fn decide
-        void *ctx
-
-    ctypedef struct uno_cf_point:
-        int32_t round, turn, own, other, natural, truth
-        double q
-
-    ctypedef struct uno_force:
-        int32_t seat, kind, index, value, seen, hit_round, round_won, round_points
-        uno_cf_point pt[64]
-
-    ctypedef struct uno_event:
-        int32_t type, p, a, b, c, off, len
-
-    ctypedef struct uno_trace:
-        uno_event *ev
-        int32_t *data
-        int64_t n_ev, cap_ev, n_data, cap_data
-        int failed
-
-    ctypedef struct uno_result:
-        int32_t status, error_card, winner, team, n_winners
-        int32_t winners[10]
-        int32_t scores[10]
-        int32_t team_scores[2]
-        int32_t rounds, turns, reshuffles, stalemates
-        int32_t counters[7][10]
-
-    ctypedef struct uno_round_rows:
-        int64_t cap
-        int64_t n
-        int64_t *game
-        int32_t *round
-        int32_t *dealer
-        int32_t *starter
-        int32_t *winner
-        int32_t *turns
-        int32_t *reshuffles
-        int32_t *points
-        int32_t *cards_left
-
-    ctypedef struct uno_columns:
-        int64_t *game
-        int8_t *winner
-        int8_t *team
-        int32_t *rounds
-        int32_t *turns
-        int32_t *reshuffles
-        int32_t *stalemates
-        int32_t *scores
-        int32_t *team_scores
-        int32_t *counters[7]
-        uno_round_rows *rows
-        int64_t games_done
-
-    int uno_table_init(uno_table *t, int n_kinds, const int32_t *color, const int32_t *face,
-                       const int32_t *value, const int32_t *effect, const int32_t *amount,
-                       const int32_t *restricted, const int32_t *starter, const int32_t *reason,
-                       int n_cards, const int32_t *card_kind, const int32_t *dark_kind) nogil
-    int uno_config_check(const uno_config *cfg, const uno_table *t, const uno_policy *pol) nogil
-    void uno_trace_init(uno_trace *tr) nogil
-    void uno_trace_free(uno_trace *tr) nogil
-    void uno_trace_clear(uno_trace *tr) nogil
-    int uno_play_game(const uno_config *cfg, const uno_table *t, const uno_policy *pol,
-                      uno_rng *rng, uno_trace *tr, uno_result *res) nogil
-    int uno_play_round(const uno_config *cfg, const uno_table *t, const uno_policy *pol,
-                       uno_rng *rng, const uint8_t *deck, int dealer, const int32_t *scores,
-                       uno_trace *tr, uno_result *res) nogil
-    int uno_play_games(const uno_config *cfg, const uno_table *t, const uno_policy *pol,
-                       const uint64_t *key, uint64_t first_game, int64_t n_games,
-                       uno_columns *out) nogil
-    int uno_play_forced(const uno_config *cfg, const uno_table *t, const uno_policy *pol,
-                        const uint64_t *key, uint64_t game, uno_force *force, uno_trace *tr,
-                        uno_result *res) nogil
-    uint32_t uno_dec_bounded(uno_game *g, int p, int k, uint32_t n) nogil
-    int uno_answer_ok(const uno_game *g, int p, int decision, int r) nogil
-
-
-# Event types, in the order of enum uno_event_type.
-cdef enum:
-    EV_DEALER_DRAW = 0
-    EV_ROUND_START
-    EV_PLAY
-    EV_UNO
-    EV_CAUGHT
-    EV_DRAW
-    EV_PASS
-    EV_SKIP
-    EV_REVERSE
-    EV_COLOR
-    EV_CHALLENGE
-    EV_TAKE_BACK
-    EV_RESHUFFLE
-    EV_ROUND_END
-    EV_FLIP
-    EV_DRAW_UNTIL
-    EV_PAIRING
-    EV_PRESS = 17
-    EV_DISCARD_ALL = 18
-    EV_AIM = 19
-    EV_EXCHANGE = 20
-    EV_SHUFFLE_HANDS = 21
-    EV_PUT_DOWN = 22
-    EV_EXTRA_TURN = 23
-
-    EV_STACK = 24
-    EV_JUMP_IN = 25
-    EV_SWAP = 26
-    EV_ROTATE = 27
-
-_SIDES = ("light", "dark")
-_REASONS = {int(r): r.name.lower() for r in DrawReason}
 _TABLE_COLUMNS = ("color", "face", "value", "effect", "amount", "restricted", "starter",
                   "reason")
 
@@ -426,8 +104,10 @@ cdef list _hand(uno_game *g, int s):
     return [cards[i] for i in range(n)]
 
 
-cdef object _raw_state(uno_game *g, int seat):
+cdef object _raw_state(uno_game *g, int seat, int decision, int arg):
     cdef int s, i
+    cdef int32_t legal[UNO_MAX_ACTIONS]
+    cdef int n_legal = uno_legal_actions(g, seat, decision, arg, legal)
     return RawState(
         round=g.rounds, turn=g.turns, direction=g.direction, color=g.color,
         hands=[_hand(g, s) for s in range(g.n)],
@@ -439,10 +119,11 @@ cdef object _raw_state(uno_game *g, int seat):
         if g.t.n_sides == 2 else None,
         draw_top=g.draw[g.n_draw - 1] if g.n_draw > 0 else -1, teams=bool(g.cfg.teams),
         silent=g.silent if g.launcher else -1, stacking=g.cfg.stacking,
-        forced_play=bool(g.cfg.forced_play))
+        forced_play=bool(g.cfg.forced_play), legal=tuple([legal[i] for i in range(n_legal)]))
 
 
 include "_envseat.pxi"
+include "_tracedecode.pxi"
 
 
 cdef int _user_decide(void *ctx, uno_game *g, int seat, int decision, int arg) noexcept with gil:
@@ -465,7 +146,7 @@ cdef int _user_decide(void *ctx, uno_game *g, int seat, int decision, int arg) n
     b.g = g
     b.seat = seat
     try:
-        r = eng.users[seat].decide(_raw_state(g, seat), decision, arg, b)
+        r = eng.users[seat].decide(_raw_state(g, seat, decision, arg), decision, arg, b)
         if (type(r) is not int or not -(1 << 30) < r < 1 << 30
                 or not uno_answer_ok(g, seat, decision, r)):
             raise PolicyError(
@@ -573,7 +254,7 @@ cdef class Engine:
     cdef readonly int n_cards
     cdef list codes  # per side: card id -> code of that face
     cdef list pairs  # card id -> code of the whole card (round_start)
-    cdef dict dark_codes  # kind id -> code, for the dark kinds (EV_PAIRING)
+    cdef dict dark_codes  # kind id -> code, for the dark kinds (UNO_EV_PAIRING)
     cdef public list users  # per seat: a userpolicy.UserSeat, or None for a built-in
     cdef public object error  # the exception that stopped the last game, if any
 
@@ -844,128 +525,7 @@ cdef class Engine:
                          for name, a in rcols.items()})
         return cols, counters
 
-    cdef list _codes(self, const int32_t *d, int n, list codes):
-        return [codes[d[i]] for i in range(n)]
-
     cdef list _decode(self, const uno_trace *tr):
-        """The trace records as the dicts reference.Game.emit writes.
-
-        Card codes name the face in play, which the decoder follows from the
-        round_start (light) and flip records; round_start shows whole cards.
-        """
-        cdef list events = []
-        cdef list sides = self.codes
-        cdef list codes = sides[0]
-        cdef list pairs = self.pairs
-        cdef int64_t i
-        cdef const uno_event *e
-        cdef const int32_t *d
-        cdef int n = self.cfg.players
-        cdef int s, m, j
-        cdef dict ev
-        for i in range(tr.n_ev):
-            e = &tr.ev[i]
-            d = tr.data + e.off
-            t = e.type
-            if t == EV_PLAY:
-                ev = {"e": "play", "p": e.p, "card": codes[e.a]}
-                if e.b >= 0:
-                    ev["color"] = COLORS[e.b]
-                if e.c >= 0:
-                    ev["legal"] = bool(e.c)
-            elif t == EV_DRAW:
-                ev = {"e": "draw", "p": e.p, "cards": self._codes(d + 1, d[0], codes),
-                      "reason": _REASONS[e.a]}
-            elif t == EV_PASS:
-                ev = {"e": "pass", "p": e.p}
-            elif t == EV_SKIP:
-                ev = {"e": "skip", "p": e.p}
-            elif t == EV_UNO:
-                ev = {"e": "uno", "p": e.p, "called": bool(e.a)}
-            elif t == EV_CAUGHT:
-                ev = {"e": "caught", "p": e.p, "by": e.a}
-            elif t == EV_REVERSE:
-                ev = {"e": "reverse", "p": e.p, "dir": e.a}
-            elif t == EV_COLOR:
-                ev = {"e": "color", "p": e.p, "color": COLORS[e.a]}
-            elif t == EV_CHALLENGE:
-                ev = {"e": "challenge", "p": e.p, "target": e.a, "bluff": bool(e.b),
-                      "hand": self._codes(d + 1, d[0], codes)}
-            elif t == EV_TAKE_BACK:
-                ev = {"e": "take_back", "p": e.p, "card": codes[e.a]}
-            elif t == EV_RESHUFFLE:
-                ev = {"e": "reshuffle", "cards": e.a}
-            elif t == EV_DEALER_DRAW:
-                m = d[0] // 2
-                ev = {"e": "dealer_draw",
-                      "draws": [[d[1 + 2 * j], codes[d[2 + 2 * j]]] for j in range(m)],
-                      "dealer": e.a}
-            elif t == EV_PAIRING:  # this game's own pairing of faces (F1 switch)
-                sides = [sides[0], [self.dark_codes[d[1 + j]] for j in range(d[0])]]
-                pairs = [f"{lc}/{dc}" for lc, dc in zip(sides[0], sides[1])]
-                continue
-            elif t == EV_PRESS:  # E2: one press of the launcher
-                ev = {"e": "press", "p": e.p, "by": e.b,
-                      "cards": self._codes(d + 1, d[0], codes), "reason": _REASONS[e.a],
-                      "left": e.c}
-            elif t == EV_DISCARD_ALL:
-                ev = {"e": "discard_all", "p": e.p, "cards": self._codes(d + 1, d[0], codes)}
-            elif t == EV_AIM:
-                ev = {"e": "aim", "p": e.p, "target": e.a}
-            elif t == EV_FLIP:
-                codes = sides[e.a]
-                ev = {"e": "flip", "p": e.p, "side": _SIDES[e.a], "top": codes[e.b]}
-            elif t == EV_DRAW_UNTIL:
-                ev = {"e": "draw_until", "p": e.p, "color": COLORS[e.b],
-                      "cards": self._codes(d + 1, d[0], codes), "reason": _REASONS[e.a]}
-            elif t == EV_EXCHANGE:
-                ev = {"e": "exchange", "p": e.p, "target": e.a}
-            elif t == EV_SHUFFLE_HANDS:
-                hands = []
-                for s in range(n):
-                    hands.append(self._codes(d + 1, d[0], codes))
-                    d += 1 + d[0]
-                ev = {"e": "shuffle_hands", "p": e.p, "hands": hands}
-            elif t == EV_PUT_DOWN:
-                ev = {"e": "put_down", "p": e.p, "cards": self._codes(d + 1, d[0], codes)}
-            elif t == EV_EXTRA_TURN:
-                ev = {"e": "extra_turn", "p": e.p}
-            elif t == EV_STACK:
-                ev = {"e": "stack", "p": e.p, "total": e.a}
-            elif t == EV_JUMP_IN:
-                ev = {"e": "jump_in", "p": e.p, "card": codes[e.a]}
-            elif t == EV_SWAP:
-                ev = {"e": "swap", "p": e.p, "target": e.a}
-            elif t == EV_ROTATE:
-                ev = {"e": "rotate", "p": e.p, "dir": e.a}
-            elif t == EV_ROUND_START:
-                codes = sides[e.p]  # the side play starts on (F2)
-                deck = self._codes(d + 1, d[0], pairs)
-                d += 1 + d[0]
-                hands = []
-                for s in range(n):
-                    hands.append(self._codes(d + 1, d[0], pairs))
-                    d += 1 + d[0]
-                ev = {"e": "round_start", "round": e.a, "dealer": e.b, "deck": deck,
-                      "hands": hands, "starter": codes[e.c],
-                      "returned": [sides[d[1 + j] >> 8][d[1 + j] & 0xFF] for j in range(d[0])]}
-            elif t == EV_ROUND_END:
-                points = [d[1 + j] for j in range(d[0])]
-                d += 1 + d[0]
-                hands = []
-                for s in range(n):
-                    hands.append(self._codes(d + 1, d[0], codes))
-                    d += 1 + d[0]
-                scores = [d[1 + j] for j in range(d[0])]
-                d += 1 + d[0]
-                eliminated = [d[1 + j] for j in range(d[0])]
-                d += 1 + d[0]
-                ev = {"e": "round_end", "round": e.a, "p": None if e.p < 0 else e.p,
-                      "points": points, "hands": hands, "scores": scores,
-                      "eliminated": eliminated}
-                if self.cfg.teams:
-                    ev["team_scores"] = [d[1], d[2]]
-            else:
-                raise RuntimeError(f"unknown trace record type {t}")
-            events.append(ev)
-        return events
+        """The trace records as the dicts reference.Game.emit writes (_tracedecode.pxi)."""
+        return _decode_trace(tr, self.codes, self.pairs, self.dark_codes, self.cfg.players,
+                             self.cfg.teams)

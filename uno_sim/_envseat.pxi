@@ -3,7 +3,8 @@
 # An EnvSeat stands in a user seat of an Engine (Engine.users): at each decision of
 # a learning seat the engine's callback hands it the live game, it writes that
 # seat's observation vector and action mask straight from the uno_game (what the
-# seat may see, RULES.md P1; the same legal actions as userpolicy.UserSeat.decide),
+# seat may see, docs/rules.md P1; the legal actions from uno_legal_actions, the list a
+# user policy's obs.actions is built from),
 # then asks `wait(seat)` for the action: uno_sim.env runs the game in a greenlet
 # (or a thread) and `wait` switches back to the caller of env.step().
 #
@@ -102,14 +103,6 @@ cdef class EnvSeat:
     cdef inline int _rel(self, int seat, int q):
         return (q - seat + self.players) % self.players
 
-    cdef int _legal_card(self, uno_game *g, int kind, int top_kind):
-        cdef int col = g.t.color[kind]
-        return col < 0 or col == g.color or g.t.face[kind] == g.t.face[top_kind]
-
-    cdef int _family(self, uno_game *g, int kind):
-        cdef int e = g.t.effect[kind]
-        return 1 if e == 3 else (2 if e == 5 else 0)  # C-H1: DRAW, WILD_DRAW
-
     cdef int decide_game(self, uno_game *g, int seat, int decision, int arg) except? -2:
         """Write `seat`'s observation and mask, wait for the answer, return the engine's int."""
         cdef cnp.float32_t[::1] o = self.O[seat]
@@ -117,9 +110,10 @@ cdef class EnvSeat:
         cdef int K = self.n_kinds, N = self.players, side = g.side, i, q, c, k, r
         cdef int top = g.discard[g.n_discard - 1]
         cdef int top_kind = g.t.card_kind[side][top]
-        cdef int has_color = 0, any_fair = 0, n_hand, ft, f
+        cdef int n_hand, n_legal, x
         cdef int a, ans
         cdef uint8_t cards[256]  # a hand in hand order (uno_hand_cards)
+        cdef int32_t legal[UNO_MAX_ACTIONS]  # uno_legal_actions' answer
         memset(&o[0], 0, self.obs_size * sizeof(cnp.float32_t))
         memset(&m[0], 0, self.n_actions * sizeof(cnp.int8_t))
         for k in range(K):
@@ -132,8 +126,6 @@ cdef class EnvSeat:
             k = g.t.card_kind[side][cards[i]]
             o[self.o_hand + k] += 1
             self.kind_index[k] = i
-            if g.t.color[k] == g.color:
-                has_color = 1
         o[self.o_top + top_kind] = 1
         if g.color >= 0:
             o[self.o_color + g.color] = 1
@@ -172,41 +164,33 @@ cdef class EnvSeat:
                 o[self.o_next_draw + g.t.card_kind[side ^ 1][g.draw[g.n_draw - 1]]] = 1
         if self.extreme and g.launcher:
             o[self.o_silent] = g.silent
-        # the decision's own facts and its legal actions (userpolicy.UserSeat.decide)
-        if decision == 0 or decision == 1:  # play, replacement
-            for k in range(K):
-                if self.kind_index[k] >= 0 and self._legal_card(g, k, top_kind):
-                    if g.t.restricted[k] and has_color:  # a bluff (C7)
-                        if decision == 0:
-                            m[k] = 1
-                    else:
-                        m[k] = 1
-                        any_fair = 1
-            if decision == 0 and not (g.cfg.forced_play and any_fair):
-                m[self.a_draw] = 1
-        elif decision == 8:  # stack (C-H1)
+        # the legal actions (uno_legal_actions: the list a user policy's obs.actions is
+        # built from): a card's action is its kind's, a target's its relative seat
+        if decision == UNO_DEC_PLAY or decision == UNO_DEC_REPLACEMENT \
+                or decision == UNO_DEC_COLOR or decision == UNO_DEC_TARGET \
+                or decision == UNO_DEC_STACK or decision == UNO_DEC_DISCARD:
+            n_legal = uno_legal_actions(g, seat, decision, arg, legal)
+            uno_hand_cards(g, seat, cards)
+            for i in range(n_legal):
+                x = legal[i]
+                if decision == UNO_DEC_COLOR:
+                    m[self.a_color + x - 4 * side] = 1
+                elif decision == UNO_DEC_TARGET:
+                    m[self.a_target + self._rel(seat, x)] = 1
+                elif x == UNO_DRAW:
+                    m[self.a_draw] = 1
+                else:
+                    m[g.t.card_kind[side][cards[x >> 1]]] = 1
+        # the decision's own facts
+        if decision == UNO_DEC_PLAY or decision == UNO_DEC_REPLACEMENT \
+                or decision == UNO_DEC_COLOR:
+            pass
+        elif decision == UNO_DEC_STACK:  # C-H1
             o[self.o_pending] = arg
-            ft = self._family(g, top_kind)
-            for k in range(K):
-                f = self._family(g, k)
-                if (self.kind_index[k] >= 0 and g.cfg.stacking & f and g.cfg.stacking & ft
-                        and f >= ft and self._legal_card(g, k, top_kind)):
-                    m[k] = 1
-            m[self.a_draw] = 1
-        elif decision == 2:  # color
-            for i in range(4):
-                m[self.a_color + i] = 1
-        elif decision == 10:  # discard (S3)
+        elif decision == UNO_DEC_DISCARD:  # S3
             o[self.o_to_discard] = arg
-            for k in range(K):
-                if self.kind_index[k] >= 0:
-                    m[k] = 1
-        elif decision == 7:  # target: the active opponents, teammates excluded (C20)
+        elif decision == UNO_DEC_TARGET:  # P2
             o[self.o_card + g.t.card_kind[side][arg]] = 1
-            for q in range(N):
-                if (q != seat and g.active[q]
-                        and not (g.cfg.teams and q % 2 == seat % 2)):
-                    m[self.a_target + self._rel(seat, q)] = 1
         else:  # yes / no
             m[self.a_yes] = 1
             m[self.a_no] = 1

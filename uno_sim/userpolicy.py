@@ -19,14 +19,13 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Callable, NamedTuple
 
-from .cards import COLORS, NO_COLOR, SIDES
+from .cards import COLORS, SIDES
 from .rng import DK_USER
 from .rules import STACKING, RulesError
 
 # The decisions, in the order of enum uno_decision (csrc/uno.h).
 DECISIONS = ("play", "replacement", "color", "challenge", "call_uno", "catch", "play_drawn",
              "target", "stack", "jump_in", "discard", "_reserved11")
-STACK_FAMILY = {3: 1, 5: 2}  # C-H1: cards.Effect.DRAW, WILD_DRAW -> bit of Rules.stacking
 DRAW = -1
 
 
@@ -145,6 +144,10 @@ class RawState:
     silent: int = -1  # UNO Extreme (E2): the launcher's silent presses in a row, else -1
     stacking: int = 0  # C-H1: index of Rules.stacking (a mask of the families)
     forced_play: bool = False  # C-H3
+    # the legal actions of this decision, from the engine: the C engine's uno_legal_actions
+    # or the reference engine's Game.legal_actions (2 * hand index + bluff for a card,
+    # DRAW for drawing, 4 * side + c for a color, the seats for a target)
+    legal: tuple = ()
 
 
 class UserSeat:
@@ -160,17 +163,12 @@ class UserSeat:
         self.call = method if callable(method) else self.policy
 
     def _side_tables(self, dark_kind) -> list:
-        """Per side: (color, face, restricted, code) lists by card id, for this pairing."""
+        """Per side: card id -> code of that face, for this pairing."""
         t = self._tables.get(dark_kind)
         if t is None:
             kinds, n = self.deck.kinds, self.deck.size
-            t = []
-            for ck in (self.deck.card_kind,) + ((dark_kind,) if dark_kind is not None else ()):
-                t.append(([kinds[ck[c]].color for c in range(n)],
-                          [kinds[ck[c]].face for c in range(n)],
-                          [bool(kinds[ck[c]].restricted) for c in range(n)],
-                          [kinds[ck[c]].code for c in range(n)],
-                          [STACK_FAMILY.get(int(kinds[ck[c]].effect), 0) for c in range(n)]))
+            t = [[kinds[ck[c]].code for c in range(n)]
+                 for ck in (self.deck.card_kind,) + ((dark_kind,) if dark_kind is not None else ())]
             if len(self._tables) >= 16:
                 self._tables.clear()
             self._tables[dark_kind] = t
@@ -184,55 +182,27 @@ class UserSeat:
             if raw.active[p]:
                 return p
 
-    def _targets(self, raw: RawState) -> list:
-        """Active opponents in play order from this seat (teammates excluded, C20)."""
-        n, p, out = len(raw.hands), self.seat, []
-        q = p
-        for _ in range(n - 1):
-            q = (q + raw.direction) % n
-            if raw.active[q] and q != p and not (raw.teams and q % 2 == p % 2):
-                out.append(q)
-        return out
-
     def decide(self, raw: RawState, decision: int, arg: int, bounded=None) -> int:
         p = self.seat
         name = DECISIONS[decision]
         hand = raw.hands[p]
         tables = self._side_tables(raw.dark_kind)
-        color_of, face_of, restricted, code, family = tables[raw.side]
+        code = tables[raw.side]
         top = raw.discard[-1]
         extra = {}
-        if name in ("play", "replacement"):
-            has_color = any(color_of[c] == raw.color for c in hand)
-            actions = []
-            for i, c in enumerate(hand):
-                col = color_of[c]
-                if not (col == NO_COLOR or col == raw.color or face_of[c] == face_of[top]):
-                    continue
-                bluff = restricted[c] and has_color
-                if name == "replacement" and bluff:
-                    continue
-                actions.append(Action("play", i, code[c], bluff))
-            if name == "play" and not (raw.forced_play and any(not a.bluff for a in actions)):
-                actions.append(DRAW_ACTION)
-        elif name == "stack":  # C-H1: the draw cards that may answer the top card
-            has_color = any(color_of[c] == raw.color for c in hand)
-            mode, ft = raw.stacking, family[top]
-            actions = []
-            for i, c in enumerate(hand):
-                f, col = family[c], color_of[c]
-                if (mode & f and mode & ft and f >= ft
-                        and (col == NO_COLOR or col == raw.color or face_of[c] == face_of[top])):
-                    actions.append(Action("play", i, code[c], restricted[c] and has_color))
-            actions.append(DRAW_ACTION)
-            extra = {"pending": arg}
+        if name in ("play", "replacement", "stack"):
+            actions = [DRAW_ACTION if x == DRAW else
+                       Action("play", x >> 1, code[hand[x >> 1]], bool(x & 1))
+                       for x in raw.legal]
+            if name == "stack":
+                extra = {"pending": arg}
         elif name == "color":
-            actions = list(COLORS[4 * raw.side:4 * raw.side + 4])
+            actions = [COLORS[x] for x in raw.legal]
         elif name == "discard":  # S3: any card of the hand
-            actions = [Action("discard", i, code[c]) for i, c in enumerate(hand)]
+            actions = [Action("discard", x >> 1, code[hand[x >> 1]]) for x in raw.legal]
             extra = {"to_discard": arg}
         elif name == "target":  # P2: the opponents a targeted card may aim at
-            actions = self._targets(raw)
+            actions = list(raw.legal)
             extra = {"card": code[arg]}
         elif name == "jump_in":
             actions = list(YES_NO)
@@ -250,7 +220,7 @@ class UserSeat:
         failed = tuple("".join(COLORS[c] for c in range(len(COLORS)) if (f >> c) & 1)
                        for f in raw.failed)
         if len(tables) == 2:  # F6: what faces the table
-            other = tables[raw.side ^ 1][3]
+            other = tables[raw.side ^ 1]
             extra["side"] = SIDES[raw.side]
             extra["other_faces"] = tuple(
                 None if q == p or not raw.active[q] else tuple(other[c] for c in raw.hands[q])
@@ -412,7 +382,7 @@ class ReferenceUserSeat:
                        draw_top=g.draw_pile[-1] if g.draw_pile else -1, teams=g.rules.teams,
                        silent=g.silent if g.launcher else -1,
                        stacking=STACKING.index(g.rules.stacking),
-                       forced_play=g.rules.forced_play)
+                       forced_play=g.rules.forced_play, legal=tuple(g.legal_actions(p, decision)))
         return self.user.decide(raw, DECISIONS.index(decision), arg,
                                 partial(g.dec.bounded, p, DK_USER))
 

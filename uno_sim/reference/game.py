@@ -15,7 +15,7 @@ from ..rng import DK_BLUFF, DecisionStreams, Rng, deal_state, key_from_seed
 from ..rules import STACKING, Rules, RulesError
 from ..scenario import scenario_deck
 from .effects import NO_STACK, STACK_FAMILY, Effects
-from .policies import DRAW, bluff_probability, make_policy
+from .policies import DRAW, bluff_probability, make_policy, target_candidates
 
 
 class Stalemate(Exception):
@@ -218,6 +218,34 @@ class Game(Effects):
         f = STACK_FAMILY.get(self.kind(card).effect, 0)
         top = STACK_FAMILY.get(self.kind(self.discard[-1]).effect, 0)
         return bool(mode & f and mode & top and f >= top and self.playable(card))
+
+    def legal_actions(self, p, decision: str) -> list[int]:
+        """The legal actions of seat p at a user policy's `decision` (a name of
+        userpolicy.DECISIONS), encoded as the C engine's uno_legal_actions writes them:
+        2 * hand index + bluff for the cards (hand order) and DRAW for drawing, the
+        colors 4 * side + c, the target seats, and 1, 0 for the yes/no questions."""
+        hand = self.hands[p]
+        if decision in ("play", "replacement", "stack"):
+            out, fair = [], False
+            for i, c in enumerate(hand):
+                if not (self.can_stack(c) if decision == "stack" else self.playable(c)):
+                    continue
+                bluff = self.is_bluff(p, c)
+                if decision == "replacement" and bluff:
+                    continue
+                fair = fair or not bluff
+                out.append(2 * i + bluff)
+            if decision == "stack" or (decision == "play"
+                                       and not (self.rules.forced_play and fair)):
+                out.append(DRAW)
+            return out
+        if decision == "discard":
+            return [2 * i for i in range(len(hand))]
+        if decision == "color":
+            return [4 * self.side + c for c in range(4)]
+        if decision == "target":
+            return target_candidates(self, p)
+        return [1, 0]
 
     def teammates(self, p, q) -> bool:
         return self.rules.teams and p % 2 == q % 2
