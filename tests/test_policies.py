@@ -213,6 +213,30 @@ def test_p2_knob_table_matches_uno_policy():
     assert (ref.target, ref.color, ref.challenge_posterior) == ("next", "smart", 1)
 
 
+
+def test_p2_docs_knob_table_matches_the_knob_table():
+    """docs/policies.md has one row per knob of policies.KNOBS, in its order, with the
+    knob's values and its default in each built-in policy."""
+    from pathlib import Path
+
+    from uno_sim.policies import KNOBS, POLICY_NAMES
+
+    text = (Path(__file__).parent.parent / "docs" / "policies.md").read_text()
+    lines = text.splitlines()
+    head = "| knob | values | " + " | ".join(POLICY_NAMES) + " | meaning |"
+    assert lines.count(head) == 1
+    i = lines.index(head) + 2
+    rows = []
+    while lines[i].startswith("| `"):
+        rows.append([c.strip().replace("`", "") for c in lines[i].strip("|").split(" | ")])
+        i += 1
+    assert [r[0] for r in rows] == [k.name for k in KNOBS]
+    for k, row in zip(KNOBS, rows):
+        assert row[1].split(", ") == list(k.alternatives()), k.name
+        for name, cell in zip(POLICY_NAMES, row[2:5]):
+            assert k.parse(cell, name) == k.defaults[name], (k.name, name)
+        assert row[5], k.name
+
 # --- user policies (P1) --------------------------------------------------------------
 
 class Recorder:

@@ -170,8 +170,8 @@ KNOBS = (
          values=COLOR_RULES),
     Knob("target", "choice", _defaults("random", "fewest", "fewest"),
          "whom a targeted card picks: the opponent with the most or fewest cards, the "
-         "next player, or a random opponent (P2; the hand-exchange wild of house-2018, "
-         "the 7 of the Seven-O house rule C-H5)",
+         "next player, or a random opponent (P2; the hand-exchange wild of house-2018 S2, "
+         "the Extreme Hit E6, the 7 of the Seven-O house rule C-H5)",
          values=TARGET_RULES),
     Knob("stack", "prob", _defaults(0.5, 1.0, 1.0),
          "with the stacking house rule (C-H1), probability of answering a draw card "
