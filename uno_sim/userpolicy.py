@@ -19,14 +19,13 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Callable, NamedTuple
 
-from .cards import COLORS, NO_COLOR, SIDES
+from .cards import COLORS, NO_COLOR, SIDES, STACK_FAMILY
 from .rng import DK_USER
 from .rules import STACKING, RulesError
 
 # The decisions, in the order of enum uno_decision (csrc/uno.h).
 DECISIONS = ("play", "replacement", "color", "challenge", "call_uno", "catch", "play_drawn",
              "target", "stack", "jump_in", "discard", "_reserved11")
-STACK_FAMILY = {3: 1, 5: 2}  # C-H1: cards.Effect.DRAW, WILD_DRAW -> bit of Rules.stacking
 DRAW = -1
 
 

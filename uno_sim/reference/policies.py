@@ -10,8 +10,7 @@ from ..cards import NO_COLOR, Effect
 from ..policies import PolicySpec
 from ..rng import (DK_BLUFF, DK_CATCH, DK_CHALLENGE, DK_COLOR, DK_JUMP, DK_PICK, DK_PLAY_DRAWN,
                    DK_STACK, DK_TARGET, DK_UNO, DK_VOLUNTARY, DecisionStreams, SeatStreams)
-
-DRAW = -1  # the "draw a card" action of choose_play
+from ..userpolicy import DRAW  # the "draw a card" action of choose_play, as a user's
 
 
 def target_candidates(g: "Game", p: int) -> list[int]:
