@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from ..cards import (COLORS, NO_COLOR, SIDES, STACK_FAMILY, DrawReason, Effect, Starter,
                      deck_for)
 from ..policies import seat_policies
-from ..results import SEAT_COUNTERS, GameResult
+from ..results import FORCE_POINTS, SEAT_COUNTERS, GameResult
 from ..rng import DK_BLUFF, DecisionStreams, Rng, deal_state, key_from_seed
 from ..rules import STACKING, Rules, RulesError
 from ..scenario import scenario_deck
@@ -31,9 +31,6 @@ def weighted(rng: Rng, w) -> int:
             return i
         r -= x
     raise AssertionError("unreachable")
-
-
-FORCE_POINTS = 64  # decision points described per game (uno.h UNO_CF_MAX)
 
 
 @dataclass
