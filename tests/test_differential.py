@@ -41,6 +41,7 @@ import pytest
 import uno_sim
 from engine_diff import compare_game
 from uno_sim.cards import deck_for
+from uno_sim.policies import TARGET_RULES
 from uno_sim.rules import Rules
 
 N_DIFF = int(os.environ.get("N_DIFF", "10000"))
@@ -303,7 +304,6 @@ def house_cases():
 HOUSE_CASES = list(house_cases())
 HOUSE_GAMES_PER_CASE = max(1, N_DIFF // 10 // len(HOUSE_CASES))
 HOUSE_KNOBS = {"zero": (0, 0), "mid": (0.5, 0.5), "one": (1, 1)}
-TARGET_RULES = ("most", "fewest", "next", "random")
 
 
 def house_policies(pol: str, players: int, rng: random.Random) -> list:

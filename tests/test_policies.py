@@ -185,6 +185,58 @@ def test_p2_every_policy_parses_every_knob_and_target():
         parse_policy("greedy(challenge=maybe)")
 
 
+def test_p2_knob_table_matches_uno_policy():
+    """One knob table (policies.KNOBS) fills uno_policy by name; a table that leaves a
+    field unfilled, fills one twice or names one uno_policy lacks is an error."""
+    from dataclasses import replace
+
+    from uno_sim.engine import POLICY_FIELDS
+    from uno_sim.policies import KNOB, KNOBS, check_knobs
+
+    assert check_knobs(KNOBS, POLICY_FIELDS) == KNOBS
+    assert KNOB["challenge"].fields == ("challenge", "challenge_auto", "challenge_posterior")
+    without_catch = tuple(k for k in KNOBS if k.name != "catch")
+    with pytest.raises(ValueError, match="by no knob \\['catch'\\]"):
+        check_knobs(without_catch, POLICY_FIELDS)
+    with pytest.raises(ValueError, match="filled twice \\['bluff'\\]"):
+        check_knobs(KNOBS + (replace(KNOB["bluff"], name="bluff2", fields=("bluff",)),),
+                    POLICY_FIELDS)
+    renamed = tuple(replace(k, name="colour", fields=()) if k.name == "color" else k
+                    for k in KNOBS)
+    with pytest.raises(ValueError, match="unknown \\['colour'\\]"):
+        check_knobs(renamed, POLICY_FIELDS)
+    # the reference policies read every knob by its own name
+    from uno_sim.reference.policies import StrategicPolicy
+
+    ref = StrategicPolicy(parse_policy("strategic(target=next,challenge=posterior)"), None)
+    assert {f: getattr(ref, f) for f in POLICY_FIELDS if f != "id"} == ref.spec.c_knobs()
+    assert (ref.target, ref.color, ref.challenge_posterior) == ("next", "smart", 1)
+
+
+
+def test_p2_docs_knob_table_matches_the_knob_table():
+    """docs/policies.md has one row per knob of policies.KNOBS, in its order, with the
+    knob's values and its default in each built-in policy."""
+    from pathlib import Path
+
+    from uno_sim.policies import KNOBS, POLICY_NAMES
+
+    text = (Path(__file__).parent.parent / "docs" / "policies.md").read_text()
+    lines = text.splitlines()
+    head = "| knob | values | " + " | ".join(POLICY_NAMES) + " | meaning |"
+    assert lines.count(head) == 1
+    i = lines.index(head) + 2
+    rows = []
+    while lines[i].startswith("| `"):
+        rows.append([c.strip().replace("`", "") for c in lines[i].strip("|").split(" | ")])
+        i += 1
+    assert [r[0] for r in rows] == [k.name for k in KNOBS]
+    for k, row in zip(KNOBS, rows):
+        assert row[1].split(", ") == list(k.alternatives()), k.name
+        for name, cell in zip(POLICY_NAMES, row[2:5]):
+            assert k.parse(cell, name) == k.defaults[name], (k.name, name)
+        assert row[5], k.name
+
 # --- user policies (P1) --------------------------------------------------------------
 
 class Recorder:

@@ -318,6 +318,12 @@ HOUSE_VALUE = {False: 20, True: 50}  # C16: default points of a colored / a wild
 STARTER_EFFECTS = frozenset({Effect.NUMBER, Effect.WILD, Effect.SKIP, Effect.REVERSE,
                              Effect.DRAW, Effect.WILD_FEWEST_DRAW, Effect.WILD_EXCHANGE,
                              Effect.DISCARD_ALL, Effect.HIT})
+# C5 / H2 / S2 / S3: as the starter, the first player names the color; no other effect
+STARTER_WILDS = frozenset({Effect.WILD, Effect.WILD_FEWEST_DRAW, Effect.WILD_EXCHANGE,
+                           Effect.WILD_CUSTOM})
+# C-H1: the stacking family of a draw card, a bit of Rules.stacking's index (uno.h
+# uno_stack_family); an effect not here never stacks
+STACK_FAMILY = {Effect.DRAW: 1, Effect.WILD_DRAW: 2}
 # The trace's reason for the victim's draw: that of the printed card of the same opcode
 # (the C engine's reasons are a closed list, cards.DrawReason)
 HOUSE_REASONS = {Effect.DRAW: DrawReason.DRAW_TWO, Effect.WILD_DRAW_COLOR: DrawReason.WILD_DRAW_COLOR,

@@ -13,7 +13,7 @@ import sys
 
 from . import __version__
 from .options import UsageError, parse_count, parse_jobs
-from .policies import POLICIES, POLICY_HELP, KNOB_HELP, knob_range, seat_policies
+from .policies import KNOBS, POLICY_HELP, POLICY_NAMES, seat_policies
 from .rules import RULE_KEYS, VARIANTS, Rules, RulesError, load_deck_file, parse_rule_value
 from .rules import player_counts as parse_player_counts
 
@@ -303,11 +303,11 @@ def cmd_replay(args) -> int:
 
 
 def cmd_policies(args) -> int:
-    for name, (_, defaults) in POLICIES.items():
+    for name in POLICY_NAMES:
         print(f"{name}: {POLICY_HELP[name]}")
-        for knob, default in defaults.items():
-            print(f"    {knob:<19} {knob_range(knob):<26} default {default!s:<7} "
-                  f"{KNOB_HELP[knob]}")
+        for k in KNOBS:
+            print(f"    {k.name:<19} {k.range():<26} default {k.defaults[name]!s:<7} "
+                  f"{k.help}")
     print("spec: NAME or NAME(KNOB=VALUE,...), e.g. 'greedy(bluff=0.3,challenge=auto)'; "
           "--policy for every seat, --seat I=SPEC for one")
     print("user policies: Python callables, through the API (docs/policies.md)")

@@ -35,11 +35,12 @@ import polars as pl
 
 from .engine import GameLimitError, _setup
 from .policies import seat_policies
+from .results import FORCE_POINTS
 from .rng import MASK64, key_from_seed
 from .rules import Rules, RulesError
 
 KINDS = {"bluff": 0, "challenge": 1}
-POINTS_PER_GAME = 64  # uno.h UNO_CF_MAX: decision points described per game
+POINTS_PER_GAME = FORCE_POINTS  # uno.h UNO_CF_MAX: decision points described per game
 
 COLUMNS = {
     "game": pl.Int64, "point": pl.Int32, "round": pl.Int32, "turn": pl.Int32,

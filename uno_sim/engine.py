@@ -17,7 +17,7 @@ import numpy as np
 
 from . import _engine
 from .cards import deck_for
-from .policies import COLOR_RULES, TARGET_RULES, seat_policies
+from .policies import KNOBS, check_knobs, seat_policies
 from .results import SEAT_COUNTERS, GameResult
 from .scenario import scenario_deck
 from .rng import MASK64, key_from_seed
@@ -55,27 +55,17 @@ POLICY_FIELDS = ("id", "color", "bluff", "challenge", "forget_uno", "catch",
                  "target", "stack", "jump_in", "bluff_next", "bluff_own",
                  "challenge_offender", "challenge_own", "suspect", "challenge_posterior",
                  "challenge_prior")
+check_knobs(KNOBS, POLICY_FIELDS)  # every field but id filled by one knob (policies.KNOBS)
 
 
 def _policy(spec) -> tuple:
-    """uno_policy as (field, value) pairs, every field of POLICY_FIELDS once."""
+    """uno_policy as (field, value) pairs, every field of POLICY_FIELDS once: the
+    knobs' own (policies.Knob.c_fields) and the policy id."""
     if spec.name == "user":
         d = dict.fromkeys(POLICY_FIELDS, 0)
         d.update(id=spec.policy_id, challenge_threshold=0.5, suspect=-1)
         return tuple(d.items())
-    k = spec.c_knobs()
-    d = {"id": spec.policy_id, "color": COLOR_RULES.index(k["color"]),
-         "bluff": float(k["bluff"]), "challenge": float(k["challenge"]),
-         "forget_uno": float(k["forget_uno"]), "catch": float(k["catch"]),
-         "play_drawn": float(k["play_drawn"]), "voluntary_draw": float(k["voluntary_draw"]),
-         "challenge_auto": int(k["challenge_auto"]),
-         "challenge_threshold": float(k["challenge_threshold"]),
-         "target": TARGET_RULES.index(k["target"]), "stack": float(k["stack"]),
-         "jump_in": float(k["jump_in"]), "bluff_next": k["bluff_next"],
-         "bluff_own": k["bluff_own"], "challenge_offender": k["challenge_offender"],
-         "challenge_own": k["challenge_own"], "suspect": k["suspect"],
-         "challenge_posterior": int(k["challenge_posterior"]),
-         "challenge_prior": float(k["challenge_prior"])}
+    d = {"id": spec.policy_id, **spec.c_fields()}
     return tuple((f, d[f]) for f in POLICY_FIELDS)
 
 

@@ -2,7 +2,15 @@
 
 The decisions themselves are implemented twice, in C (`csrc/policy.c`) and in the
 reference engine (`uno_sim/reference/policies.py`); this module only names, parses and
-validates them.  Every knob is a decision of RULES.md P2.
+validates them.  Every knob is a decision of docs/rules.md P2.
+
+Every knob is a `Knob` record of one table (`KNOBS`): its name (the same in a spec
+string, in uno_policy's fields, as an attribute of the reference policies and in
+docs/policies.md), its values, its default in each built-in policy, its help text and
+the uno_policy fields it fills.  The table gives the spec parser, `PolicySpec`'s knobs,
+what `uno-sim policies` prints and the uno_policy fill of `engine._policy`;
+`check_knobs` makes a table that disagrees with uno_policy's fields an import error of
+`uno_sim.engine`.
 """
 
 from __future__ import annotations
@@ -12,79 +20,206 @@ from dataclasses import dataclass, field
 
 from .rules import RulesError
 
-COLOR_RULES = ("most", "random", "smart")
-TARGET_RULES = ("most", "fewest", "next", "random")  # policy.c UNO_TARGET_*
+COLOR_RULES = ("most", "random", "smart")  # uno.h UNO_COLOR_*
+TARGET_RULES = ("most", "fewest", "next", "random")  # uno.h UNO_TARGET_*
 AUTO = "auto"  # challenge=auto: challenge when the estimated P(bluff) > challenge_threshold
 POSTERIOR = "posterior"  # challenge=posterior: when the posterior P(bluff) > challenge_threshold
 ANY = "any"  # a state condition that always holds
 ANY_SIZE = 9999  # uno.h UNO_ANY: ANY as a hand size
 MAX_SIZE = 255  # the largest hand size a condition may name (a hand holds at most 255 cards)
-# the state conditions: hand sizes (0..MAX_SIZE or any), and the suspect seat (0..9 or any)
-SIZE_KNOBS = ("bluff_next", "bluff_own", "challenge_offender", "challenge_own")
-SEAT_KNOBS = ("suspect",)
-
-_COMMON = {"forget_uno": 0.05, "catch": 0.5, "challenge_threshold": 0.5}
-_STATE = {"bluff_next": ANY, "bluff_own": ANY, "challenge_offender": ANY, "challenge_own": ANY,
-          "suspect": ANY, "challenge_prior": 0.5}
-
-# name -> (policy id in both engines, {knob: default})
-POLICIES = {
-    "random": (0, {
-        "bluff": 0.5, "challenge": 0.5, **_COMMON, "play_drawn": 0.5, "voluntary_draw": 0.0,
-        "color": "random", "target": "random", "stack": 0.5, "jump_in": 0.5, **_STATE,
-    }),
-    "greedy": (1, {
-        "bluff": 0.0, "challenge": 0.0, **_COMMON, "play_drawn": 1.0, "voluntary_draw": 0.0,
-        "color": "most", "target": "fewest", "stack": 1.0, "jump_in": 1.0, **_STATE,
-    }),
-    "strategic": (2, {
-        "bluff": 0.0, "challenge": AUTO, **_COMMON, "challenge_threshold": 0.9,
-        "play_drawn": 1.0, "voluntary_draw": 0.0, "color": "smart", "target": "fewest",
-        "stack": 1.0, "jump_in": 1.0, **_STATE,
-    }),
-}
+MAX_SEAT = 9  # the largest seat `suspect` may name (rules.MAX_PLAYERS - 1)
+# the built-in policies, by id in both engines (uno.h UNO_POLICY_*)
+POLICY_NAMES = ("random", "greedy", "strategic")
 USER_POLICY_ID = 3  # a user's Python policy (uno_sim.userpolicy)
+KNOB_KINDS = ("prob", "choice", "size", "seat")
 
-KNOB_HELP = {
-    "bluff": "probability of playing a restricted wild (WD4) illegally when one is held "
-             "and a card of the active color is too (C7, C12)",
-    "challenge": "probability of challenging a WD4 played on this seat; auto: challenge "
-                 "when the estimated probability that the player could bluff exceeds "
-                 "challenge_threshold; posterior: when the posterior probability of a bluff "
-                 "(that estimate combined with challenge_prior) exceeds it (C12)",
-    "challenge_threshold": "with challenge=auto or posterior, the probability above which "
-                           "to challenge (C12)",
-    "challenge_prior": "with challenge=posterior, the assumed rate at which the player who "
-                       "played the WD4 bluffs when it can (C12)",
-    "bluff_next": "bluff only when the next player holds at most this many cards (any: always)",
-    "bluff_own": "bluff only when this seat holds at most this many cards (any: always)",
-    "challenge_offender": "challenge only when the player who played the WD4 holds at most "
-                          "this many cards after it (any: always)",
-    "challenge_own": "challenge only when this seat holds at most this many cards (any: always)",
-    "suspect": "challenge only WD4s played by this seat (any: every player); for focal-seat "
-               "studies where only one player bluffs",
-    "forget_uno": "probability of forgetting to say UNO on the second-to-last card (C13)",
-    "catch": "probability of catching an opponent who forgot UNO (C13)",
-    "play_drawn": "probability of playing a legally playable drawn card when the rules leave "
-                  "the choice (C8)",
-    "voluntary_draw": "probability of drawing instead of playing when a colored card could be "
-                      "played (greedy, strategic; random draws as one of its uniform "
-                      "options) (C8)",
-    "color": "color named on a wild: most (the color held most, ties to R,Y,G,B order), "
-             "random, or smart (held, already played, and failed by the next player) (C9)",
-    "target": "whom a targeted card picks: the opponent with the most or fewest cards, the "
-              "next player, or a random opponent (P2; the hand-exchange wild of house-2018, "
-              "the 7 of the Seven-O house rule C-H5)",
-    "stack": "with the stacking house rule (C-H1), probability of answering a draw card "
-             "with a draw card (random picks one uniformly, greedy and strategic the "
-             "highest value) instead of drawing",
-    "jump_in": "with the jump-in house rule (C-H4), probability of playing an identical "
-               "card out of turn when holding one",
-}
 
-KNOB_RANGE = {"color": " | ".join(COLOR_RULES), "target": " | ".join(TARGET_RULES),
-              "challenge": "0..1 | auto | posterior", "suspect": "0..9 | any",
-              **{k: f"0..{MAX_SIZE} | any" for k in SIZE_KNOBS}}
+def _challenge_fields(value) -> dict:
+    """challenge: a probability, or a mode (auto, posterior) as its flag."""
+    return {"challenge": 0.0 if value in (AUTO, POSTERIOR) else float(value),
+            "challenge_auto": int(value == AUTO),
+            "challenge_posterior": int(value == POSTERIOR)}
+
+
+@dataclass(frozen=True)
+class Knob:
+    """One knob of the built-in policies.
+
+    kind: prob (a probability 0..1, or one of `values`: words with a meaning of
+    their own), choice (one of `values`; uno_policy holds its index), size (a hand
+    size 0..MAX_SIZE or any), seat (a seat 0..MAX_SEAT or any).  `defaults` holds
+    the value in each built-in policy (POLICY_NAMES).  `fields` are the uno_policy
+    fields it fills (default: its own name); `encode`, when given, maps a value to
+    {field: value} (default: the value in the kind's engine form, `engine_value`).
+    """
+
+    name: str
+    kind: str
+    defaults: dict
+    help: str
+    values: tuple = ()
+    fields: tuple = ()
+    encode: object = None
+
+    def __post_init__(self):
+        if self.kind not in KNOB_KINDS:
+            raise ValueError(f"knob {self.name}: unknown kind {self.kind!r}")
+        if set(self.defaults) != set(POLICY_NAMES):
+            raise ValueError(f"knob {self.name}: a default for each of {', '.join(POLICY_NAMES)}")
+        if not self.fields:
+            object.__setattr__(self, "fields", (self.name,))
+
+    @property
+    def top(self) -> int:
+        return MAX_SIZE if self.kind == "size" else MAX_SEAT
+
+    def alternatives(self) -> tuple:
+        """The values as words: a range ("0..1") and / or the words it takes."""
+        if self.kind == "choice":
+            return self.values
+        if self.kind == "prob":
+            return ("0..1",) + self.values
+        return (f"0..{self.top}", ANY)
+
+    def range(self) -> str:
+        return " | ".join(self.alternatives())
+
+    def parse(self, text: str, policy: str):
+        """The value of spec text `text`; RulesError naming it otherwise."""
+        if self.kind == "choice":
+            if text not in self.values:
+                raise RulesError(f"invalid {self.name} {text!r} for policy {policy}: expected "
+                                 f"one of {', '.join(self.values)}")
+            return text
+        if text in self.values or (self.kind in ("size", "seat") and text == ANY):
+            return text
+        if self.kind in ("size", "seat"):
+            if not re.fullmatch(r"\d{1,4}", text) or int(text) > self.top:
+                raise RulesError(f"invalid {self.name} {text!r} for policy {policy}: expected "
+                                 f"an integer 0..{self.top} or {ANY}")
+            return int(text)
+        try:
+            value = float(text)
+        except ValueError:
+            value = float("nan")
+        if not 0.0 <= value <= 1.0:
+            what = " or ".join(("a probability in [0, 1]",) + self.values)
+            raise RulesError(f"invalid {self.name} {text!r} for policy {policy}: expected {what}")
+        return value
+
+    def engine_value(self, value):
+        """The value as both engines read it: a probability as a float, a choice as its
+        word, ANY as a number (ANY_SIZE, or -1 for a seat)."""
+        if self.kind == "prob":
+            return float(value)
+        if self.kind == "choice":
+            return value
+        if value == ANY:
+            return ANY_SIZE if self.kind == "size" else -1
+        return int(value)
+
+    def engine_fields(self, value) -> dict:
+        """{field: value} as the reference policies read them (choices as words)."""
+        if self.encode is not None:
+            return self.encode(value)
+        return {self.name: self.engine_value(value)}
+
+    def c_fields(self, value) -> dict:
+        """{uno_policy field: value}: as `engine_fields`, a choice as its index."""
+        d = self.engine_fields(value)
+        if self.kind == "choice":
+            d = {f: self.values.index(v) for f, v in d.items()}
+        return d
+
+
+def _defaults(random, greedy, strategic) -> dict:
+    return dict(zip(POLICY_NAMES, (random, greedy, strategic)))
+
+
+def _same(value) -> dict:
+    return dict.fromkeys(POLICY_NAMES, value)
+
+
+# Every knob, in the order `uno-sim policies` and docs/policies.md list them.
+KNOBS = (
+    Knob("bluff", "prob", _defaults(0.5, 0.0, 0.0),
+         "probability of playing a restricted wild (WD4) illegally when one is held "
+         "and a card of the active color is too (C7, C12)"),
+    Knob("challenge", "prob", _defaults(0.5, 0.0, AUTO),
+         "probability of challenging a WD4 played on this seat; auto: challenge "
+         "when the estimated probability that the player could bluff exceeds "
+         "challenge_threshold; posterior: when the posterior probability of a bluff "
+         "(that estimate combined with challenge_prior) exceeds it (C12)",
+         values=(AUTO, POSTERIOR), fields=("challenge", "challenge_auto", "challenge_posterior"),
+         encode=_challenge_fields),
+    Knob("forget_uno", "prob", _same(0.05),
+         "probability of forgetting to say UNO on the second-to-last card (C13)"),
+    Knob("catch", "prob", _same(0.5),
+         "probability of catching an opponent who forgot UNO (C13)"),
+    Knob("challenge_threshold", "prob", _defaults(0.5, 0.5, 0.9),
+         "with challenge=auto or posterior, the probability above which to challenge (C12)"),
+    Knob("play_drawn", "prob", _defaults(0.5, 1.0, 1.0),
+         "probability of playing a legally playable drawn card when the rules leave "
+         "the choice (C8)"),
+    Knob("voluntary_draw", "prob", _same(0.0),
+         "probability of drawing instead of playing when a colored card could be "
+         "played (greedy, strategic; random draws as one of its uniform options) (C8)"),
+    Knob("color", "choice", _defaults("random", "most", "smart"),
+         "color named on a wild: most (the color held most, ties to R,Y,G,B order), "
+         "random, or smart (held, already played, and failed by the next player) (C9)",
+         values=COLOR_RULES),
+    Knob("target", "choice", _defaults("random", "fewest", "fewest"),
+         "whom a targeted card picks: the opponent with the most or fewest cards, the "
+         "next player, or a random opponent (P2; the hand-exchange wild of house-2018 S2, "
+         "the Extreme Hit E6, the 7 of the Seven-O house rule C-H5)",
+         values=TARGET_RULES),
+    Knob("stack", "prob", _defaults(0.5, 1.0, 1.0),
+         "with the stacking house rule (C-H1), probability of answering a draw card "
+         "with a draw card (random picks one uniformly, greedy and strategic the "
+         "highest value) instead of drawing"),
+    Knob("jump_in", "prob", _defaults(0.5, 1.0, 1.0),
+         "with the jump-in house rule (C-H4), probability of playing an identical "
+         "card out of turn when holding one"),
+    Knob("bluff_next", "size", _same(ANY),
+         "bluff only when the next player holds at most this many cards (any: always)"),
+    Knob("bluff_own", "size", _same(ANY),
+         "bluff only when this seat holds at most this many cards (any: always)"),
+    Knob("challenge_offender", "size", _same(ANY),
+         "challenge only when the player who played the WD4 holds at most "
+         "this many cards after it (any: always)"),
+    Knob("challenge_own", "size", _same(ANY),
+         "challenge only when this seat holds at most this many cards (any: always)"),
+    Knob("suspect", "seat", _same(ANY),
+         "challenge only WD4s played by this seat (any: every player); for focal-seat "
+         "studies where only one player bluffs"),
+    Knob("challenge_prior", "prob", _same(0.5),
+         "with challenge=posterior, the assumed rate at which the player who "
+         "played the WD4 bluffs when it can (C12)"),
+)
+KNOB = {k.name: k for k in KNOBS}
+
+
+def check_knobs(knobs, policy_fields) -> tuple:
+    """The knob table, checked against uno_policy's fields (engine.POLICY_FIELDS):
+    every field but `id` filled by exactly one knob; ValueError otherwise."""
+    filled = [f for k in knobs for f in k.fields]
+    twice = sorted({f for f in filled if filled.count(f) > 1})
+    missing = [f for f in policy_fields if f != "id" and f not in filled]
+    unknown = [f for f in filled if f not in policy_fields or f == "id"]
+    names = [k.name for k in knobs]
+    if twice or missing or unknown or len(set(names)) != len(names):
+        raise ValueError(f"the knob table disagrees with uno_policy: fields filled twice "
+                         f"{twice}, by no knob {missing}, unknown {unknown}; knob names {names}")
+    for k in knobs:
+        for name, value in k.defaults.items():
+            if set(k.c_fields(value)) != set(k.fields):
+                raise ValueError(f"knob {k.name}: its {name} default does not fill {k.fields}")
+    return tuple(knobs)
+
+
+# name -> (policy id in both engines, {knob: default}), from the knob table
+POLICIES = {name: (i, {k.name: k.defaults[name] for k in KNOBS})
+            for i, name in enumerate(POLICY_NAMES)}
 
 POLICY_HELP = {
     "random": "uniform over the playable cards and drawing; uniform color",
@@ -98,9 +233,6 @@ POLICY_HELP = {
 }
 
 
-def knob_range(knob: str) -> str:
-    return KNOB_RANGE.get(knob, "0..1")
-
 
 @dataclass(frozen=True)
 class PolicySpec:
@@ -112,23 +244,21 @@ class PolicySpec:
         return POLICIES[self.name][0]
 
     def knob(self, key):
-        return self.params.get(key, POLICIES[self.name][1][key])
+        return self.params.get(key, KNOB[key].defaults[self.name])
 
     def knobs(self) -> dict:
-        return {k: self.knob(k) for k in POLICIES[self.name][1]}
+        return {k.name: self.knob(k.name) for k in KNOBS}
 
     def c_knobs(self) -> dict:
-        """The knobs as both engines read them: ANY as a number, challenge split into
-        a probability and the auto / posterior flags."""
-        k = self.knobs()
-        mode = k["challenge"]
-        k["challenge_auto"] = mode == AUTO
-        k["challenge_posterior"] = mode == POSTERIOR
-        k["challenge"] = 0.0 if mode in (AUTO, POSTERIOR) else float(mode)
-        for key in SIZE_KNOBS:
-            k[key] = ANY_SIZE if k[key] == ANY else int(k[key])
-        k["suspect"] = -1 if k["suspect"] == ANY else int(k["suspect"])
-        return k
+        """The knobs as the reference policies read them, by uno_policy field
+        (`Knob.engine_fields`): ANY as a number, challenge split into a probability and
+        the auto / posterior flags, a choice as its word."""
+        return {f: v for k in KNOBS for f, v in k.engine_fields(self.knob(k.name)).items()}
+
+    def c_fields(self) -> dict:
+        """uno_policy's fields but `id` (`Knob.c_fields`): as `c_knobs`, a choice as its
+        index."""
+        return {f: v for k in KNOBS for f, v in k.c_fields(self.knob(k.name)).items()}
 
     def __str__(self) -> str:
         if not self.params:
@@ -188,46 +318,17 @@ def parse_policy(spec) -> PolicySpec:
     name, inner = m.group(1), m.group(2)
     if name not in POLICIES:
         raise RulesError(f"unknown policy {name!r}: expected one of {', '.join(POLICIES)}")
-    defaults = POLICIES[name][1]
     params = {}
     for item in filter(None, (s.strip() for s in (inner or "").split(","))):
         key, sep, text = item.partition("=")
         key, text = key.strip(), text.strip()
         if key in params:
             raise RulesError(f"invalid policy spec {spec!r}: {key} is given twice")
-        if not sep or key not in defaults:
+        if not sep or key not in KNOB:
             raise RulesError(
-                f"unknown parameter {key!r} for policy {name}: expected one of {', '.join(defaults)}"
+                f"unknown parameter {key!r} for policy {name}: expected one of {', '.join(KNOB)}"
             )
-        if key in ("color", "target"):
-            allowed = COLOR_RULES if key == "color" else TARGET_RULES
-            if text not in allowed:
-                raise RulesError(f"invalid {key} {text!r} for policy {name}: expected one of "
-                                 f"{', '.join(allowed)}")
-            params[key] = text
-            continue
-        if key == "challenge" and text in (AUTO, POSTERIOR):
-            params[key] = text
-            continue
-        if key in SIZE_KNOBS or key in SEAT_KNOBS:
-            top = MAX_SIZE if key in SIZE_KNOBS else 9
-            if text == ANY:
-                params[key] = ANY
-                continue
-            if not re.fullmatch(r"\d{1,4}", text) or int(text) > top:
-                raise RulesError(f"invalid {key} {text!r} for policy {name}: expected an integer "
-                                 f"0..{top} or {ANY}")
-            params[key] = int(text)
-            continue
-        try:
-            value = float(text)
-        except ValueError:
-            value = float("nan")
-        if not 0.0 <= value <= 1.0:
-            what = "a probability in [0, 1]" + (" or auto or posterior" if key == "challenge"
-                                                else "")
-            raise RulesError(f"invalid {key} {text!r} for policy {name}: expected {what}")
-        params[key] = value
+        params[key] = KNOB[key].parse(text, name)
     return PolicySpec(name, params)
 
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 SEAT_COUNTERS = ("cards_drawn", "bluffs", "challenges", "challenges_won",
                  "uno_forgotten", "uno_caught", "rounds_won")
+FORCE_POINTS = 64  # counterfactual decision points described per game (uno.h UNO_CF_MAX)
 
 
 @dataclass

@@ -36,7 +36,8 @@ in `uno_sim.results`.
 
 from ..results import SEAT_COUNTERS, GameResult
 from ..scenario import scenario_deck
-from .effects import NO_STACK, STACK_FAMILY, STARTER_WILDS, Effects
+from ..cards import STACK_FAMILY, STARTER_WILDS
+from .effects import NO_STACK, Effects
 from .game import (FORCE_POINTS, Force, ForcePoint, Game, Stalemate, play_forced, play_game,
                    play_round, weighted)
 from .policies import (DRAW, POLICY_CLASSES, BuiltinPolicy, GreedyPolicy, RandomPolicy,

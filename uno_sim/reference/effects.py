@@ -1,27 +1,24 @@
 """The effects of played and starter cards in the reference engine (C5-C14 and the variants').
 
 `Effects` is a mixin of `game.Game`: its methods read and change the game's
-state, draw through the game and ask the game's policies.  One dispatcher for
-a played card (`resolve`), one for a starter (`starter_effect`), as in
-csrc/engine.c.
+state, draw through the game and ask the game's policies.  One dispatcher,
+`resolve`, for a played card and for the starter, as `resolve` in csrc/round.c.
 """
 
 from __future__ import annotations
 
-from ..cards import COLORS, CUSTOM_RULES, NO_COLOR, SIDES, DrawReason, Effect
+from ..cards import (COLORS, CUSTOM_RULES, NO_COLOR, SIDES, STACK_FAMILY, STARTER_EFFECTS,
+                     STARTER_WILDS, DrawReason, Effect)
 from ..rules import RulesError
 from .policies import DRAW
 
-# C5 / H2 / S2 / S3: the first player names the color; the card has no other effect
-STARTER_WILDS = (Effect.WILD, Effect.WILD_FEWEST_DRAW, Effect.WILD_EXCHANGE, Effect.WILD_CUSTOM)
 NO_STACK = -2  # Game.try_stack: the victim takes the cards
-STACK_FAMILY = {Effect.DRAW: 1, Effect.WILD_DRAW: 2}  # C-H1: the bits of Rules.stacking
 
 
 class Effects:
-    """Card effects, mixed into `game.Game`.  The dispatchers `resolve` (a played card)
-    and `starter_effect` (the starter) return the next seat to play, None when the round
-    is over; the other methods are their steps."""
+    """Card effects, mixed into `game.Game`.  The dispatcher `resolve` (a played card or
+    the starter) returns the next seat to play, None when the round is over; the other
+    methods are its steps."""
 
     def flip(self, p: int, out: bool):
         """F3: turn the discard pile, the draw pile and every hand over.
@@ -80,11 +77,23 @@ class Effects:
     def skip(self, victim: int):
         self.emit("skip", p=victim)
 
-    def resolve(self, p, card, k, bluff, prev):
-        """The effect dispatcher of C9-C12 (and C11 at two players, C14 on a last card)."""
-        out = not self.hands[p]
+    def resolve(self, p, card, k, bluff, prev, starter=False):
+        """The effect dispatcher of C9-C12 (and C11 at two players, C14 on a last card).
+
+        With `starter`, the effect of the starter card (C5; the tail of
+        `Game.start_round`): p is the dealer, and the first player to take a turn
+        is returned.
+        """
         e = k.effect
-        if e in (Effect.WILD, Effect.DISCARD_ALL):
+        if starter and e not in STARTER_EFFECTS and e not in STARTER_WILDS:
+            raise RulesError(f"card {k.code} cannot be a starter")
+        out = not starter and not self.hands[p]
+        if starter and e in STARTER_WILDS:  # the player left of the dealer names the color
+            first = self.adv(p, 1)  # (H2, S2, S3 too: a plain Wild, nobody draws)
+            self.color = self.policies[first].choose_color(self, first)
+            self.emit("color", p=first, color=COLORS[self.color])
+            return first
+        if e in (Effect.WILD, Effect.DISCARD_ALL):  # E4: as a starter, matched like any card
             return None if out else self.adv(p, 1)
         if e == Effect.HIT:  # E5: the next player presses twice and loses the turn
             victim = self.adv(p, 1)
@@ -102,7 +111,7 @@ class Effects:
         if e == Effect.NUMBER:
             if out:
                 return None
-            if self.rules.seven_o and k.face in (0, 7):
+            if self.rules.seven_o and not starter and k.face in (0, 7):
                 self.seven_o(p, card, k.face)
             return self.adv(p, 1)
         if e == Effect.SKIP:
@@ -126,6 +135,8 @@ class Effects:
                 return None
             self.direction = -self.direction
             self.emit("reverse", p=p, dir=self.direction)
+            if starter:  # the dealer plays first, then play goes to the right
+                return p
             if self.active_count() == 2:
                 self.skip(self.adv(p, 1))
                 return self.adv(p, 2)
@@ -145,7 +156,7 @@ class Effects:
             return self.custom(p, k, out)
         victim = self.adv(p, 1)
         pend, self.pending = self.pending, 0
-        if not out and e in STACK_FAMILY and self.rules.stacking != "none":
+        if not out and not starter and e in STACK_FAMILY and self.rules.stacking != "none":
             nxt = self.try_stack(victim, k, pend)
             if nxt != NO_STACK:
                 return nxt
@@ -308,30 +319,3 @@ class Effects:
                     self.to_size(q, 3, k.reason, out)
                 q = self.adv(q, 1)
         return None if out else self.adv(p, 1)
-
-    def starter_effect(self, dealer: int, k) -> int:
-        """C5: the effect of the starter card `k`; returns the first player to take a turn."""
-        first = self.adv(dealer, 1)
-        e = k.effect
-        if e in STARTER_WILDS:  # H2, S2, S3 as starter: a plain Wild, nobody draws
-            self.color = self.policies[first].choose_color(self, first)
-            self.emit("color", p=first, color=COLORS[self.color])
-            return first
-        if e == Effect.SKIP:
-            self.skip(first)
-            return self.adv(dealer, 2)
-        if e == Effect.REVERSE:
-            self.direction = -1
-            self.emit("reverse", p=dealer, dir=-1)
-            return dealer
-        if e == Effect.DRAW:
-            self.draw(first, k.amount, k.reason)
-            self.skip(first)
-            return self.adv(dealer, 2)
-        if e == Effect.HIT:  # E5: the first player presses twice, the next one starts
-            self.presses(first, first, k.amount, k.reason)
-            self.skip(first)
-            return self.adv(dealer, 2)
-        if e not in (Effect.NUMBER, Effect.DISCARD_ALL):  # E4: a Discard All is matched
-            raise RulesError(f"card {k.code} cannot be a starter")
-        return first

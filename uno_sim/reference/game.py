@@ -8,13 +8,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..cards import COLORS, NO_COLOR, SIDES, DrawReason, Effect, Starter, deck_for
+from ..cards import (COLORS, NO_COLOR, SIDES, STACK_FAMILY, DrawReason, Effect, Starter,
+                     deck_for)
 from ..policies import seat_policies
-from ..results import SEAT_COUNTERS, GameResult
+from ..results import FORCE_POINTS, SEAT_COUNTERS, GameResult
 from ..rng import DK_BLUFF, DecisionStreams, Rng, deal_state, key_from_seed
 from ..rules import STACKING, Rules, RulesError
 from ..scenario import scenario_deck
-from .effects import NO_STACK, STACK_FAMILY, Effects
+from .effects import NO_STACK, Effects
 from .policies import DRAW, bluff_probability, make_policy, target_candidates
 
 
@@ -30,9 +31,6 @@ def weighted(rng: Rng, w) -> int:
             return i
         r -= x
     raise AssertionError("unreachable")
-
-
-FORCE_POINTS = 64  # decision points described per game (uno.h UNO_CF_MAX)
 
 
 @dataclass
@@ -657,7 +655,7 @@ class Game(Effects):
                   returned=returned)
         if flipped:
             self.emit("flip", p=-1, side=SIDES[self.side], top=k.code)
-        return self.starter_effect(dealer, k)
+        return self.resolve(dealer, card, k, False, None, starter=True)
 
     def play_round(self, dealer: int, deck_order=None):
         """Play one round to its end; returns the winning seat or None (stalemate)."""

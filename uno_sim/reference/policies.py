@@ -10,8 +10,7 @@ from ..cards import NO_COLOR, Effect
 from ..policies import PolicySpec
 from ..rng import (DK_BLUFF, DK_CATCH, DK_CHALLENGE, DK_COLOR, DK_JUMP, DK_PICK, DK_PLAY_DRAWN,
                    DK_STACK, DK_TARGET, DK_UNO, DK_VOLUNTARY, DecisionStreams, SeatStreams)
-
-DRAW = -1  # the "draw a card" action of choose_play
+from ..userpolicy import DRAW  # the "draw a card" action of choose_play, as a user's
 
 
 def target_candidates(g: "Game", p: int) -> list[int]:
@@ -28,24 +27,10 @@ class BuiltinPolicy:
     def __init__(self, spec: PolicySpec, rand: SeatStreams):
         self.spec = spec
         self.rand = rand  # this seat's decision streams
-        k = spec.c_knobs()
-        self.bluff = k["bluff"]
-        self.challenge_p = k["challenge"]
-        self.forget_p = k["forget_uno"]
-        self.catch_p = k["catch"]
-        self.play_drawn_p = k["play_drawn"]
-        self.voluntary_p = k["voluntary_draw"]
-        self.color_rule = k["color"]
-        self.challenge_auto = k["challenge_auto"]
-        self.challenge_posterior = k["challenge_posterior"]
-        self.challenge_prior = k["challenge_prior"]
-        self.challenge_threshold = k["challenge_threshold"]
-        self.target_rule = k["target"]
-        self.stack_p = k["stack"]
-        self.jump_p = k["jump_in"]
-        self.bluff_next, self.bluff_own = k["bluff_next"], k["bluff_own"]
-        self.challenge_offender, self.challenge_own = k["challenge_offender"], k["challenge_own"]
-        self.suspect = k["suspect"]
+        # every knob as an attribute of its own name (policies.KNOBS, in the form of
+        # PolicySpec.c_knobs: challenge also gives challenge_auto / challenge_posterior)
+        for name, value in spec.c_knobs().items():
+            setattr(self, name, value)
 
     def pick(self, n: int, kind: int = DK_PICK) -> int:
         return 0 if n == 1 else self.rand.bounded(kind, n)
@@ -63,10 +48,10 @@ class BuiltinPolicy:
     def choose_color(self, g: "Game", p: int) -> int:
         """One of the four colors of the side in play (colors 4*side .. 4*side+3)."""
         base = 4 * g.side
-        if self.color_rule == "random":
+        if self.color == "random":
             return base + self.rand.bounded(DK_COLOR, 4)
         counts = color_counts(g, p)
-        if self.color_rule == "smart":
+        if self.color == "smart":
             # held, already played (fewer left for the others), failed by the next player;
             # all of the side in play
             played = [0, 0, 0, 0]
@@ -104,13 +89,13 @@ class BuiltinPolicy:
             num = q * self.challenge_prior
             den = num + (1.0 - q)
             return den > 0.0 and num / den > self.challenge_threshold
-        return self.rand.bernoulli(DK_CHALLENGE, self.challenge_p)
+        return self.rand.bernoulli(DK_CHALLENGE, self.challenge)
 
     def forgets_uno(self, g, p) -> bool:
-        return self.rand.bernoulli(DK_UNO, self.forget_p)
+        return self.rand.bernoulli(DK_UNO, self.forget_uno)
 
     def catches(self, g, p, forgetter) -> bool:
-        return self.rand.bernoulli(DK_CATCH, self.catch_p)
+        return self.rand.bernoulli(DK_CATCH, self.catch)
 
     def bluff_choice(self, g: "Game", p: int):
         """The bluff knob (C7, C12): index of a restricted card to play illegally, or None."""
@@ -123,7 +108,7 @@ class BuiltinPolicy:
     def plays_drawn(self, g, p, bluff: bool) -> bool:
         if bluff:
             return self.tries_bluff(g, p)
-        return self.rand.bernoulli(DK_PLAY_DRAWN, self.play_drawn_p)
+        return self.rand.bernoulli(DK_PLAY_DRAWN, self.play_drawn)
 
     def choose_discard(self, g: "Game", p: int, need: int) -> int:
         """S3 seven / three: the hand index of a card to put down (`need` still to go).
@@ -145,7 +130,7 @@ class BuiltinPolicy:
         without a legal answer.
         """
         opts = [i for i, c in enumerate(g.hands[p]) if g.can_stack(c) and not g.is_bluff(p, c)]
-        if not opts or not self.rand.bernoulli(DK_STACK, self.stack_p):
+        if not opts or not self.rand.bernoulli(DK_STACK, self.stack):
             return DRAW
         return self.stack_pick(g, p, opts)
 
@@ -159,7 +144,7 @@ class BuiltinPolicy:
 
     def wants_jump(self, g: "Game", p: int, card: int) -> bool:
         """C-H4: jump in with the card identical to `card` (the top of the discard pile)."""
-        return self.rand.bernoulli(DK_JUMP, self.jump_p)
+        return self.rand.bernoulli(DK_JUMP, self.jump_in)
 
     def choose_target(self, g: "Game", p: int, card: int) -> int:
         """P2: the opponent a targeted card aims at (the target knob).
@@ -170,7 +155,7 @@ class BuiltinPolicy:
         cand = target_candidates(g, p)
         if not cand:
             return p
-        rule = self.target_rule
+        rule = self.target
         if rule == "random":
             return cand[self.pick(len(cand), DK_TARGET)]
         if rule == "next":
@@ -206,7 +191,7 @@ class GreedyPolicy(BuiltinPolicy):
         if bluff is not None:
             return bluff
         best = self.best_colored(g, p)
-        if best != DRAW and self.rand.bernoulli(DK_VOLUNTARY, self.voluntary_p):
+        if best != DRAW and self.rand.bernoulli(DK_VOLUNTARY, self.voluntary_draw):
             return DRAW
         if best != DRAW:
             return best
@@ -296,7 +281,7 @@ class StrategicPolicy(BuiltinPolicy):
             return bluff
         best = self.best(g, p)
         if best != DRAW and g.kind(hand[best]).color != NO_COLOR \
-                and self.rand.bernoulli(DK_VOLUNTARY, self.voluntary_p):
+                and self.rand.bernoulli(DK_VOLUNTARY, self.voluntary_draw):
             return DRAW
         return best
 
