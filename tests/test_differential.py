@@ -9,12 +9,12 @@ use low targets (the reference engine is slow); `test_full_games` plays a few
 hundred to the default 500.  ``N_DIFF=100000 pytest tests/test_differential.py``
 runs a bigger sweep.
 
-UNO Flip (RULES.md F1-F6) has its own, smaller sweep (`test_flip_sweep`,
+UNO Flip (docs/rules.md F1-F6) has its own, smaller sweep (`test_flip_sweep`,
 about N_DIFF / 12 games): player counts 2..10, both editions, every scoring
 mode, the pairing fixed by two deck seeds or re-paired every game, and the
 same policy sets.
 
-UNO Extreme (RULES.md E1-E7) has its own sweep too (`test_extreme_sweep`, about
+UNO Extreme (docs/rules.md E1-E7) has its own sweep too (`test_extreme_sweep`, about
 N_DIFF / 5 games): player counts 2..10, both editions, every scoring mode, the
 launcher's two laws with their parameters at the defaults, at extremes (fires
 always, never before the silence bound, a bound of 0) and in between, the same

@@ -1,4 +1,4 @@
-"""User policies that try to break the engines (RULES.md P1, P2; docs/policies.md).
+"""User policies that try to break the engines (docs/rules.md P1, P2; docs/policies.md).
 
 A policy may rewrite its observation, return out-of-range indices, seats and
 colors, or objects whose ``__eq__``/``__index__`` lie: every answer is checked

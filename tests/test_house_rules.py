@@ -1,4 +1,4 @@
-"""House rules C-H1..C-H5 (RULES.md "House rules"), one or more tests per rule ID.
+"""House rules C-H1..C-H5 (docs/rules.md "House rules"), one or more tests per rule ID.
 
 Each scenario deals a chosen deck order (`uno_sim.arrange`), plays one round on
 both engines (the ``engine`` fixture) and asserts the events in order.  The

@@ -1,4 +1,4 @@
-"""Policies (RULES.md P1, P2): every knob at its extremes through the event trace,
+"""Policies (docs/rules.md P1, P2): every knob at its extremes through the event trace,
 challenge=auto, user policies in Python (observation, hidden information,
 errors), and the paired tournament.  Every test runs on both engines.
 """

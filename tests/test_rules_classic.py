@@ -1,4 +1,4 @@
-"""Classic UNO rules C1-C21 (RULES.md), one or more tests per rule ID.
+"""Classic UNO rules C1-C21 (docs/rules.md), one or more tests per rule ID.
 
 Every test builds a chosen deck order with `uno_sim.arrange` (or by hand), picks
 the dealer, plays a round (or a whole game where the rule is about the game) and

@@ -1,4 +1,4 @@
-"""UNO Extreme rules E1-E7 (RULES.md), one or more tests per rule ID, on both engines.
+"""UNO Extreme rules E1-E7 (docs/rules.md), one or more tests per rule ID, on both engines.
 
 Scenarios are built with `uno_sim.arrange`; the launcher (E2) is made
 deterministic with its own switches: ``launcher="dist"`` with a single positive

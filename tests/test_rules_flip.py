@@ -1,4 +1,4 @@
-"""UNO Flip rules F1-F6 (RULES.md), one or more tests per rule ID, on both engines.
+"""UNO Flip rules F1-F6 (docs/rules.md), one or more tests per rule ID, on both engines.
 
 Scenarios are built with `uno_sim.arrange`, naming both faces of the cards that
 matter (``"RF/T5"``: light Flip, dark teal 5); the order it returns also fixes

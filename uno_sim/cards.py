@@ -14,13 +14,13 @@ Card codes (used in traces, scenarios and the CLI)
 ``W+4``     Wild Draw Four
 ==========  ===========================================================
 
-Hello Kitty (RULES.md H1) keeps the classic codes: its pink color is color 0,
+Hello Kitty (docs/rules.md H1) keeps the classic codes: its pink color is color 0,
 written ``R`` (``R7`` is the pink 7; `color_names` gives "pink"), and adds
 ``WBM``, the Badtz-Maru wild.  The hand-exchange deck (S1) adds ``WX``, the
 hand-exchange wild, and one ``W:<rule>`` code per customizable wild
 (``W:extra_turn``; the rules are `CUSTOM_RULES`).
 
-UNO Flip (RULES.md F1) cards have two faces; a code names one face:
+UNO Flip (docs/rules.md F1) cards have two faces; a code names one face:
 
 ==========  ===========================================================
 ``R7``      light side: colors R, Y, G, B; digits 1-9
@@ -32,7 +32,7 @@ UNO Flip (RULES.md F1) cards have two faces; a code names one face:
 ``R7/T+5``  a whole physical card: light face / dark face
 ==========  ===========================================================
 
-UNO Extreme (RULES.md E1) has no 0s, no Draw Two and no WD4:
+UNO Extreme (docs/rules.md E1) has no 0s, no Draw Two and no WD4:
 
 ==========  ===========================================================
 ``R7``      colored number 1-9; ``GS`` Skip, ``BR`` Reverse

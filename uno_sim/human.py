@@ -3,7 +3,7 @@
 `play_human` runs one game on the reference engine (the same game, event for
 event, as the C engine plays with the same seats) with a user policy
 (docs/policies.md) that, at each decision of the human's seat, prints what that
-seat may see (RULES.md P1): what happened since its last decision (other
+seat may see (docs/rules.md P1): what happened since its last decision (other
 players' drawn cards hidden), its hand, the top card and active color, every
 player's card count, and the legal choices numbered from 1; it reads the
 choice's number from the input stream (a terminal, or a script: ``uno-sim play

@@ -2,7 +2,7 @@
 
 A user policy is a callable ``policy(obs) -> action`` or an object with a
 ``decide(obs) -> action`` method (docs/policies.md).  It is called for every
-decision of the seats it plays (RULES.md P2) with an `Observation` holding
+decision of the seats it plays (docs/rules.md P2) with an `Observation` holding
 exactly what P1 lets that player see, and must return one of
 ``obs.actions``.
 
@@ -51,7 +51,7 @@ class Observation:
     """What seat `seat` sees when it must take `decision` (P1), and its legal `actions`.
 
     Card codes name the face in play (UNO Flip: the side `side`).  In UNO Flip
-    (RULES.md F6) the other faces of the other players' hands and of the next
+    (docs/rules.md F6) the other faces of the other players' hands and of the next
     card to be drawn face the table: `other_faces` and `next_draw` hold them.
 
     Decisions and their actions:

@@ -24,7 +24,7 @@ class Stalemate(Exception):
 
 
 def weighted(rng: Rng, w) -> int:
-    """Index i with probability w[i] / sum(w): one bounded draw (E2; engine.c weighted)."""
+    """Index i with probability w[i] / sum(w): one bounded draw (E2; csrc/extras.c weighted)."""
     r = rng.bounded(sum(w))
     for i, x in enumerate(w):
         if r < x:
