@@ -22,6 +22,7 @@ from libc.string cimport memset
 from uno_sim._uno cimport *
 
 from uno_sim.cards import COLORS, DrawReason
+from uno_sim.results import GameLimitError
 from uno_sim.rules import RulesError
 from uno_sim.userpolicy import DECISIONS, PolicyError, RawState
 
@@ -35,17 +36,6 @@ include "_rnghooks.pxi"
 
 _TABLE_COLUMNS = ("color", "face", "value", "effect", "amount", "restricted", "starter",
                   "reason")
-
-
-class GameLimitError(RuntimeError):
-    """A game ran past the engine's safety limits (see UNO_MAX_TURNS in csrc/uno.h).
-
-    ``events`` holds the trace up to the limit when one was recorded.
-    """
-
-    def __init__(self, message, events=None):
-        super().__init__(message)
-        self.events = events
 
 
 MAX_TURNS = UNO_MAX_TURNS

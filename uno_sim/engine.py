@@ -18,7 +18,7 @@ import numpy as np
 from . import _engine
 from .cards import deck_for
 from .policies import KNOBS, check_knobs, seat_policies
-from .results import SEAT_COUNTERS, GameResult
+from .results import SEAT_COUNTERS, GameLimitError, GameResult
 from .scenario import scenario_deck
 from .rng import MASK64, key_from_seed
 from .userpolicy import UserSeat
@@ -28,7 +28,7 @@ from .rules import SWITCHES, Rules, RulesError
 __all__ = ["play_game", "play_round", "play_games", "GameLimitError", "MAX_TURNS",
            "SEAT_COUNTERS"]
 
-GameLimitError = _engine.GameLimitError
+
 MAX_TURNS = _engine.MAX_TURNS  # default safety limit on the turns of one round
 
 

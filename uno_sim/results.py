@@ -1,4 +1,5 @@
-"""The result of a game, shared by both engines (uno_sim.engine, uno_sim.reference)."""
+"""What a game gives back, shared by both engines (uno_sim.engine, uno_sim.reference): its
+result, and the error of a game that ran past the engine's safety limits."""
 
 from __future__ import annotations
 
@@ -27,3 +28,14 @@ class GameResult:
     def summary(self) -> dict:
         d = {k: v for k, v in self.__dict__.items() if k != "events"}
         return d
+
+
+class GameLimitError(RuntimeError):
+    """A game ran past the engine's safety limits (see UNO_MAX_TURNS in csrc/uno.h).
+
+    ``events`` holds the trace up to the limit when one was recorded.
+    """
+
+    def __init__(self, message, events=None):
+        super().__init__(message)
+        self.events = events
