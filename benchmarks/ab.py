@@ -22,7 +22,8 @@ and uno_columns must be the same in both (the harness checks the size of neither
 so keep those three structs compatible, or teach the harness the older layout).
 
 One older layout is known: before uno_config had `draw_source` (UNO_DRAW_PILE or
-UNO_DRAW_LAUNCHER), its first field was `variant`, the index into rules.VARIANT_IDS,
+UNO_DRAW_LAUNCHER), its first field was `variant`, the variant's index
+(OLD_VARIANT_IDS: classic 0, flip 1, extreme 2, hello-kitty 3, house-2018 4),
 with the same size and place.  A build whose uno.h still declares `variant` is
 recognised and gets the variant's index in that field instead (Build.old_config).
 """
@@ -48,7 +49,10 @@ sys.path.insert(0, str(ROOT))
 from uno_sim.cards import deck_for  # noqa: E402
 from uno_sim.engine import _config, _policy  # noqa: E402
 from uno_sim.policies import seat_policies  # noqa: E402
-from uno_sim.rules import VARIANT_IDS, Rules, RulesError, parse_rule_value  # noqa: E402
+from uno_sim.rules import Rules, RulesError, parse_rule_value  # noqa: E402
+
+# the variant indices of the older uno_config layout (its `variant` field)
+OLD_VARIANT_IDS = {"classic": 0, "flip": 1, "extreme": 2, "hello-kitty": 3, "house-2018": 4}
 
 FLAGS = ["-O3", "-ffp-contract=off", "-shared", "-fPIC"]
 TABLE_COLUMNS = ("color", "face", "value", "effect", "amount", "restricted", "starter",
@@ -137,7 +141,7 @@ class Build:
         if not self.old_config:
             return cfg
         old = Config.from_buffer_copy(cfg)
-        old.draw_source = VARIANT_IDS[rules.variant]  # the `variant` field of that layout
+        old.draw_source = OLD_VARIANT_IDS[rules.variant]  # the `variant` field of that layout
         return old
 
 
