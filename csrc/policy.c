@@ -218,11 +218,16 @@ static int fewest_opponent(const uno_game *g, int p)
 /* p's cards per color of the side in play (mine[c] counts color 4 * side + c). */
 static POLICY_INLINE void color_counts_w(const uno_game *g, int p, int mine[4], const int W)
 {
-    /* one pass over the hand's colored cards: cheaper than four popcounts of a few bits */
     const int8_t *col = g->t->card_color[g->side];
     const uint8_t *un = g->t->unrank[g->side];
     const uno_hand *wild = &g->t->color_mask[g->side][0];
     int base = 4 * g->side;
+    if (W == 2) { /* four popcounts: no loop whose length is the hand's (mispredicted) */
+        const uno_hand *m = &g->t->color_mask[g->side][1 + base], *h = &g->hand[p];
+        for (int c = 0; c < 4; c++)
+            mine[c] = uno_popcount64(h->w[0] & m[c].w[0]) + uno_popcount64(h->w[1] & m[c].w[1]);
+        return;
+    }
     uno_hand h;
     for (int i = 0; i < W; i++)
         h.w[i] = g->hand[p].w[i] & ~wild->w[i];
