@@ -101,15 +101,42 @@ static inline int nth_card(const uno_game *g, const uno_hand *cards, int k)
     return uno_card_at(g, uno_bits_select(cards, k));
 }
 
+/* The k-th set rank of a's first W words (k below their count). */
+static inline int select_w(const uno_hand *a, int k, const int W)
+{
+    for (int i = 0; i < W; i++) {
+        uint64_t w = a->w[i];
+        int c = uno_popcount64(w);
+        if (i == W - 1 || k < c) {
+            while (k-- > 0)
+                w &= w - 1;
+            return 64 * i + uno_ctz64(w);
+        }
+        k -= c;
+    }
+    return -1;
+}
+
+static POLICY_INLINE int random_play_w(uno_game *g, int p, const uno_policy *pol, const int W)
+{
+    int has_color = uno_holds_color_w(g, p, W);
+    int bluff_ok = has_color && uno_bits_meet_w(&g->hand[p], &g->t->restricted_mask[g->side], W) &&
+                   tries_bluff(g, p, pol);
+    /* the playable cards (with a bluff: the restricted ones too) in hand order, then draw */
+    uno_hand opts = uno_playable_cards_w(g, &g->hand[p], W);
+    if (!bluff_ok && has_color) /* uno_legal_cards: no restricted card while holding the color */
+        for (int i = 0; i < W; i++)
+            opts.w[i] &= ~g->t->restricted_mask[g->side].w[i];
+    int m = 0;
+    for (int i = 0; i < W; i++)
+        m += uno_popcount64(opts.w[i]);
+    int k = pick(g, p, UNO_DK_PICK, m + 1);
+    return k == m ? UNO_DRAW : uno_card_at(g, select_w(&opts, k, W));
+}
+
 static int random_play(uno_game *g, int p, const uno_policy *pol)
 {
-    int has_color = uno_holds_color(g, p);
-    int bluff_ok = holds_bluff(g, p, has_color) && tries_bluff(g, p, pol);
-    /* the playable cards (with a bluff: the restricted ones too) in hand order, then draw */
-    uno_hand opts = bluff_ok ? uno_playable_cards(g, &g->hand[p]) : uno_legal_cards(g, p);
-    int m = uno_bits_count(&opts);
-    int k = pick(g, p, UNO_DK_PICK, m + 1);
-    return k == m ? UNO_DRAW : nth_card(g, &opts, k);
+    return uno_narrow(g->t) ? random_play_w(g, p, pol, 2) : random_play_w(g, p, pol, 4);
 }
 
 /* The bluff knob (C7, C12): the restricted card to play illegally, or UNO_DRAW. */
@@ -218,11 +245,16 @@ static int fewest_opponent(const uno_game *g, int p)
 /* p's cards per color of the side in play (mine[c] counts color 4 * side + c). */
 static POLICY_INLINE void color_counts_w(const uno_game *g, int p, int mine[4], const int W)
 {
-    /* one pass over the hand's colored cards: cheaper than four popcounts of a few bits */
     const int8_t *col = g->t->card_color[g->side];
     const uint8_t *un = g->t->unrank[g->side];
     const uno_hand *wild = &g->t->color_mask[g->side][0];
     int base = 4 * g->side;
+    if (W == 2) { /* four popcounts: no loop whose length is the hand's (mispredicted) */
+        const uno_hand *m = &g->t->color_mask[g->side][1 + base], *h = &g->hand[p];
+        for (int c = 0; c < 4; c++)
+            mine[c] = uno_popcount64(h->w[0] & m[c].w[0]) + uno_popcount64(h->w[1] & m[c].w[1]);
+        return;
+    }
     uno_hand h;
     for (int i = 0; i < W; i++)
         h.w[i] = g->hand[p].w[i] & ~wild->w[i];

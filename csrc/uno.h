@@ -772,6 +772,12 @@ static inline int uno_bits_count(const uno_hand *a)
 /* The lowest set rank of a (its first W words), or -1 when they are empty. */
 static inline int uno_bits_first_w(const uno_hand *a, const int W)
 {
+    if (W == 2) { /* no branch on which word holds it (data-dependent, mispredicted) */
+        const uint64_t w0 = a->w[0], w1 = a->w[1];
+        const uint64_t low_empty = (uint64_t)0 - (uint64_t)(w0 == 0);
+        const uint64_t x = w0 | (w1 & low_empty);
+        return x ? (int)(low_empty & 64) + uno_ctz64(x) : -1;
+    }
     for (int i = 0; i < W; i++)
         if (a->w[i])
             return 64 * i + uno_ctz64(a->w[i]);
