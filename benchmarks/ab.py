@@ -33,6 +33,7 @@ from __future__ import annotations
 import argparse
 import ctypes
 import os
+import platform
 import shutil
 import statistics
 import subprocess
@@ -55,6 +56,22 @@ from uno_sim.rules import Rules, RulesError, parse_rule_value  # noqa: E402
 OLD_VARIANT_IDS = {"classic": 0, "flip": 1, "extreme": 2, "hello-kitty": 3, "house-2018": 4}
 
 FLAGS = ["-O3", "-ffp-contract=off", "-shared", "-fPIC"]
+
+
+def _has_popcnt() -> bool:
+    """Whether setup.py's cpu_flags adds -mpopcnt to the extension on this machine."""
+    if os.environ.get("UNO_SIM_PORTABLE", "") not in ("", "0") or platform.machine().lower() \
+            not in ("x86_64", "amd64"):
+        return False
+    try:
+        return " popcnt" in Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return False
+
+
+if _has_popcnt():
+    FLAGS.append("-mpopcnt")  # both builds, as the extension is compiled
+
 TABLE_COLUMNS = ("color", "face", "value", "effect", "amount", "restricted", "starter",
                  "reason")
 I32 = ctypes.c_int32
