@@ -267,13 +267,17 @@ class Game(Effects):
             if not self.draw_pile and not self.reshuffle():
                 break
             got.append(self.draw_pile.pop())
+        self.receive(p, got, reason)
+        self.emit("draw", p=p, cards=self.codes(got), reason=reason.name.lower())
+        return got
+
+    def receive(self, p: int, got: list, reason: DrawReason):
+        """Seat p takes the cards `got` from the draw pile or the launcher (C8, C15, E3)."""
         self.hands[p].extend(got)
         self.arrange(p)
         self.counters["cards_drawn"][p] += len(got)
         if reason not in (DrawReason.CANNOT_PLAY, DrawReason.VOLUNTARY):
             self.failed[p] = 0  # penalty cards: it may hold any color now
-        self.emit("draw", p=p, cards=self.codes(got), reason=reason.name.lower())
-        return got
 
     def launcher_law(self) -> int:
         """E2: how many cards this press fires, before capping at what the launcher holds.
@@ -308,11 +312,7 @@ class Game(Effects):
         got = []
         for _ in range(min(k, len(self.draw_pile))):
             got.append(self.draw_pile.pop())
-        self.hands[to].extend(got)
-        self.arrange(to)
-        self.counters["cards_drawn"][to] += len(got)
-        if reason not in (DrawReason.CANNOT_PLAY, DrawReason.VOLUNTARY):
-            self.failed[to] = 0  # penalty cards: it may hold any color now
+        self.receive(to, got, reason)
         self.emit("press", p=to, by=by, cards=self.codes(got), reason=reason.name.lower(),
                   left=len(self.draw_pile))
         return len(got)
