@@ -107,9 +107,8 @@ cdef object _raw_state(uno_game *g, int seat, int decision, int arg):
         reveal=[g.reveal[seat][i] for i in range(g.reveal_n[seat])], side=g.side,
         dark_kind=tuple([g.t.card_kind[1][i] for i in range(g.t.n_cards)])
         if g.t.n_sides == 2 else None,
-        draw_top=g.draw[g.n_draw - 1] if g.n_draw > 0 else -1, teams=bool(g.cfg.teams),
-        silent=g.silent if g.launcher else -1, stacking=g.cfg.stacking,
-        forced_play=bool(g.cfg.forced_play), legal=tuple([legal[i] for i in range(n_legal)]))
+        draw_top=g.draw[g.n_draw - 1] if g.n_draw > 0 else -1,
+        silent=g.silent if g.launcher else -1, legal=tuple([legal[i] for i in range(n_legal)]))
 
 
 include "_envseat.pxi"

@@ -21,7 +21,7 @@ from typing import Callable, NamedTuple
 
 from .cards import COLORS, SIDES
 from .rng import DK_USER
-from .rules import STACKING, RulesError
+from .rules import RulesError
 
 # The decisions, in the order of enum uno_decision (csrc/uno.h).
 DECISIONS = ("play", "replacement", "color", "challenge", "call_uno", "catch", "play_drawn",
@@ -140,10 +140,7 @@ class RawState:
     side: int = 0  # the side in play (UNO Flip)
     dark_kind: tuple | None = None  # this game's pairing: card id -> dark kind (Flip), else None
     draw_top: int = -1  # the draw pile's top card, -1 when it is empty
-    teams: bool = False  # C20: seats of the same parity are partners
     silent: int = -1  # UNO Extreme (E2): the launcher's silent presses in a row, else -1
-    stacking: int = 0  # C-H1: index of Rules.stacking (a mask of the families)
-    forced_play: bool = False  # C-H3
     # the legal actions of this decision, from the engine: the C engine's uno_legal_actions
     # or the reference engine's Game.legal_actions (2 * hand index + bluff for a card,
     # DRAW for drawing, 4 * side + c for a color, the seats for a target)
@@ -379,10 +376,9 @@ class ReferenceUserSeat:
                        failed=list(g.failed), reveal_from=rev[0] if rev else -1,
                        reveal=list(rev[1]) if rev else [],
                        side=g.side, dark_kind=tuple(g.side_kinds[1]) if two else None,
-                       draw_top=g.draw_pile[-1] if g.draw_pile else -1, teams=g.rules.teams,
+                       draw_top=g.draw_pile[-1] if g.draw_pile else -1,
                        silent=g.silent if g.launcher else -1,
-                       stacking=STACKING.index(g.rules.stacking),
-                       forced_play=g.rules.forced_play, legal=tuple(g.legal_actions(p, decision)))
+                       legal=tuple(g.legal_actions(p, decision)))
         return self.user.decide(raw, DECISIONS.index(decision), arg,
                                 partial(g.dec.bounded, p, DK_USER))
 
