@@ -761,12 +761,17 @@ static inline int uno_bits_meet(const uno_hand *a, const uno_hand *m)
     return uno_bits_meet_w(a, m, UNO_HAND_WORDS);
 }
 
-static inline int uno_bits_count(const uno_hand *a)
+static inline int uno_bits_count_w(const uno_hand *a, const int W)
 {
     int n = 0;
-    for (int i = 0; i < UNO_HAND_WORDS; i++)
+    for (int i = 0; i < W; i++)
         n += uno_popcount64(a->w[i]);
     return n;
+}
+
+static inline int uno_bits_count(const uno_hand *a)
+{
+    return uno_bits_count_w(a, UNO_HAND_WORDS);
 }
 
 /* The lowest set rank of a (its first W words), or -1 when they are empty. */
