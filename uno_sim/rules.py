@@ -145,11 +145,12 @@ COMMON_SWITCHES = (
     Switch(name="seven_o", kind="bool", default=False, rule="C-H5",
            meaning="7 swaps hands, 0 passes every hand on"),
 )
-_BY_NAME = {s.name: s for s in COMMON_SWITCHES + variant_switches()}
+# Every switch by name (check_switches below puts them in field order as SWITCHES)
+SWITCH = {s.name: s for s in COMMON_SWITCHES + variant_switches()}
 
 
 def _default(name):
-    return _BY_NAME[name].default
+    return SWITCH[name].default
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -325,7 +326,6 @@ def check_switches(switches, cls=None) -> tuple:
 
 # Every switch, in the order of the `Rules` fields.
 SWITCHES = check_switches(COMMON_SWITCHES + variant_switches())
-SWITCH = {s.name: s for s in SWITCHES}
 
 # The values each choice and integer switch takes, as `Rules` validates them.
 SWITCH_CHOICES = {s.name: s.choices() for s in SWITCHES if s.kind == "choice"}
