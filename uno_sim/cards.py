@@ -339,6 +339,20 @@ def _house_int(code, key, value, lo, hi):
         raise DeckError(f"invalid {key} {value!r} of kind {code!r}: expected {lo}..{hi}")
 
 
+def _house_effect(props: dict, wild: bool) -> tuple:
+    """(effect key or None, opcode) of a new kind's table: its effect key mapped onto the
+    opcode of a wild or of a colored card (None: not allowed); no key: a plain card."""
+    key = next((k for k in HOUSE_EFFECTS if props.get(k, False) is not False), None)
+    if key is None:
+        return None, Effect.WILD if wild else Effect.NUMBER
+    return key, HOUSE_EFFECTS[key][1 if wild else 0]
+
+
+def _house_starter(effect) -> str:
+    """C5: a new kind starts a round as its opcode can, unless its table says otherwise."""
+    return "play" if effect in STARTER_EFFECTS else "return"
+
+
 def house_entry(code, props, value_max: int) -> tuple:
     """One new kind of a deck file as `Rules.deck` keeps it: (code, ((key, value), ...)).
 
@@ -372,23 +386,19 @@ def house_entry(code, props, value_max: int) -> tuple:
     if len(effects) > 1:
         raise DeckError(f"invalid kind {code!r}: {' and '.join(effects)} together; a kind has "
                         f"one effect (draw makes the next player lose the turn by itself)")
-    effect = None
-    if effects:
-        key = effects[0]
+    key, effect = _house_effect(props, wild)
+    if key is not None:
         opcodes = HOUSE_EFFECTS[key]
-        effect = opcodes[1] if wild else opcodes[0]
         if effect is None:
             need = "wild = true" if opcodes[1] is not None else "colored = true"
             raise DeckError(f"invalid {key} of kind {code!r}: it needs {need}")
         if opcodes[2]:
             _house_int(code, key, props[key], *HOUSE_AMOUNT)
-    else:
-        effect = Effect.WILD if wild else Effect.NUMBER
     restricted = props.get("restricted", False)
     if restricted and not wild:
         raise DeckError(f"invalid restricted of kind {code!r}: only a wild can be restricted "
                         f"(C7: legal only without a card of the active color)")
-    starter = props.get("starter", "play" if effect in STARTER_EFFECTS else "return")
+    starter = props.get("starter", _house_starter(effect))
     if starter not in ("play", "return"):
         raise DeckError(f"invalid starter {starter!r} of kind {code!r}: expected play or return")
     if starter == "play" and effect not in STARTER_EFFECTS:
@@ -399,7 +409,7 @@ def house_entry(code, props, value_max: int) -> tuple:
     count = props.get("count", 1)
     _house_int(code, "count", count, 0, 255)
     full = dict(props, value=value, count=count)
-    if starter == ("play" if effect in STARTER_EFFECTS else "return"):
+    if starter == _house_starter(effect):
         full.pop("starter", None)  # as its effect sets it: one form per kind
     return code, tuple((k, full[k]) for k in KIND_KEYS if full.get(k, False) is not False
                        or k in ("value", "count"))
@@ -424,24 +434,20 @@ def house_kinds(entries, kinds: list[Kind], variant) -> list[Kind]:
         p = dict(pairs)
         wild = p.get("wild", False)
         face = FACE_HOUSE + n
-        key = next((k for k in HOUSE_EFFECTS if k in p), None)
+        key, effect = _house_effect(p, wild)
         if key is not None and HOUSE_EFFECTS[key][3] and variant.draw_source != "launcher":
             raise DeckError(f"invalid {key} of kind {code!r}: it needs the launcher (E2, E4), "
                             f"and the {variant.name} deck draws from a pile")
         if face > FACE_MAX:
             raise DeckError(f"invalid kind {code!r}: at most {FACE_MAX - FACE_HOUSE + 1} new kinds")
-        if key is None:
-            effect, amount = (Effect.WILD if wild else Effect.NUMBER), 0
-        else:
-            effect = HOUSE_EFFECTS[key][1 if wild else 0]
-            amount = 0 if p[key] is True else p[key]
+        amount = 0 if key is None or p[key] is True else p[key]
         restricted = p.get("restricted", False)
         if effect == Effect.WILD_DRAW:
             reason = DrawReason.WD4 if restricted else DrawReason.WILD_DRAW_TWO
         else:
             reason = HOUSE_REASONS.get(effect, DrawReason.CANNOT_PLAY)
-        starter = {"play": Starter.PLAY, "return": Starter.RETURN}.get(
-            p.get("starter"), Starter.PLAY if effect in STARTER_EFFECTS else Starter.RETURN)
+        starter = Starter.PLAY if p.get("starter", _house_starter(effect)) == "play" \
+            else Starter.RETURN
         for c in ([NO_COLOR] if wild else colors):
             full = code if wild else COLORS[c] + code
             if full in codes:
