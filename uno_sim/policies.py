@@ -233,7 +233,6 @@ POLICY_HELP = {
 }
 
 
-
 @dataclass(frozen=True)
 class PolicySpec:
     name: str
