@@ -127,6 +127,17 @@ UNO_NOCLONE int uno_draw_cards(uno_game *g, int p, int k, int reason)
     return n;
 }
 
+/* uno_draw_cards(g, p, 1, reason) for a turn's own draw (C8: no penalty) from a draw pile
+   that is not empty, with no trace: the turn's common case, inline. */
+static inline int draw_one(uno_game *g, int p)
+{
+    int card = uno_draw_pop(g);
+    uno_hand_add(g, p, card);
+    g->last_drawn = card;
+    g->counters[UNO_CT_CARDS_DRAWN][p]++;
+    return 1;
+}
+
 /* reference.Game.draw_until (F4): draw until a card of the active color, or nothing is left. */
 void uno_draw_until(uno_game *g, int p, int reason)
 {
@@ -475,13 +486,19 @@ static UNO_INLINE int take_turn(uno_game *g, int p, const int house)
     /* a greedy seat that never bluffs, nothing forced: the greedy choice right here */
     const uno_policy *pol = &g->pol[p];
     int action;
-    if (pol->id == UNO_POLICY_GREEDY && pol->bluff <= 0.0 && !g->force)
+    int forced = -1; /* whether p has no legal play; -1: not known yet */
+    if (pol->id == UNO_POLICY_GREEDY && pol->bluff <= 0.0 && !g->force) {
         action = uno_narrow(g->t)
                      ? uno_greedy_honest_w(g, p, pol, uno_holds_color_w(g, p, 2), 2)
                      : uno_greedy_honest_w(g, p, pol, uno_holds_color_w(g, p, 4), 4);
-    else
+        /* without the voluntary_draw knob, greedy draws only when nothing is legal */
+        if (action == UNO_DRAW && pol->voluntary_draw <= 0.0)
+            forced = 1;
+    } else {
         action = uno_choose_play(g, p);
-    if (house && action == UNO_DRAW && cfg->forced_play && uno_has_legal_play(g, p))
+    }
+    if (house && action == UNO_DRAW && cfg->forced_play && forced != 1 &&
+        uno_has_legal_play(g, p))
         action = uno_choose_replacement(g, p); /* C-H3: no voluntary draw */
     if (action != UNO_DRAW) {
         g->idle = 0;
@@ -491,12 +508,15 @@ static UNO_INLINE int take_turn(uno_game *g, int p, const int house)
     }
     if (g->color >= 0) /* public: p drew on this color */
         g->failed[p] |= (uint8_t)(1u << g->color);
-    int forced = !uno_has_legal_play(g, p);
+    if (forced < 0)
+        forced = !uno_has_legal_play(g, p);
     if (g->launcher)
         return uno_press_turn(g, p, forced);
     int got;
     if (house && forced && cfg->draw_until_playable) /* C-H2 */
         got = uno_draw_until_playable(g, p);
+    else if (g->n_draw > 0 && !g->tr) /* uno_draw_cards' one card, inline */
+        got = draw_one(g, p);
     else
         got = uno_draw_cards(g, p, 1, forced ? UNO_R_CANNOT_PLAY : UNO_R_VOLUNTARY);
     if (got) {
