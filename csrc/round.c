@@ -544,6 +544,17 @@ static UNO_INLINE int take_turn(uno_game *g, int p, const int house)
     return uno_next(g, p);
 }
 
+/* 0, 1, .., 255: a new round's draw pile before its shuffle, copied at once. */
+static const uint8_t uno_identity[UNO_MAX_CARDS + 1] = {
+#define UNO_ID4(i) (i), (i) + 1, (i) + 2, (i) + 3
+#define UNO_ID16(i) UNO_ID4(i), UNO_ID4((i) + 4), UNO_ID4((i) + 8), UNO_ID4((i) + 12)
+#define UNO_ID64(i) UNO_ID16(i), UNO_ID16((i) + 16), UNO_ID16((i) + 32), UNO_ID16((i) + 48)
+    UNO_ID64(0), UNO_ID64(64), UNO_ID64(128), UNO_ID64(192)
+#undef UNO_ID64
+#undef UNO_ID16
+#undef UNO_ID4
+};
+
 /*
  * reference.Game.start_round: shuffle (or take `deck`, top card first),
  * deal (C4), turn up the starter (C5).  Returns the first player, or
@@ -566,8 +577,7 @@ static int start_round(uno_game *g, int dealer, const uint8_t *deck)
     g->n_draw = size;
     g->bag = 0;
     if (!deck) {
-        for (int i = 0; i < size; i++)
-            pile[i] = (uint8_t)i;
+        memcpy(pile, uno_identity, (size_t)size); /* pile[i] = i */
         uno_draw_shuffle(g, size);
         if (g->tr) /* the trace records the whole deck order */
             uno_draw_settle(g);
