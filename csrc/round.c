@@ -544,6 +544,41 @@ static UNO_INLINE int take_turn(uno_game *g, int p, const int house)
     return uno_next(g, p);
 }
 
+/*
+ * C4: hand_size cards to each of the n_deal seats of order[], one at a time (pass r gives
+ * each seat its r-th card), popped as uno_draw_pop does, on the light side (F2).  The
+ * generator and the pile's ends are locals here: through g, every byte stored into the
+ * pile or word into a hand could alias them and would reload them card by card.
+ */
+static UNO_INLINE void deal(uno_game *g, const int *order, int n_deal, int hand_size,
+                            const int two_sided)
+{
+    const uint8_t *rank = g->t->rank[0], *dark = g->t->rank[1];
+    uno_rng rng = g->deal;
+    uint8_t *pile = g->draw;
+    int i = g->n_draw, bag = g->bag;
+    for (int r = 0; r < hand_size; r++)
+        for (int j = 0; j < n_deal; j++) {
+            i--;
+            if (bag > i) { /* uno_draw_pop's pending shuffle step */
+                if (i > 0) {
+                    uint32_t k = uno_rng_bounded(&rng, (uint32_t)i + 1);
+                    uint8_t tmp = pile[i];
+                    pile[i] = pile[k];
+                    pile[k] = tmp;
+                }
+                bag = i;
+            }
+            int card = pile[i];
+            uno_bits_set(&g->hand[order[j]], rank[card]);
+            if (two_sided)
+                uno_bits_set(&g->hand_alt[order[j]], dark[card]);
+        }
+    g->deal = rng;
+    g->n_draw = i;
+    g->bag = bag;
+}
+
 /* 0, 1, .., 255: a new round's draw pile before its shuffle, copied at once. */
 static const uint8_t uno_identity[UNO_MAX_CARDS + 1] = {
 #define UNO_ID4(i) (i), (i) + 1, (i) + 2, (i) + 3
@@ -608,14 +643,10 @@ static int start_round(uno_game *g, int dealer, const uint8_t *deck)
     const int n_deal = g->n_active, hand_size = g->cfg->hand_size;
     for (int j = 0, q = dealer; j < n_deal; j++)
         order[j] = q = uno_next(g, q);
-    const uint8_t *rank = t->rank[0], *dark = t->rank[1]; /* dealt on the light side (F2) */
-    for (int r = 0; r < hand_size; r++)
-        for (int j = 0; j < n_deal; j++) {
-            int card = uno_draw_pop(g);
-            uno_bits_set(&g->hand[order[j]], rank[card]);
-            if (g->two_sided)
-                uno_bits_set(&g->hand_alt[order[j]], dark[card]);
-        }
+    if (g->two_sided)
+        deal(g, order, n_deal, hand_size, 1);
+    else
+        deal(g, order, n_deal, hand_size, 0);
     for (int j = 0; j < n_deal; j++)
         g->hand_n[order[j]] = hand_size;
     int32_t returned[UNO_MAX_CARDS]; /* card + 256 * the side it was read on */
