@@ -462,6 +462,26 @@ int uno_play_card(uno_game *g, int p, int card)
     return resolve(g, p, card, bluff, prev_color, prev_face, 0);
 }
 
+/*
+ * uno_play_card for the turn's common case, a plain number card (uno_table.card_plain)
+ * that leaves p at least two cards, where g->plain_ok: no UNO call (C13), no effect
+ * (C9), nothing traced, so the card only moves and sets the color and the face.
+ */
+static inline int play(uno_game *g, int p, int card)
+{
+    const uno_table *t = g->t;
+    const int side = g->side;
+    if (!(g->plain_ok && t->card_plain[side][card] && g->hand_n[p] > 2))
+        return uno_play_card(g, p, card);
+    const int col = t->card_color[side][card], face = t->card_face[side][card];
+    uno_hand_remove(g, p, card);
+    g->discard[g->n_discard++] = (uint8_t)card;
+    g->top_face = face;
+    g->color = col;
+    g->failed[p] &= (uint8_t)~(1u << col);
+    return uno_next(g, p);
+}
+
 /* C-H4: p is about to play `card`; the next turn first offers a jump-in on it. */
 static inline void open_jump(uno_game *g, int p, int card)
 {
@@ -504,7 +524,7 @@ static UNO_INLINE int take_turn(uno_game *g, int p, const int house)
         g->idle = 0;
         if (house && cfg->jump_in)
             open_jump(g, p, action);
-        return uno_play_card(g, p, action);
+        return play(g, p, action);
     }
     if (g->color >= 0) /* public: p drew on this color */
         g->failed[p] |= (uint8_t)(1u << g->color);
@@ -533,7 +553,7 @@ static UNO_INLINE int take_turn(uno_game *g, int p, const int house)
             if (play_it) {
                 if (house && cfg->jump_in)
                     open_jump(g, p, card);
-                return uno_play_card(g, p, card);
+                return play(g, p, card);
             }
         }
     } else if (++g->idle >= g->n_active) {

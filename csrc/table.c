@@ -83,6 +83,8 @@ void uno_table_derive(uno_table *t, int side)
         t->card_face[side][c] = t->face[k];
         t->card_restricted[side][c] = t->restricted[k];
         t->card_value[side][c] = t->value[k];
+        t->card_plain[side][c] = (uint8_t)(t->effect[k] == UNO_NUMBER && !t->restricted[k] &&
+                                           t->color[k] != UNO_NO_COLOR);
         if (t->restricted[k] && t->color[k] != UNO_NO_COLOR)
             t->restricted_colored[side] = 1;
         uno_bits_set(&t->color_mask[side][t->color[k] + 1], r);

@@ -264,6 +264,9 @@ typedef struct uno_table {
     uint8_t card_face[2][UNO_MAX_CARDS];
     uint8_t card_restricted[2][UNO_MAX_CARDS];
     int32_t card_value[2][UNO_MAX_CARDS];
+    /* 1 for a plain number card on that side: effect UNO_NUMBER, a color, not restricted
+       (what the engine's turn plays without the effect dispatcher) */
+    uint8_t card_plain[2][UNO_MAX_CARDS];
     /* per side: 1 when some card of the side is restricted yet has a color (no stock deck
        has one); the policies' fast paths assume 0 */
     uint8_t restricted_colored[2];
@@ -588,6 +591,8 @@ typedef struct uno_game {
     int two_sided;
     uno_table own; /* the game's re-paired copy of the table (cfg->repair); t points to it */
     int launcher;  /* E2: the draw pile is the launcher (cfg->draw_source) */
+    int plain_ok;  /* no trace, no launcher, no Seven-O: a plain number card has no side effect
+                      beyond its color and face (round.c play_plain) */
     int silent;    /* E2: presses in a row that fired nothing, this round */
 } uno_game;
 
