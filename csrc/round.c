@@ -199,7 +199,21 @@ static void uno_check(uno_game *g, int p)
 
 static void reverse_u8(uint8_t *a, int n)
 {
-    for (int i = 0, j = n - 1; i < j; i++, j--) {
+    int i = 0, j = n - 1;
+#if defined(__GNUC__)
+    /* eight bytes from each end at a time, each word byte-reversed: a[i..i+8) and
+       a[j-7..j] trade places while they do not overlap */
+    for (; j - i >= 15; i += 8, j -= 8) {
+        uint64_t lo, hi;
+        memcpy(&lo, a + i, 8);
+        memcpy(&hi, a + j - 7, 8);
+        lo = __builtin_bswap64(lo);
+        hi = __builtin_bswap64(hi);
+        memcpy(a + i, &hi, 8);
+        memcpy(a + j - 7, &lo, 8);
+    }
+#endif
+    for (; i < j; i++, j--) {
         uint8_t tmp = a[i];
         a[i] = a[j];
         a[j] = tmp;
