@@ -222,25 +222,19 @@ static inline int user_card(const uno_game *g, int p, int i)
 /* ------------------------------------------------------------------------- */
 
 /* The seat before p in the current direction (the one who plays after a Reverse). */
-static int prev_seat(const uno_game *g, int p)
+static inline int prev_seat(const uno_game *g, int p)
 {
-    do {
-        p -= g->direction;
-        if (p >= g->n)
-            p = 0;
-        else if (p < 0)
-            p = g->n - 1;
-    } while (!g->active[p]);
-    return p;
+    return g->next_seat[g->direction < 0][p]; /* the next seat the other way */
 }
 
 /* Fewest cards held by an opponent of p (reference.fewest_opponent). */
-static int fewest_opponent(const uno_game *g, int p)
+static inline int fewest_opponent(const uno_game *g, int p)
 {
     int low = UNO_HAND_CAP + 1;
-    for (int q = 0; q < g->n; q++)
-        if (q != p && g->active[q] && g->hand_n[q] < low)
-            low = g->hand_n[q];
+    for (int q = 0; q < g->n; q++) { /* a minimum without a branch on the counts */
+        int n = (q != p && g->active[q]) ? g->hand_n[q] : UNO_HAND_CAP + 1;
+        low = n < low ? n : low;
+    }
     return low;
 }
 
@@ -282,57 +276,72 @@ static int other_side_wild(const uno_game *g, int q)
     return uno_bits_meet(&g->hand[q], &g->t->other_wild_mask[g->side]);
 }
 
-/* reference.StrategicPolicy.score: how much p likes playing card c now. */
-static int strategic_score(const uno_game *g, int p, int c, const int mine[4], int nx_n, int pv_n,
-                           int low, int fail_nx)
+/*
+ * reference.StrategicPolicy.score, split in two: what depends on the turn only
+ * (strategic_turn, once per decision) and what depends on the card (strategic_score).
+ */
+typedef struct strategic_view {
+    int mine[4];            /* p's cards per color of the side in play */
+    int base;               /* 4 * side: the side's first color */
+    int low2;               /* an opponent holds <= 2 cards */
+    int fail_nx;            /* colors the next player could not follow */
+    int wild_score;         /* a wild's score, less its hit and its value */
+    int wild_hit;           /* what a hitting wild (restricted, E6) scores instead of -80 */
+    int bonus[UNO_WILD_CUSTOM + 1]; /* a colored card's score by its effect */
+} strategic_view;
+
+static POLICY_INLINE void strategic_turn(const uno_game *g, int p, strategic_view *v, const int W)
+{
+    color_counts_w(g, p, v->mine, W);
+    int nx = uno_next(g, p);
+    int nx2 = g->hand_n[nx] <= 2, pv2 = g->hand_n[prev_seat(g, p)] <= 2;
+    v->base = 4 * g->side;
+    v->low2 = fewest_opponent(g, p) <= 2;
+    v->fail_nx = g->failed[nx];
+    int hit = nx2 ? 80 : 10; /* hit the next player, hardest when it is close */
+    memset(v->bonus, 0, sizeof v->bonus);
+    v->bonus[UNO_SKIP] = v->bonus[UNO_DRAW_CARDS] = v->bonus[UNO_HIT] = hit;
+    v->bonus[UNO_REVERSE] = g->n_active == 2 ? hit : (nx2 ? 40 : 0) - (pv2 ? 40 : 0);
+    v->bonus[UNO_SKIP_ALL] = v->low2 ? 80 : 10; /* F4: every opponent loses a turn */
+    if (nx2) /* F3/F6: flip a close next player's hand over, */
+        v->bonus[UNO_FLIP] = other_side_wild(g, nx) ? -40 : 40; /* unless a wild is there */
+    /* keep wilds for the end; change the color on a player about to go out; finish
+       with a wild */
+    v->wild_score = (nx2 ? 30 : 0) + (g->hand_n[p] <= 2 ? 200 : 0);
+    v->wild_hit = nx2 ? 150 : -40;
+}
+
+/* How much p likes playing card c now, given the turn's view. */
+static inline int strategic_score(const uno_game *g, int c, const strategic_view *v)
 {
     const uno_table *t = g->t;
-    int col = uno_color(g, c), v = uno_value(g, c), e = t->effect[t->card_kind[g->side][c]];
-    int s;
+    int col = uno_color(g, c), val = uno_value(g, c), e = t->effect[t->card_kind[g->side][c]];
     if (col != UNO_NO_COLOR) {
-        s = 4 * (mine[col - 4 * g->side] - 1) + v; /* stay in a color held; shed points */
-        if ((fail_nx >> col) & 1)    /* the next player could not follow this color */
-            s += 25;
-        if (low <= 2) /* someone is about to go out: dump high values */
-            s += 2 * v;
-        if (e == UNO_SKIP || e == UNO_DRAW_CARDS || e == UNO_HIT ||
-            (e == UNO_REVERSE && g->n_active == 2))
-            s += nx_n <= 2 ? 80 : 10; /* hit the next player, hardest when it is close */
-        else if (e == UNO_DISCARD_ALL) /* E4: sheds the rest of its color too */
-            s += 4 * (mine[col - 4 * g->side] - 1);
-        else if (e == UNO_REVERSE)
-            s += (nx_n <= 2 ? 40 : 0) - (pv_n <= 2 ? 40 : 0);
-        else if (e == UNO_SKIP_ALL) /* F4: every opponent loses a turn */
-            s += low <= 2 ? 80 : 10;
-        else if (e == UNO_FLIP && nx_n <= 2) /* F3/F6: flip a close next player's hand over, */
-            s += other_side_wild(g, uno_next(g, p)) ? -40 : 40; /* unless a wild is there */
-    } else {
-        int hits = uno_restricted(g, c) || e == UNO_WILD_HIT; /* E6: an Extreme Hit hurts too */
-        s = hits ? (nx_n <= 2 ? 150 : -40) : -80; /* keep wilds for the end */
-        if (nx_n <= 2)
-            s += 30; /* change the color on a player about to go out */
-        if (g->hand_n[p] <= 2)
-            s += 200; /* finish with it */
-        if (low <= 2)
-            s += v;
+        int held = v->mine[col - v->base] - 1;
+        int s = 4 * held + val + v->bonus[e]; /* stay in a color held; shed points */
+        s += ((v->fail_nx >> col) & 1) * 25; /* the next player could not follow this color */
+        s += v->low2 * 2 * val; /* someone is about to go out: dump high values */
+        if (e == UNO_DISCARD_ALL) /* E4: sheds the rest of its color too */
+            s += 4 * held;
+        return s;
     }
-    return s;
+    int hits = uno_restricted(g, c) || e == UNO_WILD_HIT; /* E6: an Extreme Hit hurts too */
+    return (hits ? v->wild_hit : -80) + v->wild_score + v->low2 * val;
 }
 
 /* The best legal (never bluffing) card by strategic_score, first in hand order on ties;
    else UNO_DRAW. */
 static POLICY_INLINE int strategic_best_w(const uno_game *g, int p, const int W)
 {
-    int mine[4];
-    color_counts_w(g, p, mine, W);
-    int nx = uno_next(g, p);
-    int nx_n = g->hand_n[nx], pv_n = g->hand_n[prev_seat(g, p)];
-    int low = fewest_opponent(g, p), fail_nx = g->failed[nx];
     int best = UNO_DRAW, best_score = 0;
     uno_hand legal = uno_legal_cards_w(g, p, W);
+    if (!uno_bits_meet_w(&legal, &legal, W))
+        return UNO_DRAW;
+    strategic_view v;
+    strategic_turn(g, p, &v, W);
     UNO_BITS_FOR_W(legal, r, W) {
         int c = uno_card_at(g, r);
-        int sc = strategic_score(g, p, c, mine, nx_n, pv_n, low, fail_nx);
+        int sc = strategic_score(g, c, &v);
         if (best == UNO_DRAW || sc > best_score) {
             best = c;
             best_score = sc;
