@@ -89,8 +89,27 @@ static int choose_dealer(uno_game *g)
     return contenders[0];
 }
 
+/* C17: the points of s's hand, as a count of its cards per value (uno_table.value_of). */
+static inline int32_t hand_value_w(const uno_game *g, int s, const int W)
+{
+    const uno_table *t = g->t;
+    const int side = g->side;
+    const uno_hand *h = &g->hand[s];
+    int32_t v = 0;
+    for (int k = 0; k < t->n_values[side]; k++) {
+        const uno_hand *m = &t->value_mask[side][k];
+        int c = 0;
+        for (int i = 0; i < W; i++)
+            c += uno_popcount64(h->w[i] & m->w[i]);
+        v += t->value_of[side][k] * c;
+    }
+    return v;
+}
+
 static int32_t hand_value(const uno_game *g, int s)
 {
+    if (g->t->n_values[g->side] <= UNO_VALUE_CLASSES) /* no loop over the hand's cards */
+        return uno_narrow(g->t) ? hand_value_w(g, s, 2) : hand_value_w(g, s, 4);
     const int32_t *value = g->t->card_value[g->side];
     const uint8_t *un = g->t->unrank[g->side];
     int32_t v = 0;

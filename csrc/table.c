@@ -77,6 +77,8 @@ void uno_table_derive(uno_table *t, int side)
     memset(t->color_mask[side], 0, sizeof t->color_mask[side]);
     memset(t->face_mask[side], 0, sizeof t->face_mask[side]);
     memset(&t->restricted_mask[side], 0, sizeof t->restricted_mask[side]);
+    memset(t->value_mask[side], 0, sizeof t->value_mask[side]);
+    t->n_values[side] = 0;
     for (int c = 0; c < n; c++) {
         int k = t->card_kind[side][c], r = t->rank[side][c];
         t->card_color[side][c] = t->color[k];
@@ -94,6 +96,17 @@ void uno_table_derive(uno_table *t, int side)
             t->faces_ok[side] = 0;
         if (t->restricted[k])
             uno_bits_set(&t->restricted_mask[side], r);
+        int v = t->value[k], j = 0, nv = t->n_values[side];
+        while (j < nv && j < UNO_VALUE_CLASSES && t->value_of[side][j] != v)
+            j++;
+        if (v == 0 || nv > UNO_VALUE_CLASSES)
+            continue;
+        if (j == nv) { /* a new value */
+            if (++t->n_values[side] > UNO_VALUE_CLASSES)
+                continue;
+            t->value_of[side][j] = v;
+        }
+        uno_bits_set(&t->value_mask[side][j], r);
     }
     /* F6: the cards whose other face is a wild, over each side's ranks; both sides once
        the last one is derived (a re-pairing derives side 1 only, and both masks read it) */

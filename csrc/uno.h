@@ -124,6 +124,7 @@
 
 #define UNO_MAX_PLAYERS 10
 #define UNO_MAX_CARDS 255 /* card ids are uint8_t */
+#define UNO_VALUE_CLASSES 16 /* distinct card values a side lists (uno_table.value_of) */
 #define UNO_MAX_KINDS 255
 #define UNO_HAND_CAP 256 /* a hand can hold every card */
 #define UNO_HAND_WORDS 4 /* a uno_hand's 64-bit words: one bit per card id up to 255 */
@@ -284,6 +285,11 @@ typedef struct uno_table {
     struct uno_hand {
         uint64_t w[UNO_HAND_WORDS];
     } color_mask[2][9], face_mask[2][32], restricted_mask[2], other_wild_mask[2];
+    /* Per side, the cards' nonzero values (C17) as n_values classes: value_of[k] and the
+       cards worth it, value_mask[k]; n_values > UNO_VALUE_CLASSES: too many to list */
+    int32_t n_values[2];
+    int32_t value_of[2][UNO_VALUE_CLASSES];
+    struct uno_hand value_mask[2][UNO_VALUE_CLASSES];
     uint8_t faces_ok[2];
 } uno_table;
 typedef struct uno_hand uno_hand;
