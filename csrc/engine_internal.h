@@ -23,9 +23,12 @@
 #define UNO_COLD __attribute__((noinline, cold))
 /* the effect dispatcher: inlined into play(), whatever the rare cases add to its size */
 #define UNO_INLINE __attribute__((always_inline)) inline
+/* a function of its own however small (a copy for constant arguments, called at one place) */
+#define UNO_NOINLINE __attribute__((noinline))
 #else
 #define UNO_COLD
 #define UNO_INLINE inline
+#define UNO_NOINLINE
 #endif
 
 /* A function one engine file calls in another: not exported from a shared object, so that

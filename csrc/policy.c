@@ -165,7 +165,7 @@ static POLICY_INLINE int greedy_play_w(uno_game *g, int p, const uno_policy *pol
         if (bluff != UNO_DRAW)
             return bluff;
     }
-    return uno_greedy_honest_w(g, p, pol, has_color, W);
+    return uno_greedy_honest_w(g, p, pol, has_color, W, 1);
 }
 
 static POLICY_INLINE int greedy_play(uno_game *g, int p, const uno_policy *pol)

@@ -128,11 +128,12 @@ UNO_NOCLONE int uno_draw_cards(uno_game *g, int p, int k, int reason)
 }
 
 /* uno_draw_cards(g, p, 1, reason) for a turn's own draw (C8: no penalty) from a draw pile
-   that is not empty, with no trace: the turn's common case, inline. */
-static inline int draw_one(uno_game *g, int p)
+   that is not empty, with no trace: the turn's common case, inline.  two_sided: as
+   uno_hand_add_k. */
+static inline int draw_one(uno_game *g, int p, const int two_sided)
 {
     int card = uno_draw_pop(g);
-    uno_hand_add(g, p, card);
+    uno_hand_add_k(g, p, card, two_sided);
     g->last_drawn = card;
     g->counters[UNO_CT_CARDS_DRAWN][p]++;
     return 1;
@@ -280,7 +281,7 @@ int uno_has_legal_play(const uno_game *g, int p)
  * cannot start.
  */
 static UNO_INLINE int resolve(uno_game *g, int p, int card, int bluff, int prev_color, int prev_face,
-                   int starter)
+                   int starter, const int lean)
 {
     const uno_table *t = g->t;
     int k = t->card_kind[g->side][card];
@@ -352,7 +353,7 @@ static UNO_INLINE int resolve(uno_game *g, int p, int card, int bluff, int prev_
         if (out)
             return ROUND_OVER;
         g->direction = -g->direction;
-        if (g->tr)
+        if (!lean && g->tr)
             uno_trace_event(g->tr, UNO_EV_REVERSE, p, g->direction, 0, 0);
         if (starter) /* the dealer plays first, then play goes to the right */
             return p;
@@ -435,8 +436,8 @@ static UNO_INLINE int resolve(uno_game *g, int p, int card, int bluff, int prev_
     return nxt;
 }
 
-/* reference.Game.play: p plays `card`, which it holds. */
-int uno_play_card(uno_game *g, int p, int card)
+/* reference.Game.play: p plays `card`, which it holds.  `lean`: a constant, see take_turn. */
+static UNO_INLINE int play_card(uno_game *g, int p, int card, const int lean)
 {
 #if UNO_CHECK
     assert(card >= 0 && card < g->t->n_cards);
@@ -447,7 +448,7 @@ int uno_play_card(uno_game *g, int p, int card)
     const int side = g->side;
     const int restricted = t->card_restricted[side][card];
     const int col = t->card_color[side][card], face = t->card_face[side][card];
-    uno_hand_remove(g, p, card);
+    uno_hand_remove_k(g, p, card, lean ? 0 : g->two_sided);
     int bluff = restricted && uno_holds_color(g, p);
     int prev_color = g->color, prev_face = g->top_face;
     g->discard[g->n_discard++] = (uint8_t)card;
@@ -461,9 +462,9 @@ int uno_play_card(uno_game *g, int p, int card)
     }
     if (restricted)
         g->counters[UNO_CT_BLUFFS][p] += bluff;
-    if (g->tr)
+    if (!lean && g->tr)
         uno_trace_event(g->tr, UNO_EV_PLAY, p, card, named, restricted ? !bluff : -1);
-    if (g->launcher) /* E4: one test of a flag where there is no launcher */
+    if (!lean && g->launcher) /* E4: one test of a flag where there is no launcher */
         uno_discard_all(g, p, card);
     if (g->hand_n[p] == 1) {
         int e = t->effect[t->card_kind[side][card]];
@@ -473,22 +474,34 @@ int uno_play_card(uno_game *g, int p, int card)
             !(g->cfg->seven_o && e == UNO_NUMBER && (face == 7 || face == 0)))
             uno_check(g, p);
     }
-    return resolve(g, p, card, bluff, prev_color, prev_face, 0);
+    return resolve(g, p, card, bluff, prev_color, prev_face, 0, lean);
+}
+
+int uno_play_card(uno_game *g, int p, int card)
+{
+    return play_card(g, p, card, 0);
+}
+
+/* uno_play_card in a lean round (take_turn) */
+static UNO_NOINLINE int play_card_lean(uno_game *g, int p, int card)
+{
+    return play_card(g, p, card, 1);
 }
 
 /*
  * uno_play_card for the turn's common case, a plain number card (uno_table.card_plain)
  * that leaves p at least two cards, where g->plain_ok: no UNO call (C13), no effect
  * (C9), nothing traced, so the card only moves and sets the color and the face.
+ * `lean`: a constant, see take_turn.
  */
-static inline int play(uno_game *g, int p, int card)
+static inline int play(uno_game *g, int p, int card, const int lean)
 {
     const uno_table *t = g->t;
     const int side = g->side;
-    if (!(g->plain_ok && t->card_plain[side][card] && g->hand_n[p] > 2))
-        return uno_play_card(g, p, card);
+    if (!((lean || g->plain_ok) && t->card_plain[side][card] && g->hand_n[p] > 2))
+        return lean ? play_card_lean(g, p, card) : uno_play_card(g, p, card);
     const int col = t->card_color[side][card], face = t->card_face[side][card];
-    uno_hand_remove(g, p, card);
+    uno_hand_remove_k(g, p, card, lean ? 0 : g->two_sided);
     g->discard[g->n_discard++] = (uint8_t)card;
     g->top_face = face;
     g->color = col;
@@ -506,10 +519,11 @@ static inline void open_jump(uno_game *g, int p, int card)
 
 /*
  * reference.Game.take_turn: returns the next seat, ROUND_OVER or STALEMATE.
- * `house` (a constant at each call) is whether any house rule C-H1..C-H5 is on:
- * play_round calls a copy without their tests when none is.
+ * `house` and `lean` are constants at each call.  `house`: whether any house
+ * rule C-H1..C-H5 is on (play_round calls a copy without their tests when none
+ * is).  `lean`: the round is known to be lean_round's kind, so its tests go.
  */
-static UNO_INLINE int take_turn(uno_game *g, int p, const int house)
+static UNO_INLINE int take_turn(uno_game *g, int p, const int house, const int lean)
 {
     const uno_config *cfg = g->cfg;
     if (house && g->jump_open) { /* C-H4: a jump-in on the last card played takes this turn */
@@ -521,10 +535,13 @@ static UNO_INLINE int take_turn(uno_game *g, int p, const int house)
     const uno_policy *pol = &g->pol[p];
     int action;
     int forced = -1; /* whether p has no legal play; -1: not known yet */
-    if (pol->id == UNO_POLICY_GREEDY && pol->bluff <= 0.0 && !g->force) {
+    if (lean) {
+        action = uno_greedy_honest_w(g, p, pol, uno_holds_color_w(g, p, 2), 2, 0);
+        forced = action == UNO_DRAW;
+    } else if (pol->id == UNO_POLICY_GREEDY && pol->bluff <= 0.0 && !g->force) {
         action = uno_narrow(g->t)
-                     ? uno_greedy_honest_w(g, p, pol, uno_holds_color_w(g, p, 2), 2)
-                     : uno_greedy_honest_w(g, p, pol, uno_holds_color_w(g, p, 4), 4);
+                     ? uno_greedy_honest_w(g, p, pol, uno_holds_color_w(g, p, 2), 2, 1)
+                     : uno_greedy_honest_w(g, p, pol, uno_holds_color_w(g, p, 4), 4, 1);
         /* without the voluntary_draw knob, greedy draws only when nothing is legal */
         if (action == UNO_DRAW && pol->voluntary_draw <= 0.0)
             forced = 1;
@@ -538,19 +555,19 @@ static UNO_INLINE int take_turn(uno_game *g, int p, const int house)
         g->idle = 0;
         if (house && cfg->jump_in)
             open_jump(g, p, action);
-        return play(g, p, action);
+        return play(g, p, action, lean);
     }
     if (g->color >= 0) /* public: p drew on this color */
         g->failed[p] |= (uint8_t)(1u << g->color);
     if (forced < 0)
         forced = !uno_has_legal_play(g, p);
-    if (g->launcher)
+    if (!lean && g->launcher)
         return uno_press_turn(g, p, forced);
     int got;
     if (house && forced && cfg->draw_until_playable) /* C-H2 */
         got = uno_draw_until_playable(g, p);
-    else if (g->n_draw > 0 && !g->tr) /* uno_draw_cards' one card, inline */
-        got = draw_one(g, p);
+    else if (g->n_draw > 0 && (lean || !g->tr)) /* uno_draw_cards' one card, inline */
+        got = draw_one(g, p, lean ? 0 : g->two_sided);
     else
         got = uno_draw_cards(g, p, 1, forced ? UNO_R_CANNOT_PLAY : UNO_R_VOLUNTARY);
     if (got) {
@@ -567,13 +584,13 @@ static UNO_INLINE int take_turn(uno_game *g, int p, const int house)
             if (play_it) {
                 if (house && cfg->jump_in)
                     open_jump(g, p, card);
-                return play(g, p, card);
+                return play(g, p, card, lean);
             }
         }
     } else if (++g->idle >= g->n_active) {
         return STALEMATE;
     }
-    if (g->tr)
+    if (!lean && g->tr)
         uno_trace_event(g->tr, UNO_EV_PASS, p, 0, 0, 0);
     return uno_next(g, p);
 }
@@ -722,9 +739,47 @@ static int start_round(uno_game *g, int dealer, const uint8_t *deck)
         if (flipped) /* F2 switch: the starter turned the game over */
             uno_trace_event(g->tr, UNO_EV_FLIP, -1, g->side, card, 0);
     }
-    int first = resolve(g, dealer, card, 0, g->color, g->top_face, 1);
+    int first = resolve(g, dealer, card, 0, g->color, g->top_face, 1, 0);
     CHECK_CARDS(g, dealer, "after the deal");
     return first;
+}
+
+/*
+ * Whether this round is the common kind that take_turn has a copy for (`lean`):
+ * every seat greedy without the bluff and voluntary_draw knobs, no decision
+ * forced (counterfactuals), no trace, a draw pile (no launcher), a one-sided deck
+ * of at most 128 cards (uno_narrow); play_round adds: no house rule.
+ */
+static int lean_round(const uno_game *g)
+{
+    if (g->tr || g->force || g->launcher || g->two_sided || !uno_narrow(g->t))
+        return 0;
+    for (int s = 0; s < g->n; s++) {
+        const uno_policy *pol = &g->pol[s];
+        if (pol->id != UNO_POLICY_GREEDY || pol->bluff > 0.0 || pol->voluntary_draw > 0.0)
+            return 0;
+    }
+    return 1;
+}
+
+/* uno_round_play's loop for a lean round (lean_round), in a function of its own: in the
+   same function as the other copies it would share their registers and slow them. */
+static UNO_NOINLINE int turns_lean(uno_game *g, int p, int32_t limit)
+{
+    for (int32_t turn = 0;; turn++) {
+        if (turn >= limit)
+            return LIMIT;
+        g->turns++;
+        int next = take_turn(g, p, 0, 1);
+        CHECK_CARDS(g, p, "after a turn");
+        if (next == ROUND_OVER)
+            return p;
+        if (next == STALEMATE) {
+            g->stalemates++;
+            return -1;
+        }
+        p = next;
+    }
 }
 
 /*
@@ -744,11 +799,13 @@ int uno_round_play(uno_game *g, int dealer, const uint8_t *deck)
     int32_t limit = cfg->max_turns > 0 ? cfg->max_turns : UNO_MAX_TURNS;
     const int house = cfg->stacking || cfg->draw_until_playable || cfg->forced_play ||
                       cfg->jump_in || cfg->seven_o;
+    if (!house && lean_round(g))
+        return turns_lean(g, p, limit);
     for (int32_t turn = 0;; turn++) {
         if (turn >= limit)
             return LIMIT;
         g->turns++;
-        int next = house ? take_turn(g, p, 1) : take_turn(g, p, 0);
+        int next = house ? take_turn(g, p, 1, 0) : take_turn(g, p, 0, 0);
         CHECK_CARDS(g, p, "after a turn");
         if (next == ROUND_OVER) /* C-H1, C-H4: a stacker or a jumper may have gone out */
             return g->round_winner >= 0 ? g->round_winner : p;

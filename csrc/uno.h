@@ -130,6 +130,14 @@
 #define UNO_HAND_WORDS 4 /* a uno_hand's 64-bit words: one bit per card id up to 255 */
 #define UNO_NO_COLOR (-1)
 #define UNO_DRAW (-1)
+
+/* An inline function the compiler must inline wherever it is called (its size budget
+   would otherwise take it out of the engine's turn once the turn has several copies). */
+#if defined(__GNUC__)
+#define UNO_ALWAYS_INLINE __attribute__((always_inline)) inline
+#else
+#define UNO_ALWAYS_INLINE inline
+#endif
 #define UNO_ANY 9999 /* a state condition that always holds */
 
 /* cards.Effect */
@@ -703,7 +711,7 @@ static inline int uno_can_stack(const uno_game *g, int card)
 }
 
 /* Bitsets over ranks (uno_hand). */
-static inline int uno_ctz64(uint64_t x)
+static UNO_ALWAYS_INLINE int uno_ctz64(uint64_t x)
 {
 #if defined(__GNUC__)
     return __builtin_ctzll(x);
@@ -719,7 +727,7 @@ static inline int uno_ctz64(uint64_t x)
 
 /* The popcnt instruction where the target has it; else an inline SWAR count (GCC's
    __builtin_popcountll would be a libgcc call there). */
-static inline int uno_popcount64(uint64_t x)
+static UNO_ALWAYS_INLINE int uno_popcount64(uint64_t x)
 {
 #if defined(__GNUC__) && defined(__POPCNT__)
     return __builtin_popcountll(x);
@@ -759,7 +767,7 @@ static inline int uno_narrow(const uno_table *t)
     return t->n_cards <= 128;
 }
 
-static inline int uno_bits_meet_w(const uno_hand *a, const uno_hand *m, const int W)
+static UNO_ALWAYS_INLINE int uno_bits_meet_w(const uno_hand *a, const uno_hand *m, const int W)
 {
     uint64_t x = 0;
     for (int i = 0; i < W; i++)
@@ -772,7 +780,7 @@ static inline int uno_bits_meet(const uno_hand *a, const uno_hand *m)
     return uno_bits_meet_w(a, m, UNO_HAND_WORDS);
 }
 
-static inline int uno_bits_count_w(const uno_hand *a, const int W)
+static UNO_ALWAYS_INLINE int uno_bits_count_w(const uno_hand *a, const int W)
 {
     int n = 0;
     for (int i = 0; i < W; i++)
@@ -786,7 +794,7 @@ static inline int uno_bits_count(const uno_hand *a)
 }
 
 /* The lowest set rank of a (its first W words), or -1 when they are empty. */
-static inline int uno_bits_first_w(const uno_hand *a, const int W)
+static UNO_ALWAYS_INLINE int uno_bits_first_w(const uno_hand *a, const int W)
 {
     if (W == 2) { /* no branch on which word holds it (data-dependent, mispredicted) */
         const uint64_t w0 = a->w[0], w1 = a->w[1];
@@ -832,12 +840,12 @@ static inline int uno_bits_below(const uno_hand *a, int r)
     return n;
 }
 
-static inline void uno_bits_set(uno_hand *a, int r)
+static UNO_ALWAYS_INLINE void uno_bits_set(uno_hand *a, int r)
 {
     a->w[r >> 6] |= UINT64_C(1) << (r & 63);
 }
 
-static inline void uno_bits_clear(uno_hand *a, int r)
+static UNO_ALWAYS_INLINE void uno_bits_clear(uno_hand *a, int r)
 {
     a->w[r >> 6] &= ~(UINT64_C(1) << (r & 63));
 }
@@ -856,27 +864,38 @@ static inline int uno_rank(const uno_game *g, int card)
     return g->t->rank[g->side][card];
 }
 
-static inline int uno_card_at(const uno_game *g, int r)
+static UNO_ALWAYS_INLINE int uno_card_at(const uno_game *g, int r)
 {
     return g->t->unrank[g->side][r];
 }
 
-/* p now holds `card` (never held before). */
-static inline void uno_hand_add(uno_game *g, int p, int card)
+/* p now holds `card` (never held before); two_sided is g->two_sided, or the constant the
+   caller knows it to be. */
+static UNO_ALWAYS_INLINE void uno_hand_add_k(uno_game *g, int p, int card, const int two_sided)
 {
     uno_bits_set(&g->hand[p], g->t->rank[g->side][card]);
-    if (g->two_sided)
+    if (two_sided)
         uno_bits_set(&g->hand_alt[p], g->t->rank[g->side ^ 1][card]);
     g->hand_n[p]++;
 }
 
+static inline void uno_hand_add(uno_game *g, int p, int card)
+{
+    uno_hand_add_k(g, p, card, g->two_sided);
+}
+
 /* p gives up `card` (held). */
-static inline void uno_hand_remove(uno_game *g, int p, int card)
+static UNO_ALWAYS_INLINE void uno_hand_remove_k(uno_game *g, int p, int card, const int two_sided)
 {
     uno_bits_clear(&g->hand[p], g->t->rank[g->side][card]);
-    if (g->two_sided)
+    if (two_sided)
         uno_bits_clear(&g->hand_alt[p], g->t->rank[g->side ^ 1][card]);
     g->hand_n[p]--;
+}
+
+static inline void uno_hand_remove(uno_game *g, int p, int card)
+{
+    uno_hand_remove_k(g, p, card, g->two_sided);
 }
 
 /* Seats a and b exchange their hands (both representations). */
@@ -916,13 +935,13 @@ static inline int uno_hand_cards(const uno_game *g, int p, uint8_t *out)
 }
 
 /* The cards of the active color (a colorless card when there is none), on the side in play. */
-static inline const uno_hand *uno_color_cards(const uno_game *g, int color)
+static UNO_ALWAYS_INLINE const uno_hand *uno_color_cards(const uno_game *g, int color)
 {
     return &g->t->color_mask[g->side][color + 1];
 }
 
 /* Whether p holds a card of the active color: what makes a restricted card a bluff (C7). */
-static inline int uno_holds_color_w(const uno_game *g, int p, const int W)
+static UNO_ALWAYS_INLINE int uno_holds_color_w(const uno_game *g, int p, const int W)
 {
     return uno_bits_meet_w(&g->hand[p], uno_color_cards(g, g->color), W);
 }
@@ -936,7 +955,7 @@ static inline int uno_holds_color(const uno_game *g, int p)
  * The cards of hand h that are playable now (C6: a wild, the active color or the
  * top card's face); words W.. of the answer are zero.
  */
-static inline uno_hand uno_playable_cards_w(const uno_game *g, const uno_hand *h, const int W)
+static UNO_ALWAYS_INLINE uno_hand uno_playable_cards_w(const uno_game *g, const uno_hand *h, const int W)
 {
     const uno_table *t = g->t;
     const int side = g->side;
@@ -968,7 +987,7 @@ static inline uno_hand uno_playable_cards(const uno_game *g, const uno_hand *h)
  * The legal plays of p (reference.Game.has_legal_play's cards): playable and not a
  * bluff (a restricted card while holding the active color, C7).
  */
-static inline uno_hand uno_legal_cards_w(const uno_game *g, int p, const int W)
+static UNO_ALWAYS_INLINE uno_hand uno_legal_cards_w(const uno_game *g, int p, const int W)
 {
     uno_hand r = uno_playable_cards_w(g, &g->hand[p], W);
     if (uno_holds_color_w(g, p, W)) {
@@ -985,7 +1004,7 @@ static inline uno_hand uno_legal_cards(const uno_game *g, int p)
 }
 
 /* The card of the lowest rank among `cards` (its first W words), or UNO_DRAW when none. */
-static inline int uno_first_card_w(const uno_game *g, const uno_hand *cards, const int W)
+static UNO_ALWAYS_INLINE int uno_first_card_w(const uno_game *g, const uno_hand *cards, const int W)
 {
     int r = uno_bits_first_w(cards, W);
     return r < 0 ? UNO_DRAW : uno_card_at(g, r);
@@ -996,10 +1015,12 @@ static inline int uno_first_card_w(const uno_game *g, const uno_hand *cards, con
  * the best colored card (the first playable colored card in hand order: hands are
  * in priority order, highest value first) unless the voluntary_draw knob draws; else a
  * legal restricted wild, else a Wild, else UNO_DRAW.  Inline here so that the
- * engine's turn calls it directly for a greedy seat that never bluffs.
+ * engine's turn calls it directly for a greedy seat that never bluffs.  volunteer (a
+ * constant): 0 where the caller knows the voluntary_draw knob to be 0.
  */
-static inline int uno_greedy_honest_w(uno_game *g, int p, const uno_policy *pol, int has_color,
-                                      const int W)
+static UNO_ALWAYS_INLINE int uno_greedy_honest_w(uno_game *g, int p, const uno_policy *pol,
+                                                 int has_color,
+                                      const int W, const int volunteer)
 {
     const uno_table *t = g->t;
     const uno_hand *wild = &t->color_mask[g->side][0];
@@ -1008,7 +1029,9 @@ static inline int uno_greedy_honest_w(uno_game *g, int p, const uno_policy *pol,
         ok.w[i] &= ~wild->w[i];
     int best = uno_first_card_w(g, &ok, W);
     if (best != UNO_DRAW)
-        return uno_dec_bernoulli(g, p, UNO_DK_VOLUNTARY, pol->voluntary_draw) ? UNO_DRAW : best;
+        return volunteer && uno_dec_bernoulli(g, p, UNO_DK_VOLUNTARY, pol->voluntary_draw)
+                   ? UNO_DRAW
+                   : best;
     const uno_hand *rs = &t->restricted_mask[g->side];
     uno_hand w;
     for (int i = 0; i < W; i++)
@@ -1074,7 +1097,7 @@ static inline void uno_draw_shuffle(uno_game *g, int n)
 }
 
 /* Takes the top card of the (non-empty) draw pile. */
-static inline int uno_draw_pop(uno_game *g)
+static UNO_ALWAYS_INLINE int uno_draw_pop(uno_game *g)
 {
     int i = g->n_draw - 1;
     if (g->bag > i) { /* the top is still in the bag: its shuffle step now */
@@ -1091,7 +1114,7 @@ static inline int uno_draw_pop(uno_game *g)
 }
 
 /* The seat after p in the current direction, skipping eliminated seats. */
-static inline int uno_next(const uno_game *g, int p)
+static UNO_ALWAYS_INLINE int uno_next(const uno_game *g, int p)
 {
     return g->next_seat[g->direction > 0][p];
 }
