@@ -128,12 +128,11 @@ UNO_NOCLONE int uno_draw_cards(uno_game *g, int p, int k, int reason)
 }
 
 /* uno_draw_cards(g, p, 1, reason) for a turn's own draw (C8: no penalty) from a draw pile
-   that is not empty, with no trace: the turn's common case, inline.  two_sided: as
-   uno_hand_add_k. */
-static inline int draw_one(uno_game *g, int p, const int two_sided)
+   that is not empty, with no trace: the turn's common case, inline. */
+static inline int draw_one(uno_game *g, int p)
 {
     int card = uno_draw_pop(g);
-    uno_hand_add_k(g, p, card, two_sided);
+    uno_hand_add(g, p, card);
     g->last_drawn = card;
     g->counters[UNO_CT_CARDS_DRAWN][p]++;
     return 1;
@@ -448,7 +447,7 @@ static UNO_INLINE int play_card(uno_game *g, int p, int card, const int lean)
     const int side = g->side;
     const int restricted = t->card_restricted[side][card];
     const int col = t->card_color[side][card], face = t->card_face[side][card];
-    uno_hand_remove_k(g, p, card, lean ? 0 : g->two_sided);
+    uno_hand_remove(g, p, card);
     int bluff = restricted && uno_holds_color(g, p);
     int prev_color = g->color, prev_face = g->top_face;
     g->discard[g->n_discard++] = (uint8_t)card;
@@ -501,7 +500,7 @@ static inline int play(uno_game *g, int p, int card, const int lean)
     if (!((lean || g->plain_ok) && t->card_plain[side][card] && g->hand_n[p] > 2))
         return lean ? play_card_lean(g, p, card) : uno_play_card(g, p, card);
     const int col = t->card_color[side][card], face = t->card_face[side][card];
-    uno_hand_remove_k(g, p, card, lean ? 0 : g->two_sided);
+    uno_hand_remove(g, p, card);
     g->discard[g->n_discard++] = (uint8_t)card;
     g->top_face = face;
     g->color = col;
@@ -567,7 +566,7 @@ static UNO_INLINE int take_turn(uno_game *g, int p, const int house, const int l
     if (house && forced && cfg->draw_until_playable) /* C-H2 */
         got = uno_draw_until_playable(g, p);
     else if (g->n_draw > 0 && (lean || !g->tr)) /* uno_draw_cards' one card, inline */
-        got = draw_one(g, p, lean ? 0 : g->two_sided);
+        got = draw_one(g, p);
     else
         got = uno_draw_cards(g, p, 1, forced ? UNO_R_CANNOT_PLAY : UNO_R_VOLUNTARY);
     if (got) {
@@ -747,12 +746,12 @@ static int start_round(uno_game *g, int dealer, const uint8_t *deck)
 /*
  * Whether this round is the common kind that take_turn has a copy for (`lean`):
  * every seat greedy without the bluff and voluntary_draw knobs, no decision
- * forced (counterfactuals), no trace, a draw pile (no launcher), a one-sided deck
- * of at most 128 cards (uno_narrow); play_round adds: no house rule.
+ * forced (counterfactuals), no trace, a draw pile (no launcher), a deck of at most
+ * 128 cards (uno_narrow); play_round adds: no house rule.
  */
 static int lean_round(const uno_game *g)
 {
-    if (g->tr || g->force || g->launcher || g->two_sided || !uno_narrow(g->t))
+    if (g->tr || g->force || g->launcher || !uno_narrow(g->t))
         return 0;
     for (int s = 0; s < g->n; s++) {
         const uno_policy *pol = &g->pol[s];

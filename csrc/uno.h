@@ -869,33 +869,22 @@ static UNO_ALWAYS_INLINE int uno_card_at(const uno_game *g, int r)
     return g->t->unrank[g->side][r];
 }
 
-/* p now holds `card` (never held before); two_sided is g->two_sided, or the constant the
-   caller knows it to be. */
-static UNO_ALWAYS_INLINE void uno_hand_add_k(uno_game *g, int p, int card, const int two_sided)
+/* p now holds `card` (never held before). */
+static UNO_ALWAYS_INLINE void uno_hand_add(uno_game *g, int p, int card)
 {
     uno_bits_set(&g->hand[p], g->t->rank[g->side][card]);
-    if (two_sided)
+    if (g->two_sided)
         uno_bits_set(&g->hand_alt[p], g->t->rank[g->side ^ 1][card]);
     g->hand_n[p]++;
 }
 
-static inline void uno_hand_add(uno_game *g, int p, int card)
-{
-    uno_hand_add_k(g, p, card, g->two_sided);
-}
-
 /* p gives up `card` (held). */
-static UNO_ALWAYS_INLINE void uno_hand_remove_k(uno_game *g, int p, int card, const int two_sided)
+static UNO_ALWAYS_INLINE void uno_hand_remove(uno_game *g, int p, int card)
 {
     uno_bits_clear(&g->hand[p], g->t->rank[g->side][card]);
-    if (two_sided)
+    if (g->two_sided)
         uno_bits_clear(&g->hand_alt[p], g->t->rank[g->side ^ 1][card]);
     g->hand_n[p]--;
-}
-
-static inline void uno_hand_remove(uno_game *g, int p, int card)
-{
-    uno_hand_remove_k(g, p, card, g->two_sided);
 }
 
 /* Seats a and b exchange their hands (both representations). */

@@ -14,7 +14,7 @@ from uno_sim.rules import Rules
 N_GAMES = 12
 
 # (rules, policies): every seat greedy without the bluff and voluntary_draw knobs, no
-# house rule, a one-sided deck of at most 128 cards and a draw pile: the lean copy
+# house rule, a deck of at most 128 cards and a draw pile: the lean copy
 LEAN = [
     (Rules(players=2), "greedy"),
     (Rules(players=3, edition="vintage"), "greedy"),
@@ -25,6 +25,8 @@ LEAN = [
     (Rules(players=10, scoring="lowest", target=150), "greedy"),
     (Rules(variant="hello-kitty", players=4), "greedy"),
     (Rules(variant="house-2018", players=4), "greedy(challenge=auto)"),
+    (Rules(variant="flip", players=3), "greedy(color=smart)"),
+    (Rules(variant="flip", players=5, flip_pairing="game", flip_starter="flip"), "greedy"),
 ]
 # the same kind of games where the general copy plays: a knob, a house rule, a mixed table
 GENERAL = [
@@ -32,6 +34,7 @@ GENERAL = [
     (Rules(players=4), "greedy(bluff=0.2)"),
     (Rules(players=4, seven_o=True), "greedy"),
     (Rules(players=4), ["greedy", "greedy", "greedy", "strategic"]),
+    (Rules(variant="extreme", players=4), "greedy"),
 ]
 
 
