@@ -535,12 +535,12 @@ static UNO_INLINE int take_turn(uno_game *g, int p, const int house, const int l
     int action;
     int forced = -1; /* whether p has no legal play; -1: not known yet */
     if (lean) {
-        action = uno_greedy_honest_w(g, p, pol, uno_holds_color_w(g, p, 2), 2, 0);
+        action = uno_greedy_honest_w(g, p, pol, -1, 2, 0);
         forced = action == UNO_DRAW;
     } else if (pol->id == UNO_POLICY_GREEDY && pol->bluff <= 0.0 && !g->force) {
         action = uno_narrow(g->t)
-                     ? uno_greedy_honest_w(g, p, pol, uno_holds_color_w(g, p, 2), 2, 1)
-                     : uno_greedy_honest_w(g, p, pol, uno_holds_color_w(g, p, 4), 4, 1);
+                     ? uno_greedy_honest_w(g, p, pol, -1, 2, 1)
+                     : uno_greedy_honest_w(g, p, pol, -1, 4, 1);
         /* without the voluntary_draw knob, greedy draws only when nothing is legal */
         if (action == UNO_DRAW && pol->voluntary_draw <= 0.0)
             forced = 1;

@@ -1011,8 +1011,9 @@ static UNO_ALWAYS_INLINE int uno_first_card_w(const uno_game *g, const uno_hand 
  * the best colored card (the first playable colored card in hand order: hands are
  * in priority order, highest value first) unless the voluntary_draw knob draws; else a
  * legal restricted wild, else a Wild, else UNO_DRAW.  Inline here so that the
- * engine's turn calls it directly for a greedy seat that never bluffs.  volunteer (a
- * constant): 0 where the caller knows the voluntary_draw knob to be 0.
+ * engine's turn calls it directly for a greedy seat that never bluffs.  has_color:
+ * uno_holds_color_w's answer, or -1 to have it asked only when no colored card plays.
+ * volunteer (a constant): 0 where the caller knows the voluntary_draw knob to be 0.
  */
 static UNO_ALWAYS_INLINE int uno_greedy_honest_w(uno_game *g, int p, const uno_policy *pol,
                                                  int has_color,
@@ -1032,6 +1033,8 @@ static UNO_ALWAYS_INLINE int uno_greedy_honest_w(uno_game *g, int p, const uno_p
     uno_hand w;
     for (int i = 0; i < W; i++)
         w.w[i] = g->hand[p].w[i] & wild->w[i];
+    if (has_color < 0) /* not asked yet: only this branch needs it */
+        has_color = uno_holds_color_w(g, p, W);
     if (!has_color) { /* a legal restricted wild first: it also hurts the next player */
         uno_hand r;
         for (int i = 0; i < W; i++)
