@@ -558,8 +558,8 @@ static UNO_INLINE int take_turn(uno_game *g, int p, const int house, const int l
     }
     if (g->color >= 0) /* public: p drew on this color */
         g->failed[p] |= (uint8_t)(1u << g->color);
-    if (forced < 0)
-        forced = !uno_has_legal_play(g, p);
+    if (forced < 0) /* uno_has_legal_play, inline */
+        forced = !(uno_narrow(g->t) ? has_legal_play_w(g, p, 2) : has_legal_play_w(g, p, 4));
     if (!lean && g->launcher)
         return uno_press_turn(g, p, forced);
     int got;
