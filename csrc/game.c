@@ -308,11 +308,12 @@ static int fail(uno_result *res, int status, int card)
     return status;
 }
 
+/* `checked`: the caller has already validated cfg against t and pol (once per batch). */
 static int play_game(const uno_config *cfg, const uno_table *t, const uno_policy *pol,
                      uno_rng *rng, uno_trace *tr, uno_result *res, uno_round_rows *rows,
-                     uint64_t game_no, uno_force *force)
+                     uint64_t game_no, uno_force *force, int checked)
 {
-    if (uno_config_check(cfg, t, pol) != UNO_OK)
+    if (!checked && uno_config_check(cfg, t, pol) != UNO_OK)
         return fail(res, UNO_ERR_CONFIG, -1);
     uno_game g;
     jmp_buf bail;
@@ -361,7 +362,7 @@ static int play_game(const uno_config *cfg, const uno_table *t, const uno_policy
 int uno_play_game(const uno_config *cfg, const uno_table *t, const uno_policy *pol, uno_rng *rng,
                   uno_trace *tr, uno_result *res)
 {
-    return play_game(cfg, t, pol, rng, tr, res, NULL, 0, NULL);
+    return play_game(cfg, t, pol, rng, tr, res, NULL, 0, NULL, 0);
 }
 
 int uno_play_forced(const uno_config *cfg, const uno_table *t, const uno_policy *pol,
@@ -374,7 +375,7 @@ int uno_play_forced(const uno_config *cfg, const uno_table *t, const uno_policy 
     force->hit_round = 0;
     force->round_won = 0;
     force->round_points = 0;
-    return play_game(cfg, t, pol, &rng, tr, res, NULL, game, force);
+    return play_game(cfg, t, pol, &rng, tr, res, NULL, game, force, 0);
 }
 
 int uno_play_round(const uno_config *cfg, const uno_table *t, const uno_policy *pol, uno_rng *rng,
@@ -419,12 +420,14 @@ int uno_play_games(const uno_config *cfg, const uno_table *t, const uno_policy *
     int n = cfg->players;
     uno_result res;
     out->games_done = 0;
+    if (uno_config_check(cfg, t, pol) != UNO_OK) /* once for the whole batch */
+        return UNO_ERR_CONFIG;
     for (int64_t i = 0; i < n_games; i++) {
         uno_rng rng;
         uint64_t game = first_game + (uint64_t)i;
         int64_t rows_before = out->rows ? out->rows->n : 0;
         uno_rng_seed(&rng, key, game);
-        int st = play_game(cfg, t, pol, &rng, NULL, &res, out->rows, game, NULL);
+        int st = play_game(cfg, t, pol, &rng, NULL, &res, out->rows, game, NULL, 1);
         if (st != UNO_OK) {
             if (out->rows)
                 out->rows->n = rows_before; /* only complete games keep their rows */
