@@ -82,6 +82,25 @@ def test_engines_agree_on_overridden_decks(variant, deck):
             compare_game(rules, pool[:players], seed=11, game=game)
 
 
+# C17: the C engine counts a hand's points per distinct card value (at most 16 per
+# side, csrc/table.c) and loops over the cards past that.  The classic deck has 11
+# nonzero values (1-9, 20, 50); each of R1..Rn below gets a value of its own.
+def _many_values(n_new):
+    return {"value": {f"R{i}": 100 + i for i in range(1, n_new + 1)}}
+
+
+@pytest.mark.parametrize("n_new,classes", [(5, 16), (6, 17), (9, 20)])
+def test_c17_scores_past_the_value_classes_agree(n_new, classes):
+    rules = Rules(players=4, target=300, deck=_many_values(n_new))
+    kinds = deck_for(rules).kinds
+    assert len({k.value for k in kinds if k.value}) == classes  # nonzero values
+    for game in range(6):
+        c = uno_sim.play_game(rules, "greedy", seed=21, game=game, engine="c")
+        r = uno_sim.play_game(rules, "greedy", seed=21, game=game, engine="reference")
+        assert c == r, f"game {game}"
+    compare_game(rules, "greedy", seed=21, game=0)
+
+
 def test_flip_override_keeps_both_sides_equal():
     rules = Rules(variant="flip", deck={"count": {"*F": 1}})
     d = deck_for(rules)
