@@ -771,8 +771,8 @@ static UNO_NOINLINE int turns_lean(uno_game *g, int p, int32_t limit)
         g->turns++;
         int next = take_turn(g, p, 0, 1);
         CHECK_CARDS(g, p, "after a turn");
-        if (next == ROUND_OVER)
-            return p;
+        if (next == ROUND_OVER) /* as uno_round_play's loop, though no house rule is on here */
+            return g->round_winner >= 0 ? g->round_winner : p;
         if (next == STALEMATE) {
             g->stalemates++;
             return -1;
