@@ -82,6 +82,7 @@ static inline void skip(uno_game *g, int victim)
 
 UNO_INTERNAL int uno_reshuffle(uno_game *g);                               /* C15 */
 UNO_INTERNAL UNO_NOCLONE int uno_draw_cards(uno_game *g, int p, int k, int reason);
+UNO_INTERNAL int uno_draw_while(uno_game *g, int p, uint8_t *got, int playable); /* C-H2, F4 */
 UNO_INTERNAL void uno_draw_until(uno_game *g, int p, int reason);          /* F4 */
 UNO_INTERNAL int uno_has_legal_play(const uno_game *g, int p);             /* C7 */
 UNO_INTERNAL int uno_play_card(uno_game *g, int p, int card);              /* reference.Game.play */

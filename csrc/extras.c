@@ -85,14 +85,7 @@ UNO_COLD void uno_presses(uno_game *g, int by, int to, int n, int reason)
 UNO_COLD int uno_draw_until_playable(uno_game *g, int p)
 {
     uint8_t got[UNO_MAX_CARDS];
-    int n = 0;
-    while (g->n_draw > 0 || uno_reshuffle(g)) {
-        int card = uno_draw_pop(g);
-        uno_hand_add(g, p, card);
-        got[n++] = (uint8_t)card;
-        if (uno_playable(g, card))
-            break;
-    }
+    int n = uno_draw_while(g, p, got, 1);
     g->last_drawn = n ? got[n - 1] : -1;
     g->counters[UNO_CT_CARDS_DRAWN][p] += n;
     if (g->tr) {

@@ -138,18 +138,29 @@ static inline int draw_one(uno_game *g, int p)
     return 1;
 }
 
-/* reference.Game.draw_until (F4): draw until a card of the active color, or nothing is left. */
-void uno_draw_until(uno_game *g, int p, int reason)
+/*
+ * p draws one card at a time into got[] until a card stops it or nothing is left (C15):
+ * a playable card when `playable` (C-H2), else a card of the active color (F4).  Returns
+ * how many; the caller counts and traces them.
+ */
+int uno_draw_while(uno_game *g, int p, uint8_t *got, int playable)
 {
-    uint8_t got[UNO_MAX_CARDS];
     int n = 0;
     while (g->n_draw > 0 || uno_reshuffle(g)) {
         int card = uno_draw_pop(g);
         uno_hand_add(g, p, card);
         got[n++] = (uint8_t)card;
-        if (uno_color(g, card) == g->color)
+        if (playable ? uno_playable(g, card) : uno_color(g, card) == g->color)
             break;
     }
+    return n;
+}
+
+/* reference.Game.draw_until (F4): draw until a card of the active color, or nothing is left. */
+void uno_draw_until(uno_game *g, int p, int reason)
+{
+    uint8_t got[UNO_MAX_CARDS];
+    int n = uno_draw_while(g, p, got, 0);
     g->counters[UNO_CT_CARDS_DRAWN][p] += n;
     g->failed[p] = 0; /* penalty cards: it may hold any color now */
     if (g->tr) {
@@ -267,9 +278,15 @@ static UNO_INLINE int has_legal_play_w(const uno_game *g, int p, const int W)
     return uno_bits_first_w(&legal, W) >= 0;
 }
 
-int uno_has_legal_play(const uno_game *g, int p)
+/* The same at the deck's width: inline in the turn, and behind uno_has_legal_play elsewhere. */
+static UNO_INLINE int has_legal_play(const uno_game *g, int p)
 {
     return uno_narrow(g->t) ? has_legal_play_w(g, p, 2) : has_legal_play_w(g, p, 4);
+}
+
+int uno_has_legal_play(const uno_game *g, int p)
+{
+    return has_legal_play(g, p);
 }
 
 /*
@@ -558,8 +575,8 @@ static UNO_INLINE int take_turn(uno_game *g, int p, const int house, const int l
     }
     if (g->color >= 0) /* public: p drew on this color */
         g->failed[p] |= (uint8_t)(1u << g->color);
-    if (forced < 0) /* uno_has_legal_play, inline */
-        forced = !(uno_narrow(g->t) ? has_legal_play_w(g, p, 2) : has_legal_play_w(g, p, 4));
+    if (forced < 0)
+        forced = !has_legal_play(g, p);
     if (!lean && g->launcher)
         return uno_press_turn(g, p, forced);
     int got;
