@@ -11,6 +11,7 @@ import json
 import os
 import sys
 import time
+from contextlib import contextmanager
 
 import numpy as np
 
@@ -435,14 +436,24 @@ def simulate(variant: str | None = None, games: int = 1000, players: int | None 
     return RunResult(manifest, agg, cols=cols, wall=wall)
 
 
+@contextmanager
+def _held_run(out: str, verb: str):
+    """The manifest of the run in `out`, with `out` locked for this process meanwhile;
+    RunError naming `verb` when there is no run there."""
+    manifest = _read_manifest(out)
+    if manifest is None:
+        raise RunError(f"cannot {verb} {out!r}: no manifest.json there")
+    lock = lock_out(out)
+    try:
+        yield manifest
+    finally:
+        os.close(lock)
+
+
 def resume(out: str, n_jobs: int = 1, backend: str = "local", scheduler: str | None = None,
            progress: bool | None = None) -> RunResult:
     """Finish an interrupted run: compute only the shards missing from `out`, then merge."""
-    manifest = _read_manifest(out)
-    if manifest is None:
-        raise RunError(f"cannot resume {out!r}: no manifest.json there")
-    lock = lock_out(out)
-    try:
+    with _held_run(out, "resume") as manifest:
         if is_complete(out):
             return load(out)
         _clean_tmp(out)
@@ -454,19 +465,11 @@ def resume(out: str, n_jobs: int = 1, backend: str = "local", scheduler: str | N
         if todo and last in todo:
             played -= plan.shard_size - plan.shard(last)[1]
         return finalize(out, manifest, wall, played=played)
-    finally:
-        os.close(lock)
 
 
 def merge(out: str) -> RunResult:
     """Check that every shard of an array-job run is present and from one manifest; merge."""
-    manifest = _read_manifest(out)
-    if manifest is None:
-        raise RunError(f"cannot merge {out!r}: no manifest.json there")
-    lock = lock_out(out)
-    try:
+    with _held_run(out, "merge") as manifest:
         if is_complete(out):
             return load(out)
         return finalize(out, manifest)
-    finally:
-        os.close(lock)
