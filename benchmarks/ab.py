@@ -2,7 +2,8 @@
 
     python benchmarks/ab.py                                  # HEAD's csrc/ against main
     python benchmarks/ab.py --base 4240f3d --variant flip --players 2 4 --policy random
-    python benchmarks/ab.py --rounds 41 --games 2000 --knob bluff=0.3 --rule stacking=both
+    python benchmarks/ab.py --rounds 41 --games 2000 --policy "greedy(bluff=0.3)" --rule stacking=both
+    python benchmarks/ab.py --base HEAD --flags-b="-fno-semantic-interposition"  # flags only
 
 Both builds (csrc/ of the working tree, "B", and csrc/ of the commit --base, "A")
 are compiled with the extension's flags (-O3 -ffp-contract=off) as shared objects
@@ -106,11 +107,12 @@ class Columns(ctypes.Structure):  # uno_columns
                 ("counters", P * 7), ("rows", P), ("games_done", ctypes.c_int64)]
 
 
-def build(src: Path, out: Path) -> Path:
+def build(src: Path, out: Path, extra: list[str] = ()) -> Path:
     cc = shutil.which("gcc") or shutil.which("cc")
     if cc is None:
         raise SystemExit("ab: no C compiler")
-    cmd = [cc, *FLAGS, "-I", str(src), *map(str, sorted(src.glob("*.c"))), "-o", str(out)]
+    cmd = [cc, *FLAGS, *extra, "-I", str(src), *map(str, sorted(src.glob("*.c"))), "-o",
+           str(out)]
     subprocess.run(cmd, check=True)
     return out
 
@@ -257,6 +259,8 @@ def main(argv=None) -> None:
     ap.add_argument("--cpu", type=int, default=None, help="the core to pin to")
     ap.add_argument("--clock", choices=("wall", "cpu"), default="wall",
                     help="time batches by wall time or by this thread's CPU time")
+    ap.add_argument("--flags-a", default="", help="extra compiler flags for build A only")
+    ap.add_argument("--flags-b", default="", help="extra compiler flags for build B only")
     args = ap.parse_args(argv)
     global CLOCK
     CLOCK = time.thread_time if args.clock == "cpu" else time.perf_counter
@@ -267,8 +271,8 @@ def main(argv=None) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         src_a = base_sources(args.base, tmp)
-        a = Build(build(src_a, tmp / "a.so"), src_a)
-        b = Build(build(ROOT / "csrc", tmp / "b.so"), ROOT / "csrc")
+        a = Build(build(src_a, tmp / "a.so", args.flags_a.split()), src_a)
+        b = Build(build(ROOT / "csrc", tmp / "b.so", args.flags_b.split()), ROOT / "csrc")
         base = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", args.base],
                               capture_output=True, text=True).stdout.strip()
         print(f"A/B: A = csrc/ of {base}, B = csrc/ of the working tree; {args.rounds} rounds "

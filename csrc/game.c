@@ -277,7 +277,9 @@ static void init_game(uno_game *g, const uno_config *cfg, const uno_table *t,
     g->side = 0;
     g->idle = 0;
     g->launcher = cfg->draw_source == UNO_DRAW_LAUNCHER;
-    g->plain_ok = !tr && !g->launcher && !cfg->seven_o;
+    g->fast_max = tr || g->launcher || cfg->seven_o ? UNO_FAST_NO
+                  : cfg->stacking                       ? UNO_FAST_WILD
+                                                        : UNO_FAST_DRAW;
     g->silent = 0;
     g->rounds = g->turns = g->reshuffles = g->stalemates = 0;
     memset(g->active, 0, sizeof g->active);

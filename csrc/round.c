@@ -505,24 +505,65 @@ static UNO_NOINLINE int play_card_lean(uno_game *g, int p, int card)
 }
 
 /*
- * uno_play_card for the turn's common case, a plain number card (uno_table.card_plain)
- * that leaves p at least two cards, where g->plain_ok: no UNO call (C13), no effect
- * (C9), nothing traced, so the card only moves and sets the color and the face.
- * `lean`: a constant, see take_turn.
+ * A Skip, a Reverse, a Wild or a colored draw card that play() has just put down for p:
+ * resolve's UNO_SKIP, UNO_REVERSE, UNO_WILD and UNO_DRAW_CARDS cases (C9-C11), with
+ * play_card's color, for a card that leaves p two cards or more, in a game without a
+ * trace (and without stacking for a draw card).
+ */
+static inline int play_action(uno_game *g, int p, int card, int f)
+{
+    const uno_table *t = g->t;
+    const int side = g->side;
+    if (f == UNO_FAST_WILD) {
+        g->color = uno_choose_color(g, p);
+        return uno_next(g, p);
+    }
+    const int col = t->card_color[side][card];
+    g->color = col;
+    g->failed[p] &= (uint8_t)~(1u << col);
+    int d = g->direction;
+    if (f == UNO_FAST_REVERSE) {
+        d = -d;
+        g->direction = d;
+        if (g->n_active != 2) /* C11: at two players a Reverse is a Skip */
+            return g->next_seat[d > 0][p];
+    }
+    const int victim = g->next_seat[d > 0][p];
+    if (f == UNO_FAST_DRAW) {
+        const int k = t->card_kind[side][card], amount = t->amount[k];
+        if (UNO_LIKELY(g->n_draw >= amount)) { /* uno_draw_cards without a reshuffle */
+            for (int i = 0; i < amount; i++)
+                draw_one(g, victim);
+            g->failed[victim] = 0; /* penalty cards: it may hold any color now */
+        } else {
+            uno_draw_cards(g, victim, amount, t->reason[k]);
+        }
+    }
+    return g->next_seat[d > 0][victim];
+}
+
+/*
+ * uno_play_card for the turn's common cases: a card of a uno_fast_class up to
+ * g->fast_max that leaves p at least two cards: no UNO call (C13), nothing traced,
+ * and an effect play_action resolves, if any.  `lean`: a constant, see take_turn.
  */
 static inline int play(uno_game *g, int p, int card, const int lean)
 {
     const uno_table *t = g->t;
     const int side = g->side;
-    if (!((lean || g->plain_ok) && t->card_plain[side][card] && g->hand_n[p] > 2))
+    const int f = t->card_fast[side][card];
+    if (!(f && f <= g->fast_max && g->hand_n[p] > 2))
         return lean ? play_card_lean(g, p, card) : uno_play_card(g, p, card);
-    const int col = t->card_color[side][card], face = t->card_face[side][card];
     uno_hand_remove(g, p, card);
     g->discard[g->n_discard++] = (uint8_t)card;
-    g->top_face = face;
-    g->color = col;
-    g->failed[p] &= (uint8_t)~(1u << col);
-    return uno_next(g, p);
+    g->top_face = t->card_face[side][card];
+    if (UNO_LIKELY(f == UNO_FAST_NUMBER)) {
+        const int col = t->card_color[side][card];
+        g->color = col;
+        g->failed[p] &= (uint8_t)~(1u << col);
+        return uno_next(g, p);
+    }
+    return play_action(g, p, card, f);
 }
 
 /* C-H4: p is about to play `card`; the next turn first offers a jump-in on it. */

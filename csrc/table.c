@@ -57,6 +57,28 @@ int uno_table_init(uno_table *t, int n_kinds, const int32_t *color, const int32_
     return 0;
 }
 
+/* The uno_fast_class of kind k (uno.h): unrestricted, a colored number, Skip or Reverse,
+   a Wild, or a colored draw card of amount 1 or more. */
+static int fast_class(const uno_table *t, int k)
+{
+    if (t->restricted[k])
+        return UNO_FAST_NO;
+    if (t->color[k] == UNO_NO_COLOR)
+        return t->effect[k] == UNO_WILD ? UNO_FAST_WILD : UNO_FAST_NO;
+    switch (t->effect[k]) {
+    case UNO_NUMBER:
+        return UNO_FAST_NUMBER;
+    case UNO_SKIP:
+        return UNO_FAST_SKIP;
+    case UNO_REVERSE:
+        return UNO_FAST_REVERSE;
+    case UNO_DRAW_CARDS:
+        return t->amount[k] >= 1 ? UNO_FAST_DRAW : UNO_FAST_NO;
+    default:
+        return UNO_FAST_NO;
+    }
+}
+
 void uno_table_derive(uno_table *t, int side)
 {
     const int n = t->n_cards;
@@ -85,8 +107,7 @@ void uno_table_derive(uno_table *t, int side)
         t->card_face[side][c] = t->face[k];
         t->card_restricted[side][c] = t->restricted[k];
         t->card_value[side][c] = t->value[k];
-        t->card_plain[side][c] = (uint8_t)(t->effect[k] == UNO_NUMBER && !t->restricted[k] &&
-                                           t->color[k] != UNO_NO_COLOR);
+        t->card_fast[side][c] = (uint8_t)fast_class(t, k);
         if (t->restricted[k] && t->color[k] != UNO_NO_COLOR)
             t->restricted_colored[side] = 1;
         uno_bits_set(&t->color_mask[side][t->color[k] + 1], r);

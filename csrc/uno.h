@@ -167,6 +167,24 @@ enum uno_effect {
 };
 #define UNO_EFFECT_MAX UNO_WILD_CUSTOM
 
+/*
+ * uno_table.card_fast: how the engine's turn plays a card by itself, without the effect
+ * dispatcher, when the card leaves its player two cards or more (no UNO call, C13) and
+ * the game allows that class (uno_game.fast_max).  Each is an unrestricted card of one
+ * effect: a colored number (C9: nothing happens), Skip or Reverse (C10, C11), a Wild
+ * (C9: its player names a color) or a colored draw card of amount 1 or more (C9, no
+ * stacking).  The order is the order of what a game must exclude: fast_max =
+ * UNO_FAST_WILD keeps draw cards out.
+ */
+enum uno_fast_class {
+    UNO_FAST_NO = 0,
+    UNO_FAST_NUMBER = 1,
+    UNO_FAST_SKIP = 2,
+    UNO_FAST_REVERSE = 3,
+    UNO_FAST_WILD = 4,
+    UNO_FAST_DRAW = 5
+};
+
 /* cards.CUSTOM_RULES: the rule of a UNO_WILD_CUSTOM kind (its amount). */
 enum {
     UNO_CUSTOM_DRAW_COLOR = 0, /* next draws until the named color */
@@ -280,9 +298,9 @@ typedef struct uno_table {
     uint8_t card_face[2][UNO_MAX_CARDS];
     uint8_t card_restricted[2][UNO_MAX_CARDS];
     int32_t card_value[2][UNO_MAX_CARDS];
-    /* 1 for a plain number card on that side: effect UNO_NUMBER, a color, not restricted
-       (what the engine's turn plays without the effect dispatcher) */
-    uint8_t card_plain[2][UNO_MAX_CARDS];
+    /* per side, per card: the uno_fast_class the engine's turn plays it as without the
+       effect dispatcher (UNO_FAST_NO: through it) */
+    uint8_t card_fast[2][UNO_MAX_CARDS];
     /* per side: 1 when some card of the side is restricted yet has a color (no stock deck
        has one); the policies' fast paths assume 0 */
     uint8_t restricted_colored[2];
@@ -612,8 +630,9 @@ typedef struct uno_game {
     int two_sided;
     uno_table own; /* the game's re-paired copy of the table (cfg->repair); t points to it */
     int launcher;  /* E2: the draw pile is the launcher (cfg->draw_source) */
-    int plain_ok;  /* no trace, no launcher, no Seven-O: a plain number card has no side effect
-                      beyond its color and face (round.c play_plain) */
+    int fast_max;  /* the highest uno_fast_class the turn plays by itself (round.c play):
+                      UNO_FAST_NO with a trace, a launcher (E2) or Seven-O (C-H5),
+                      UNO_FAST_WILD with stacking (C-H1), else UNO_FAST_DRAW */
     int silent;    /* E2: presses in a row that fired nothing, this round */
 } uno_game;
 

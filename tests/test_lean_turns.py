@@ -1,9 +1,13 @@
-"""The C engine's copy of the turn for untraced greedy rounds (csrc/round.c lean_round).
+"""The C engine's shortcuts for untraced games, which a trace turns off.
 
-The differential test compares traced games, and a trace turns that copy off; so
-here untraced C games of the configurations it serves are compared, result for
-result (scores, rounds, turns, every per-seat counter), with the reference engine,
-together with a configuration just outside it each time.
+- The copy of the turn for greedy rounds (csrc/round.c lean_round).
+- The turn's own plays of numbers, Skips, Reverses and colored draw cards (csrc/round.c
+  play and play_action, uno_table.card_fast, uno_game.fast_max), in every kind of game.
+
+The differential test compares traced games, so it never sees them; here untraced C
+games of the configurations they serve are compared, result for result (scores, rounds,
+turns, every per-seat counter), with the reference engine, together with a configuration
+just outside each.
 """
 
 import pytest
@@ -36,13 +40,30 @@ GENERAL = [
     (Rules(players=4), ["greedy", "greedy", "greedy", "strategic"]),
     (Rules(variant="extreme", players=4), "greedy"),
 ]
+# the turn's own plays (fast_max) under other policies and house rules: draw cards go
+# through the dispatcher with stacking (C-H1), nothing does with Seven-O (C-H5)
+FAST = [
+    (Rules(players=2), "random"),
+    (Rules(players=2), "strategic"),
+    (Rules(players=4), "random"),
+    (Rules(players=5), "strategic(bluff=0.3,challenge=auto)"),
+    (Rules(players=3, stacking="both"), "greedy"),
+    (Rules(players=4, stacking="draw2"), "random"),
+    (Rules(players=4, jump_in=True), "greedy"),
+    (Rules(players=4, draw_until_playable=True, forced_play=True), "strategic"),
+    (Rules(players=2, seven_o=True), "random"),
+    (Rules(players=6, scoring="elimination", target=100), "random"),
+    (Rules(variant="flip", players=2), "random"),
+    (Rules(variant="flip", players=4, stacking="draw2"), "strategic"),
+    (Rules(variant="house-2018", players=3), "random"),
+]
 
 
 def _ids(cases):
     return [f"{r.variant}-{r.players}p-{p if isinstance(p, str) else 'mixed'}" for r, p in cases]
 
 
-@pytest.mark.parametrize("rules,policies", LEAN + GENERAL, ids=_ids(LEAN + GENERAL))
+@pytest.mark.parametrize("rules,policies", LEAN + GENERAL + FAST, ids=_ids(LEAN + GENERAL + FAST))
 def test_untraced_games_equal_the_reference_engine(rules, policies):
     for g in range(N_GAMES):
         c = engine.play_game(rules, policies, seed=41, game=g)
