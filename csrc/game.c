@@ -27,10 +27,17 @@ static int choose_dealer(uno_game *g)
     uint8_t pile[UNO_MAX_CARDS];
     for (int i = 0; i < size; i++)
         pile[i] = (uint8_t)i;
-    /* the round-0 deal stream, seeded by init_game (a re-pairing may have used it first) */
-    uno_rng_shuffle_u8(&g->deal, pile, size);
-    int np = size;
+    /* The round-0 deal stream, seeded by init_game (a re-pairing may have used it first),
+       shuffles the pack; nothing draws from it after the dealer draw (each round seeds its
+       own), so the shuffle's steps are taken as the cards are drawn, from the top down
+       (uno_draw_pop's lazy shuffle): the cards drawn are the same.  The redraw rule puts
+       cards back under the pack, so it shuffles the whole pack first. */
     int redraw = g->cfg->dealer_draw == UNO_DEALER_REDRAW;
+    int np = size, bag = size; /* pile[0..bag): still to be shuffled */
+    if (redraw) {
+        uno_rng_shuffle_u8(&g->deal, pile, size);
+        bag = 0;
+    }
     int numbers = 0; /* number cards left in the pack: only the redraw rule uses it */
     for (int i = 0; redraw && i < size; i++)
         numbers += is_number(t, t->card_kind[0][pile[i]]);
@@ -50,7 +57,7 @@ static int choose_dealer(uno_game *g)
             break; /* nothing left to break the tie: the first contender deals */
         for (int j = 0; j < nc; j++) {
             for (;;) {
-                int c = pile[--np];
+                int c = uno_rng_lazy_take(&g->deal, pile, --np, &bag);
                 if (g->tr) {
                     uno_trace_push(g->tr, contenders[j]);
                     uno_trace_push(g->tr, c);

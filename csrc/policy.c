@@ -245,10 +245,8 @@ static POLICY_INLINE void color_counts_w(const uno_game *g, int p, int mine[4], 
     const uint8_t *un = g->t->unrank[g->side];
     const uno_hand *wild = &g->t->color_mask[g->side][0];
     int base = 4 * g->side;
-    if (W == 2) { /* four popcounts: no loop whose length is the hand's (mispredicted) */
-        const uno_hand *m = &g->t->color_mask[g->side][1 + base], *h = &g->hand[p];
-        for (int c = 0; c < 4; c++)
-            mine[c] = uno_popcount64(h->w[0] & m[c].w[0]) + uno_popcount64(h->w[1] & m[c].w[1]);
+    if (W == 2) {
+        uno_color_counts_narrow(g, p, mine);
         return;
     }
     uno_hand h;
@@ -513,11 +511,7 @@ int uno_choose_color(uno_game *g, int p)
         for (int c = 0; c < 4; c++)
             score[c] = 10 * mine[c] + played[c] / 4 + (((fail_nx >> (base + c)) & 1) ? close : 0);
     }
-    int best = 0;
-    for (int c = 1; c < 4; c++)
-        if (score[c] > score[best])
-            best = c;
-    return base + best;
+    return base + uno_best_color(score);
 }
 
 /*
@@ -618,7 +612,7 @@ int uno_forgets_uno(uno_game *g, int p)
     const uno_policy *pol = &g->pol[p];
     if (pol->id == UNO_POLICY_USER)
         return call_user(g, p, UNO_DEC_FORGET_UNO, 0);
-    return uno_dec_bernoulli(g, p, UNO_DK_UNO, pol->forget_uno);
+    return uno_builtin_forgets_uno(g, p);
 }
 
 int uno_catches(uno_game *g, int q, int p)

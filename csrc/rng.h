@@ -234,4 +234,25 @@ static inline void uno_rng_shuffle_u8(uno_rng *r, uint8_t *a, int n)
     *r = local;
 }
 
+/*
+ * The same shuffle taken lazily, a card at a time from the top down: a[i] is the top
+ * card of a pile a[0..i] whose positions below *bag still wait for their steps.  Takes
+ * step i if it is pending (the steps run i = n-1 .. 1, as above, and a step never moves
+ * a card above it), then returns the card.  Drawing the cards one by one this way gives
+ * the cards and the generator's numbers of uno_rng_shuffle_u8 in the same order.
+ */
+static inline int uno_rng_lazy_take(uno_rng *r, uint8_t *a, int i, int *bag)
+{
+    if (*bag > i) {
+        if (i > 0) {
+            uint32_t j = uno_rng_bounded(r, (uint32_t)i + 1);
+            uint8_t tmp = a[i];
+            a[i] = a[j];
+            a[j] = tmp;
+        }
+        *bag = i;
+    }
+    return a[i];
+}
+
 #endif /* UNO_RNG_H */

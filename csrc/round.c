@@ -169,6 +169,19 @@ void uno_draw_until(uno_game *g, int p, int reason)
     }
 }
 
+/* uno_choose_color, its most common case inline: a built-in policy naming the color it
+   holds most of, in a deck of at most 128 cards. */
+static inline int choose_color(uno_game *g, int p)
+{
+    const uno_policy *pol = &g->pol[p];
+    if (pol->id != UNO_POLICY_USER && pol->color == UNO_COLOR_MOST && uno_narrow(g->t)) {
+        int mine[4];
+        uno_color_counts_narrow(g, p, mine);
+        return 4 * g->side + uno_best_color(mine);
+    }
+    return uno_choose_color(g, p);
+}
+
 /* reference.Game.penalty: what draw card kind k makes p draw, plus `extra`. */
 static void penalty(uno_game *g, int p, int k, int reason, int extra)
 {
@@ -184,7 +197,8 @@ static void penalty(uno_game *g, int p, int k, int reason, int extra)
 /* reference.Game.uno_check (C13). */
 static void uno_check(uno_game *g, int p)
 {
-    int forgot = uno_forgets_uno(g, p);
+    int forgot = g->pol[p].id == UNO_POLICY_USER ? uno_forgets_uno(g, p)
+                                                  : uno_builtin_forgets_uno(g, p);
     if (g->tr)
         uno_trace_event(g->tr, UNO_EV_UNO, p, !forgot, 0, 0);
     if (!forgot)
@@ -471,7 +485,7 @@ static UNO_INLINE int play_card(uno_game *g, int p, int card, const int lean)
     g->top_face = face;
     int named = -1;
     if (col == UNO_NO_COLOR) {
-        g->color = named = uno_choose_color(g, p);
+        g->color = named = choose_color(g, p);
     } else {
         g->color = col;
         g->failed[p] &= (uint8_t)~(1u << col);
@@ -515,7 +529,7 @@ static inline int play_action(uno_game *g, int p, int card, int f)
     const uno_table *t = g->t;
     const int side = g->side;
     if (f == UNO_FAST_WILD) {
-        g->color = uno_choose_color(g, p);
+        g->color = choose_color(g, p);
         return uno_next(g, p);
     }
     const int col = t->card_color[side][card];
@@ -667,17 +681,7 @@ static UNO_INLINE void deal(uno_game *g, const int *order, int n_deal, int hand_
     int i = g->n_draw, bag = g->bag;
     for (int r = 0; r < hand_size; r++)
         for (int j = 0; j < n_deal; j++) {
-            i--;
-            if (bag > i) { /* uno_draw_pop's pending shuffle step */
-                if (i > 0) {
-                    uint32_t k = uno_rng_bounded(&rng, (uint32_t)i + 1);
-                    uint8_t tmp = pile[i];
-                    pile[i] = pile[k];
-                    pile[k] = tmp;
-                }
-                bag = i;
-            }
-            int card = pile[i];
+            int card = uno_rng_lazy_take(&rng, pile, --i, &bag); /* as uno_draw_pop */
             uno_bits_set(&g->hand[order[j]], rank[card]);
             if (two_sided)
                 uno_bits_set(&g->hand_alt[order[j]], dark[card]);

@@ -129,6 +129,12 @@ void uno_table_derive(uno_table *t, int side)
         }
         uno_bits_set(&t->value_mask[side][j], r);
     }
+    memcpy(t->colored_mask[side], t->color_mask[side], sizeof t->colored_mask[side]);
+    memset(&t->colored_mask[side][0], 0, sizeof t->colored_mask[side][0]);
+    for (int f = 0; f < 32; f++)
+        for (int i = 0; i < UNO_HAND_WORDS; i++)
+            t->colored_face_mask[side][f].w[i] =
+                t->face_mask[side][f].w[i] & ~t->color_mask[side][0].w[i];
     /* F6: the cards whose other face is a wild, over each side's ranks; both sides once
        the last one is derived (a re-pairing derives side 1 only, and both masks read it) */
     for (int s = 0; side == t->n_sides - 1 && s < t->n_sides; s++) {

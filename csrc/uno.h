@@ -318,6 +318,10 @@ typedef struct uno_table {
     struct uno_hand {
         uint64_t w[UNO_HAND_WORDS];
     } color_mask[2][9], face_mask[2][32], restricted_mask[2], other_wild_mask[2];
+    /* The same without the wilds (greedy's colored cards): colored_mask[side][c] is
+       color_mask[side][c], but empty for c = 0; colored_face_mask[side][f] is
+       face_mask[side][f] less the wilds */
+    struct uno_hand colored_mask[2][9], colored_face_mask[2][32];
     /* Per side, the cards' nonzero values (C17) as n_values classes: value_of[k] and the
        cards worth it, value_mask[k]; n_values > UNO_VALUE_CLASSES: too many to list */
     int32_t n_values[2];
@@ -665,6 +669,12 @@ static inline int uno_dec_bernoulli(uno_game *g, int p, int k, double q)
     return (double)(uno_dec_next(g, p, k) >> 11) * 0x1.0p-53 < q;
 }
 
+/* Whether a built-in policy's seat p forgets to call UNO (C13): its forget_uno knob. */
+static inline int uno_builtin_forgets_uno(uno_game *g, int p)
+{
+    return uno_dec_bernoulli(g, p, UNO_DK_UNO, g->pol[p].forget_uno);
+}
+
 /* A new round's decision streams (start_round, init_game). */
 static inline void uno_dec_round(uno_game *g, uint64_t round)
 {
@@ -955,6 +965,25 @@ static UNO_ALWAYS_INLINE const uno_hand *uno_color_cards(const uno_game *g, int 
     return &g->t->color_mask[g->side][color + 1];
 }
 
+/* A deck of at most 128 cards (uno_narrow): p's count of each of the four colors of the
+   side in play, as four popcounts (no loop whose length is the hand's). */
+static UNO_ALWAYS_INLINE void uno_color_counts_narrow(const uno_game *g, int p, int mine[4])
+{
+    const uno_hand *m = &g->t->color_mask[g->side][1 + 4 * g->side], *h = &g->hand[p];
+    for (int c = 0; c < 4; c++)
+        mine[c] = uno_popcount64(h->w[0] & m[c].w[0]) + uno_popcount64(h->w[1] & m[c].w[1]);
+}
+
+/* The first of the four colors with the highest score. */
+static UNO_ALWAYS_INLINE int uno_best_color(const int score[4])
+{
+    int best = 0;
+    for (int c = 1; c < 4; c++)
+        if (score[c] > score[best])
+            best = c;
+    return best;
+}
+
 /* Whether p holds a card of the active color: what makes a restricted card a bluff (C7). */
 static UNO_ALWAYS_INLINE int uno_holds_color_w(const uno_game *g, int p, const int W)
 {
@@ -1039,10 +1068,19 @@ static UNO_ALWAYS_INLINE int uno_greedy_honest_w(uno_game *g, int p, const uno_p
                                       const int W, const int volunteer)
 {
     const uno_table *t = g->t;
-    const uno_hand *wild = &t->color_mask[g->side][0];
-    uno_hand ok = uno_playable_cards_w(g, &g->hand[p], W);
-    for (int i = 0; i < W; i++)
-        ok.w[i] &= ~wild->w[i];
+    const int side = g->side;
+    const uno_hand *wild = &t->color_mask[side][0], *h = &g->hand[p];
+    uno_hand ok; /* the playable colored cards: uno_playable_cards_w less the wilds */
+    if (UNO_LIKELY(t->faces_ok[side] && g->top_face < 32)) { /* every stock deck */
+        const uno_hand *col = &t->colored_mask[side][g->color + 1],
+                       *face = &t->colored_face_mask[side][g->top_face];
+        for (int i = 0; i < W; i++)
+            ok.w[i] = h->w[i] & (col->w[i] | face->w[i]);
+    } else {
+        ok = uno_playable_cards_w(g, h, W);
+        for (int i = 0; i < W; i++)
+            ok.w[i] &= ~wild->w[i];
+    }
     int best = uno_first_card_w(g, &ok, W);
     if (best != UNO_DRAW)
         return volunteer && uno_dec_bernoulli(g, p, UNO_DK_VOLUNTARY, pol->voluntary_draw)
@@ -1117,18 +1155,8 @@ static inline void uno_draw_shuffle(uno_game *g, int n)
 /* Takes the top card of the (non-empty) draw pile. */
 static UNO_ALWAYS_INLINE int uno_draw_pop(uno_game *g)
 {
-    int i = g->n_draw - 1;
-    if (g->bag > i) { /* the top is still in the bag: its shuffle step now */
-        if (i > 0) {
-            uint32_t j = uno_rng_bounded(&g->deal, (uint32_t)i + 1);
-            uint8_t tmp = g->draw[i];
-            g->draw[i] = g->draw[j];
-            g->draw[j] = tmp;
-        }
-        g->bag = i;
-    }
-    g->n_draw = i;
-    return g->draw[i];
+    int i = --g->n_draw;
+    return uno_rng_lazy_take(&g->deal, g->draw, i, &g->bag);
 }
 
 /* The seat after p in the current direction, skipping eliminated seats. */
