@@ -521,8 +521,8 @@ static UNO_NOINLINE int play_card_lean(uno_game *g, int p, int card)
 /*
  * A Skip, a Reverse, a Wild or a colored draw card that play() has just put down for p:
  * resolve's UNO_SKIP, UNO_REVERSE, UNO_WILD and UNO_DRAW_CARDS cases (C9-C11), with
- * play_card's color, for a card that leaves p two cards or more, in a game without a
- * trace (and without stacking for a draw card).
+ * play_card's color and UNO call (C13), for a card that is not p's last, in a game
+ * without a trace (and without stacking for a draw card).
  */
 static inline int play_action(uno_game *g, int p, int card, int f)
 {
@@ -530,11 +530,15 @@ static inline int play_action(uno_game *g, int p, int card, int f)
     const int side = g->side;
     if (f == UNO_FAST_WILD) {
         g->color = choose_color(g, p);
+        if (g->hand_n[p] == 1) /* C13, as play_card */
+            uno_check(g, p);
         return uno_next(g, p);
     }
     const int col = t->card_color[side][card];
     g->color = col;
     g->failed[p] &= (uint8_t)~(1u << col);
+    if (g->hand_n[p] == 1)
+        uno_check(g, p);
     int d = g->direction;
     if (f == UNO_FAST_REVERSE) {
         d = -d;
@@ -558,15 +562,16 @@ static inline int play_action(uno_game *g, int p, int card, int f)
 
 /*
  * uno_play_card for the turn's common cases: a card of a uno_fast_class up to
- * g->fast_max that leaves p at least two cards: no UNO call (C13), nothing traced,
- * and an effect play_action resolves, if any.  `lean`: a constant, see take_turn.
+ * g->fast_max that is not p's last card (C14, going out, stays with play_card): the
+ * UNO call (C13) as play_card makes it, nothing traced, and an effect play_action
+ * resolves, if any.  `lean`: a constant, see take_turn.
  */
 static inline int play(uno_game *g, int p, int card, const int lean)
 {
     const uno_table *t = g->t;
     const int side = g->side;
     const int f = t->card_fast[side][card];
-    if (!(f && f <= g->fast_max && g->hand_n[p] > 2))
+    if (!(f && f <= g->fast_max && g->hand_n[p] > 1))
         return lean ? play_card_lean(g, p, card) : uno_play_card(g, p, card);
     uno_hand_remove(g, p, card);
     g->discard[g->n_discard++] = (uint8_t)card;
@@ -575,6 +580,8 @@ static inline int play(uno_game *g, int p, int card, const int lean)
         const int col = t->card_color[side][card];
         g->color = col;
         g->failed[p] &= (uint8_t)~(1u << col);
+        if (UNO_UNLIKELY(g->hand_n[p] == 1)) /* C13, as play_card */
+            uno_check(g, p);
         return uno_next(g, p);
     }
     return play_action(g, p, card, f);

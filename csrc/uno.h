@@ -131,11 +131,13 @@
 #define UNO_NO_COLOR (-1)
 #define UNO_DRAW (-1)
 
-/* A test that is almost always true (the compiler lays its code out that way). */
+/* A test that is almost always true, or false (the compiler lays its code out that way). */
 #if defined(__GNUC__)
 #define UNO_LIKELY(x) __builtin_expect(!!(x), 1)
+#define UNO_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #else
 #define UNO_LIKELY(x) (x)
+#define UNO_UNLIKELY(x) (x)
 #endif
 
 /* An inline function the compiler must inline wherever it is called (its size budget
@@ -169,8 +171,8 @@ enum uno_effect {
 
 /*
  * uno_table.card_fast: how the engine's turn plays a card by itself, without the effect
- * dispatcher, when the card leaves its player two cards or more (no UNO call, C13) and
- * the game allows that class (uno_game.fast_max).  Each is an unrestricted card of one
+ * dispatcher, when it is not its player's last card (C14) and the game allows that class
+ * (uno_game.fast_max); a card that leaves one card makes the UNO call (C13) as usual.  Each is an unrestricted card of one
  * effect: a colored number (C9: nothing happens), Skip or Reverse (C10, C11), a Wild
  * (C9: its player names a color) or a colored draw card of amount 1 or more (C9, no
  * stacking).  The order is the order of what a game must exclude: fast_max =
