@@ -284,9 +284,10 @@ static void init_game(uno_game *g, const uno_config *cfg, const uno_table *t,
     g->side = 0;
     g->idle = 0;
     g->launcher = cfg->draw_source == UNO_DRAW_LAUNCHER;
-    g->fast_max = tr || g->launcher || cfg->seven_o ? UNO_FAST_NO
-                  : cfg->stacking                       ? UNO_FAST_WILD
-                                                        : UNO_FAST_DRAW;
+    /* a launcher (E2) replaces the draw pile, which the inline draws of draw cards use */
+    g->fast_max = tr || cfg->seven_o                ? UNO_FAST_NO
+                  : cfg->stacking || g->launcher    ? UNO_FAST_WILD
+                                                    : UNO_FAST_DRAW;
     g->silent = 0;
     g->rounds = g->turns = g->reshuffles = g->stalemates = 0;
     memset(g->active, 0, sizeof g->active);

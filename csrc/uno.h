@@ -637,8 +637,8 @@ typedef struct uno_game {
     uno_table own; /* the game's re-paired copy of the table (cfg->repair); t points to it */
     int launcher;  /* E2: the draw pile is the launcher (cfg->draw_source) */
     int fast_max;  /* the highest uno_fast_class the turn plays by itself (round.c play):
-                      UNO_FAST_NO with a trace, a launcher (E2) or Seven-O (C-H5),
-                      UNO_FAST_WILD with stacking (C-H1), else UNO_FAST_DRAW */
+                      UNO_FAST_NO with a trace or Seven-O (C-H5), UNO_FAST_WILD
+                      with stacking (C-H1) or a launcher (E2), else UNO_FAST_DRAW */
     int silent;    /* E2: presses in a row that fired nothing, this round */
 } uno_game;
 

@@ -40,8 +40,9 @@ GENERAL = [
     (Rules(players=4), ["greedy", "greedy", "greedy", "strategic"]),
     (Rules(variant="extreme", players=4), "greedy"),
 ]
-# the turn's own plays (fast_max) under other policies and house rules: draw cards go
-# through the dispatcher with stacking (C-H1), nothing does with Seven-O (C-H5)
+# the turn's own plays (fast_max) under other policies, house rules and the launcher: draw
+# cards go through the dispatcher with stacking (C-H1) and with the launcher (E2),
+# nothing does with Seven-O (C-H5)
 FAST = [
     (Rules(players=2), "random"),
     (Rules(players=2), "strategic"),
@@ -56,6 +57,9 @@ FAST = [
     (Rules(variant="flip", players=2), "random"),
     (Rules(variant="flip", players=4, stacking="draw2"), "strategic"),
     (Rules(variant="house-2018", players=3), "random"),
+    (Rules(variant="extreme", players=2), "random"),
+    (Rules(variant="extreme", players=3), "strategic(bluff=0.2)"),
+    (Rules(variant="extreme", players=5, hit_target_presses=2), "greedy"),
 ]
 
 
