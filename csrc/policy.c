@@ -612,7 +612,7 @@ int uno_forgets_uno(uno_game *g, int p)
     const uno_policy *pol = &g->pol[p];
     if (pol->id == UNO_POLICY_USER)
         return call_user(g, p, UNO_DEC_FORGET_UNO, 0);
-    return uno_builtin_forgets_uno(g, p);
+    return uno_dec_bernoulli(g, p, UNO_DK_UNO, pol->forget_uno);
 }
 
 int uno_catches(uno_game *g, int q, int p)

@@ -197,8 +197,7 @@ static void penalty(uno_game *g, int p, int k, int reason, int extra)
 /* reference.Game.uno_check (C13). */
 static void uno_check(uno_game *g, int p)
 {
-    int forgot = g->pol[p].id == UNO_POLICY_USER ? uno_forgets_uno(g, p)
-                                                  : uno_builtin_forgets_uno(g, p);
+    int forgot = uno_forgets_uno(g, p);
     if (g->tr)
         uno_trace_event(g->tr, UNO_EV_UNO, p, !forgot, 0, 0);
     if (!forgot)

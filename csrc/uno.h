@@ -172,11 +172,11 @@ enum uno_effect {
 /*
  * uno_table.card_fast: how the engine's turn plays a card by itself, without the effect
  * dispatcher, when it is not its player's last card (C14) and the game allows that class
- * (uno_game.fast_max); a card that leaves one card makes the UNO call (C13) as usual.  Each is an unrestricted card of one
- * effect: a colored number (C9: nothing happens), Skip or Reverse (C10, C11), a Wild
- * (C9: its player names a color) or a colored draw card of amount 1 or more (C9, no
- * stacking).  The order is the order of what a game must exclude: fast_max =
- * UNO_FAST_WILD keeps draw cards out.
+ * (uno_game.fast_max); a card that leaves one card makes the UNO call (C13) as usual.
+ * Each is an unrestricted card of one effect: a colored number (C9: nothing happens),
+ * Skip or Reverse (C10, C11), a Wild (C9: its player names a color) or a colored draw
+ * card of amount 1 or more (C9, no stacking).  The order is the order of what a game
+ * must exclude: fast_max = UNO_FAST_WILD keeps draw cards out.
  */
 enum uno_fast_class {
     UNO_FAST_NO = 0,
@@ -669,12 +669,6 @@ static inline int uno_dec_bernoulli(uno_game *g, int p, int k, double q)
     if (q >= 1.0)
         return 1;
     return (double)(uno_dec_next(g, p, k) >> 11) * 0x1.0p-53 < q;
-}
-
-/* Whether a built-in policy's seat p forgets to call UNO (C13): its forget_uno knob. */
-static inline int uno_builtin_forgets_uno(uno_game *g, int p)
-{
-    return uno_dec_bernoulli(g, p, UNO_DK_UNO, g->pol[p].forget_uno);
 }
 
 /* A new round's decision streams (start_round, init_game). */
