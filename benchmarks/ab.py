@@ -2,7 +2,7 @@
 
     python benchmarks/ab.py                                  # HEAD's csrc/ against main
     python benchmarks/ab.py --base 4240f3d --variant flip --players 2 4 --policy random
-    python benchmarks/ab.py --rounds 41 --games 2000 --policy "greedy(bluff=0.3)" --rule stacking=both
+    python benchmarks/ab.py --rounds 41 --policy "greedy(bluff=0.3)" --rule stacking=both
     python benchmarks/ab.py --base HEAD --flags-b="-fno-semantic-interposition"  # flags only
 
 Both builds (csrc/ of the working tree, "B", and csrc/ of the commit --base, "A")
