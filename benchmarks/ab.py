@@ -107,13 +107,20 @@ class Columns(ctypes.Structure):  # uno_columns
                 ("counters", P * 7), ("rows", P), ("games_done", ctypes.c_int64)]
 
 
+def _usage_error(message: str) -> None:
+    """One line on stderr and exit status 2, as argparse does for a bad argument."""
+    print(f"ab: {message}", file=sys.stderr)
+    raise SystemExit(2)
+
+
 def build(src: Path, out: Path, extra: list[str] = ()) -> Path:
     cc = shutil.which("gcc") or shutil.which("cc")
     if cc is None:
         raise SystemExit("ab: no C compiler")
     cmd = [cc, *FLAGS, *extra, "-I", str(src), *map(str, sorted(src.glob("*.c"))), "-o",
            str(out)]
-    subprocess.run(cmd, check=True)
+    if subprocess.run(cmd).returncode != 0:  # the compiler has said why on stderr
+        _usage_error(f"the build of {src} failed (extra flags: {' '.join(extra) or 'none'})")
     return out
 
 
@@ -121,9 +128,11 @@ def base_sources(rev: str, tmp: Path) -> Path:
     """csrc/ of commit `rev`, extracted with git archive."""
     dest = tmp / "base"
     dest.mkdir()
-    arc = subprocess.run(["git", "-C", str(ROOT), "archive", rev, "csrc"], check=True,
-                         capture_output=True).stdout
-    subprocess.run(["tar", "-x", "-C", str(dest)], input=arc, check=True)
+    arc = subprocess.run(["git", "-C", str(ROOT), "archive", rev, "csrc"],
+                         capture_output=True)
+    if arc.returncode != 0:
+        _usage_error(f"--base {rev!r}: no such commit with a csrc/ folder")
+    subprocess.run(["tar", "-x", "-C", str(dest)], input=arc.stdout, check=True)
     return dest / "csrc"
 
 
