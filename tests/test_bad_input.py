@@ -281,3 +281,27 @@ def test_counts(capsys):
     with capsys.disabled():
         print(f"\nbad inputs: {len(CLI) + 1} CLI cases, {2 * len(API)} API cases")
     assert len(CLI) >= 90 and len(API) >= 25
+
+
+# benchmarks/ab.py, the A/B timer: a bad --base or compiler flag is one line and status 2
+# (it reads the base's csrc/ from git, so only in a git checkout)
+_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_AB = os.path.join(_ROOT, "benchmarks", "ab.py")
+
+
+@pytest.mark.skipif(not (os.path.isdir(os.path.join(_ROOT, ".git")) and os.path.exists(_AB)),
+                    reason="benchmarks/ab.py needs a git checkout")
+@pytest.mark.parametrize("argv,needle", [
+    (["--base", "no-such-rev"], "--base 'no-such-rev': no such commit"),
+    (["--base", "HEAD", "--flags-b=-no-such-flag"], "extra flags: -no-such-flag"),
+])
+def test_ab_bad_input_is_one_line(argv, needle):
+    import subprocess
+    import sys
+
+    r = subprocess.run([sys.executable, _AB, *argv, "--rounds", "1", "--games", "1"],
+                       capture_output=True, text=True, cwd=_ROOT)
+    assert r.returncode == 2
+    assert "Traceback" not in r.stderr
+    ours = [ln for ln in r.stderr.splitlines() if ln.startswith("ab: ")]
+    assert len(ours) == 1 and needle in ours[0], r.stderr
