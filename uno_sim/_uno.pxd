@@ -192,6 +192,13 @@ cdef extern from "uno.h":
         int32_t suspect  # ... and the offender is this seat (-1: anyone)
         int32_t challenge_posterior  # 1: challenge on the posterior P(bluff)
         double challenge_prior  # the offender's assumed bluff rate, for the posterior
+        int32_t samples  # pimc: sampled states per decision
+        int32_t rollouts  # pimc: rollouts per sampled state and legal answer
+        int32_t iterations  # ismcts: iterations per decision
+        double c  # ismcts: the UCB exploration constant
+        int32_t rollout  # the built-in policy every seat plays in a rollout
+        int32_t value  # UNO_VALUE_*: a rollout is worth its game or its round
+        int32_t cheat  # 1: search the true state (an upper bound)
         uno_decide_fn decide  # UNO_POLICY_USER only: the callback
         void *ctx  # passed to decide
 
@@ -297,6 +304,9 @@ cdef extern from "uno.h":
     int uno_play_games(const uno_config *cfg, const uno_table *t, const uno_policy *pol,
                        const uint64_t *key, uint64_t first_game, int64_t n_games,
                        uno_columns *out) nogil
+    int uno_play_fork(const uno_config *cfg, const uno_table *t, const uno_policy *pol,
+                      const uint64_t *key, uint64_t game, int64_t at, uno_result *res,
+                      uno_result *fork) nogil
     int uno_play_forced(const uno_config *cfg, const uno_table *t, const uno_policy *pol,
                         const uint64_t *key, uint64_t game, uno_force *force, uno_trace *tr,
                         uno_result *res) nogil
