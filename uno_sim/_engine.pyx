@@ -7,6 +7,7 @@ The binding is one extension module made of:
 - ``_engine.pyx`` (this file): the Engine class, the user-policy callback and the
   RawState it builds;
 - ``_envseat.pxi``: the learning seats of uno_sim.env (observation vector, action mask);
+- ``_vecenv.pxi``: the core of uno_sim.vector_env (n_envs stepping games in C, csrc/env.c);
 - ``_tracedecode.pxi``: uno_event records -> event dicts;
 - ``_rnghooks.pxi``: the PRNG test hooks (tests/test_rng.py only).
 
@@ -16,7 +17,7 @@ that ``UNO_SIM_DEBUG=1`` can switch on the checking build.
 
 import numpy as np
 cimport numpy as cnp
-from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t
+from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.string cimport memset
 
 from uno_sim._uno cimport *
@@ -112,6 +113,7 @@ cdef object _raw_state(uno_game *g, int seat, int decision, int arg):
 
 
 include "_envseat.pxi"
+include "_vecenv.pxi"
 include "_tracedecode.pxi"
 
 
