@@ -132,7 +132,7 @@ class _Core:
         self.seed_next += n
 
     def illegal(self, r, actions):
-        a = np.asarray(actions).reshape(-1)[r]
+        a = np.asarray(actions).reshape(-1)[r].item()
         return ValueError(f"illegal action {a!r} in env {r}: not allowed by its action_mask "
                           f"(decision {_decision_name(int(self.core.decisions()[r]))})")
 
