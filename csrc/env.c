@@ -260,24 +260,42 @@ static int learner_decide(void *ctx, uno_game *g, int seat, int decision, int ar
     longjmp(*g->bail, 1);
 }
 
+/* Copies bytes [a, b) of the game. */
+static inline void copy_span(uno_game *dst, const uno_game *src, size_t a, size_t b)
+{
+    memcpy((char *)dst + a, (const char *)src + a, b - a);
+}
+
 /*
- * uno_game_clone without the bytes nobody reads: the rows of uno_game.reveal past
- * reveal_n and the draw and discard piles past n_draw and n_discard (about 40% of the
- * copy in a classic game).  Every field is copied, so the clone plays as the source.
+ * uno_game_clone without the bytes nobody reads: the rows of the per-seat arrays past
+ * the players (decision counters, challenge reveals, hands), the reveal rows past
+ * reveal_n and the draw and discard piles past n_draw and n_discard (a classic game of
+ * 2 players copies about a third of uno_game_clone's bytes).  Every field is copied,
+ * so the clone plays as the source does.
  */
 static void clone_lean(uno_game *dst, const uno_game *src)
 {
+    const int n = src->n;
+    const size_t dn0 = offsetof(uno_game, dec_n), dn1 = dn0 + sizeof src->dec_n;
     const size_t r0 = offsetof(uno_game, reveal), r1 = r0 + sizeof src->reveal;
-    const size_t d0 = offsetof(uno_game, draw), d1 = offsetof(uno_game, discard);
-    const size_t e1 = d1 + sizeof src->discard;
-    memcpy(dst, src, r0);
-    for (int p = 0; p < src->n; p++)
+    const size_t d0 = offsetof(uno_game, draw);
+    const size_t e1 = offsetof(uno_game, discard) + sizeof src->discard;
+    const size_t h0 = offsetof(uno_game, hand), h1 = h0 + sizeof src->hand;
+    const size_t a0 = offsetof(uno_game, hand_alt), a1 = a0 + sizeof src->hand_alt;
+    copy_span(dst, src, 0, dn0);
+    memcpy(dst->dec_n, src->dec_n, (size_t)n * sizeof src->dec_n[0]);
+    copy_span(dst, src, dn1, r0);
+    for (int p = 0; p < n; p++)
         if (src->reveal_n[p] > 0)
             memcpy(dst->reveal[p], src->reveal[p], (size_t)src->reveal_n[p]);
-    memcpy((char *)dst + r1, (const char *)src + r1, d0 - r1);
+    copy_span(dst, src, r1, d0);
     memcpy(dst->draw, src->draw, (size_t)src->n_draw);
     memcpy(dst->discard, src->discard, (size_t)src->n_discard);
-    memcpy((char *)dst + e1, (const char *)src + e1, offsetof(uno_game, own) - e1);
+    copy_span(dst, src, e1, h0);
+    memcpy(dst->hand, src->hand, (size_t)n * sizeof src->hand[0]);
+    copy_span(dst, src, h1, a0);
+    memcpy(dst->hand_alt, src->hand_alt, (size_t)n * sizeof src->hand_alt[0]);
+    copy_span(dst, src, a1, offsetof(uno_game, own));
 }
 
 /*
