@@ -77,8 +77,8 @@ class LinearAgent:
 
 def train(iterations=150, num_envs=256, steps=32, seed=0, players=2, opponents="greedy",
           lr=0.01, gamma=0.99, entropy=0.01, progress=False):
-    """A2C on round episodes; returns the agent and the curve (iteration, mean reward of
-    the episodes that ended in it)."""
+    """A2C on round episodes; returns the agent and the curve (iteration, share of the
+    episodes that ended in it that the agent won)."""
     env = uno_sim.vector_env(num_envs, players=players, opponents=opponents, episode="round")
     obs, _ = env.reset(seed=seed)
     d, n_a = env.single_observation_space["observation"].shape[0], env.single_action_space.n
@@ -103,7 +103,7 @@ def train(iterations=150, num_envs=256, steps=32, seed=0, players=2, opponents="
             obs, R[t], term, trunc, _ = env.step(A[t])
             D[t] = term | trunc
         done_r = R[D]
-        curve.append((i, float(done_r.mean()) if len(done_r) else np.nan))
+        curve.append((i, float((done_r > 0).mean()) if len(done_r) else np.nan))
         # returns, bootstrapped from the value of the state the rollout stopped in
         G = np.empty_like(R)
         g = agent.value(obs["observation"])
@@ -183,8 +183,7 @@ def main(argv=None):
         import matplotlib.pyplot as plt
 
         it = np.array([c[0] for c in curve])
-        r = np.array([c[1] for c in curve])
-        share = (r + 1) / 2  # mean reward -> share of rounds won
+        share = np.array([c[1] for c in curve])
         fig, ax = plt.subplots(figsize=(6, 3.5))
         ax.plot(it, share, lw=0.8, color="C0", alpha=0.5, label="per iteration")
         k = min(10, len(share))
