@@ -224,6 +224,7 @@ typedef struct venv_slot {
     int skip;      /* the replay's own first hook call: the snapshot's turn itself */
     int n_journal, pos;
     int decision, arg, side;
+    float *final; /* where the ended round's last observation goes, at the next round start */
     uint64_t key[4], game_no;
     int64_t episodes;
     uno_rng rng;
@@ -312,6 +313,11 @@ static void on_turn(void *ctx, uno_game *g, int p)
     if (s->skip) {
         s->skip = 0;
         return;
+    }
+    if (p < 0 && s->final) { /* a round episode's end, scored: its last observation */
+        uno_observe(g, &s->v->L, s->v->seat, -1, 0, s->final, MASK_ROW(s->v, s->index),
+                    s->kind_index);
+        s->final = NULL;
     }
     clone_lean(&s->snap, g);
     s->snap_p = p;
@@ -430,19 +436,21 @@ static void step_one(uno_venv *v, venv_slot *s, int ans, float *reward, uint8_t 
         if (v->mode == UNO_EPISODE_ROUND) {
             *reward = round_reward(s, w);
             *term = 1;
-            if (final)
-                uno_observe(&s->work, &v->L, v->seat, -1, 0, final, MASK_ROW(v, s->index),
-                            s->kind_index);
             s->episodes++;
+            s->final = final; /* written by on_turn at the next round's start */
             r = finish(s, w);
-            if (r == RUN_STOPPED)
-                return;
-            if (r == RUN_GAME_END) {
-                next_game(s);
+            if (r == RUN_STOPPED) {
+                s->final = NULL;
                 return;
             }
-            *term = 0; /* failed after the round: the next game, the episode truncated */
-            *trunc = 1;
+            s->final = NULL;
+            if (final) /* the game's last round: the table as the game ended */
+                uno_observe(&s->work, &v->L, v->seat, -1, 0, final, MASK_ROW(v, s->index),
+                            s->kind_index);
+            if (r == RUN_FAILED) { /* a limit after the round: the episode truncated */
+                *term = 0;
+                *trunc = 1;
+            }
             next_game(s);
             return;
         }

@@ -162,6 +162,27 @@ def test_round_episodes_split_the_same_games():
     assert n_round > n_game > 0
 
 
+def test_round_episode_final_observation_is_scored():
+    """A round episode's last observation shows the scores with the round's points: those
+    the next round (same game) starts from."""
+    vec = UnoVectorEnv(16, players=2, episode="round")
+    obs, _ = vec.reset(seed=2)
+    rng = np.random.default_rng(0)
+    s_off, _ = block(vec.observation_layout, "scores")
+    r_off, _ = block(vec.observation_layout, "round")
+    checked = 0
+    for _ in range(300):
+        obs, rew, term, trunc, info = vec.step(random_actions(rng, obs["action_mask"]))
+        for i in np.flatnonzero(term):
+            final = info["final_obs"]["observation"][i]
+            scores = final[s_off:s_off + SEATS]
+            assert scores.any()  # somebody scored the round
+            if obs["observation"][i, r_off] > final[r_off]:  # the game's next round
+                assert np.array_equal(obs["observation"][i, s_off:s_off + SEATS], scores)
+                checked += 1
+    assert checked > 0
+
+
 @pytest.mark.parametrize("players", [2, 10])
 def test_observation_size_fixed_across_player_counts(players):
     vec = UnoVectorEnv(2, players=players, rules=SHORT)
