@@ -70,6 +70,8 @@ CASES = [
     ("extreme", 3, SHORT, "random"),
     ("classic", 4, {"scoring": "elimination", "target": 100}, "greedy"),
     ("classic", 2, SHORT, "pimc(samples=2,rollouts=1,value=round)"),
+    ("house-2018", 4, SHORT, "greedy"),
+    ("classic", 4, {"teams": True, "target": 100}, "greedy"),
 ]
 
 
