@@ -129,6 +129,14 @@ def test_same_seed_same_trajectories():
     assert any(not np.array_equal(x[0], y[0]) for x, y in zip(a, c))
 
 
+def test_seed_argument_is_the_first_reset_seed():
+    a, _ = UnoVectorEnv(2, players=3, seed=7).reset()
+    b, _ = UnoVectorEnv(2, players=3).reset(seed=7)
+    assert np.array_equal(a["observation"], b["observation"])
+    with pytest.raises(RulesError, match="invalid seed -1"):
+        UnoVectorEnv(2, seed=-1)
+
+
 def test_autoreset_starts_the_next_game():
     """Same-step autoreset: at an episode's end the observation is the next game's first."""
     vec = UnoVectorEnv(8, players=2, rules=SHORT)

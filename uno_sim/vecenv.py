@@ -165,7 +165,7 @@ class UnoVectorEnv(VectorEnv):
     episode is a whole game, reward +1 won / -1 lost) or "round" (an episode is one
     round, reward +1 / -1 / 0 for a stalemate; the next episode is the game's next
     round).  ``max_turns``: a round longer than this ends the episode truncated (0: the
-    engine's limit).  ``copy``: return copies of the arrays (False: the env's own
+    engine's limit).  ``seed``: what a first ``reset()`` without a seed uses (0).  ``copy``: return copies of the arrays (False: the env's own
     buffers, overwritten by the next step).
     """
 
@@ -173,10 +173,12 @@ class UnoVectorEnv(VectorEnv):
 
     def __init__(self, num_envs: int = 64, variant=None, players=None, rules=None,
                  opponents="greedy", seat: int = 0, episode: str = "game", max_turns: int = 0,
-                 copy: bool = True, render_mode=None):
+                 seed: int | None = None, copy: bool = True, render_mode=None):
         if render_mode is not None:
             raise ValueError(f"invalid render_mode {render_mode!r}: expected None")
         self._c = _Core(num_envs, variant, players, rules, opponents, seat, episode, max_turns)
+        if seed is not None:  # the runs of the first reset() without a seed
+            self._c.seed_next = _int("seed", seed, 0)
         self.render_mode = None
         self.num_envs = self._c.core.n_envs
         self.rules = self._c.rules
