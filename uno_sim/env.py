@@ -38,8 +38,9 @@ from .cards import deck_for
 from .engine import GameLimitError, _make_engine, _policy
 from .policies import UserPolicySpec, parse_policy
 from .rng import MASK64, key_from_seed
-from .rules import Rules, RulesError
+from .rules import RulesError
 from .userpolicy import DECISIONS
+from .vecenv import _rules  # rules from variant / players / rules, as the vector env
 
 __all__ = ["env", "raw_env", "UnoEnv", "UnoGymEnv", "BACKENDS"]
 
@@ -50,19 +51,6 @@ OBS_HIGH = 1e9  # the observation's bound above (counts, scores, turns)
 
 def _learner(obs):  # the policy slot of a learning seat: never called (EnvSeat answers)
     raise RuntimeError("a learning seat is played through env.step")
-
-
-def _rules(variant, players, rules) -> Rules:
-    changes = {}
-    if variant is not None:
-        changes["variant"] = variant
-    if players is not None:
-        changes["players"] = players
-    if rules is None or isinstance(rules, dict):
-        return Rules(**{**(rules or {}), **changes})
-    if not isinstance(rules, Rules):
-        raise RulesError(f"invalid rules {rules!r}: expected a Rules or a dict of switches")
-    return rules.replace(**changes) if changes else rules
 
 
 def _seat_specs(opponents, players: int) -> list:

@@ -25,7 +25,7 @@ try:
     from gymnasium import spaces
     from gymnasium.vector import AutoresetMode, VectorEnv
 except ImportError as exc:  # pragma: no cover - exercised without the extra
-    raise ImportError(f"uno_sim.vecenv needs gymnasium (pip install 'uno-sim[rl]'): {exc}") from None
+    raise ImportError(f"uno_sim.vecenv needs gymnasium (the rl extra): {exc}") from None
 
 from . import _engine
 from .cards import deck_for
@@ -165,8 +165,9 @@ class UnoVectorEnv(VectorEnv):
     episode is a whole game, reward +1 won / -1 lost) or "round" (an episode is one
     round, reward +1 / -1 / 0 for a stalemate; the next episode is the game's next
     round).  ``max_turns``: a round longer than this ends the episode truncated (0: the
-    engine's limit).  ``seed``: what a first ``reset()`` without a seed uses (0).  ``copy``: return copies of the arrays (False: the env's own
-    buffers, overwritten by the next step).
+    engine's limit).  ``seed``: what a first ``reset()`` without a seed uses (0).
+    ``copy``: return copies of the arrays (False: the env's own buffers, overwritten by
+    the next step).
     """
 
     metadata = {"render_modes": [], "autoreset_mode": AutoresetMode.SAME_STEP}
