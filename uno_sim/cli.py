@@ -282,11 +282,14 @@ def cmd_play(args) -> int:
 
 
 def cmd_replay(args) -> int:
-    from .trace import read_jsonl, replay_lines
+    from .trace import read_jsonl, replay_lines, validate
 
     if args.file:
         try:
-            events = read_jsonl(sys.stdin if args.file == "-" else args.file)
+            events, lines = read_jsonl(getattr(sys.stdin, "buffer", sys.stdin) if args.file == "-"
+                                       else args.file,
+                                       line_numbers=True)
+            validate(events, lines)
         except OSError as exc:
             raise UsageError(f"cannot read trace {args.file!r}: {exc.strerror}") from None
         except ValueError as exc:
@@ -329,28 +332,35 @@ def cmd_tournament(args) -> int:
         if not sep:
             raise UsageError(f"invalid --rule {item!r}: expected KEY=VALUE")
         rules = rules.replace(**{key.strip(): parse_rule_value(key.strip(), value.strip())})
-    deals = parse_count(args.deals, "deals")
+    from .tournament import MAX_DEALS
+
+    deals = parse_count(args.deals, "deals", MAX_DEALS, "deals per pairing and player count")
     for res in tournament(policies, player_counts(args.players), deals, args.seed, rules,
                           args.engine, progress=None):
         print(res.line())
     return 0
 
 
-def _count_or_zero(text, what) -> int:
-    return 0 if str(text).strip() == "0" else parse_count(text, what)
+def _count_or_zero(text, what, most=None, why="") -> int:
+    return 0 if str(text).strip() == "0" else parse_count(text, what, most, why)
 
 
 def cmd_bench(args) -> int:
-    from .bench import run_bench
+    from .bench import MAX_GAMES, MAX_REPEATS, run_bench
+
+    held = "one timed run holds every game's columns in memory"
 
     players = player_counts(args.players)
     variants = list(VARIANTS) if args.variant == "all" else args.variant.split(",")
     for v in variants:
         Rules(variant=v)  # validates the name
     run_bench(variants=variants, players=players, policy=args.policy,
-              games=parse_count(args.games), repeats=parse_count(args.repeats, "repeats"),
-              reference_games=_count_or_zero(args.reference_games, "reference-games"),
-              user_games=_count_or_zero(args.user_games, "user-games"), progress=None)
+              games=parse_count(args.games, "games", MAX_GAMES, held),
+              repeats=parse_count(args.repeats, "repeats", MAX_REPEATS),
+              reference_games=_count_or_zero(args.reference_games, "reference-games",
+                                             MAX_GAMES),
+              user_games=_count_or_zero(args.user_games, "user-games", MAX_GAMES),
+              progress=None)
     return 0
 
 

@@ -1,0 +1,203 @@
+"""A careless or hostile user's input, where they meet it (mostly the CLI): each case is
+one line naming the bad value and exit status 2 (or, for the API, one clear exception),
+never a traceback, a hang or memory running out; and the sizes that work, work.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from uno_sim.cli import main
+
+
+def _run(argv, capsys):
+    try:
+        rc = main(argv)
+    except SystemExit as exc:  # argparse
+        rc = exc.code
+    out, err = capsys.readouterr()
+    return rc, out, [x for x in err.splitlines() if x.strip()]
+
+
+def _refused(argv, capsys, *needles):
+    rc, _, lines = _run(argv, capsys)
+    assert rc == 2 and len(lines) == 1 and lines[0].startswith("uno-sim: error: "), lines
+    for n in needles:
+        assert n in lines[0], lines[0]
+    return lines[0]
+
+
+# --- absurd sizes: refused up front, naming the largest that works ---
+
+@pytest.mark.parametrize("argv,needles", [
+    (["tournament", "--deals", "1e15"], ["--deals '1e15'", "at most 1e7"]),
+    (["bench", "--games", "1e15"], ["--games '1e15'", "at most 1e6"]),
+    (["bench", "--repeats", "1e9"], ["--repeats '1e9'", "at most 1,000"]),
+    (["bench", "--reference-games", "1e9"], ["--reference-games '1e9'"]),
+    (["study", "balance", "--games", "1e15"], ["--games '1e15'", "at most 1e7"]),
+    (["study", "bluff", "--boot", "1e9"], ["--boot '1e9'", "at most 1e5"]),
+    (["report", "--games", "1e15"], ["--games '1e15'", "at most 1e7"]),
+])
+def test_absurd_sizes_are_refused_naming_the_bound(argv, needles, capsys):
+    line = _refused(argv, capsys, *needles)
+    assert "shard" not in line  # `study` has no --shard-size to advise
+
+
+def test_tournament_deals_in_batches_play_the_same_games(monkeypatch):
+    import uno_sim.tournament as t
+
+    whole = t.play_pair("greedy", "random", 3, 7, seed=4)
+    monkeypatch.setattr(t, "DEAL_BATCH", 3)
+    assert t.play_pair("greedy", "random", 3, 7, seed=4) == whole
+
+
+# --- files that never end: devices, FIFOs, huge files ---
+
+def test_replay_of_a_device_or_a_fifo_is_refused(tmp_path, capsys):
+    _refused(["replay", "/dev/zero"], capsys, "/dev/zero", "not a regular file")
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)  # opening it would block until a writer came
+    _refused(["replay", str(fifo)], capsys, "not a regular file")
+
+
+def test_replay_of_stdin_is_bounded(monkeypatch, capsys):
+    import io
+    import sys
+
+    import uno_sim.trace as trace
+
+    monkeypatch.setattr(trace, "MAX_TRACE_BYTES", 1000)
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"0" * 5000)))
+    _refused(["replay", "-"], capsys, "larger than 1,000 bytes")
+
+
+@pytest.mark.parametrize("command", [["run", "--resume"], ["merge"]])
+def test_a_manifest_linked_to_dev_zero_is_refused(command, tmp_path, capsys):
+    (tmp_path / "manifest.json").symlink_to("/dev/zero")
+    _refused(command + [str(tmp_path)], capsys, "manifest.json", "not a regular file")
+
+
+# --- replay checks the trace against docs/trace.md ---
+
+@pytest.fixture(scope="module")
+def good_trace(tmp_path_factory):
+    import uno_sim
+
+    events = uno_sim.play_game(players=4, seed=3, trace=True).events
+    return [dict(e) for e in events]
+
+
+def _write(path, events):
+    path.write_text("".join(json.dumps(e) + "\n" for e in events))
+    return str(path)
+
+
+def _edit(events, kind, **changes):
+    out = [dict(e) for e in events]
+    i = next(k for k, e in enumerate(out) if e["e"] == kind)
+    out[i].update(changes)
+    return out, i + 1
+
+
+@pytest.mark.parametrize("kind,changes,needle", [
+    ("play", {"p": 99, "card": "BS"}, "p 99 is not a seat of 4 players"),
+    ("play", {"p": -1}, "p -1 is not a seat"),
+    ("play", {"card": "ZZ"}, "card 'ZZ' is not a card of variant classic"),
+    ("play", {"p": True}, "p true is not a seat"),
+    ("draw", {"reason": "bored"}, "reason 'bored' is not a draw reason"),
+    ("round_start", {"hands": [["R1"]]}, "hands"),
+    ("game_start", {"variant": "flip"}, "variant 'flip' differs from its rules' variant"),
+    ("game_start", {"players": 5}, "players 5 differs"),
+])
+def test_replay_names_the_event_and_what_is_wrong(kind, changes, needle, good_trace, tmp_path,
+                                                  capsys):
+    events, n = _edit(good_trace, kind, **changes)
+    line = _refused(["replay", _write(tmp_path / "t.jsonl", events)], capsys, needle)
+    assert f"line {n}, event {n} ('{kind}')" in line
+
+
+def test_replay_refuses_events_of_another_variant(good_trace, tmp_path, capsys):
+    events = list(good_trace)
+    events.insert(4, {"e": "flip", "p": 1, "side": "dark", "top": "T5"})
+    _refused(["replay", _write(tmp_path / "t.jsonl", events)], capsys,
+             "event 5 ('flip'): an event of UNO Flip, not of variant classic")
+    events[4] = {"e": "dance", "p": 1}
+    _refused(["replay", _write(tmp_path / "t.jsonl", events)], capsys,
+             "event 5 ('dance'): unknown event type")
+
+
+def test_replay_refuses_empty_and_truncated_traces(good_trace, tmp_path, capsys):
+    _refused(["replay", _write(tmp_path / "e.jsonl", [])], capsys, "the trace is empty")
+    cut = good_trace[:len(good_trace) // 2]
+    _refused(["replay", _write(tmp_path / "c.jsonl", cut)], capsys,
+             f"stops at line {len(cut)}, event {len(cut)}", "without game_end")
+    _refused(["replay", _write(tmp_path / "h.jsonl", good_trace[1:])], capsys,
+             "event 1 ('dealer_draw'): a trace starts with game_start")
+    _refused(["replay", _write(tmp_path / "x.jsonl", good_trace + good_trace[-1:])], capsys,
+             "an event after game_end")
+
+
+def test_replay_still_reads_the_traces_both_engines_write(tmp_path, capsys):
+    """Every variant's trace, with house rules and the launcher, passes the checks."""
+    import uno_sim
+    from uno_sim.rules import VARIANTS
+    from uno_sim.trace import validate
+
+    for v in VARIANTS:
+        for engine in ("c", "reference"):
+            validate(uno_sim.play_game(variant=v, players=3, seed=5, trace=True,
+                                       engine=engine).events)
+    validate(uno_sim.play_game(players=4, seed=2, trace=True, stacking="both", jump_in=True,
+                               seven_o=True, draw_until_playable=True,
+                               policies="greedy(bluff=0.5,challenge=0.5)").events)
+    validate(uno_sim.play_game(players=4, seed=2, trace=True, teams=True).events)
+    path = tmp_path / "g.jsonl"
+    assert main(["play", "--variant", "flip", "--seed", "1", "--trace", str(path)]) == 0
+    rc, out, err = _run(["replay", str(path)], capsys)
+    assert rc == 0 and not err and "won after" in out
+
+
+# --- studies and the report at small sizes ---
+
+@pytest.mark.parametrize("argv", [
+    ["study", "bluff", "--games", "1", "--players", "2", "--boot", "20"],
+])
+def test_a_study_of_one_game_runs(argv, tmp_path, capsys):
+    rc, out, err = _run(argv + ["--out", str(tmp_path / "s")], capsys)
+    assert rc == 0, err
+    assert "No breakdown by the next player's hand size" in out
+    assert os.path.exists(tmp_path / "s" / "bluff-values-classic-2p.png")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("argv", [
+    ["study", "balance", "--games", "1", "--players", "2"],
+    ["study", "challenge", "--variant", "house-2018", "--players", "2", "--games", "100",
+     "--boot", "50"],
+    ["report", "--variants", "classic", "--games", "4", "--players", "2", "--trace-games",
+     "4", "--card-games", "4", "--boot", "20"],
+])
+def test_small_studies_and_reports_run(argv, tmp_path, capsys):
+    rc, _, err = _run(argv + ["--out", str(tmp_path / "s")], capsys)
+    assert rc == 0, err
+
+
+def test_interval_bars_draw_intervals_as_given_and_skip_undefined_ones():
+    """A percentile interval beside its estimate and a rounding-off one are drawn as they
+    are (matplotlib's error bars refuse them); NaN ones are not drawn and counted."""
+    import numpy as np
+    from matplotlib.figure import Figure
+
+    from uno_sim.analysis.common import interval_bars
+
+    ax = Figure().subplots()
+    est = np.array([1.0, 0.0, 0.5, 0.2])
+    low = np.array([0.0, 3.9e-16, np.nan, 0.1])
+    high = np.array([0.963, 0.8, np.nan, 0.3])
+    assert interval_bars(ax, np.arange(4), est, low, high, marker="o") == 1
+    segments = ax.collections[0].get_segments()
+    spans = sorted((s[0][1], s[1][1]) for s in segments)
+    assert np.ravel(spans) == pytest.approx(np.ravel([(0.0, 0.963), (3.9e-16, 0.8), (0.1, 0.3)]))

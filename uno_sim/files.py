@@ -1,0 +1,39 @@
+"""Reading the small files a user names (traces, manifests) with a bound on what is read.
+
+A file name may point at anything: a device such as /dev/zero or a FIFO never ends,
+and a huge file would be read whole before it is parsed.  `read_capped` refuses what
+is not a regular file and reads at most `limit` bytes, in one line each.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+
+
+class FileLimitError(ValueError):
+    """A file that is not a regular file, or larger than the bound on what is read."""
+
+
+def _size_text(n: int) -> str:
+    return f"{n // 2**20} MiB" if n % 2**20 == 0 else f"{n:,} bytes"
+
+
+def read_capped(path_or_file, limit: int) -> bytes:
+    """The bytes of a regular file (a path) or of an open binary or text stream, at most
+    `limit` of them; FileLimitError otherwise.  OSError as `open` raises it."""
+    if hasattr(path_or_file, "read"):  # a stream (stdin): a pipe is fine, but bounded
+        data = path_or_file.read(limit + 1)
+        if isinstance(data, str):
+            data = data.encode("utf-8", "surrogateescape")
+    else:
+        mode = os.stat(path_or_file).st_mode  # follows a symbolic link
+        if not stat.S_ISREG(mode):
+            kind = "a directory" if stat.S_ISDIR(mode) else "not a regular file"
+            raise FileLimitError(f"{kind} (a device, FIFO or socket is never read)"
+                                 if kind != "a directory" else kind)
+        with open(path_or_file, "rb") as f:
+            data = f.read(limit + 1)
+    if len(data) > limit:
+        raise FileLimitError(f"larger than {_size_text(limit)}, the most read")
+    return data
