@@ -201,3 +201,53 @@ def test_interval_bars_draw_intervals_as_given_and_skip_undefined_ones():
     segments = ax.collections[0].get_segments()
     spans = sorted((s[0][1], s[1][1]) for s in segments)
     assert np.ravel(spans) == pytest.approx(np.ravel([(0.0, 0.963), (3.9e-16, 0.8), (0.1, 0.3)]))
+
+
+# --- play --human: whatever comes on stdin ---
+
+def _human(monkeypatch, capsys, stdin):
+    import sys
+
+    monkeypatch.setattr(sys, "stdin", stdin)
+    return _run(["play", "--human", "0", "--players", "2", "--seed", "1"], capsys)
+
+
+@pytest.mark.parametrize("answer", ["\u00b2", "\u0663", "1" * 200, "1" * 20_000_000])
+def test_human_odd_answers_are_invalid_choices(answer, monkeypatch, capsys):
+    """A superscript 2 and an Arabic-Indic 3 pass str.isdigit; a 20 MB line of digits
+    is past int()'s digit limit: each is an invalid choice, then q quits in one line."""
+    import io
+
+    rc, out, err = _human(monkeypatch, capsys, io.StringIO(answer + "\nq\n"))
+    assert rc == 2 and len(err) == 1 and "game abandoned" in err[0], err
+    assert "invalid choice" in out
+    assert len(out) < 100_000  # the overlong line is not echoed whole
+
+
+@pytest.mark.parametrize("stdin", ["closed", "none"])
+def test_human_without_input_ends_in_one_line(stdin, monkeypatch, capsys):
+    import io
+
+    stream = io.StringIO("1\n")
+    stream.close()
+    rc, _, err = _human(monkeypatch, capsys, stream if stdin == "closed" else None)
+    assert rc == 2 and len(err) == 1 and "game abandoned: the input ended" in err[0], err
+
+
+def test_human_reads_an_overlong_line_a_piece_at_a_time():
+    from uno_sim.human import MAX_LINE, HumanSeat
+
+    class Stream:
+        def __init__(self):
+            self.sizes, self.left = [], 10**6
+
+        def readline(self, size=-1):
+            assert 0 < size <= 2**16  # never the whole line at once
+            self.sizes.append(size)
+            k = min(size, self.left)
+            self.left -= k
+            return "7" * k + ("\n" if not self.left else "")
+
+    s = Stream()
+    line = HumanSeat(0, "classic", s).read_line()
+    assert len(line) == MAX_LINE + 1 and s.left == 0
