@@ -251,3 +251,38 @@ def test_human_reads_an_overlong_line_a_piece_at_a_time():
     s = Stream()
     line = HumanSeat(0, "classic", s).read_line()
     assert len(line) == MAX_LINE + 1 and s.left == 0
+
+
+# --- --config and --rule ---
+
+@pytest.mark.parametrize("text,needle", [
+    ("seat = [1, 2]\n", 'invalid seat = [1, 2] in --config'),
+    ('rule = ["target=100", 5]\n', 'expected a list of "KEY=VALUE" strings'),
+])
+def test_config_lists_of_non_strings_are_refused(text, needle, tmp_path, capsys):
+    cfg = tmp_path / "c.toml"
+    cfg.write_text(text)
+    _refused(["run", "--games", "5", "--config", str(cfg)], capsys, needle)
+
+
+def test_tournament_refuses_a_players_rule(capsys):
+    _refused(["tournament", "--rule", "players=3", "--deals", "4"], capsys,
+             "--rule 'players=3'", "--players 3")
+
+
+def test_toml_files_with_a_byte_order_mark_are_read(tmp_path, capsys):
+    cfg = tmp_path / "c.toml"
+    cfg.write_bytes(b"\xef\xbb\xbfgames = 7\nplayers = 3\n")
+    deck = tmp_path / "d.toml"
+    deck.write_bytes(b'\xef\xbb\xbf[count]\n"W+4" = 0\n')
+    rc, out, err = _run(["run", "--config", str(cfg), "--deck", str(deck), "--format", "json"],
+                        capsys)
+    assert rc == 0 and not err
+    doc = json.loads(out)
+    assert doc["summary"]["games"] == 7 and doc["rules"]["players"] == 3
+    assert doc["rules"]["deck"] == [["W+4", 0, None]]
+
+
+@pytest.mark.parametrize("flag", ["--config", "--deck"])
+def test_toml_files_that_never_end_are_refused(flag, capsys):
+    _refused(["run", "--games", "5", flag, "/dev/zero"], capsys, "not a regular file")

@@ -130,14 +130,13 @@ def _apply_config(args, parser, given=frozenset()):
     `given` names the flags given on the command line (`explicit_dests`): each of
     them keeps its value even when it equals the flag's default.
     """
-    import tomllib
+    from .files import read_toml
 
     try:
-        with open(args.config, "rb") as f:
-            cfg = tomllib.load(f)
+        cfg = read_toml(args.config)
     except OSError as exc:
         raise UsageError(f"cannot read --config {args.config!r}: {exc.strerror}") from None
-    except ValueError as exc:  # TOMLDecodeError, or bytes that are not UTF-8
+    except ValueError as exc:  # TOMLDecodeError, not UTF-8, not a regular file, too large
         raise UsageError(f"invalid --config {args.config!r}: {exc}") from None
     defaults = {a.dest: a.default for a in parser._actions}
     for key, value in cfg.items():
@@ -148,6 +147,13 @@ def _apply_config(args, parser, given=frozenset()):
         if isinstance(value, bool) and bool not in kinds or not isinstance(value, kinds):
             raise UsageError(f"invalid {key} = {value!r} in --config {args.config!r}: expected "
                              + " or ".join(CONFIG_TYPE_NAMES[k] for k in kinds))
+        if dest in ("rule", "seat") and isinstance(value, list):
+            bad = next((v for v in value if not isinstance(v, str)), None)
+            if bad is not None:
+                form = "KEY=VALUE" if dest == "rule" else "SEAT=SPEC"
+                raise UsageError(f"invalid {key} = {_toml_text(value)} in --config "
+                                 f"{args.config!r}: expected a list of \"{form}\" strings "
+                                 f"or a table, not {bad!r}")
         if dest == "rule" and isinstance(value, dict):
             value = [f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in value.items()]
         if dest == "seat" and isinstance(value, dict):
@@ -156,6 +162,11 @@ def _apply_config(args, parser, given=frozenset()):
             setattr(args, dest, list(value) + list(getattr(args, dest) or []))
         elif dest not in given and getattr(args, dest) == defaults.get(dest):
             setattr(args, dest, str(value) if dest in ("games", "jobs", "shard") else value)
+
+
+def _toml_text(value) -> str:
+    text = json.dumps(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 CONFIG_TYPES = {"variant": (str,), "games": (int, str), "players": (int,), "policy": (str,),
@@ -331,6 +342,9 @@ def cmd_tournament(args) -> int:
         key, sep, value = item.partition("=")
         if not sep:
             raise UsageError(f"invalid --rule {item!r}: expected KEY=VALUE")
+        if key.strip() == "players":  # each pairing is played at every count of --players
+            raise UsageError(f"invalid --rule {item!r}: a tournament takes its player counts "
+                             f"from --players (e.g. --players {value.strip()})")
         rules = rules.replace(**{key.strip(): parse_rule_value(key.strip(), value.strip())})
     from .tournament import MAX_DEALS
 

@@ -1,4 +1,4 @@
-"""Reading the small files a user names (traces, manifests) with a bound on what is read.
+"""Reading the small files a user names (traces, manifests, TOML) with a bound on what is read.
 
 A file name may point at anything: a device such as /dev/zero or a FIFO never ends,
 and a huge file would be read whole before it is parsed.  `read_capped` refuses what
@@ -37,3 +37,22 @@ def read_capped(path_or_file, limit: int) -> bytes:
     if len(data) > limit:
         raise FileLimitError(f"larger than {_size_text(limit)}, the most read")
     return data
+
+
+TOML_MAX_BYTES = 2**20  # a --config or deck file: a few lines
+
+
+def read_toml(path) -> dict:
+    """A TOML file (--config, --deck), bounded as `read_capped`; a UTF-8 byte order mark
+    at its start (some Windows editors write one) is skipped.  ValueError (TOMLDecodeError,
+    UnicodeDecodeError, FileLimitError) or OSError otherwise."""
+    import tomllib
+
+    data = read_capped(path, TOML_MAX_BYTES)
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"not UTF-8 text (byte {exc.start})") from None
+    return tomllib.loads(text)

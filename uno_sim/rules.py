@@ -445,16 +445,16 @@ def load_deck_file(path) -> tuple:
     ```
     """
     import os
-    import tomllib
+
+    from .files import read_toml
 
     if not isinstance(path, (str, os.PathLike)) or not str(path).strip():
         raise RulesError(f"invalid deck file {path!r}: expected a file name")
     try:
-        with open(path, "rb") as f:
-            tables = tomllib.load(f)
+        tables = read_toml(path)
     except OSError as exc:
         raise RulesError(f"cannot read deck file {str(path)!r}: {exc.strerror}") from None
-    except ValueError as exc:  # TOMLDecodeError, or bytes that are not UTF-8
+    except ValueError as exc:  # TOMLDecodeError, not UTF-8, not a regular file, too large
         raise RulesError(f"invalid deck file {str(path)!r}: {exc}") from None
     return _deck_from_tables(tables, f"deck file {str(path)!r}")
 
