@@ -75,6 +75,8 @@ def _writable_out(out: str) -> str:
     before any game is played."""
     from .common import StudyError
 
+    if not out.strip():
+        raise StudyError(f"invalid --out {out!r}: expected the name of a directory")
     try:
         os.makedirs(out, exist_ok=True)
     except OSError as exc:
@@ -96,7 +98,7 @@ def _cmd_study(args, parse_count) -> int:
     if len(variant) != 1:
         from .common import StudyError
         raise StudyError(f"invalid --variant {args.variant!r}: a study takes one variant")
-    out = _writable_out(args.out or os.path.join("studies", args.name))
+    out = _writable_out(os.path.join("studies", args.name) if args.out is None else args.out)
     kw = {} if args.name == "balance" else {"n_boot": _boot(parse_count, args.boot)}
     res = run_study(args.name, variant[0], args.players, games, args.seed, out,
                     n_jobs=parse_jobs(args.jobs), **kw)

@@ -286,3 +286,94 @@ def test_toml_files_with_a_byte_order_mark_are_read(tmp_path, capsys):
 @pytest.mark.parametrize("flag", ["--config", "--deck"])
 def test_toml_files_that_never_end_are_refused(flag, capsys):
     _refused(["run", "--games", "5", flag, "/dev/zero"], capsys, "not a regular file")
+
+
+# --- unclear lines made clear ---
+
+@pytest.mark.parametrize("argv,needles", [
+    (["run", "--games", "5", "--out", ""], ["invalid --out ''", "name of a directory"]),
+    (["run", "--games", "5", "--out", " "], ["invalid --out ' '"]),
+    (["study", "balance", "--games", "1", "--out", ""], ["invalid --out ''"]),
+    (["report", "--games", "1", "--out", ""], ["invalid --out ''"]),
+    (["play", "--trace", ""], ["invalid --trace ''", "name of a file"]),
+    # a value starting with a dash reaches its check, not argparse's "expected one argument"
+    (["run", "--seat", "-1=greedy"], ["invalid --seat '-1=greedy'", "seat -1 is not a seat"]),
+    (["run", "--shard", "-1/2", "--out", "x"], ["invalid --shard '-1/2'", "0 <= K < M"]),
+    (["play", "--seat", "-3=random"], ["seat -3 is not a seat of 4 players (0..3)"]),
+    # digits that are not ASCII: str.isdigit says yes, int() says no
+    (["run", "--players", "\u00b2"], ["invalid --players '\u00b2'"]),
+    (["run", "--seat", "\u00b2=random"], ["invalid --seat '\u00b2=random'"]),
+    (["run", "--shard", "\u00b2/3", "--out", "x"], ["invalid --shard '\u00b2/3'"]),
+])
+def test_unclear_lines_name_the_bad_value(argv, needles, capsys):
+    line = _refused(argv, capsys, *needles)
+    assert "permission denied" not in line and "expected one argument" not in line
+
+
+def test_a_missing_value_is_still_argparses_error(capsys):
+    _refused(["run", "--seat", "--policy", "greedy"], capsys, "--seat: expected one argument")
+
+
+@pytest.mark.parametrize("value,on", [("yes", True), ("No", False), ("true", True),
+                                      ("off", False), ("1", True), ("0", False), ("", None)])
+def test_progress_setting_words(value, on, monkeypatch):
+    from uno_sim.progress import env_setting
+
+    monkeypatch.setenv("UNO_SIM_PROGRESS", value)
+    assert env_setting() is on
+
+
+def test_progress_setting_typo_is_one_line(monkeypatch, capsys):
+    monkeypatch.setenv("UNO_SIM_PROGRESS", "maybe")
+    _refused(["run", "--games", "5"], capsys, "invalid UNO_SIM_PROGRESS='maybe'")
+
+
+def _randint_policy(n):
+    def policy(obs):
+        return obs.actions[obs.randint(n) % len(obs.actions)]
+    return policy
+
+
+@pytest.mark.parametrize("engine", ["c", "reference"])
+@pytest.mark.parametrize("call,kind,needle", [
+    (lambda e: __import__("uno_sim").play_round(dealer=None, engine=e), ValueError,
+     "invalid dealer None"),
+    (lambda e: __import__("uno_sim").play_round(dealer=1.0, engine=e), ValueError,
+     "invalid dealer 1.0"),
+    (lambda e: __import__("uno_sim").play_game(
+        policies=[_randint_policy(2.5)] + ["greedy"] * 3, engine=e), TypeError,
+     "invalid randint(2.5)"),
+    (lambda e: __import__("uno_sim").play_game(
+        policies=[_randint_policy(0)] + ["greedy"] * 3, engine=e), ValueError,
+     "invalid randint(0)"),
+])
+def test_api_mistakes_are_named_alike_on_both_engines(call, kind, needle, engine):
+    with pytest.raises(kind) as info:
+        call(engine)
+    assert needle in str(info.value)
+
+
+@pytest.mark.parametrize("call,needle", [
+    (lambda: __import__("uno_sim").arrange(dealer=float("inf")), "invalid dealer inf"),
+    (lambda: __import__("uno_sim").arrange(dealer=None), "invalid dealer None"),
+    (lambda: __import__("uno_sim").arrange(hands={"1": ["R5"]}), "invalid seat '1'"),
+    (lambda: __import__("uno_sim").Rules(bogus_key=1), "unknown rule switch 'bogus_key'"),
+    (lambda: __import__("uno_sim").Rules("flip"), "the switches are keywords"),
+    (lambda: __import__("uno_sim.runner").runner.simulate(games=5, shard="0/1", out="x"),
+     "invalid shard '0/1': expected a pair of integers"),
+])
+def test_api_mistakes_are_named(call, needle, tmp_path, monkeypatch):
+    from uno_sim import RulesError
+
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(RulesError) as info:
+        call()
+    assert needle in str(info.value)
+    assert not os.path.exists(tmp_path / "x")
+
+
+def test_an_unknown_switch_is_also_a_type_error():
+    from uno_sim import Rules
+
+    with pytest.raises(TypeError, match="bogus"):
+        Rules(bogus=1)

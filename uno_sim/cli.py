@@ -64,8 +64,11 @@ def _policies_from(args, players: int):
     seats = {}
     for item in args.seat or []:
         seat, sep, spec = item.partition("=")
-        if not sep or not seat.strip().isdigit():
+        if not sep or not re.fullmatch(r"-?[0-9]+", seat.strip()):  # not "²": ASCII digits
             raise UsageError(f"invalid --seat {item!r}: expected SEAT=SPEC, e.g. 2=greedy")
+        if not 0 <= int(seat) < players:
+            raise UsageError(f"invalid --seat {item!r}: seat {int(seat)} is not a seat of "
+                             f"{players} players (0..{players - 1})")
         if int(seat) in seats:
             raise UsageError(f"invalid --seat {item!r}: seat {int(seat)} is given twice")
         seats[int(seat)] = spec
@@ -91,10 +94,11 @@ def _add_game_options(p):
 
 def _parse_shard(text):
     k, sep, m = str(text).partition("/")
-    if not sep or not k.strip().isdigit() or not m.strip().isdigit():
+    if not sep or not re.fullmatch(r"-?[0-9]+", k.strip()) \
+            or not re.fullmatch(r"-?[0-9]+", m.strip()):
         raise UsageError(f"invalid --shard {text!r}: expected K/M, e.g. 7/100")
     k, m = int(k), int(m)
-    if m < 1 or k >= m:
+    if m < 1 or not 0 <= k < m:
         raise UsageError(f"invalid --shard {text!r}: expected 0 <= K < M")
     return k, m
 
@@ -206,6 +210,7 @@ def cmd_run(args) -> int:
                      progress=None)
         print(_summary_json(res) if as_json else res.summary_text())
         return 0
+    _a_name(args.out, "out", "a directory")
     n = parse_count(args.games)
     shard_size = parse_count(args.shard_size, "shard-size")
     rules = _rules_from(args)
@@ -269,8 +274,17 @@ def _play_human(args) -> list:
         raise UsageError(f"game abandoned: {exc}") from None
 
 
+def _a_name(text, flag: str, what: str) -> None:
+    """A file or directory name given empty (`--out ''`, a script's unset variable) is
+    refused as such, before the system's error for it ("permission denied") can mislead."""
+    if text is not None and not str(text).strip():
+        raise UsageError(f"invalid --{flag} {text!r}: expected the name of {what}")
+
+
 def cmd_play(args) -> int:
     from .trace import replay_lines, write_jsonl
+
+    _a_name(args.trace, "trace", "a file")
 
     def write_trace(events):
         try:
@@ -666,11 +680,39 @@ def _stopped(args, what: str) -> str:
     return f"uno-sim: {what}"
 
 
+def _glue_dash_values(parser, argv: list) -> list:
+    """`--seat -1=greedy`, `--shard -1/2`: argparse takes a value that starts with a dash
+    for an option and says "expected one argument"; glued as `--seat=-1=greedy` it reaches
+    the check that names what is wrong with it.  A value is glued when it starts with a
+    single dash and is no option of the command (`--seat --policy x` still lacks one)."""
+    sub = parser._subparsers._group_actions[0].choices if parser._subparsers else {}
+    if not argv or argv[0] not in sub:
+        return argv
+    p = sub[argv[0]]
+    takes = {o for a in p._actions if type(a) in (argparse._StoreAction, argparse._AppendAction)
+             and a.nargs is None for o in a.option_strings}
+    out, i = [argv[0]], 1
+    while i < len(argv):
+        a = argv[i]
+        if a == "--":
+            return out + argv[i:]
+        nxt = argv[i + 1] if i + 1 < len(argv) else None
+        if a in takes and nxt is not None and nxt.startswith("-") and len(nxt) > 1 \
+                and not nxt.startswith("--") and nxt not in p._option_string_actions:
+            out.append(f"{a}={nxt}")
+            i += 2
+            continue
+        out.append(a)
+        i += 1
+    return out
+
+
 def main(argv=None) -> int:
     import signal
 
     parser = build_parser()
     argv = sys.argv[1:] if argv is None else list(argv)
+    argv = _glue_dash_values(parser, argv)
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()
@@ -681,6 +723,9 @@ def main(argv=None) -> int:
     except ValueError:  # not the main thread
         pass
     try:
+        from .progress import env_setting
+
+        env_setting()  # a bad UNO_SIM_PROGRESS is one line before any work
         if getattr(args, "config", None):
             _apply_config(args, build_parser()._subparsers._group_actions[0].choices[args.command],
                           explicit_dests(parser, argv))
