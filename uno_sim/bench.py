@@ -105,7 +105,8 @@ def run_bench(variants=("classic",), players=(2, 4, 7, 10), policy="greedy", gam
 
     from .progress import bar
 
-    for name, value, lo, hi in (("games", games, 1, MAX_GAMES), ("repeats", repeats, 1, MAX_REPEATS),
+    for name, value, lo, hi in (("games", games, 1, MAX_GAMES),
+                                ("repeats", repeats, 1, MAX_REPEATS),
                                 ("reference-games", reference_games, 0, MAX_GAMES),
                                 ("user-games", user_games, 0, MAX_GAMES)):
         if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:

@@ -244,6 +244,21 @@ def _is_int(v) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
+def _wrong_plain(kind, v) -> str | None:
+    """Why `v` is not a value of a kind that needs no game (counts, strings...), or None."""
+    if kind == _COUNT:
+        return None if _is_int(v) and v >= 0 else "not an integer >= 0"
+    if kind == _POS:
+        return None if _is_int(v) and v >= 1 else "not an integer >= 1"
+    if kind == _STR:
+        return None if isinstance(v, str) else "not a string"
+    if kind == _DICT:
+        return None if isinstance(v, dict) else "not an object"
+    if kind == _LIST:
+        return None if isinstance(v, list) else "not a list"
+    raise AssertionError(kind)
+
+
 class _Game:
     """What the checks of one event need from the trace's game_start."""
 
@@ -280,25 +295,17 @@ class _Game:
         """Why `v` is not a value of `kind`, or None."""
         from .cards import COLORS, DrawReason
 
-        n = getattr(self, "players", 0)
+        if kind in (_COUNT, _POS, _STR, _DICT, _LIST):
+            return _wrong_plain(kind, v)
+        n = self.players
         if kind in (_SEAT, _SEAT_OR_NULL, _SEAT_OR_M1):
             if v is None and kind == _SEAT_OR_NULL or v == -1 and kind == _SEAT_OR_M1:
                 return None
             return None if _is_int(v) and 0 <= v < n else f"not a seat of {n} players (0..{n - 1})"
-        if kind == _COUNT:
-            return None if _is_int(v) and v >= 0 else "not an integer >= 0"
-        if kind == _POS:
-            return None if _is_int(v) and v >= 1 else "not an integer >= 1"
         if kind == _TEAM:
             return None if _is_int(v) and -1 <= v <= 1 else "not a team (0, 1 or -1)"
         if kind == _BOOL:
             return None if isinstance(v, bool) else "not true or false"
-        if kind == _STR:
-            return None if isinstance(v, str) else "not a string"
-        if kind == _DICT:
-            return None if isinstance(v, dict) else "not an object"
-        if kind == _LIST:
-            return None if isinstance(v, list) else "not a list"
         if kind == _CARD:
             return None if self.card_ok(v) else f"not a card of variant {self.variant}"
         if kind == _CARDS:
@@ -375,7 +382,7 @@ def validate(events, lines=None) -> None:
                 raise TraceError(f"{where(i, e)}: no field {key!r}")
         if t == "game_start":
             for key, kind in required.items():
-                if (why := _Game.wrong(None, kind, e[key])) is not None:
+                if (why := _wrong_plain(kind, e[key])) is not None:
                     raise TraceError(f"{where(i, e)}: {key} {_short(e[key])} is {why}")
             try:
                 game = _Game(e)
