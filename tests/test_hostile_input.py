@@ -361,6 +361,11 @@ def test_api_mistakes_are_named_alike_on_both_engines(call, kind, needle, engine
     (lambda: __import__("uno_sim").Rules("flip"), "the switches are keywords"),
     (lambda: __import__("uno_sim.runner").runner.simulate(games=5, shard="0/1", out="x"),
      "invalid shard '0/1': expected a pair of integers"),
+    (lambda: __import__("uno_sim.tournament").tournament.play_pair("greedy", "random",
+                                                                   deals=10**8),
+     "invalid deals 100000000: expected an integer 2..1e7"),
+    (lambda: __import__("uno_sim.bench").bench.run_bench(repeats=10**9),
+     "invalid repeats 1000000000"),
 ])
 def test_api_mistakes_are_named(call, needle, tmp_path, monkeypatch):
     from uno_sim import RulesError
