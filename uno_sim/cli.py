@@ -311,9 +311,8 @@ def cmd_replay(args) -> int:
 
     if args.file:
         try:
-            events, lines = read_jsonl(getattr(sys.stdin, "buffer", sys.stdin) if args.file == "-"
-                                       else args.file,
-                                       line_numbers=True)
+            source = getattr(sys.stdin, "buffer", sys.stdin) if args.file == "-" else args.file
+            events, lines = read_jsonl(source, line_numbers=True)
             validate(events, lines)
         except OSError as exc:
             raise UsageError(f"cannot read trace {args.file!r}: {exc.strerror}") from None
