@@ -34,11 +34,15 @@ from uno_sim.stats import wilson
 FACE_NAMES = {"S": "Skip", "R": "Reverse", "+2": "Draw Two", "W": "Wild", "W+4": "Wild Draw Four",
               "+1": "Draw One", "F": "Flip", "W+2": "Wild Draw Two", "+5": "Draw Five",
               "SE": "Skip Everyone", "DW": "Wild", "DW+C": "Wild Draw Color",
-              "H2": "Hit 2", "DA": "Discard All", "WH": "Extreme Hit"}
+              "H2": "Hit 2", "DA": "Discard All", "WH": "Extreme Hit",
+              "WBM": "Badtz-Maru Wild", "WX": "Hand-Exchange Wild"}
 
 
 def face_of(code: str) -> str:
-    """Card code -> face with colors pooled: `R7` -> `7`, `GS` -> `Skip`, `W+4` -> `Wild Draw Four`."""
+    """Card code -> face with colors pooled: `R7` -> `7`, `GS` -> `Skip`, `W+4` -> `Wild Draw Four`,
+    `W:draw_three` -> `Custom Wild (draw three)` (S3)."""
+    if code.startswith("W:"):
+        return f"Custom Wild ({code[2:].replace('_', ' ')})"
     face = code[1:] if len(code) > 1 and code[0] in COLORS and code[:2] != "W+" else code
     return FACE_NAMES.get(face, face)
 

@@ -210,7 +210,6 @@ def heatmap(eff: pl.DataFrame, game: FamilyGame, setup: Setup, path: str) -> str
     cbar = fig.colorbar(im, ax=ax, shrink=0.8, pad=0.03)
     cbar.set_label("change in win share vs never bluffing", fontsize=8, labelpad=8)
     cbar.ax.tick_params(labelsize=7)
-    fig.subplots_adjust(bottom=0.3, left=0.15, right=0.88)
     return save(fig, path)
 
 

@@ -170,8 +170,9 @@ def mix_figure(mix: pl.DataFrame, game: FamilyGame, setup: Setup, path: str) -> 
         ax.set_ylabel(f"{side}: equilibrium weight")
     v, lo, hi = game.boot.value
     axes[0].set_title(f"value {v:.3f} [{lo:.3f}, {hi:.3f}], fair {game.fair:.3f}", fontsize=9)
-    axes[1].set_title("bars: 95% bootstrap intervals", fontsize=9)
-    fig.subplots_adjust(bottom=0.32)
+    axes[1].set_title("whiskers: bootstrap 95% interval of each weight", fontsize=9)
+    for ax in axes:
+        ax.set_xlabel("rule (rules of weight 0 at equilibrium included)", fontsize=8)
     return save(fig, path)
 
 

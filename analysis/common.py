@@ -298,19 +298,20 @@ def new_figure(setup: Setup, title: str, ncols: int = 1, width: float = 6.4, hei
     """A figure whose title names the study and whose footer states the setup.
 
     A bare `matplotlib.figure.Figure`, outside pyplot: drawing it needs no
-    display and leaves the session's backend and its current figure alone.
+    display and leaves the session's backend and its current figure alone.  Laid out by
+    Matplotlib's constrained layout, which makes room for the title, the axis labels, the
+    tick labels, colorbars and the footer (a figure-level x label), so none overlaps.
     """
     _matplotlib()
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=(width * ncols if ncols > 1 else width, height))
-    axes = fig.subplots(1, ncols, squeeze=False)
-    fig.suptitle(title, fontsize=11)
     import textwrap
 
-    fig.text(0.01, 0.01, "\n".join(textwrap.wrap(setup.text(), 110 if ncols > 1 else 95)),
-             fontsize=6.5, color="0.3", va="bottom")
-    fig.subplots_adjust(bottom=0.2, top=0.88)
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(width * ncols if ncols > 1 else width, height), layout="constrained")
+    axes = fig.subplots(1, ncols, squeeze=False)
+    fig.suptitle(title, fontsize=11)
+    fig.supxlabel("\n".join(textwrap.wrap(setup.text(), 110 if ncols > 1 else 95)),
+                  fontsize=6.5, color="0.3", x=0.01, ha="left", multialignment="left")
     return fig, axes[0]
 
 
