@@ -310,7 +310,8 @@ def new_figure(setup: Setup, title: str, ncols: int = 1, width: float = 6.4, hei
     fig = Figure(figsize=(width * ncols if ncols > 1 else width, height), layout="constrained")
     axes = fig.subplots(1, ncols, squeeze=False)
     fig.suptitle(title, fontsize=11)
-    fig.supxlabel("\n".join(textwrap.wrap(setup.text(), 110 if ncols > 1 else 95)),
+    chars = int(18 * width * max(ncols, 1))  # a 6.5-point footer: about 18 characters an inch
+    fig.supxlabel("\n".join(textwrap.wrap(setup.text(), chars)),
                   fontsize=6.5, color="0.3", x=0.01, ha="left", multialignment="left")
     return fig, axes[0]
 
@@ -343,7 +344,10 @@ def fmt(x: float, digits: int = 3) -> str:
 
 
 def fmt_ci(m: float, lo: float, hi: float, digits: int = 3, signed: bool = True) -> str:
+    """`+0.014 [+0.010, +0.018]`: the estimate and its interval with the same digits (a value
+    that rounds to zero prints as +0.000, never -0.000)."""
     sign = "+" if signed else ""
+    m, lo, hi = (round(x, digits) + 0.0 for x in (m, lo, hi))
     return f"{m:{sign}.{digits}f} [{lo:{sign}.{digits}f}, {hi:{sign}.{digits}f}]"
 
 

@@ -15,7 +15,8 @@ import polars as pl
 @dataclass
 class Section:
     """A titled list of blocks: ("p", text), ("table", caption, frame),
-    ("figure", caption, path, alt), ("code", text), ("method", key, text).
+    ("figure", caption, path, alt), ("code", text), ("setup", text, label),
+    ("method", key, text).
 
     A method block explains how a kind of section is computed: a single study prints it in
     place, a report states each method once, in its Methods section (`split_methods`).
@@ -36,6 +37,13 @@ class Section:
         """A figure: `caption` says what it shows and how to read it; `alt`, a short
         description of the image for a reader who cannot see it (default: the caption)."""
         self.blocks.append(("figure", caption, path, alt or caption))
+        return self
+
+    def setup(self, text: str, label: str = "") -> "Section":
+        """The setup of what follows (variant, rules, policies, players, games, seed), stated
+        once per section; a report links a setup already stated to where it was
+        (`link_repeated_setups`)."""
+        self.blocks.append(("setup", text, label))
         return self
 
     def method(self, key: str, text: str) -> "Section":
@@ -108,8 +116,8 @@ def sections_json(sections, base: str | None = None) -> dict:
     for sec in sections:
         item = {"title": sec.title, "paragraphs": [], "tables": [], "figures": []}
         for blk in sec.blocks:
-            if blk[0] == "p":
-                item["paragraphs"].append(blk[1])
+            if blk[0] in ("p", "setup"):
+                item["paragraphs"].append(_setup_text(blk) if blk[0] == "setup" else blk[1])
             elif blk[0] == "method":
                 item["paragraphs"].append(blk[2])
             elif blk[0] == "table":
@@ -253,6 +261,32 @@ def table_of_contents(sections) -> str:
     return "\n".join(f"- [{sec.title}](#{slug(sec.title)})" for sec in sections) + "\n"
 
 
+def _setup_text(blk) -> str:
+    """A setup block as a paragraph: `**Setup (label).** text`, or the link that replaced it."""
+    _, text, label = blk
+    if text.startswith("**Setup"):
+        return text
+    return f"**Setup{f' ({label})' if label else ''}.** {text}"
+
+
+def link_repeated_setups(sections) -> list:
+    """The sections with each setup stated once: a setup block whose text an earlier section
+    already states becomes a link to that section."""
+    first, out = {}, []
+    for sec in sections:
+        blocks = []
+        for blk in sec.blocks:
+            if blk[0] == "setup" and blk[1] in first and first[blk[1]] != sec.title:
+                t = first[blk[1]]
+                lab = f" ({blk[2]})" if blk[2] else ""
+                blk = ("setup", f"**Setup{lab}:** the runs of [{t}](#{slug(t)}).", blk[2])
+            elif blk[0] == "setup":
+                first.setdefault(blk[1], sec.title)
+            blocks.append(blk)
+        out.append(Section(sec.title, blocks))
+    return out
+
+
 def split_methods(sections) -> tuple[list, dict]:
     """The sections without their method blocks, and {key: text} of every method in the order
     first met (a report states each method once, in its own section)."""
@@ -282,13 +316,16 @@ def render_markdown(sections, base: str | None = None, level: int = 2,
             kind = blk[0]
             if kind == "p":
                 out.append(blk[1] + "\n")
+            elif kind == "setup":
+                out.append(_setup_text(blk) + "\n")
             elif kind == "method":
                 out.append(blk[2] + "\n")
             elif kind == "code":
                 out.append("```\n" + blk[1] + "\n```\n")
             elif kind == "table":
                 _, caption, frame = blk
-                out.append(f"*{caption}*\n")
+                if caption:
+                    out.append(f"*{caption}*\n")
                 out.append("| " + " | ".join(header(c) for c in frame.columns) + " |")
                 out.append("|" + "---|" * len(frame.columns))
                 out += ["| " + " | ".join(r) + " |" for r in _rows(frame)]
@@ -316,6 +353,8 @@ def render_html(sections, title: str, preamble: str = "", level: int = 2,
             kind = blk[0]
             if kind in ("p", "method"):
                 body.append(f"<p>{_inline_html(blk[-1])}</p>")
+            elif kind == "setup":
+                body.append(f"<p>{_inline_html(_setup_text(blk))}</p>")
             elif kind == "code":
                 body.append(f"<pre>{e(blk[1])}</pre>")
             elif kind == "table":
@@ -323,7 +362,8 @@ def render_html(sections, title: str, preamble: str = "", level: int = 2,
                 head = "".join(f"<th>{e(header(c))}</th>" for c in frame.columns)
                 rows = "".join("<tr>" + "".join(f"<td>{_inline_html(c)}</td>" for c in r)
                                + "</tr>" for r in _rows(frame))
-                body.append(f"<table><caption>{e(caption)}</caption><thead><tr>{head}</tr></thead>"
+                cap = f"<caption>{e(caption)}</caption>" if caption else ""
+                body.append(f"<table>{cap}<thead><tr>{head}</tr></thead>"
                             f"<tbody>{rows}</tbody></table>")
             elif kind == "figure":
                 _, caption, path, alt = blk
