@@ -605,7 +605,8 @@ def study(variant: str = "classic", players=range(2, 11), games: int = 1000, see
                        f"{r['edge']:+.4f}, Holm p {r['p_holm']:.2g})")
     rejected = pchi.filter(pl.col("p") < 0.05)["players"].to_list()
     sec.p("Position 1 (the dealer's left) wins a share of the rounds of " + "; ".join(reading)
-          + ". The chi-square test rejects equal position shares at the 5% level for "
+          + f". In {variant}, the chi-square test rejects equal position shares at the 5% "
+          "level for "
           + (", ".join(map(str, rejected)) + " players." if rejected else "no player count."))
     best = pos.sort("edge", descending=True).row(0, named=True)
     worst = pos.sort("edge").row(0, named=True)
@@ -663,7 +664,7 @@ def study(variant: str = "classic", players=range(2, 11), games: int = 1000, see
               f"{gains.min():.1f} to {gains.max():.1f} times the round edge, because a game "
               "takes several won rounds and the favoured player needs fewer of them.")
         sec.table(f"Model, {variant}: per-round edge of one player -> its game win share ({k} "
-                  f"players, target {Rules(variant=variant).target}, seed {seed})", cp)
+                  f"players, target {Rules(variant=variant).target})", cp)
     secs.append(sec)
 
     sec = Section(f"Balance: seat win shares over whole games (a check), {variant}")

@@ -40,7 +40,11 @@ VALUES_METHOD = (
 RULES_METHOD = (
     "The challengers' best response to each bluffing rule of the game over the rule families, "
     "and the game's equilibrium by double oracle, with a joint bootstrap over games for the "
-    "value, both mixes and what the options to bluff and to challenge are worth.")
+    "value, both mixes and what the options to bluff and to challenge are worth. A mix "
+    "weight's bootstrap interval can span most of 0-1 while the value's is narrow: where the "
+    "game is nearly indifferent between two rules, a resample of games tips the mix from one "
+    "to the other without changing the value much; the share of the resamples whose "
+    "equilibrium plays a rule says which rules matter.")
 
 
 def challenge_values(variant: str, players: int, games: int, seed: int, n_jobs: int = 1,
@@ -185,8 +189,8 @@ def mix_figure(mix: pl.DataFrame, game: FamilyGame, setup: Setup, path: str) -> 
                     fmt="none", ecolor="k", capsize=2)
         ax.set_xticks(np.arange(sub.height), sub["rule"].to_list(), rotation=45, ha="right",
                       fontsize=7)
-        ax.plot(np.arange(sub.height), sub["played in resamples"].to_numpy(), "D", color="k",
-                mfc="w", ms=4, label="share of resamples that play the rule")
+        ax.plot(np.arange(sub.height), sub["played in resamples"].to_numpy(), "D", color="C3",
+                ms=4, zorder=3, label="share of resamples that play the rule")
         ax.set_ylim(0, 1.05)
         ax.set_ylabel(f"{side}: equilibrium weight")
     v, lo, hi = game.boot.value
@@ -250,13 +254,15 @@ def study(variant: str = "classic", players: int = 2, games: int = 1000, seed: i
     sec.p(equilibrium_reading(game, mix))
     fig = mix_figure(mix, game, setup,
                      os.path.join(out, f"challenge-equilibrium-{variant}-{players}p.png"))
+    wide = mix.filter((pl.col("high") - pl.col("low")) > 0.8)["rule"].to_list()
     sec.figure(f"Equilibrium mixes, {where}: bars, the weight of each rule; whiskers, its "
                "bootstrap 95% interval; diamonds, the share of the resamples whose equilibrium "
-               "plays the rule (weight above 0.01). A weight's interval can span most of 0-1 "
-               "while the value's is narrow: where the game is nearly indifferent between two "
-               "rules, a resample of games tips the mix from one to the other without changing "
-               "the value much, so read the mix as which rules are played (the diamonds), not "
-               "in what proportion.",
+               "plays the rule (weight above 0.01)."
+               + (f" The intervals of {', '.join(wide)} span most of 0-1 while the value's is "
+                  "narrow: the game is nearly indifferent between these rules, so a resample of "
+                  "games tips the mix from one to another without changing the value much; "
+                  "read the diamonds (which rules are played), not the exact weights."
+                  if wide else ""),
                fig, alt=f"Bar charts: equilibrium weights of the bluffing and challenge rules, "
                         f"{where}")
     sec.table(f"Equilibrium weights, {where}, value "
