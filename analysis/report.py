@@ -98,8 +98,8 @@ def build(variants="all", games: int = 2000, seed: int = 0, out: str = "reports/
     head.p(f"uno-sim {__version__}; variants {', '.join(names)}; {games:,} games per arm and "
            f"per player count ({vg:,} for the counterfactual bluff and challenge values); "
            f"{n_boot} bootstrap resamples; seed {seed}; computed in {seconds:.0f} s on "
-           f"{datetime.date.today().isoformat()}. Every number, figure and reading below comes "
-           "from this run; the same command reproduces it exactly.")
+           f"{datetime.date.today().isoformat()}. Every number, figure and reading of this "
+           "report comes from this run; the same command reproduces it exactly.")
     sections, methods = split_methods(link_repeated_setups(sections))
     meth = Section("Methods")
     meth.p("How each kind of section below is computed; each section states its own setup "
