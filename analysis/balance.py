@@ -483,6 +483,7 @@ def _fig_fair_shares(frame, key, setup, path, title, xlabel, ylabel):
     ax.axhline(1.0, color="0.4", ls=":")
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
+    ax.xaxis.get_major_locator().set_params(integer=True)  # seats and positions are whole
     ax.legend(fontsize=6, ncol=3)
     return save(fig, path)
 
