@@ -584,20 +584,19 @@ def study(variant: str = "classic", players=range(2, 11), games: int = 1000, see
     pos, pchi = d["positions"], d["positions_chisq"]
     sec.setup(setup.text() + ".")
     sec.method("balance-positions",
-          "Round wins by position from the dealer. "
-          "A seat's position in a round is its offset from that round's dealer, clockwise: in "
-          "the starting direction of play, to the left, the order of the deal (C4). Position 1 "
-          "is the dealer's left, the first to play after a plain starter card, and position K "
-          "is the dealer. "
-          "Per player count K: the share of the rounds with a winner won from each position, "
-          "with 95% Wilson intervals, its edge over 1/K, a two-sided test of share = 1/K per "
-          "position with Holm's correction over the K positions (p_holm), and the chi-square "
-          "goodness-of-fit test of equal shares over all positions. The rounds of one game are "
-          "counted as independent observations: each is dealt from its own stream and the "
-          f"{policies} policy does not look at the scores. By place in the order of play "
-          "instead: a starter Skip or Draw Two skips the dealer's left, a starter Reverse makes "
-          "the dealer play first and turns the order round (C5), so the first to play is not "
-          "always position 1.")
+               "Round wins by position from the dealer. A seat's position in a round is its "
+               "offset from that round's dealer, clockwise: in the starting direction of play, "
+               "to the left, the order of the deal (C4). Position 1 is the dealer's left, the "
+               "first to play after a plain starter card, and position K is the dealer. Per "
+               "player count K: the share of the rounds with a winner won from each position, "
+               "with 95% Wilson intervals, its edge over 1/K, a two-sided test of share = 1/K "
+               "per position with Holm's correction over the K positions (p_holm), and the chi-"
+               "square goodness-of-fit test of equal shares over all positions. The rounds of "
+               "one game are counted as independent observations: each is dealt from its own "
+               f"stream and the {policies} policy does not look at the scores. By place in the "
+               "order of play instead: a starter Skip or Draw Two skips the dealer's left, a "
+               "starter Reverse makes the dealer play first and turns the order round (C5), so "
+               "the first to play is not always position 1.")
     ones = pos.filter(pl.col("position") == 1).sort("players")
     reading = []
     for r in ones.iter_rows(named=True):
@@ -708,11 +707,11 @@ def study(variant: str = "classic", players=range(2, 11), games: int = 1000, see
                "percentile), turns, points and reshuffles per round from the games of the run; "
                "turns-per-round quantiles and the share of rounds with a reshuffle from "
                f"{min(trace_games, games):,} traced games per player count.")
-    sec.p(f"A {variant} game lasts "
-          f"{fmt_ci(r_lo['rounds_mean'], r_lo['rounds_mean_low'], r_lo['rounds_mean_high'], 2, False)}"
-          f" rounds on average with {r_lo['players']} players and "
-          f"{fmt_ci(r_hi['rounds_mean'], r_hi['rounds_mean_low'], r_hi['rounds_mean_high'], 2, False)}"
-          f" with {r_hi['players']}; a round takes "
+    def rounds(r):
+        return fmt_ci(r["rounds_mean"], r["rounds_mean_low"], r["rounds_mean_high"], 2, False)
+
+    sec.p(f"A {variant} game lasts {rounds(r_lo)} rounds on average with {r_lo['players']} "
+          f"players and {rounds(r_hi)} with {r_hi['players']}; a round takes "
           f"{r_lo['turns_per_round']:.1f} turns with {r_lo['players']} players and "
           f"{r_hi['turns_per_round']:.1f} with {r_hi['players']}. Reshuffles happen "
           f"{r_lo['reshuffles_per_round']:.3f} times per round with {r_lo['players']} players "
@@ -745,10 +744,11 @@ def study(variant: str = "classic", players=range(2, 11), games: int = 1000, see
         sec.setup(f"{cs.text()} ({d['card_rounds']:,} rounds, "
                   f"{d['card_rounds'] * card_players:,} opening hands).")
         flip = cv["face"].str.starts_with("light ").any()
-        sec.method("balance-cards", "Card value. Per printed kind (colors pooled): the chance to win the round when the opening "
-              "hand holds at least one such card minus the chance when it holds none, with a "
-              "95% interval per kind, a two-proportion test per kind and Holm's correction over "
-              "the family of the deck's kinds (p_holm).")
+        sec.method("balance-cards",
+                   "Card value. Per printed kind (colors pooled): the chance to win the round "
+                   "when the opening hand holds at least one such card minus the chance when it "
+                   "holds none, with a 95% interval per kind, a two-proportion test per kind and "
+                   "Holm's correction over the family of the deck's kinds (p_holm).")
         if flip:
             sec.method("balance-cards-flip",
                        "UNO Flip cards have two faces: each face is a kind of its side (light "

@@ -84,7 +84,8 @@ def test_the_summary_reads_the_numbers_of_the_sections(report):
 
     secs = report["json"]["sections"]
     summary, bluff = secs[0], next(s for s in secs if s["title"] == "Bluff: classic, 2 players")
-    overall = next(t for t in bluff["tables"] if t["caption"].startswith("Value of a bluff overall"))
+    overall = next(t for t in bluff["tables"]
+                   if t["caption"].startswith("Value of a bluff overall"))
     never = next(r for r in overall["records"] if r["against"] == "never")
     row = summary["tables"][0]["records"][0]
     assert row["bluff vs a table that never challenges"] == fmt_ci(
