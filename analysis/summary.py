@@ -8,7 +8,9 @@ the section that holds the details:
 - balance: how balanced is the game (position from the dealer, game length).
 
 Every number is read from the `StudyResult`s of the report (`Results`), never recomputed, so
-the summary and the sections below it cannot disagree.
+the summary and the sections below it cannot disagree.  A later answer reads what it needs
+there too: `results.get("challenge", variant, players).data["game"]` is the solved
+bluff/challenge game (`bluffgame.FamilyGame`) of that variant and player count.
 
 Later studies add their answers through `LATER_ANSWERS` (see there): a function of the
 results (and of optional extra results) that returns an `Answer`, or None when its study did
@@ -115,11 +117,10 @@ def bluff_answer(results: Results) -> Answer | None:
         return None
     return Answer(
         "Is bluffing a Wild Draw Four worth it, and when?",
-        "Value of bluffing now instead of playing the honest card, in seat 0's game-win share, "
-        "against a table that never challenges and against the challengers' main equilibrium "
-        "rule; the next player's hand sizes where that bluff pays (interval above zero); and "
-        "what the option to bluff is worth at the equilibrium of the game over the rule "
-        "families (the value less what never bluffing guarantees).",
+        "Bluffing now instead of playing the honest card, in seat 0's game-win share: against "
+        "a table that never challenges and against the challengers' main equilibrium rule, "
+        "the next player's hand sizes where the latter pays (interval above zero), and what "
+        "the option to bluff is worth at equilibrium.",
         pl.DataFrame(rows), notes)
 
 
@@ -153,10 +154,9 @@ def challenge_answer(results: Results) -> Answer | None:
         return None
     return Answer(
         "When should one challenge?",
-        "Challenge a restricted card when the posterior probability that it is a bluff exceeds "
-        "the break-even p*; the value of challenging a bluff and a legal card, in the "
-        "challenger's game-win share; what the option to challenge is worth to the table at "
-        "equilibrium; and seat 0's equilibrium win share against its fair share.",
+        "When the posterior probability of a bluff exceeds the break-even p*; the challenger's "
+        "game-win share gained by challenging a bluff and a legal card; what the option to "
+        "challenge is worth to the table at equilibrium; seat 0's equilibrium share.",
         pl.DataFrame(rows))
 
 
@@ -189,10 +189,9 @@ def balance_answer(results: Results, players=(2, 4)) -> Answer | None:
         return None
     return Answer(
         "How balanced is the game?",
-        "The edge of a round's position over the fair share 1/K: the dealer's left (the first "
-        "to play after a plain starter) and the first to play; over a whole game the deal "
-        "moves left every round, so every seat's share is 1/K (a check in each variant's "
-        "section). Game length: mean rounds per game.",
+        "A round's edge over the fair share 1/K for the dealer's left and for the first to "
+        "play (over a whole game the deal moves round, so every seat's share is 1/K: a check "
+        "in each variant's section); mean rounds per game.",
         pl.DataFrame(rows))
 
 
