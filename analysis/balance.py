@@ -757,9 +757,9 @@ def study(variant: str = "classic", players=range(2, 11), games: int = 1000, see
                        "kind.")
         dropped = d.get("card_dropped") or []
         sec.p(f"Holding a {top['face']} in the opening hand changes the chance to win the round "
-              f"by {top['effect']:+.3f} [{top['low']:+.3f}, {top['high']:+.3f}] (base rate "
-              f"{1 / card_players:.3f}); holding a {bottom['face']} by {bottom['effect']:+.3f} "
-              f"[{bottom['low']:+.3f}, {bottom['high']:+.3f}]. Helpful after Holm's correction "
+              f"by {top['effect']:+.4f} [{top['low']:+.4f}, {top['high']:+.4f}] (base rate "
+              f"{1 / card_players:.4f}); holding a {bottom['face']} by {bottom['effect']:+.4f} "
+              f"[{bottom['low']:+.4f}, {bottom['high']:+.4f}]. Helpful after Holm's correction "
               f"(p_holm < 0.05): {', '.join(sig_pos) or 'none'}; harmful: "
               f"{', '.join(sig_neg) or 'none'}."
               + (f" Left out, held by no opening hand or by every one (no comparison): "

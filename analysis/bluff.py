@@ -188,7 +188,7 @@ def br_reading(game: FamilyGame, br: pl.DataFrame) -> str:
         parts.append(f"{best} against {', '.join(against)} ({sure}; the largest gain over "
                      f"never bluffing, against {top['challenge rule']}: "
                      f"{fmt_ci(top['gain'], top['gain_low'], top['gain_high'])} win share)")
-    return (f"The bluffer's best response (seat 0's fair share {game.fair:.3f}): "
+    return (f"The bluffer's best response (seat 0's fair share {game.fair:.4f}): "
             + "; ".join(parts) + ".")
 
 

@@ -343,9 +343,10 @@ def fmt(x: float, digits: int = 3) -> str:
     return "nan" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.{digits}f}"
 
 
-def fmt_ci(m: float, lo: float, hi: float, digits: int = 3, signed: bool = True) -> str:
-    """`+0.014 [+0.010, +0.018]`: the estimate and its interval with the same digits (a value
-    that rounds to zero prints as +0.000, never -0.000)."""
+def fmt_ci(m: float, lo: float, hi: float, digits: int = 4, signed: bool = True) -> str:
+    """`+0.0141 [+0.0102, +0.0180]`: the estimate and its interval with the same digits (4
+    decimals by default, as every share and effect on a share in the studies' readings; a
+    value that rounds to zero prints as +0.0000, never -0.0000)."""
     sign = "+" if signed else ""
     m, lo, hi = (round(x, digits) + 0.0 for x in (m, lo, hi))
     return f"{m:{sign}.{digits}f} [{lo:{sign}.{digits}f}, {hi:{sign}.{digits}f}]"

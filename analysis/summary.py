@@ -69,7 +69,7 @@ def _ok(*xs) -> bool:
     return all(x is not None and isinstance(x, (int, float)) and math.isfinite(x) for x in xs)
 
 
-def _ci(row: dict, col: str, digits: int = 3, signed: bool = True) -> str:
+def _ci(row: dict, col: str, digits: int = 4, signed: bool = True) -> str:
     m, lo, hi = row.get(col), row.get(f"{col}_low"), row.get(f"{col}_high")
     return fmt_ci(m, lo, hi, digits, signed) if _ok(m, lo, hi) else "-"
 
@@ -148,7 +148,7 @@ def challenge_answer(results: Results) -> Answer | None:
             "option to challenge at equilibrium": fmt_ci(*worth) if worth and _ok(*worth)
             else "-",
             "equilibrium value (fair 1/K)": (f"{fmt_ci(*val, signed=False)} "
-                                             f"({game.fair:.3f})") if _ok(*val) else "-",
+                                             f"({game.fair:.4f})") if _ok(*val) else "-",
             "details": link(r.sections[0].title, "challenge")})
     if not rows:
         return None

@@ -169,7 +169,8 @@ def test_column_formats():
 def test_fmt_ci_never_prints_minus_zero():
     from uno_sim.analysis.common import fmt_ci
 
-    assert fmt_ci(0.0123, -0.00004, 0.02) == "+0.012 [+0.000, +0.020]"
+    assert fmt_ci(0.0123, -0.00004, 0.02) == "+0.0123 [+0.0000, +0.0200]"
+    assert fmt_ci(0.0123, -0.0004, 0.02, 3) == "+0.012 [+0.000, +0.020]"
 
 
 def test_later_answers_plug_into_the_summary():
