@@ -111,8 +111,8 @@ def bluff_answer(results: Results) -> Answer | None:
             "pays when the next player holds": _pays_when(d.get("values_by_next"), eq),
             "option to bluff at equilibrium": fmt_ci(*worth) if worth and _ok(*worth) else "-",
             "details": link(r.sections[0].title, "bluff")})
-    notes = [f"{', '.join(results.no_bluff)}: no restricted card, nothing to bluff or "
-             "challenge."] if results.no_bluff else []
+    notes = [f"No restricted card, nothing to bluff or challenge: "
+             f"{', '.join(results.no_bluff)}."] if results.no_bluff else []
     if not rows:
         return None
     return Answer(

@@ -74,7 +74,7 @@ def test_the_report_opens_with_the_answers_and_their_intervals(report):
 
     anchors = set(re.findall(r"\]\(#([^)]+)\)", "\n".join(lines)))
     assert anchors and anchors <= {slug(t) for t in titles}
-    assert "extreme: no restricted card" in "\n".join(lines)
+    assert "No restricted card, nothing to bluff or challenge: extreme." in "\n".join(lines)
 
 
 @pytest.mark.slow
