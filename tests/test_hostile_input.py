@@ -127,6 +127,9 @@ def test_replay_refuses_events_of_another_variant(good_trace, tmp_path, capsys):
     events[4] = {"e": "dance", "p": 1}
     _refused(["replay", _write(tmp_path / "t.jsonl", events)], capsys,
              "event 5 ('dance'): unknown event type")
+    events[4] = {"e": ["play"], "p": 1}  # not even a string
+    _refused(["replay", _write(tmp_path / "t.jsonl", events)], capsys,
+             "event 5 (\"['play']\"): unknown event type")
 
 
 def test_replay_refuses_empty_and_truncated_traces(good_trace, tmp_path, capsys):

@@ -369,7 +369,7 @@ def validate(events, lines=None) -> None:
         if not isinstance(e, dict) or "e" not in e:
             raise TraceError(f"event {i + 1} is not a trace event (no 'e' field)")
         t = e["e"]
-        if t not in EVENT_FIELDS:
+        if not isinstance(t, str) or t not in EVENT_FIELDS:
             raise TraceError(f"{where(i, e)}: unknown event type (docs/trace.md lists them)")
         if (i == 0) != (t == "game_start"):
             raise TraceError(f"{where(i, e)}: " + ("a trace starts with game_start" if i == 0
