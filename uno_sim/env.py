@@ -67,6 +67,9 @@ def _rules(variant, players, rules) -> Rules:
     return make_rules(rules, **changes)
 
 
+_FAST_ACTION = (int, np.int64)  # taken as they are (what np.flatnonzero gives)
+
+
 def _action(action) -> int:
     """An action id as an int: an int or a NumPy integer (a 0-d integer array too);
     ValueError naming anything else (19.7 is not taken as 19, True not as 1)."""
@@ -329,7 +332,7 @@ class UnoEnv(AECEnv):
         if self._over or self._key is None:
             return self._step_over(action)
         agent = self.agent_selection
-        if action.__class__ is not int:
+        if action.__class__ not in _FAST_ACTION:
             action = _action(action)
         try:
             ok = self._legal(self._seat_of[agent], action)
@@ -464,7 +467,7 @@ class UnoGymEnv(gymnasium.Env):
             raise RuntimeError("step() before reset(): call reset() first")
         if aec._over:
             raise RuntimeError("step() after the episode ended: call reset()")
-        if action.__class__ is not int:
+        if action.__class__ not in _FAST_ACTION:
             action = _action(action)
         if not self._legal(action):
             if self.illegal_action == "lose":
