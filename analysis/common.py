@@ -157,8 +157,9 @@ class Setup:
         players = f"{self.players} players" if isinstance(self.players, int) else \
             f"players {self.players}"
         rules = self.rules or rules_text(Rules(variant=self.variant))
+        unit = self.unit.replace("games", "game", 1) if self.games == 1 else self.unit
         return (f"variant {self.variant}; rules: {rules}; policies: {self.policies_text()}; "
-                f"{players}; {self.games:,} {self.unit}; seed {self.seed}")
+                f"{players}; {self.games:,} {unit}; seed {self.seed}")
 
     def to_dict(self) -> dict:
         """The setup as plain data (study.json): policies per seat where the seats are known."""
