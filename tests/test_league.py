@@ -43,6 +43,11 @@ def test_bradley_terry_fit_takes_the_seat_offset_and_the_anchor():
     assert naive[0] - naive[3] > fit[0] - fit[3] + 0.3
 
 
+def test_bradley_terry_refuses_more_wins_than_deals():
+    with pytest.raises(LeagueError, match="wins"):
+        fit_bradley_terry(2, [0], [1], [3.0], [2.0])
+
+
 def test_bradley_terry_a_one_sided_pairing_stays_finite():
     # B never wins: without the virtual draw the maximum would lie at infinity
     fit = fit_bradley_terry(2, [0], [1], [500.0], [500.0], anchor=1)
@@ -82,6 +87,14 @@ def test_the_same_seed_gives_the_same_table_at_one_and_two_jobs(tiny):
     assert without_timing(two) == without_timing(tiny)
     other = play_league(["random", "greedy", "strategic"], **{**TINY, "seed": 4})
     assert without_timing(other) != without_timing(tiny)
+
+
+def test_team_play_scores_are_shares_of_the_win():
+    # team play (C20): both seats of the winning team hold a win; A's score stays a share
+    lg = play_league(["greedy", "strategic"], variants=["classic"], player_counts=[4], deals=20,
+                     bootstrap=20, rules={"teams": True})
+    (pair,) = lg.tables[0].pair_rows()
+    assert 0 < pair["share"] < 1 and pair["high"] <= 1
 
 
 def test_league_folder_is_written_and_a_foreign_one_refused(tmp_path, capsys):

@@ -155,7 +155,9 @@ def _play_block(rules: Rules, a: str, b: str, seed: int, first: int, n: int,
     cpu, wall = time.process_time(), time.perf_counter()
     for mine in seat_masks(k):
         cols = play_columns(rules, [sa if m else sb for m in mine], seed, first, n, engine=engine)
-        score += win_matrix(cols)[:, mine].sum(axis=1)
+        wins = win_matrix(cols)
+        # A's seats' share of the win (in team play each winning seat holds a 1)
+        score += wins[:, mine].sum(axis=1) / wins.sum(axis=1)
         turns += int(cols["turns"].sum())
     cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
     values, counts = np.unique(np.round(score / k, 12), return_counts=True)
@@ -247,6 +249,8 @@ def fit_bradley_terry(n_players: int, i, j, wins, n, anchor: int = 0, offset=Non
 
     i, j = np.asarray(i, dtype=np.int64), np.asarray(j, dtype=np.int64)
     won = np.asarray(wins, dtype=float)
+    if not np.all((won >= 0) & (won <= np.asarray(n, dtype=float))):
+        raise LeagueError("invalid wins: expected 0 <= wins <= deals in every pairing")
     wins, losses = won + prior / 2, np.asarray(n, dtype=float) - won + prior / 2
     scale = float(np.sum(wins + losses))  # the log-likelihood per deal: tolerances alike
     wins, losses = wins / scale, losses / scale
@@ -548,13 +552,16 @@ def _table_rules(variant: str, players: int, rules: dict | None) -> Rules:
 
 def estimate_cost(players: list, counts: list, deals: int, timing: dict) -> dict:
     """CPU seconds the league's games should take, from the self-play timings: per
-    pairing, deals x turns per game x (A's seats x A's seconds per turn + B's ...)."""
+    pairing, deals x turns per game x (A's seats x A's seconds per turn + B's ...), the
+    turns per game the fewer of the two players' self-play games."""
     total = 0.0
     for (variant, k), per in timing.items():
         for a in range(len(players)):
             for b in range(a + 1, len(players)):
                 ta, tb = per[a], per[b]
-                turns = (ta["turns"] / ta["games"] + tb["turns"] / tb["games"]) / 2
+                # a game ends when one side reaches the target: about as soon as the
+                # faster-finishing player's self-play games do
+                turns = min(ta["turns"] / ta["games"], tb["turns"] / tb["games"])
                 na = (k + 1) // 2
                 total += deals * turns * (na * ta["cpu"] / ta["turns"]
                                           + (k - na) * tb["cpu"] / tb["turns"])
