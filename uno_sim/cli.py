@@ -348,7 +348,9 @@ def _league_estimate_line(league, left_out) -> str:
             f"({', '.join(league.variants)} at {','.join(map(str, league.player_counts))} "
             f"players), {league.deals} deals each: estimated {e['cpu_seconds']:.3g} CPU-s of "
             f"games, about {wall / 60:.3g} min on {league.jobs} job(s) (from "
-            f"{e['timing_cpu_seconds']:.2g} CPU-s of self-play timing)")
+            f"{e['timing_cpu_seconds']:.2g} CPU-s of self-play timing)"
+            + ("; over 30 min: --quick plays fewer deals at lower search budgets, --jobs N "
+               "shares the work" if wall > 1800 else ""))
 
 
 def cmd_league(args) -> int:
