@@ -97,6 +97,18 @@ def test_team_play_scores_are_shares_of_the_win():
     assert 0 < pair["share"] < 1 and pair["high"] <= 1
 
 
+def first_action(obs):
+    return obs.actions[0]
+
+
+def test_a_user_policy_plays_in_the_api_under_its_name():
+    lg = play_league(["greedy", first_action], variants=["classic"], player_counts=[2],
+                     deals=5, bootstrap=10)
+    assert {r["player"] for r in lg.tables[0].rows()} == {"greedy", "user:first_action"}
+    with pytest.raises(LeagueError, match="duplicate"):
+        play_league([first_action, "greedy", first_action], deals=5)
+
+
 def test_league_folder_is_written_and_a_foreign_one_refused(tmp_path, capsys):
     out = tmp_path / "lg"
     args = ["league", "--policy", "greedy", "--policy", "strategic", "--players", "2",

@@ -103,20 +103,24 @@ def default_players(quick: bool = False) -> tuple[list[str], list[str]]:
     return keep, left
 
 
-def check_players(players) -> list[str]:
-    """The players as spec strings; LeagueError for fewer than 2, an unknown spec, a
-    duplicate (two specs with the same name and knobs)."""
+def check_players(players) -> list:
+    """The players parsed (`policies.parse_policy`: spec strings, PolicySpec, user policies);
+    LeagueError for fewer than 2, an unknown spec, a duplicate (two specs with the same name
+    and knobs, or two players shown under the same name)."""
     if isinstance(players, str) or players is None:
         raise LeagueError(f"invalid players {players!r}: expected a list of policy specs")
-    specs, seen = [], {}
+    specs, seen, shown = [], {}, set()
     for p in players:
         spec = parse_policy(p)  # RulesError naming the bad spec
         key = (spec.name, repr(sorted(spec.knobs().items()))) if hasattr(spec, "knobs") \
-            else str(spec)
-        if key in seen:
-            raise LeagueError(f"duplicate player {str(p)!r}: the same policy as {seen[key]!r}")
+            else spec
+        if key in seen or str(spec) in shown:
+            first = seen.get(key, str(spec))
+            raise LeagueError(f"duplicate player {str(p)!r}: the same policy as {first!r}"
+                              if key in seen else f"duplicate player name {str(spec)!r}")
         seen[key] = str(p)
-        specs.append(str(spec))
+        shown.add(str(spec))
+        specs.append(spec)
     if len(specs) < 2:
         raise LeagueError(f"a league needs at least 2 players, got {len(specs)}")
     return specs
@@ -142,7 +146,7 @@ def seat_masks(players: int) -> list[np.ndarray]:
 
 # --- games ----------------------------------------------------------------------------
 
-def _play_block(rules: Rules, a: str, b: str, seed: int, first: int, n: int,
+def _play_block(rules: Rules, a, b, seed: int, first: int, n: int,
                 engine: str) -> dict:
     """Deals first .. first + n - 1 of pairing a vs b, every rotation: A's per-deal
     scores as (distinct values, counts), with the turns and the time they took."""
@@ -165,7 +169,7 @@ def _play_block(rules: Rules, a: str, b: str, seed: int, first: int, n: int,
             "games": n * k, "cpu": cpu, "wall": wall}
 
 
-def _time_player(rules: Rules, spec: str, seed: int, engine: str) -> dict:
+def _time_player(rules: Rules, spec, seed: int, engine: str) -> dict:
     """Self-play of `spec` at every seat on games 0, 1, ... until TIMING_CPU CPU-seconds or
     TIMING_MAX_GAMES games: CPU and wall seconds, turns, games."""
     from .runner import play_columns
@@ -587,7 +591,8 @@ def play_league(players=None, *, variants=DEFAULT_VARIANTS, player_counts=DEFAUL
     t_start = time.perf_counter()
     if players is None:
         players = default_players(quick)[0]
-    names = check_players(players)
+    specs = check_players(players)
+    names = [str(p) for p in specs]
     if isinstance(variants, str):
         variants = [variants]
     variants = list(variants)
@@ -611,7 +616,7 @@ def play_league(players=None, *, variants=DEFAULT_VARIANTS, player_counts=DEFAUL
         a_index = names.index(ANCHOR) if ANCHOR in names else 0
     else:
         a_spec = str(parse_policy(anchor))
-        if a_spec not in names:
+        if a_spec not in names:  # a user policy: its name
             raise LeagueError(f"invalid anchor {anchor!r}: not one of the players")
         a_index = names.index(a_spec)
     table_rules = {(v, k): _table_rules(v, k, rules) for v in variants for k in counts}
@@ -620,7 +625,7 @@ def play_league(players=None, *, variants=DEFAULT_VARIANTS, player_counts=DEFAUL
 
     league = League(names, variants, counts, deals, seed, bootstrap, engine, jobs=jobs)
     # thinking time (and the estimate): self-play of every player at every table
-    t_tasks = [(table_rules[t], p, seed, engine) for t in table_rules for p in names]
+    t_tasks = [(table_rules[t], p, seed, engine) for t in table_rules for p in specs]
     t_res = _run_tasks(_time_player, t_tasks, jobs, "league timing", progress)
     timing = {}
     for n_t, t in enumerate(table_rules):
@@ -639,7 +644,7 @@ def play_league(players=None, *, variants=DEFAULT_VARIANTS, player_counts=DEFAUL
         for a in range(len(names)):
             for b in range(a + 1, len(names)):
                 for first in range(0, deals, size):
-                    tasks.append((r, names[a], names[b], seed, first, min(size, deals - first),
+                    tasks.append((r, specs[a], specs[b], seed, first, min(size, deals - first),
                                   engine))
                     where.append((t, a, b))
     results = _run_tasks(_play_block, tasks, jobs, "league", progress)
