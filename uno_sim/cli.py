@@ -672,6 +672,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="compiled engine (default) or the Python reference engine")
     p.set_defaults(func=cmd_tournament)
 
+    from .league import DEFAULT_DEALS, QUICK_DEALS
+
     p = sub.add_parser("league", help="rated league: every pairing, Bradley-Terry ratings",
                        description="Play every pairing of the players on the same deals with "
                                    "the seats rotated (A, B, A, B, ...), at each variant and "
@@ -692,7 +694,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="rule switch for every variant (repeatable)")
     p.add_argument("--deals", default=None,
                    help="deals per pairing and table, each played once per rotation "
-                        "(default 200; 50 with --quick)")
+                        f"(default {DEFAULT_DEALS}; {QUICK_DEALS} with --quick)")
     p.add_argument("--quick", action="store_true",
                    help="fewer deals and the default league's lower search budgets")
     p.add_argument("--bootstrap", default="1000",

@@ -54,8 +54,8 @@ BLOCK_DEALS = 25  # deals per parallel block (more when a pairing has many deals
 MAX_BLOCKS = 200  # most blocks per pairing
 TIMING_CPU = 0.1  # CPU seconds of self-play per player and table for its thinking time
 TIMING_MAX_GAMES = 4096
-DEFAULT_DEALS = 200
-QUICK_DEALS = 50
+DEFAULT_DEALS = 100
+QUICK_DEALS = 12
 DEFAULT_VARIANTS = ("classic", "flip")
 DEFAULT_PLAYER_COUNTS = (2, 4)
 DEFAULT_BOOTSTRAP = 1000
@@ -69,12 +69,12 @@ DEFAULT_LEAGUE = (
     ("strategic", "strategic"),
     ("pimc(samples=4,rollouts=4)", "pimc(samples=2,rollouts=2)"),
     ("pimc(samples=8,rollouts=8)", "pimc(samples=4,rollouts=4)"),
-    ("ismcts(iterations=100)", "ismcts(iterations=50)"),
-    ("ismcts(iterations=400)", "ismcts(iterations=200)"),
+    ("ismcts(iterations=100)", "ismcts(iterations=25)"),
+    ("ismcts(iterations=400)", "ismcts(iterations=50)"),
     ("pimc(samples=4,rollouts=4,cheat=1)", "pimc(samples=2,rollouts=2,cheat=1)"),
     ("pimc(samples=8,rollouts=8,cheat=1)", "pimc(samples=4,rollouts=4,cheat=1)"),
-    ("ismcts(iterations=100,cheat=1)", "ismcts(iterations=50,cheat=1)"),
-    ("ismcts(iterations=400,cheat=1)", "ismcts(iterations=200,cheat=1)"),
+    ("ismcts(iterations=100,cheat=1)", "ismcts(iterations=25,cheat=1)"),
+    ("ismcts(iterations=400,cheat=1)", "ismcts(iterations=50,cheat=1)"),
 )
 
 LEAGUE_FILES = ("league.json", "league.md", "league.png")
@@ -478,7 +478,7 @@ class League:
         n = len(self.tables)
         cols = min(2, n)
         rows = -(-n // cols)
-        fig, axes = plt.subplots(rows, cols, figsize=(6.5 * cols, 4.5 * rows), squeeze=False)
+        fig, axes = plt.subplots(rows, cols, figsize=(8 * cols, 5 * rows), squeeze=False)
         for ax, t in zip(axes.flat, self.tables):
             x = np.maximum(t.cpu_per_decision, 1e-9) * 1e6
             yerr = np.vstack([t.rating - t.low, t.high - t.rating]).clip(min=0)
@@ -489,6 +489,7 @@ class League:
                             textcoords="offset points",
                             xytext=(4, 4), fontsize=7)
             ax.set_xscale("log")
+            ax.set_xlim(x.min() / 2, x.max() * 30)  # room for the labels on the right
             ax.set_xlabel("CPU time per decision (microseconds, log scale)")
             ax.set_ylabel(f"rating (Elo scale, {t.anchor} = 0)")
             ax.set_title(t.title() + (" (* a bound: won or lost every deal)" if bounded
