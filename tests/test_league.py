@@ -145,6 +145,7 @@ def test_default_league_is_one_constant_and_leaves_out_unknown_players():
     (["--bootstrap", "1e15"], "bootstrap 1000000000000000"),
     (["--policy", "random", "--policy", "greedy", "--anchor", "strategic"], "anchor"),
     (["--policy", "random", "--policy", "greedy", "--rule", "players=3"], "players"),
+    (["--policy", "random", "--policy", "greedy", "--rule", "variant=flip"], "variant"),
     (["--policy", "random", "--policy", "greedy", "--players", "2,2"], "[2, 2]"),
     (["--variant", "bogus"], "'bogus'"),
 ])

@@ -549,9 +549,10 @@ def check_out(out: str) -> None:
 def _table_rules(variant: str, players: int, rules: dict | None) -> Rules:
     base = Rules(variant=variant)
     changes = dict(rules or {})
-    changes.pop("variant", None)
-    if "players" in changes:
-        raise LeagueError("invalid rule players: a league sets the player counts itself")
+    for key, arg in (("variant", "variants"), ("players", "player_counts")):
+        if key in changes:
+            raise LeagueError(f"invalid rule {key}: a league sets it itself (--{key}, or "
+                              f"{arg}= in Python)")
     return base.replace(**changes, players=players)
 
 
