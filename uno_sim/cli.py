@@ -512,8 +512,8 @@ def completion_script(parser: argparse.ArgumentParser) -> str:
                 if a.choices:
                     values[o] = " ".join(map(str, a.choices))
                 elif o in ("--variant", "--variants"):
-                    values[o] = " ".join(VARIANTS) + (" all" if name in ("bench", "report",
-                                                                          "rules") else "")
+                    values[o] = " ".join(VARIANTS) + (
+                        " all" if name in ("bench", "league", "report", "rules") else "")
                 elif o == "--policy":
                     values[o] = " ".join(POLICIES)
                 elif o == "--rule":
