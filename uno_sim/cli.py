@@ -354,17 +354,14 @@ def _league_estimate_line(league, left_out) -> str:
 
 
 def cmd_league(args) -> int:
-    from .league import DEFAULT_DEALS, QUICK_DEALS, default_players, play_league
+    from .league import default_players, play_league
 
     left_out = []
     if args.policy:
         players = args.policy
     else:
         players, left_out = default_players(args.quick)
-    if args.deals is None:
-        deals = QUICK_DEALS if args.quick else DEFAULT_DEALS
-    else:
-        deals = parse_count(args.deals, "deals")
+    deals = None if args.deals is None else parse_count(args.deals, "deals")
     bootstrap = 0 if str(args.bootstrap).strip() == "0" else parse_count(args.bootstrap,
                                                                           "bootstrap")
     variants = list(VARIANTS) if args.variant == "all" else [
@@ -385,10 +382,10 @@ def cmd_league(args) -> int:
         print(_league_estimate_line(league, left_out), file=sys.stderr, flush=True)
 
     league = play_league(players, variants=variants, player_counts=player_counts(args.players),
-                         deals=deals, seed=args.seed, rules=switches, bootstrap=bootstrap,
-                         anchor=args.anchor, jobs=parse_jobs(args.jobs), engine=args.engine,
-                         out=args.out, progress=None, on_estimate=estimate,
-                         estimate_only=args.estimate)
+                         deals=deals, quick=args.quick, seed=args.seed, rules=switches,
+                         bootstrap=bootstrap, anchor=args.anchor, jobs=parse_jobs(args.jobs),
+                         engine=args.engine, out=args.out, progress=None,
+                         on_estimate=estimate, estimate_only=args.estimate)
     if args.estimate:
         return 0
     print(league.text())

@@ -11,10 +11,9 @@ Ratings.  Per variant and player count, a Bradley-Terry model with fractional wi
 A's score on a deal counts as that fraction of a win over B (and the rest as B's win
 over A), and P(A beats B) = 1 / (1 + exp(-(t_A - t_B + o))), where o = logit(e) and e
 is A's share of the seats (o = 0 at an even player count).  The strengths t are the
-maximum of that log-likelihood (scipy.optimize.minimize, trust-region Newton with its gradient
-and Hessian),
-with one virtual drawn deal per pairing (half a win each way) so that a pairing one
-side always wins (greedy vs random) gives a finite rating gap.  Ratings are on the Elo
+maximum of that log-likelihood (scipy.optimize.minimize, trust-region Newton with its
+gradient and Hessian), with one virtual drawn deal per pairing (half a win each way) so
+that a pairing one side always wins (greedy vs random) gives a finite rating gap.  Ratings are on the Elo
 scale, 400 / ln 10 points per logit (a 400-point gap means odds of 10 to 1), with
 one player anchored at 0 (greedy when it plays).  Intervals: percentile 95% bootstrap
 over deals: the deals of each pairing are resampled with replacement (numpy's
@@ -575,7 +574,7 @@ def estimate_cost(players: list, counts: list, deals: int, timing: dict) -> dict
 
 
 def play_league(players=None, *, variants=DEFAULT_VARIANTS, player_counts=DEFAULT_PLAYER_COUNTS,
-                deals: int = DEFAULT_DEALS, seed: int = 0, rules: dict | None = None,
+                deals: int | None = None, seed: int = 0, rules: dict | None = None,
                 bootstrap: int = DEFAULT_BOOTSTRAP, anchor: str | None = None, jobs: int = 1,
                 engine: str = "c", out: str | None = None, quick: bool = False,
                 progress: bool | None = False, on_estimate=None, estimate_only: bool = False
@@ -583,10 +582,11 @@ def play_league(players=None, *, variants=DEFAULT_VARIANTS, player_counts=DEFAUL
     """Play every pairing of `players` (policy specs; default: the default league) at every
     variant and player count, and rate them (see the module docstring).
 
+    deals: per pairing and table (default DEFAULT_DEALS, QUICK_DEALS with `quick`).
     rules: rule switches {key: value} applied to every variant.  anchor: the player rated 0
     (default greedy when it plays, else the first).  jobs: worker processes (-1: all
     cores); the results but the timings are the same at any number.  out: a folder for
-    league.json, league.md and league.png.  quick: the default league's lower budgets.
+    league.json, league.md and league.png.  quick: the default league's lower budgets and fewer deals.
     on_estimate(league): called with the cost estimate before the games (league.estimate).
     estimate_only: stop after the estimate (no games, no tables).
     """
@@ -604,6 +604,8 @@ def play_league(players=None, *, variants=DEFAULT_VARIANTS, player_counts=DEFAUL
     if not counts or len(set(counts)) != len(counts):
         raise LeagueError(f"invalid player counts {list(player_counts)!r}: expected distinct "
                           f"counts 2..10")
+    if deals is None:
+        deals = QUICK_DEALS if quick else DEFAULT_DEALS
     deals = _count(deals, "deals", MAX_DEALS)
     bootstrap = _count(bootstrap, "bootstrap", MAX_BOOTSTRAP, 0)
     if jobs == -1:
@@ -633,7 +635,8 @@ def play_league(players=None, *, variants=DEFAULT_VARIANTS, player_counts=DEFAUL
     for n_t, t in enumerate(table_rules):
         timing[t] = t_res[n_t * len(names):(n_t + 1) * len(names)]
     league.estimate = estimate_cost(names, counts, deals, timing)
-    league.estimate["wall_seconds"] = league.estimate["cpu_seconds"] / jobs
+    league.estimate["wall_seconds"] = league.estimate["cpu_seconds"] / min(
+        jobs, os.cpu_count() or 1)
     league.estimate["timing_cpu_seconds"] = float(sum(r["cpu"] for r in t_res))
     if on_estimate is not None:
         on_estimate(league)
