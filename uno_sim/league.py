@@ -13,9 +13,9 @@ over A), and P(A beats B) = 1 / (1 + exp(-(t_A - t_B + o))), where o = logit(e) 
 is A's share of the seats (o = 0 at an even player count).  The strengths t are the
 maximum of that log-likelihood (scipy.optimize.minimize, trust-region Newton with its
 gradient and Hessian), with one virtual drawn deal per pairing (half a win each way) so
-that a pairing one side always wins (greedy vs random) gives a finite rating gap.  Ratings are on the Elo
-scale, 400 / ln 10 points per logit (a 400-point gap means odds of 10 to 1), with
-one player anchored at 0 (greedy when it plays).  Intervals: percentile 95% bootstrap
+that a pairing one side always wins (greedy vs random) gives a finite rating gap.
+Ratings are on the Elo scale, 400 / ln 10 points per logit (a 400-point gap means odds
+of 10 to 1), with one player anchored at 0 (greedy when it plays).  Intervals: percentile 95% bootstrap
 over deals: the deals of each pairing are resampled with replacement (numpy's
 Generator seeded by the seed and the table), the model refitted; a seed fixes them.
 
@@ -586,7 +586,8 @@ def play_league(players=None, *, variants=DEFAULT_VARIANTS, player_counts=DEFAUL
     rules: rule switches {key: value} applied to every variant.  anchor: the player rated 0
     (default greedy when it plays, else the first).  jobs: worker processes (-1: all
     cores); the results but the timings are the same at any number.  out: a folder for
-    league.json, league.md and league.png.  quick: the default league's lower budgets and fewer deals.
+    league.json, league.md and league.png.  quick: the default league's lower budgets and
+    fewer deals.
     on_estimate(league): called with the cost estimate before the games (league.estimate).
     estimate_only: stop after the estimate (no games, no tables).
     """
