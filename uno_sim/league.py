@@ -15,9 +15,10 @@ maximum of that log-likelihood (scipy.optimize.minimize, trust-region Newton wit
 gradient and Hessian), with one virtual drawn deal per pairing (half a win each way) so
 that a pairing one side always wins (greedy vs random) gives a finite rating gap.
 Ratings are on the Elo scale, 400 / ln 10 points per logit (a 400-point gap means odds
-of 10 to 1), with one player anchored at 0 (greedy when it plays).  Intervals: percentile 95% bootstrap
-over deals: the deals of each pairing are resampled with replacement (numpy's
-Generator seeded by the seed and the table), the model refitted; a seed fixes them.
+of 10 to 1), with one player anchored at 0 (greedy when it plays).  Intervals:
+percentile 95% bootstrap over deals: the deals of each pairing are resampled with
+replacement (numpy's Generator seeded by the seed and the table), the model refitted;
+a seed fixes them.
 
 Thinking time.  The engine does not count decisions, so each player's cost is
 measured apart: it plays games against itself (every seat) on the same deals until
