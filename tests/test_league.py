@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from uno_sim.cli import main
-from uno_sim.league import (DEFAULT_LEAGUE, ELO, LEAGUE_FILES, LeagueError, default_players,
-                            fit_bradley_terry, play_league)
+from uno_sim.league import (DEFAULT_LEAGUE, ELO, LEAGUE_FILES, LeagueError, PairStats,
+                            default_players, fit_bradley_terry, play_league, rate)
 
 TINY = dict(variants=["classic"], player_counts=[2], deals=30, bootstrap=100, seed=3)
 
@@ -52,6 +52,25 @@ def test_bradley_terry_a_one_sided_pairing_stays_finite():
     # B never wins: without the virtual draw the maximum would lie at infinity
     fit = fit_bradley_terry(2, [0], [1], [500.0], [500.0], anchor=1)
     assert math.isfinite(fit[0]) and fit[0] == pytest.approx(math.log(500.5 / 0.5), rel=1e-6)
+
+
+@pytest.mark.slow
+def test_bootstrap_intervals_cover_the_true_strengths():
+    # 3 players, known strengths; per-deal scores 0, 1/2 or 1 (two rotations) from them
+    theta = np.array([0.0, 0.4, -0.3])
+    rng = np.random.default_rng(5)
+    hits, trials = 0, 80
+    for _ in range(trials):
+        pairs = []
+        for a, b in ((0, 1), (0, 2), (1, 2)):
+            p = 1 / (1 + np.exp(-(theta[a] - theta[b])))
+            score = rng.binomial(2, p, 150) / 2
+            vals, counts = np.unique(score, return_counts=True)
+            pairs.append(PairStats(a, b, vals, counts, 0.5))
+        _, low, high = rate(["a", "b", "c"], pairs, 0, 200, rng)
+        hits += bool(low[1] <= theta[1] * ELO <= high[1])
+    # 95% nominal; 80 trials: a coverage below 0.85 would be 4 standard errors short
+    assert hits / trials >= 0.85, hits
 
 
 @pytest.fixture(scope="module")
