@@ -146,6 +146,14 @@ def test_league_folder_is_written_and_a_foreign_one_refused(tmp_path, capsys):
     assert len(err) == 1 and "notes.txt" in err[0]
 
 
+def test_estimate_prints_the_cost_and_each_players_time_and_plays_no_league(capsys):
+    assert main(["league", "--policy", "greedy", "--policy", "random", "--players", "2",
+                 "--variant", "classic", "--estimate"]) == 0
+    out, err = capsys.readouterr()
+    assert "estimated" in err and "2 players, 1 pairing(s)" in err
+    assert "classic 2p" in out and "greedy" in out and "rating" not in out
+
+
 def test_default_league_is_one_constant_and_leaves_out_unknown_players():
     keep, left = default_players()
     assert keep[:3] == ["random", "greedy", "strategic"]

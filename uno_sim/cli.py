@@ -387,6 +387,13 @@ def cmd_league(args) -> int:
                          engine=args.engine, out=args.out, progress=None,
                          on_estimate=estimate, estimate_only=args.estimate)
     if args.estimate:
+        tables = list(league.timing)
+        w = max(len("player"), *(len(n) for n in league.players))
+        print(f"{'player':<{w}}  " + "  ".join(f"{t:>12}" for t in tables)
+              + "   (CPU microseconds per decision, self-play)")
+        for name in league.players:
+            print(f"{name:<{w}}  " + "  ".join(f"{league.timing[t][name] * 1e6:>12.3g}"
+                                                for t in tables))
         return 0
     print(league.text())
     print(f"\nleague games: {league.cpu_seconds:.1f} CPU-s; wall time {league.wall_seconds:.1f} s "

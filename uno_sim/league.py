@@ -419,6 +419,7 @@ class League:
     engine: str
     tables: list = field(default_factory=list)
     estimate: dict = field(default_factory=dict)
+    timing: dict = field(default_factory=dict)  # {"classic 2p": {player: CPU-s per decision}}
     cpu_seconds: float = 0.0
     wall_seconds: float = 0.0
     jobs: int = 1
@@ -431,6 +432,7 @@ class League:
                 "player_counts": self.player_counts, "deals": self.deals, "seed": self.seed,
                 "bootstrap": self.bootstrap, "engine": self.engine, "elo_per_logit": ELO,
                 "prior_draws": PRIOR_DRAWS, "jobs": self.jobs, "estimate": self.estimate,
+                "cpu_seconds_per_decision": self.timing,
                 "cpu_seconds": self.cpu_seconds, "wall_seconds": self.wall_seconds,
                 "tables": [t.to_dict() for t in self.tables]}
 
@@ -636,6 +638,9 @@ def play_league(players=None, *, variants=DEFAULT_VARIANTS, player_counts=DEFAUL
     timing = {}
     for n_t, t in enumerate(table_rules):
         timing[t] = t_res[n_t * len(names):(n_t + 1) * len(names)]
+    league.timing = {f"{v} {k}p": {names[p]: per[p]["cpu"] / max(1, per[p]["turns"])
+                                   for p in range(len(names))}
+                     for (v, k), per in timing.items()}
     league.estimate = estimate_cost(names, counts, deals, timing)
     league.estimate["wall_seconds"] = league.estimate["cpu_seconds"] / min(
         jobs, os.cpu_count() or 1)
