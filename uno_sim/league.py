@@ -548,6 +548,14 @@ def check_out(out: str) -> None:
         raise LeagueError(f"cannot write --out {out!r}: permission denied")
 
 
+def _need(module: str) -> None:
+    """LeagueError when an optional dependency (the analysis extra) is missing."""
+    import importlib.util
+
+    if importlib.util.find_spec(module) is None:
+        raise LeagueError(f"the league needs {module}: pip install 'uno-sim[analysis]'")
+
+
 def _table_rules(variant: str, players: int, rules: dict | None) -> Rules:
     base = Rules(variant=variant)
     changes = dict(rules or {})
@@ -628,7 +636,9 @@ def play_league(players=None, *, variants=DEFAULT_VARIANTS, player_counts=DEFAUL
             raise LeagueError(f"invalid anchor {anchor!r}: not one of the players")
         a_index = names.index(a_spec)
     table_rules = {(v, k): _table_rules(v, k, rules) for v in variants for k in counts}
+    _need("scipy")
     if out is not None:
+        _need("matplotlib")
         check_out(out)
 
     league = League(names, variants, counts, deals, seed, bootstrap, engine, jobs=jobs)
