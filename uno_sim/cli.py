@@ -368,6 +368,73 @@ def cmd_tournament(args) -> int:
     return 0
 
 
+def _league_estimate_line(league, left_out) -> str:
+    e = league.estimate
+    n = len(league.players)
+    pairings = n * (n - 1) // 2
+    tables = len(league.variants) * len(league.player_counts)
+    wall = e["wall_seconds"]
+    left = f" (left out, unknown to this installation: {', '.join(left_out)})" if left_out \
+        else ""
+    return (f"league: {n} players{left}, {pairings} pairing(s) x {tables} table(s) "
+            f"({', '.join(league.variants)} at {','.join(map(str, league.player_counts))} "
+            f"players), {league.deals} deals each: estimated {e['cpu_seconds']:.3g} CPU-s of "
+            f"games, about {wall / 60:.3g} min on {league.jobs} job(s) (from "
+            f"{e['timing_cpu_seconds']:.2g} CPU-s of self-play timing)"
+            + ("; over 30 min: --quick plays fewer deals at lower search budgets, --jobs N "
+               "shares the work" if wall > 1800 else ""))
+
+
+def cmd_league(args) -> int:
+    from .league import default_players, play_league
+
+    left_out = []
+    if args.policy:
+        players = args.policy
+    else:
+        players, left_out = default_players(args.quick)
+    deals = None if args.deals is None else parse_count(args.deals, "deals")
+    bootstrap = 0 if str(args.bootstrap).strip() == "0" else parse_count(args.bootstrap,
+                                                                          "bootstrap")
+    variants = list(VARIANTS) if args.variant == "all" else [
+        v.strip() for v in args.variant.split(",")]
+    for v in variants:
+        Rules(variant=v)  # validates the name
+    switches = {}
+    for item in args.rule or []:
+        key, sep, value = item.partition("=")
+        key = key.strip()
+        if not sep:
+            raise UsageError(f"invalid --rule {item!r}: expected KEY=VALUE")
+        if key in switches:
+            raise UsageError(f"invalid --rule {item!r}: {key} is given twice")
+        switches[key] = parse_rule_value(key, value.strip())
+
+    def estimate(league):
+        print(_league_estimate_line(league, left_out), file=sys.stderr, flush=True)
+
+    league = play_league(players, variants=variants, player_counts=player_counts(args.players),
+                         deals=deals, quick=args.quick, seed=args.seed, rules=switches,
+                         bootstrap=bootstrap, anchor=args.anchor, jobs=parse_jobs(args.jobs),
+                         engine=args.engine, out=args.out, progress=None,
+                         on_estimate=estimate, estimate_only=args.estimate)
+    if args.estimate:
+        tables = list(league.timing)
+        w = max(len("player"), *(len(n) for n in league.players))
+        print(f"{'player':<{w}}  " + "  ".join(f"{t:>12}" for t in tables)
+              + "   (CPU microseconds per decision, self-play)")
+        for name in league.players:
+            print(f"{name:<{w}}  " + "  ".join(f"{league.timing[t][name] * 1e6:>12.3g}"
+                                                for t in tables))
+        return 0
+    print(league.text())
+    print(f"\nleague games: {league.cpu_seconds:.1f} CPU-s; wall time {league.wall_seconds:.1f} s "
+          f"on {league.jobs} job(s)")
+    if args.out:
+        print(f"results in {args.out} (league.json, league.md, league.png)")
+    return 0
+
+
 def _count_or_zero(text, what, most=None, why="") -> int:
     return 0 if str(text).strip() == "0" else parse_count(text, what, most, why)
 
@@ -413,6 +480,10 @@ EXAMPLES = {
     "tournament": ["uno-sim tournament --players 2,4 --deals 2000",
                    "uno-sim tournament --policy greedy --policy 'greedy(bluff=0.5)' --players 2-4",
                    "uno-sim tournament --variant flip --deals 500"],
+    "league": ["uno-sim league --quick --jobs 2 --out leagues/quick",
+               "uno-sim league --policy random --policy greedy --policy strategic "
+               "--players 2 --variant classic --deals 500",
+               "uno-sim league --estimate"],
     "completion": ["uno-sim completion bash > ~/.local/share/bash-completion/completions/uno-sim",
                    "source <(uno-sim completion bash)"],
     "study": ["uno-sim study bluff --games 500 --out studies/bluff",
@@ -482,8 +553,8 @@ def completion_script(parser: argparse.ArgumentParser) -> str:
                 if a.choices:
                     values[o] = " ".join(map(str, a.choices))
                 elif o in ("--variant", "--variants"):
-                    values[o] = " ".join(VARIANTS) + (" all" if name in ("bench", "report",
-                                                                          "rules") else "")
+                    values[o] = " ".join(VARIANTS) + (
+                        " all" if name in ("bench", "league", "report", "rules") else "")
                 elif o == "--policy":
                     values[o] = " ".join(POLICIES)
                 elif o == "--rule":
@@ -641,6 +712,46 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--engine", choices=("c", "reference"), default="c",
                    help="compiled engine (default) or the Python reference engine")
     p.set_defaults(func=cmd_tournament)
+
+    from .league import DEFAULT_DEALS, QUICK_DEALS
+
+    p = sub.add_parser("league", help="rated league: every pairing, Bradley-Terry ratings",
+                       description="Play every pairing of the players on the same deals with "
+                                   "the seats rotated (A, B, A, B, ...), at each variant and "
+                                   "player count; fit Bradley-Terry ratings on the Elo scale "
+                                   "(one player anchored at 0, greedy by default) with 95% "
+                                   "bootstrap intervals over deals; measure each player's CPU "
+                                   "time per decision. Prints the tables and the estimated "
+                                   "cost first; --out DIR writes league.json, league.md and "
+                                   "league.png (rating against thinking time).")
+    p.add_argument("--policy", action="append", metavar="SPEC",
+                   help="a player (repeatable; default: the default league, "
+                        "uno_sim.league.DEFAULT_LEAGUE: random, greedy, strategic and the "
+                        "search players this installation has)")
+    p.add_argument("--players", default="2,4", help="player counts (default 2,4)")
+    p.add_argument("--variant", default="classic,flip",
+                   help="variants, comma-separated, or all (default classic,flip)")
+    p.add_argument("--rule", action="append", metavar="KEY=VALUE",
+                   help="rule switch for every variant (repeatable)")
+    p.add_argument("--deals", default=None,
+                   help="deals per pairing and table, each played once per rotation "
+                        f"(default {DEFAULT_DEALS}; {QUICK_DEALS} with --quick)")
+    p.add_argument("--quick", action="store_true",
+                   help="fewer deals and the default league's lower search budgets")
+    p.add_argument("--bootstrap", default="1000",
+                   help="bootstrap resamples for the intervals (0: none; default 1000)")
+    p.add_argument("--anchor", metavar="SPEC", help="the player rated 0 (default greedy)")
+    p.add_argument("--seed", type=int, default=0, help="seed that fixes every result (default 0)")
+    p.add_argument("--jobs", default="1", help="worker processes, -1 for all cores; the "
+                                               "results are the same at any number (default 1)")
+    p.add_argument("--engine", choices=("c", "reference"), default="c",
+                   help="compiled engine (default) or the Python reference engine")
+    p.add_argument("--out", metavar="DIR",
+                   help="write league.json, league.md and league.png to DIR (new, empty, or "
+                        "a former league's)")
+    p.add_argument("--estimate", action="store_true",
+                   help="time the players, print the estimated cost and stop")
+    p.set_defaults(func=cmd_league)
 
     try:  # `study` and `report` live in the analysis package (docs/studies.md)
         from .analysis.cli import add_commands
