@@ -47,17 +47,18 @@ def _learner(obs):  # the policy slot of the learning seat: never called (C answ
 
 
 def _rules(variant, players, rules) -> Rules:
-    """Rules from `rules` (a Rules or a dict of switches) with variant / players overridden."""
+    """Rules from `rules` (a Rules or a dict of switches) with variant / players overridden
+    (uno_sim.env uses it too)."""
+    from .api import make_rules  # names an unknown switch, as play_game does
+
     changes = {}
     if variant is not None:
         changes["variant"] = variant
     if players is not None:
         changes["players"] = players
-    if rules is None or isinstance(rules, dict):
-        return Rules(**{**(rules or {}), **changes})
-    if not isinstance(rules, Rules):
+    if rules is not None and not isinstance(rules, (dict, Rules)):
         raise RulesError(f"invalid rules {rules!r}: expected a Rules or a dict of switches")
-    return rules.replace(**changes) if changes else rules
+    return make_rules(rules, **changes)
 
 
 def scales(rules: Rules, n_cards: int) -> dict:
