@@ -269,6 +269,19 @@ def test_illegal_action_names_the_env():
         vec.step(actions)
     with pytest.raises(RuntimeError, match="before reset"):
         UnoVectorEnv(1).step(np.zeros(1, dtype=np.int64))
+    for bad_actions, message in [(actions + 0.5, "expected integer action ids"),
+                                 (actions[:2], r"expected shape \(3,\)"),
+                                 (int(actions[0]), r"expected shape \(3,\)"),
+                                 ([0.5, 1, 2], "expected integer action ids")]:
+        with pytest.raises(ValueError, match=message):
+            vec.step(bad_actions)
+    obs, _ = vec.reset(seed=0)  # a list of ints is taken as an array
+    vec.step([int(x) for x in obs["action_mask"].argmax(1)])
+    single = UnoSingleEnv(players=2)
+    single.reset(seed=0)
+    for bad in (19.7, True, "3", None):
+        with pytest.raises(ValueError, match="invalid action"):
+            single.step(bad)
 
 
 @pytest.mark.slow

@@ -57,12 +57,20 @@ cdef class VecCore:
 
     def step(self, actions):
         """One step of every env; returns -1, or the first env whose action is illegal."""
-        cdef cnp.ndarray a = actions
+        cdef cnp.ndarray a = actions if type(actions) is np.ndarray else None
         cdef int r
-        if (type(actions) is not np.ndarray or a.dtype.num != cnp.NPY_INT32
-                or not cnp.PyArray_IS_C_CONTIGUOUS(a)):
+        if (a is None or a.dtype.num != cnp.NPY_INT32 or not cnp.PyArray_IS_C_CONTIGUOUS(a)):
+            given = np.asarray(actions)
+            if given.dtype.kind not in "iu":  # 19.7 is not taken as 19, True not as 1
+                raise ValueError(f"invalid actions: expected integer action ids, got "
+                                 f"{given.dtype} values")
+            if given.shape != (self.n_envs,):
+                raise ValueError(f"invalid actions: expected shape ({self.n_envs},), "
+                                 f"got {given.shape}")
+            if given.size and (given.min() < -(1 << 31) or given.max() >= 1 << 31):
+                raise ValueError("invalid actions: an action id out of range")
             a = self._actions
-            a[...] = actions  # raises for a wrong shape or a non-integer value
+            a[...] = given
         elif a.ndim != 1 or a.shape[0] != self.n_envs:
             raise ValueError(f"invalid actions: expected shape ({self.n_envs},)")
         with nogil:

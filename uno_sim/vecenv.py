@@ -286,10 +286,11 @@ class UnoSingleEnv(gymnasium.Env):
         if self._state != "playing":
             raise RuntimeError("step() outside an episode: call reset() first")
         c = self._c.core
-        try:
-            self._actions[0] = action
-        except (TypeError, ValueError, OverflowError):
-            raise ValueError(f"invalid action {action!r}: expected an integer") from None
+        a = action[()] if isinstance(action, np.ndarray) and action.ndim == 0 else action
+        if isinstance(a, bool) or not isinstance(a, (int, np.integer)) or not (
+                -(1 << 31) <= a < 1 << 31):  # 19.7 is not taken as 19, True not as 1
+            raise ValueError(f"invalid action {action!r}: expected an integer action id")
+        self._actions[0] = a
         r = self._c.core.step(self._actions)
         if r >= 0:
             if self.illegal_action == "raise":
