@@ -71,17 +71,19 @@ CASES = [
     ("classic", 4, {"scoring": "elimination", "target": 100}, "greedy"),
     ("classic", 2, SHORT, "pimc(samples=2,rollouts=1,value=round)"),
     ("house-2018", 4, SHORT, "greedy"),
-    ("classic", 4, {"teams": True, "target": 100}, "greedy"),
+    ("classic", 4, {"teams": True, "target": 100}, "greedy", 1),  # learning seat 1
+    ("classic", 3, SHORT, "strategic", 2),
 ]
 
 
-@pytest.mark.parametrize("variant,players,rules,opponents", CASES)
-def test_matches_one_game_envs_step_for_step(variant, players, rules, opponents):
+@pytest.mark.parametrize("case", CASES, ids=lambda c: "-".join(map(str, c)))
+def test_matches_one_game_envs_step_for_step(case):
     """EnvPool's check: env i of the vector env is UnoGymEnv(seed + i), game after game."""
+    variant, players, rules, opponents, seat = (case + (0,))[:5]
     n, seed, steps = 3, 20, 250
-    vec = UnoVectorEnv(n, variant=variant, players=players, rules=rules, opponents=opponents)
-    singles = [UnoGymEnv(variant=variant, players=players, rules=rules, opponents=opponents)
-               for _ in range(n)]
+    kw = dict(variant=variant, players=players, rules=rules, opponents=opponents, seat=seat)
+    vec = UnoVectorEnv(n, **kw)
+    singles = [UnoGymEnv(**kw) for _ in range(n)]
     obs, _ = vec.reset(seed=seed)
     sobs = [g.reset(seed=seed + i)[0] for i, g in enumerate(singles)]
     rng = np.random.default_rng(1)
