@@ -1412,8 +1412,8 @@ int uno_env_answer(const uno_obs_layout *L, int players, int side, int seat, int
 /*
  * A vector of stepping games (env.c): n_envs games of one configuration, each with one
  * learning seat whose every decision is asked of the caller; the other seats play `pol`
- * (built-in policies or search players).  Mechanism: each game keeps a snapshot of its
- * last turn start (or round start, via uno_game.on_turn) and the learner's answers since
+ * (built-in policies or search players).  Mechanism: each game keeps a snapshot of the
+ * learner's last turn start (or round start, via uno_game.on_turn) and its answers since
  * (the journal); a step clones the snapshot, replays the turn with the journal and the
  * new answer (the built-in policies draw the same numbers again: their streams are part
  * of the state), and stops (longjmp) at the learner's next decision after writing its
@@ -1423,8 +1423,8 @@ int uno_env_answer(const uno_obs_layout *L, int players, int side, int seat, int
  *        winners, -1 otherwise; UNO_EPISODE_ROUND: an episode is a round, the next one
  *        is the game's next round (a new game after the last): reward +1 when the seat
  *        (or its team) won the round, -1 when another did, 0 for a stalemate.
- * Env i plays the games 0, 1, 2, ... of the run keys[4 * i ..].  Buffers (the caller's,
- * row i for env i): obs[n_envs][L->size], mask[n_envs][L->n_actions].
+ * Env i plays the games 0, 1, 2, ... of its run, in order.  Buffers (the caller's, row i
+ * for env i): obs[n_envs][L->size], mask[n_envs][L->n_actions].
  */
 enum { UNO_EPISODE_GAME = 0, UNO_EPISODE_ROUND = 1 };
 typedef struct uno_venv uno_venv;
@@ -1432,15 +1432,15 @@ typedef struct uno_venv uno_venv;
 uno_venv *uno_venv_new(const uno_config *cfg, const uno_table *t, const uno_policy *pol, int seat,
                        int mode, int n_envs, const uno_obs_layout *L, float *obs, int8_t *mask);
 void uno_venv_free(uno_venv *v);
-/* Starts every env's game 0 of its run; final / ended as in uno_venv_step. */
+/* Starts every env's game 0 of its run (keys[4 * i .. 4 * i + 3] for env i). */
 void uno_venv_reset(uno_venv *v, const uint64_t *keys);
 /*
- * One step of every env: actions[i] answers env i's pending decision.  Writes reward,
- * terminated, truncated (a game past a safety limit) and, for an env whose episode
- * ended, its last observation (decision block and mask zero) into final[i] and the
- * number of the game (round: the round number) that ended; the row of obs / mask then
- * holds the next episode's first decision.  Returns -1, or the first env whose action is
- * outside its mask (nothing is stepped then).
+ * One step of every env: actions[i] (an action id of the layout) answers env i's
+ * pending decision.  Writes reward, terminated, truncated (a game past a safety limit)
+ * and, for an env whose episode ended, its last observation (the table at the end, the
+ * round scored, decision block and mask zero) into row i of final (NULL: not written);
+ * the row of obs / mask then holds the next episode's first decision.  Returns -1, or
+ * the first env whose action is outside its mask (nothing is stepped then).
  */
 int uno_venv_step(uno_venv *v, const int32_t *actions, float *reward, uint8_t *terminated,
                   uint8_t *truncated, float *final);
