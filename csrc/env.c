@@ -5,9 +5,9 @@
  *
  * A uno_venv game stops at each decision of its learning seat.  The engine's decisions
  * happen deep inside a turn, so a stopped game cannot be resumed where it stopped;
- * instead every game keeps the state of its last turn start (or round start: the
- * uno_game.on_turn hook clones the game there) and the learner's answers given since
- * (the journal).  A step clones that snapshot, replays the turn -- the learner's
+ * instead every game keeps its state at the start of the learner's last turn (or of the
+ * round: the uno_game.on_turn hook clones the game there) and the learner's answers
+ * given since (the journal).  A step clones that snapshot, replays from it -- the learner's
  * decisions answered from the journal, then by the new answer; every other seat by its
  * own policy, which draws the same numbers again because its decision streams and their
  * counters are part of the cloned state -- and longjmps out of the engine at the
