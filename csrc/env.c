@@ -339,7 +339,8 @@ static int replay(venv_slot *s, int *w)
     s->skip = 1;
     if (setjmp(jb))
         return RUN_STOPPED;
-    *w = s->snap_p >= 0 ? uno_round_continue(g, s->snap_p) : uno_round_play(g, -1 - s->snap_p, NULL);
+    *w = s->snap_p >= 0 ? uno_round_continue(g, s->snap_p)
+                        : uno_round_play(g, -1 - s->snap_p, NULL);
     return *w == LIMIT || *w <= -3 ? RUN_FAILED : RUN_ROUND_END;
 }
 
