@@ -10,6 +10,7 @@ import argparse
 import json
 import re
 import sys
+import textwrap
 
 from . import __version__
 from .options import UsageError, parse_count, parse_jobs
@@ -72,6 +73,10 @@ def _policies_from(args, players: int):
     return seat_policies(args.policy, players, seats)
 
 
+# the --rule switches (variant, players and deck have their own flags)
+RULE_SWITCHES = tuple(k for k in RULE_KEYS if k not in ("variant", "players", "deck"))
+
+
 def _add_game_options(p):
     p.add_argument("--variant", default=None, help=f"deck and rule family ({', '.join(VARIANTS)})")
     p.add_argument("--players", default=None, help="number of players, 2-10 (default 4)")
@@ -80,7 +85,7 @@ def _add_game_options(p):
     p.add_argument("--seat", action="append", metavar="I=SPEC",
                    help="policy for one seat, e.g. --seat 2=random (repeatable)")
     p.add_argument("--rule", action="append", metavar="KEY=VALUE",
-                   help=f"rule switch (repeatable): {', '.join(RULE_KEYS)}")
+                   help=f"rule switch (repeatable): {', '.join(RULE_SWITCHES)}")
     p.add_argument("--deck", metavar="FILE",
                    help="TOML file overriding the deck table: [count] and [value] tables of "
                         "card = number, [kind.CODE] tables of new card kinds (docs/rules.md)")
@@ -191,8 +196,14 @@ def cmd_run(args) -> int:
     _check_run_flags(args, {a.dest: a.default for a in run_parser._actions})
     as_json = args.format == "json"
     if args.resume:
+        from .runner import is_complete
+
+        finished = is_complete(args.resume)
         res = resume(args.resume, n_jobs=jobs, backend=args.backend, scheduler=args.scheduler,
                      progress=None)
+        if finished:
+            print(f"nothing to do: all {res.n_games:,} games are done",
+                  file=sys.stderr if as_json else sys.stdout)
         print(_summary_json(res) if as_json else res.summary_text())
         return 0
     n = parse_count(args.games)
@@ -302,15 +313,22 @@ def cmd_replay(args) -> int:
     return 0
 
 
+POLICIES_WIDTH = 100  # `uno-sim policies` wraps its lines to this width
+
+
 def cmd_policies(args) -> int:
+    def say(text, indent=""):  # every line within POLICIES_WIDTH characters
+        print(textwrap.fill(text, POLICIES_WIDTH, initial_indent=indent,
+                            subsequent_indent=indent + "    "))
+
     for name in POLICY_NAMES:
-        print(f"{name}: {POLICY_HELP[name]}")
+        say(f"{name}: {POLICY_HELP[name]}")
         for k in KNOBS:
-            print(f"    {k.name:<19} {k.range():<26} default {k.defaults[name]!s:<7} "
-                  f"{k.help}")
-    print("spec: NAME or NAME(KNOB=VALUE,...), e.g. 'greedy(bluff=0.3,challenge=auto)'; "
-          "--policy for every seat, --seat I=SPEC for one")
-    print("user policies: Python callables, through the API (docs/policies.md)")
+            say(f"{k.name:<19} {k.range():<26} default {k.defaults[name]!s}", "    ")
+            say(k.help, "        ")
+    say("spec: NAME or NAME(KNOB=VALUE,...), e.g. 'greedy(bluff=0.3,challenge=auto)'; "
+        "--policy for every seat, --seat I=SPEC for one")
+    say("user policies: Python callables, through the API (docs/policies.md)")
     return 0
 
 
@@ -330,6 +348,9 @@ def cmd_tournament(args) -> int:
             raise UsageError(f"invalid --rule {item!r}: expected KEY=VALUE")
         rules = rules.replace(**{key.strip(): parse_rule_value(key.strip(), value.strip())})
     deals = parse_count(args.deals, "deals")
+    from .tournament import HEADER
+
+    print(textwrap.fill(HEADER, POLICIES_WIDTH))
     for res in tournament(policies, player_counts(args.players), deals, args.seed, rules,
                           args.engine, progress=None):
         print(res.line())
@@ -414,7 +435,9 @@ def cmd_rules(args) -> int:
 
     for r in rows:
         values = {shown(x) for x in r["default"].values()}
-        if len(values) == 1:
+        if r["switch"] == "variant" and len(values) > 1:  # the default of --variant itself
+            default = Rules().variant
+        elif len(values) == 1:
             default = values.pop()
         else:
             default = "; ".join(f"{v}: {shown(x)}" for v, x in r["default"].items())

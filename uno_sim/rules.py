@@ -366,8 +366,8 @@ def switch_table(variants=None) -> list[dict]:
     rows = []
     for s in SWITCHES:
         rows.append({"switch": s.name, "values": s.values_text(),
-                     # `variant` names the variant; its own default is the dataclass's
-                     "default": {v: s.default if s.name == "variant" else defaults[v][s.name]
+                     # under variant v, the switch `variant` is v itself
+                     "default": {v: v if s.name == "variant" else defaults[v][s.name]
                                  for v in variants},
                      "rule": s.rule, "meaning": s.meaning})
     return rows

@@ -1,0 +1,76 @@
+"""What a user meets at the command line: intervals, help texts, resume, completion."""
+
+import re
+
+import pytest
+
+from uno_sim.cli import main
+
+
+def out_of(capsys, *argv):
+    status = main(list(argv))
+    cap = capsys.readouterr()
+    return status, cap.out, cap.err
+
+
+def test_tournament_intervals_stay_inside_0_1_and_even_is_explained(capsys):
+    # greedy beats a greedy that draws voluntarily in almost every deal: a normal interval
+    # around 0.996 ran past 1 here
+    status, out, _ = out_of(capsys, "tournament", "--policy", "greedy", "--policy",
+                            "greedy(voluntary_draw=0.3)", "--players", "2,3", "--deals", "400")
+    assert status == 0
+    rows = re.findall(r"A wins ([\d.]+) \[([\d.]+), ([\d.]+)\] \(even ([\d.]+)", out)
+    assert len(rows) == 2
+    for share, lo, hi, _ in rows:
+        assert 0 <= float(lo) <= float(share) <= float(hi) <= 1
+    assert float(rows[0][0]) < 1  # some deal was lost: the case the normal interval broke
+    assert "even: A's share of the seats" in out.splitlines()[0] + out.splitlines()[1]
+    assert rows[1][3] == "0.667"
+
+
+def test_share_ci_stays_inside_0_1_near_the_edge():
+    from uno_sim.stats import share_ci
+
+    m, lo, hi = share_ci([1.0] * 397 + [0.5, 0.0, 0.0])
+    assert lo < m < hi <= 1
+
+
+def test_rules_of_one_variant_show_that_variant_as_the_default(capsys):
+    _, out, _ = out_of(capsys, "rules", "--variant", "flip")
+    lines = out.splitlines()
+    assert lines[0].startswith("variant ") and lines[2].strip() == "default: flip"
+    _, out, _ = out_of(capsys, "rules")
+    assert out.splitlines()[2].strip() == "default: classic"
+
+
+def test_rule_help_lists_only_rule_switches(capsys):
+    with pytest.raises(SystemExit):
+        main(["run", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    listed = text.split("rule switch (repeatable):")[1].split("--deck")[0]
+    assert "edition" in listed and "stacking" in listed
+    for flag in ("variant", "players", "deck"):
+        assert not re.search(rf"\b{flag}\b", listed), flag
+
+
+def test_policies_lines_fit_in_100_columns(capsys):
+    _, out, _ = out_of(capsys, "policies")
+    assert "bluff" in out and max(map(len, out.splitlines())) <= 100
+
+
+def test_resume_of_a_finished_run_says_there_is_nothing_to_do(tmp_path, capsys):
+    out = str(tmp_path / "r")
+    assert main(["run", "--games", "30", "--players", "3", "--rule", "target=100",
+                 "--out", out]) == 0
+    capsys.readouterr()
+    status, text, _ = out_of(capsys, "run", "--resume", out)
+    assert status == 0
+    assert text.splitlines()[0] == "nothing to do: all 30 games are done"
+    assert "win share" in text  # and the summary
+
+
+def test_report_refuses_jobs_0_before_making_its_folder(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    status, _, err = out_of(capsys, "report", "--jobs", "0")
+    assert status == 2 and "--jobs '0'" in err
+    assert not (tmp_path / "reports").exists()
