@@ -383,12 +383,18 @@ class UnoGymEnv(gymnasium.Env):
     or a list of specs for the other seats in seat order).  Observation and
     action spaces as in `UnoEnv`; the reward is +1 for a won game, -1 for a lost
     one, 0 before the end.
+
+    ``illegal_action``: what an action outside the mask does.  ``"lose"`` (the
+    default) ends the episode with reward -1, so that every action of the action
+    space is a valid step as the Gymnasium API wants (``check_env`` passes);
+    ``"raise"`` raises a ValueError naming the action instead, to catch a learner
+    that ignores the mask.
     """
 
     metadata = {"render_modes": []}
 
     def __init__(self, variant=None, players=None, rules=None, opponents="greedy", seat=0,
-                 illegal_action="raise", **kwargs):
+                 illegal_action="lose", **kwargs):
         if illegal_action not in ("raise", "lose"):
             raise ValueError(f"invalid illegal_action {illegal_action!r}: expected raise or lose")
         self.illegal_action = illegal_action
