@@ -256,15 +256,23 @@ def _one_game_events(args):
                      engine=args.engine).events
 
 
-def _play_human(args) -> list:
-    from .human import InputClosed, play_human
+def _play_human(args) -> list | None:
+    """The game's events, or None when the player quit."""
+    from .human import InputClosed, Quit, play_human
 
     rules = _rules_from(args)
     if not 0 <= args.human < rules.players:
         raise UsageError(f"invalid --human {args.human}: expected a seat 0..{rules.players - 1}")
     policies = _policies_from(args, rules.players)
+    if args.seed is None:  # a new game each time: a seed from the OS, printed to replay it
+        import secrets
+
+        args.seed = secrets.randbits(32)
     try:
         return play_human(rules, policies, args.human, seed=args.seed, game=args.game).events
+    except Quit:
+        print(f"\nYou quit (seed {args.seed}).")
+        return None
     except InputClosed as exc:
         raise UsageError(f"game abandoned: {exc}") from None
 
@@ -280,9 +288,11 @@ def cmd_play(args) -> int:
 
     if args.human is not None:
         events = _play_human(args)
-        if args.trace:
+        if args.trace and events is not None:
             write_trace(events)
         return 0
+    if args.seed is None:
+        args.seed = 0
     events = _one_game_events(args)
     if args.trace:
         write_trace(events)
@@ -571,7 +581,10 @@ def build_parser() -> argparse.ArgumentParser:
                         "of numbers can script a game; q quits); played on the reference "
                         "engine, the same game as the C engine's")
     _add_game_options(p)
-    p.set_defaults(func=cmd_play)
+    # --human without --seed deals a new game each time (the seed is printed); else seed 0
+    p.set_defaults(func=cmd_play, seed=None)
+    next(a for a in p._actions if a.dest == "seed").help = (
+        "seed that fixes the game (default 0; with --human, a new seed each time, printed)")
 
     p = sub.add_parser("replay", help="print a trace as a readable play-by-play",
                        description="Print a JSON Lines trace (FILE, or - for stdin) as a "
