@@ -1,6 +1,10 @@
 """What a user meets at the command line: intervals, help texts, resume, completion."""
 
+import os
 import re
+import shutil
+import subprocess
+import sys
 
 import pytest
 
@@ -74,3 +78,62 @@ def test_report_refuses_jobs_0_before_making_its_folder(tmp_path, monkeypatch, c
     status, _, err = out_of(capsys, "report", "--jobs", "0")
     assert status == 2 and "--jobs '0'" in err
     assert not (tmp_path / "reports").exists()
+
+
+def complete(line):
+    """What `uno-sim` offers for the last word of `line`: argcomplete's finder on the CLI's
+    parser, in process (the bash test below goes through the installed script)."""
+    import argcomplete
+
+    from uno_sim.cli import _add_completers, build_parser
+
+    parser = build_parser()
+    _add_completers(parser)
+    finder = argcomplete.CompletionFinder(parser)
+    prequote, prefix, _, words, wordbreak = argcomplete.split_line(line, len(line))
+    return [w.rstrip() for w in finder._get_completions(words, prefix, prequote, wordbreak)]
+
+
+def test_completion_of_commands_options_and_values():
+    assert complete("uno-sim ru") == ["run", "rules"]
+    assert complete("uno-sim run --var") == ["--variant"]
+    assert complete("uno-sim report --var") == ["--variant", "--variants"]
+    assert complete("uno-sim run --variant fl") == ["flip"]
+    assert "all" in complete("uno-sim bench --variant ")
+    assert complete("uno-sim run --policy gr") == ["greedy"]
+    assert complete("uno-sim run --rule sta") == ["stacking="]
+    assert complete("uno-sim run --rule stacking=") == [
+        "stacking=none", "stacking=draw2", "stacking=draw4", "stacking=both"]
+    assert complete("uno-sim run --rule jump_in=") == ["jump_in=true", "jump_in=false"]
+    assert not [w for w in complete("uno-sim run --rule ") if w.split("=")[0] in
+                ("variant", "players", "deck")]
+    assert {"bluff", "challenge", "balance"} <= set(complete("uno-sim study "))
+    assert {"bash", "zsh", "fish"} <= set(complete("uno-sim completion "))
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+def test_bash_completes_a_rule_name_without_a_trailing_space(capsys):
+    assert main(["completion", "bash"]) == 0
+    script = capsys.readouterr().out
+    bindir = os.path.dirname(sys.executable)  # where the uno-sim script is installed
+
+    def reply(*words):
+        line = " ".join(words)
+        code = (script + f"\nCOMP_LINE='{line}'; COMP_POINT=${{#COMP_LINE}}; "
+                f"COMP_WORDS=({line}); COMP_CWORD={len(words) - 1}; "
+                '_python_argcomplete uno-sim; printf "[%s]\\n" "${COMPREPLY[@]}"')
+        env = dict(os.environ, PATH=bindir + os.pathsep + os.environ.get("PATH", ""))
+        return subprocess.run(["bash", "-c", code], capture_output=True, text=True, env=env,
+                              timeout=60).stdout.split("\n")[:-1]
+
+    if not shutil.which("uno-sim", path=bindir):
+        pytest.skip("the uno-sim script is not installed next to this Python")
+    assert reply("uno-sim", "run", "--rule", "sta") == ["[stacking=]"]
+    assert reply("uno-sim", "run", "--variant", "fl") == ["[flip ]"]
+
+
+@pytest.mark.parametrize("shell,needle", [("bash", "complete "), ("zsh", "#compdef uno-sim"),
+                                          ("fish", "complete --command uno-sim")])
+def test_completion_scripts_for_each_shell(shell, needle, capsys):
+    assert main(["completion", shell]) == 0
+    assert needle in capsys.readouterr().out

@@ -408,7 +408,9 @@ EXAMPLES = {
                    "uno-sim tournament --policy greedy --policy 'greedy(bluff=0.5)' --players 2-4",
                    "uno-sim tournament --variant flip --deals 500"],
     "completion": ["uno-sim completion bash > ~/.local/share/bash-completion/completions/uno-sim",
-                   "source <(uno-sim completion bash)"],
+                   "source <(uno-sim completion bash)",
+                   "uno-sim completion zsh > ~/.zfunc/_uno-sim",
+                   "uno-sim completion fish > ~/.config/fish/completions/uno-sim.fish"],
     "study": ["uno-sim study bluff --games 500 --out studies/bluff",
               "uno-sim study balance --variant flip --players 2-6 --games 1000"],
     "report": ["uno-sim report --variant classic --games 500 --out reports/quick",
@@ -463,61 +465,72 @@ def cmd_rules(args) -> int:
     return 0
 
 
-def completion_script(parser: argparse.ArgumentParser) -> str:
-    """A bash completion script for `uno-sim`, generated from the parser itself."""
+SHELLS = ("bash", "zsh", "fish")  # `uno-sim completion SHELL` (argcomplete writes the script)
+
+
+def completion_script(shell: str = "bash") -> str:
+    """The completion script of `uno-sim` for `shell` (argcomplete's; it calls uno-sim back)."""
+    import argcomplete
+
+    return argcomplete.shellcode(["uno-sim"], shell=shell)
+
+
+def _complete_rule(prefix, **kwargs):
+    """--rule: the switch names with their `=`, then the values of the switch named."""
+    from .rules import SWITCH
+
+    key, sep, _ = prefix.partition("=")
+    if not sep:
+        return [f"{k}=" for k in RULE_SWITCHES if k.startswith(prefix)]
+    s = SWITCH.get(key)
+    if s is None:
+        return []
+    if s.kind == "bool":
+        values = ["true", "false"]
+    elif s.kind == "choice":
+        values = [str(v) for v in s.choices()]
+    elif s.kind == "int" and s.hi is not None and s.hi - s.lo <= 20:
+        values = [str(v) for v in range(s.lo, s.hi + 1)]
+    else:
+        values = []
+    return [f"{key}={v}" for v in values if f"{key}={v}".startswith(prefix)]
+
+
+def _add_completers(parser: argparse.ArgumentParser) -> None:
+    """Values argcomplete offers where argparse has no `choices`: variants, policies, rules."""
+    from argcomplete.completers import ChoicesCompleter
+
     from .policies import POLICIES
-    from .rules import VARIANTS
 
     sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-    cases, values = [], {}
     for name, p in sub.choices.items():
-        opts = [o for a in p._actions for o in a.option_strings]
-        cases.append(f'        {name}) opts="{" ".join(opts)}" ;;')
         for a in p._actions:
-            for o in a.option_strings:
-                if a.choices:
-                    values[o] = " ".join(map(str, a.choices))
-                elif o in ("--variant", "--variants"):
-                    values[o] = " ".join(VARIANTS) + (" all" if name in ("bench", "report",
-                                                                          "rules") else "")
-                elif o == "--policy":
-                    values[o] = " ".join(POLICIES)
-                elif o == "--rule":
-                    values[o] = " ".join(f"{k}=" for k in RULE_KEYS)
-                elif a.metavar in ("FILE", "DIR") or o in ("--out", "--resume", "--config"):
-                    values[o] = "__files__"
-    value_cases = []
-    for o, words in sorted(values.items()):
-        if words == "__files__":
-            value_cases.append(f'        {o}) COMPREPLY=( $(compgen -f -- "$cur") ); return ;;')
-        else:
-            value_cases.append(f'        {o}) COMPREPLY=( $(compgen -W "{words}" -- "$cur") ); '
-                               f'return ;;')
-    return "\n".join([
-        "# bash completion for uno-sim: source <(uno-sim completion bash)",
-        "_uno_sim() {",
-        '    local cur="${COMP_WORDS[COMP_CWORD]}" prev="${COMP_WORDS[COMP_CWORD-1]}"',
-        '    local cmd="${COMP_WORDS[1]}" opts',
-        "    if [[ $COMP_CWORD -eq 1 ]]; then",
-        f'        COMPREPLY=( $(compgen -W "{" ".join(sub.choices)} --help --version" -- "$cur") )',
-        "        return",
-        "    fi",
-        '    case "$prev" in',
-        *value_cases,
-        "    esac",
-        '    case "$cmd" in',
-        *cases,
-        '        *) opts="" ;;',
-        "    esac",
-        '    COMPREPLY=( $(compgen -W "$opts" -- "$cur") )',
-        "}",
-        "complete -o default -F _uno_sim uno-sim",
-        "",
-    ])
+            opts = set(a.option_strings)
+            if opts & {"--variant", "--variants"}:
+                extra = ["all"] if name in ("bench", "report", "rules") else []
+                a.completer = ChoicesCompleter(list(VARIANTS) + extra)
+            elif "--policy" in opts:
+                a.completer = ChoicesCompleter(list(POLICIES))
+            elif "--rule" in opts:
+                a.completer = _complete_rule
+
+
+def _autocomplete(parser: argparse.ArgumentParser) -> None:
+    """Answer the shell's completion request, if this run is one (then exit)."""
+    import os
+
+    if "_ARGCOMPLETE" not in os.environ:
+        return
+    try:
+        import argcomplete
+    except ImportError:  # nothing to complete with: let the shell fall back to file names
+        sys.exit(1)
+    _add_completers(parser)
+    argcomplete.autocomplete(parser)
 
 
 def cmd_completion(args) -> int:
-    print(completion_script(build_parser()), end="")
+    print(completion_script(args.shell), end="")
     return 0
 
 
@@ -649,9 +662,10 @@ def build_parser() -> argparse.ArgumentParser:
         add_commands(sub, parse_count)
 
     p = sub.add_parser("completion", help="print a shell completion script",
-                       description="Print a bash completion script for uno-sim (zsh: load it "
-                                   "after `autoload -U bashcompinit && bashcompinit`).")
-    p.add_argument("shell", choices=("bash",), help="the shell (bash)")
+                       description="Print the completion script of uno-sim for bash, zsh "
+                                   "or fish (argcomplete): commands, options, variants, "
+                                   "policies, rule switches and their values, studies, files.")
+    p.add_argument("shell", choices=SHELLS, help="the shell: " + ", ".join(SHELLS))
     p.set_defaults(func=cmd_completion)
 
     parser.formatter_class = _Formatter
@@ -682,6 +696,7 @@ def main(argv=None) -> int:
     import signal
 
     parser = build_parser()
+    _autocomplete(parser)  # PYTHON_ARGCOMPLETE_OK: a shell asking for completions ends here
     argv = sys.argv[1:] if argv is None else list(argv)
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
