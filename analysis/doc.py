@@ -21,18 +21,22 @@ class Section:
     blocks: list = field(default_factory=list)
 
     def p(self, text: str) -> "Section":
+        """Add a paragraph."""
         self.blocks.append(("p", text))
         return self
 
     def table(self, caption: str, frame: pl.DataFrame) -> "Section":
+        """Add a table (a Polars frame) with its caption."""
         self.blocks.append(("table", caption, frame))
         return self
 
     def figure(self, caption: str, path: str) -> "Section":
+        """Add a figure (a PNG file) with its caption."""
         self.blocks.append(("figure", caption, path))
         return self
 
     def code(self, text: str) -> "Section":
+        """Add a block of code or output."""
         self.blocks.append(("code", text))
         return self
 
@@ -50,7 +54,17 @@ class StudyResult:
     tmp: object = field(default=None, repr=False, compare=False)
 
     def markdown(self, base: str | None = None) -> str:
+        """The study as Markdown (figures linked, relative to `base` when given)."""
         return render_markdown(self.sections, base)
+
+    def _repr_markdown_(self) -> str:
+        """A notebook's view: the study's text, tables and figures (Markdown)."""
+        return self.markdown()
+
+    def _repr_html_(self) -> str:
+        """A notebook's view: the study's text, tables and figures embedded (HTML)."""
+        page = render_html(self.sections, f"Study: {self.name}")
+        return "<div>" + page[page.index("<body>") + 6:page.rindex("</body>")] + "</div>"
 
     def to_json(self, base: str | None = None) -> dict:
         """The study as plain data: its setup(s) and every table as a list of records.
@@ -110,6 +124,7 @@ def sections_json(sections, base: str | None = None) -> dict:
 
 
 def write_json(path: str, data: dict) -> str:
+    """Write `data` as JSON to `path` (NaN as null); returns `path`."""
     with open(path, "w", encoding="utf-8") as f:
         json.dump(_plain(data), f, indent=1, allow_nan=False)
         f.write("\n")
@@ -195,6 +210,7 @@ def render_markdown(sections, base: str | None = None, level: int = 2,
 
 def render_html(sections, title: str, preamble: str = "", level: int = 2,
                 toc_after: int | None = None) -> str:
+    """A self-contained HTML page of `sections` (figures embedded), titled `title`."""
     e = html.escape
     body = [f"<h1>{e(title)}</h1>", preamble]
     for n, sec in enumerate(sections):

@@ -92,6 +92,7 @@ class HumanSeat:
         self.seen = 0  # events already shown
 
     def say(self, text: str = "") -> None:
+        """Print a line to the player."""
         print(text, file=self.out)
 
     def paint(self, text: str, letter: str | None) -> str:
@@ -104,9 +105,11 @@ class HumanSeat:
         return self.paint(card_name(code, self.names), None if wild else code[:1])
 
     def cards(self, codes) -> str:
+        """Cards as names, comma-separated (none for an empty list)."""
         return ", ".join(self.card(c) for c in codes) if codes else "none"
 
     def color(self, letter) -> str:
+        """The name of color `letter` in this variant (none for None)."""
         return self.names[COLORS.index(letter)] if letter in COLORS else "none"
 
     def public_line(self, e: dict) -> str | None:
@@ -136,12 +139,14 @@ class HumanSeat:
         return describe(e, self.names)
 
     def news(self) -> list:
+        """The lines of what happened since the last call, as this seat sees it."""
         events = self.game.events if self.game is not None else []
         lines = [line for e in events[self.seen:] if (line := self.public_line(e))]
         self.seen = len(events)
         return lines
 
     def choice_text(self, obs, a) -> str:
+        """How choice `a` of decision `obs` reads in the menu."""
         d = obs.decision
         if isinstance(a, Action):
             if a.kind == "draw":

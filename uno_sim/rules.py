@@ -280,6 +280,7 @@ class Rules:
         return {k: v for k, v in self.to_dict().items() if base.get(k) != v}
 
     def replace(self, **changes) -> "Rules":
+        """A copy with the given switches changed (checked like the constructor's)."""
         d = self.to_dict()
         if "edition" in changes:  # edition-derived switches follow a new edition
             for name in EDITION_DEFAULTS["modern"]:

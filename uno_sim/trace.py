@@ -22,6 +22,7 @@ def write_jsonl(events, path_or_file) -> None:
 
 
 def read_jsonl(path_or_file) -> list[dict]:
+    """The events of a JSON Lines trace (a path or an open file); ValueError names a bad line."""
     if hasattr(path_or_file, "read"):
         lines = path_or_file.read().splitlines()
     else:
