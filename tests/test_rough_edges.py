@@ -137,3 +137,20 @@ def test_bash_completes_a_rule_name_without_a_trailing_space(capsys):
 def test_completion_scripts_for_each_shell(shell, needle, capsys):
     assert main(["completion", shell]) == 0
     assert needle in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("flags,parallel", [([], True), (["-n", "0"], False),
+                                            (["-p", "no:xdist"], False)])
+def test_pytest_runs_on_workers_unless_told_otherwise(flags, parallel):
+    # the README's `python -m pytest -q` spreads the suite over the cores (pytest-xdist)
+    pytest.importorskip("xdist")
+    here = os.path.dirname(os.path.abspath(__file__))
+    one = os.path.join(here, "test_api_docs.py") + "::test_help_says_where_to_start"
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("PYTEST_XDIST", "PYTEST_ADDOPTS"))}  # not this run's settings
+    p = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *flags, one],
+                       capture_output=True, text=True, timeout=120, env=env,
+                       cwd=os.path.dirname(here))
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "1 passed" in p.stdout
+    assert bool(re.search(r"\b\d+ workers? \[1 item\]", p.stdout)) == parallel, p.stdout
