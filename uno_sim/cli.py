@@ -360,9 +360,10 @@ def cmd_tournament(args) -> int:
     deals = parse_count(args.deals, "deals")
     from .tournament import HEADER
 
-    print(textwrap.fill(HEADER, POLICIES_WIDTH))
-    for res in tournament(policies, player_counts(args.players), deals, args.seed, rules,
-                          args.engine, progress=None):
+    counts = player_counts(args.players)
+    print(textwrap.fill(HEADER, POLICIES_WIDTH))  # once every value is checked
+    for res in tournament(policies, counts, deals, args.seed, rules, args.engine,
+                          progress=None):
         print(res.line())
     return 0
 
@@ -470,8 +471,10 @@ SHELLS = ("bash", "zsh", "fish")  # `uno-sim completion SHELL` (argcomplete writ
 
 def completion_script(shell: str = "bash") -> str:
     """The completion script of `uno-sim` for `shell` (argcomplete's; it calls uno-sim back)."""
-    import argcomplete
-
+    try:
+        import argcomplete
+    except ImportError:  # an install that predates the dependency
+        raise UsageError("shell completion needs argcomplete: pip install argcomplete") from None
     return argcomplete.shellcode(["uno-sim"], shell=shell)
 
 
