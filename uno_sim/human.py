@@ -30,9 +30,9 @@ SYMBOLS = {"S": "Skip", "R": "Reverse", "+2": "Draw Two", "+1": "Draw One", "+5"
 WILDS = {"W": "Wild", "W+4": "Wild Draw Four", "W+2": "Wild Draw Two", "DW": "Wild",
          "DW+C": "Wild Draw Color", "WH": "Extreme Hit", "WBM": "Badtz-Maru Wild",
          "WX": "Hand Exchange Wild"}
-# ANSI foreground of each color letter (COLORS order); wilds are bold
-ANSI = {"R": "31", "Y": "33", "G": "32", "B": "34", "P": "95", "T": "36", "O": "38;5;208",
-        "V": "35"}
+# ANSI foreground of each color by name (Hello Kitty's color 0 is pink: H1); wilds are bold
+ANSI = {"red": "31", "yellow": "33", "green": "32", "blue": "34", "pink": "95", "teal": "36",
+        "orange": "38;5;208", "purple": "35"}
 
 
 def card_name(code: str, names=COLOR_NAMES) -> str:
@@ -97,7 +97,7 @@ class HumanSeat:
 
     def paint(self, text: str, letter: str | None) -> str:
         """`text` in the ANSI color of color `letter` (bold for None) on a terminal."""
-        return f"\033[{ANSI.get(letter, '1')}m{text}\033[0m" if self.ansi else text
+        return f"\033[{ANSI.get(self.color(letter), '1')}m{text}\033[0m" if self.ansi else text
 
     def card(self, code: str) -> str:
         """A card's name, in its color on a terminal."""
