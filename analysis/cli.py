@@ -109,7 +109,8 @@ def _cmd_report(args, parse_count) -> int:
     cmd = "uno-sim " + " ".join(shlex.quote(a) for a in sys.argv[1:]) \
         if sys.argv and "report" in sys.argv[1:] else None
     res = build(args.variants, games, args.seed, args.out, args.players, command=cmd,
-                n_jobs=n_jobs, n_boot=n_boot, value_games=value_games, trace_games=trace_games, card_games=card_games,
+                n_jobs=n_jobs, n_boot=n_boot, value_games=value_games,
+                trace_games=trace_games, card_games=card_games,
                 progress=None)
     print(f"report in {res['md']}, {res['html']} and {res['json']} ({res['seconds']:.0f} s)")
     return 0

@@ -297,7 +297,7 @@ class UnoEnv(AECEnv):
         return self._seat.observe(self._seat_of[agent])
 
     def step(self, action):
-        """Play `action` for the agent to move (it must be in its action mask; ValueError names it otherwise)."""
+        """Play `action` for the agent to move: one in its action mask (ValueError otherwise)."""
         if self._over or self._key is None:
             return self._step_over(action)
         agent = self.agent_selection

@@ -12,9 +12,8 @@ choice's number from the input stream (a terminal, or a script: ``uno-sim play
 
 from __future__ import annotations
 
-import sys
-
 import os
+import sys
 
 from .cards import COLOR_NAMES, COLORS, color_names, deck_for
 from .reference import Game

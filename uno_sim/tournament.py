@@ -44,7 +44,7 @@ class PairResult:
     even: float  # A's share if both played alike
 
     def line(self) -> str:
-        """One line of `uno-sim tournament`: the share, its interval, the even share, the verdict."""
+        """One line of `uno-sim tournament`: A's share, its interval, the even share, a verdict."""
         verdict = "A better" if self.low > self.even else "B better" if self.high < self.even \
             else "no clear difference"
         return (f"{self.players}p  {self.a:<28} vs {self.b:<28} A wins {self.share:.4f} "

@@ -180,7 +180,7 @@ class UserSeat:
                 return p
 
     def decide(self, raw: RawState, decision: int, arg: int, bounded=None) -> int:
-        """The engine-coded answer of the user policy to decision `decision` (its argument `arg`) in state `raw`."""
+        """The user policy's answer to `decision` (argument `arg`) in `raw`, engine-coded."""
         p = self.seat
         name = DECISIONS[decision]
         hand = raw.hands[p]

@@ -172,7 +172,8 @@ class RunResult:
         rows = [(k, float(v)) for k, v in s.items()
                 if isinstance(v, (int, float)) and not isinstance(v, bool)]
         for w in s["win_share"]:
-            rows += [(f"win_share_{w['seat']}", w["share"]), (f"win_share_{w['seat']}_low", w["low"]),
+            rows += [(f"win_share_{w['seat']}", w["share"]),
+                     (f"win_share_{w['seat']}_low", w["low"]),
                      (f"win_share_{w['seat']}_high", w["high"])]
         for w in s.get("team_win_share", []):
             rows += [(f"team_win_share_{w['team']}", w["share"]),
