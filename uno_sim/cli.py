@@ -699,7 +699,7 @@ def main(argv=None) -> int:
     import signal
 
     parser = build_parser()
-    _autocomplete(parser)  # PYTHON_ARGCOMPLETE_OK: a shell asking for completions ends here
+    _autocomplete(parser)  # a shell asking for completions (uno-sim completion) ends here
     argv = sys.argv[1:] if argv is None else list(argv)
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
