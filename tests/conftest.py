@@ -1,6 +1,7 @@
 """Shared fixtures: rule and policy tests run on both engines.
 
-The suite runs on parallel workers by default (pytest-xdist, one per core: ``-n auto``);
+The suite runs on parallel workers by default (pytest-xdist, one per core: ``-n auto``,
+with ``--dist worksteal``);
 ``-n 0`` or ``-p no:xdist`` runs it in one process, and so does ``--pdb``.
 """
 
@@ -14,6 +15,8 @@ def pytest_cmdline_main(config):
         return
     if config.getoption("numprocesses", None) is None and not config.getoption("usepdb", False):
         config.option.numprocesses = "auto"
+        if config.getoption("dist", "no") == "no":  # idle workers take over queued tests
+            config.option.dist = "worksteal"
 
 
 @pytest.fixture(params=["reference", "c"])
