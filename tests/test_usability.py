@@ -368,6 +368,7 @@ def test_ray_backend_without_ray_is_one_line():
     assert len(r.stderr.strip().splitlines()) == 1
 
 
+@pytest.mark.slow
 def test_sdist_carries_what_the_tests_need(tmp_path):
     pytest.importorskip("build")
     import tarfile
