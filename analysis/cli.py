@@ -99,10 +99,11 @@ def _cmd_study(args, parse_count) -> int:
     if len(variant) != 1:
         from .common import StudyError
         raise StudyError(f"invalid --variant {args.variant!r}: a study takes one variant")
-    out = _writable_out(os.path.join("studies", args.name) if args.out is None else args.out)
     kw = {} if args.name == "balance" else {"n_boot": _boot(parse_count, args.boot)}
+    n_jobs = parse_jobs(args.jobs)  # every value checked before --out is made
+    out = _writable_out(os.path.join("studies", args.name) if args.out is None else args.out)
     res = run_study(args.name, variant[0], args.players, games, args.seed, out,
-                    n_jobs=parse_jobs(args.jobs), **kw)
+                    n_jobs=n_jobs, **kw)
     res.write(out)
     print(res.markdown(base=out))
     print(f"figures, study.md and study.json in {out}")
@@ -122,12 +123,13 @@ def _cmd_report(args, parse_count) -> int:
         if args.value_games else None
     trace_games = _games(parse_count, args.trace_games, "trace-games")
     card_games = _games(parse_count, args.card_games, "card-games")
+    n_jobs, n_boot = parse_jobs(args.jobs), _boot(parse_count, args.boot)  # before --out is made
     _writable_out(args.out)
     cmd = "uno-sim " + " ".join(shlex.quote(a) for a in sys.argv[1:]) \
         if sys.argv and "report" in sys.argv[1:] else None
     res = build(args.variants, games, args.seed, args.out, args.players, command=cmd,
-                n_jobs=parse_jobs(args.jobs), n_boot=_boot(parse_count, args.boot),
-                value_games=value_games, trace_games=trace_games, card_games=card_games,
+                n_jobs=n_jobs, n_boot=n_boot, value_games=value_games,
+                trace_games=trace_games, card_games=card_games,
                 progress=None)
     print(f"report in {res['md']}, {res['html']} and {res['json']} ({res['seconds']:.0f} s)")
     return 0
