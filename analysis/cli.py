@@ -53,6 +53,12 @@ def add_commands(sub, parse_count) -> None:
                    help="traced games per player count for turns and reshuffles (default 200)")
     p.add_argument("--card-games", default="1000",
                    help="traced four-player games for the card values (default 1000)")
+    p.add_argument("--strong-deals", default="16",
+                   help="deals per pairing of the strong-play league (default 16)")
+    p.add_argument("--strong-games", default="60",
+                   help="games (one decision point each) of the strong-play values (default 60)")
+    p.add_argument("--no-strong", action="store_true",
+                   help="leave out the strong-play sections (league, search player's values)")
     p.set_defaults(func=lambda args: _cmd_report(args, parse_count))
 
 
@@ -124,12 +130,17 @@ def _cmd_report(args, parse_count) -> int:
     trace_games = _games(parse_count, args.trace_games, "trace-games")
     card_games = _games(parse_count, args.card_games, "card-games")
     n_jobs, n_boot = parse_jobs(args.jobs), _boot(parse_count, args.boot)  # before --out is made
+    from .strong import MAX_SIZE
+
+    strong = None if args.no_strong else {
+        "deals": parse_count(args.strong_deals, "strong-deals", MAX_SIZE, _IN_MEMORY),
+        "games": parse_count(args.strong_games, "strong-games", MAX_SIZE, _IN_MEMORY)}
     _writable_out(args.out)
     cmd = "uno-sim " + " ".join(shlex.quote(a) for a in sys.argv[1:]) \
         if sys.argv and "report" in sys.argv[1:] else None
     res = build(args.variants, games, args.seed, args.out, args.players, command=cmd,
                 n_jobs=n_jobs, n_boot=n_boot, value_games=value_games,
                 trace_games=trace_games, card_games=card_games,
-                progress=None)
+                progress=None, strong=strong)
     print(f"report in {res['md']}, {res['html']} and {res['json']} ({res['seconds']:.0f} s)")
     return 0

@@ -31,7 +31,7 @@ def build(variants="all", games: int = 2000, seed: int = 0, out: str = "reports/
           players="2,4", balance_players="2-10", trace_games: int = 200, card_games: int = 1000,
           command: str | None = None, n_jobs: int = 1, log=None, n_boot: int = 300,
           value_games: int | None = None, progress: bool | None = None,
-          extra: dict | None = None) -> dict:
+          extra: dict | None = None, strong: dict | None = None) -> dict:
     """Run the studies and write the report; returns {'md', 'html', 'json': paths, 'seconds'}.
 
     The bluff and challenge studies share one solved game per variant and
@@ -39,7 +39,8 @@ def build(variants="all", games: int = 2000, seed: int = 0, out: str = "reports/
     values over `value_games` games (default `games`).  `progress`: a bar over
     the steps (a study of a variant) on stderr or in a notebook (uno_sim.progress;
     None: when one of them is there).  `extra`: results the report's own studies do not hold,
-    for the summary's later answers (`summary.LATER_ANSWERS`).
+    for the summary's later answers (`summary.LATER_ANSWERS`).  `strong`: {'deals', 'games'}
+    of the strong-play sections (`uno_sim.analysis.strong`; None: left out).
     """
     from uno_sim.progress import bar
 
@@ -88,6 +89,13 @@ def build(variants="all", games: int = 2000, seed: int = 0, out: str = "reports/
         sections += r.sections
         setups += r.to_json()["setups"]
         pbar.update(1)
+    if strong:
+        from . import strong as strong_mod
+
+        say("strong play: league and search player's values")
+        r = strong_mod.study(strong["deals"], strong["games"], seed, out, n_jobs)
+        sections += r["sections"]
+        extra = {**(extra or {}), "strong": r}
     pbar.close()
     seconds = time.perf_counter() - t0
     cmd = command or (f"uno-sim report --variants {','.join(names)} --games {games} "

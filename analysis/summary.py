@@ -224,3 +224,13 @@ def section(results: Results, intro: str, extra: dict | None = None, later=None,
         if a.table is not None and a.table.height:
             sec.table("", a.table)
     return sec
+
+
+def _strong_answer(results: Results, extra: dict) -> Answer | None:
+    """Do the answers hold for strong play? (`uno_sim.analysis.strong`, extra['strong'])"""
+    from .strong import strong_answer
+
+    return strong_answer(results, extra)
+
+
+LATER_ANSWERS.append(_strong_answer)

@@ -116,6 +116,10 @@ UNO_INTERNAL UNO_COLD void uno_search_turn(uno_game *g, int p);
    and release. */
 UNO_INTERNAL int uno_search_begin(uno_game *g);
 UNO_INTERNAL void uno_search_end(uno_game *g);
+/* policy.c: counterfactual forcing (uno_force) at a search seat, after its search */
+UNO_INTERNAL UNO_COLD int uno_cf_bluff_point(uno_game *g, int p, int natural);
+UNO_INTERNAL UNO_COLD int uno_cf_challenge_answer(uno_game *g, int victim, int offender,
+                                                  int prev_color, int a);
 /* uno_play_fork: fork the recorded game at its at-th decision into *fork. */
 UNO_INTERNAL void uno_search_fork(uno_game *g, int64_t at, uno_result *fork);
 

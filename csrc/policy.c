@@ -447,6 +447,16 @@ static POLICY_COLD int forced_play(uno_game *g, int p, const uno_policy *pol)
     return builtin_play(g, p, &honest);
 }
 
+/* A bluff decision point of a search seat being forced (search.c): as forced_play, with
+   the search's own answer `natural` already made; 1 when it is the point to force. */
+int uno_cf_bluff_point(uno_game *g, int p, int natural)
+{
+    if (!holds_bluff(g, p, uno_holds_color(g, p)))
+        return 0;
+    return cf_point(g, g->hand_n[p], g->hand_n[uno_next(g, p)],
+                    natural >= 0 && uno_restricted(g, natural), -1, -1.0);
+}
+
 int uno_choose_play(uno_game *g, int p)
 {
     const uno_policy *pol = &g->pol[p];
@@ -605,6 +615,13 @@ static POLICY_COLD int forced_challenge(uno_game *g, int victim, int offender, i
     double q = uno_bluff_probability(g, victim, offender, prev_color);
     return cf_point(g, g->hand_n[victim], g->hand_n[offender], a, truth, q) ? g->force->value
                                                                            : a;
+}
+
+/* A challenge decision point of a search seat being forced (search.c): the search's own
+   answer `a`, or the forced one. */
+int uno_cf_challenge_answer(uno_game *g, int victim, int offender, int prev_color, int a)
+{
+    return forced_challenge(g, victim, offender, prev_color, a);
 }
 
 int uno_forgets_uno(uno_game *g, int p)

@@ -904,6 +904,48 @@ static int legal_answers(const uno_game *g, int o, int decision, int arg, int *a
     return m;
 }
 
+/*
+ * A decision point of the search seat being forced (uno_force, counterfactuals): the
+ * search has answered `natural` (drawing its one search number as usual, so both
+ * alternatives see the same streams after it).  A bluff point: 1 plays the natural answer
+ * when it is a restricted card, else the first restricted card; 0 the natural answer when
+ * it is honest, else the search's best honest answer (the same search over the answers
+ * that are not restricted, from the same samples).  A challenge point: the forced answer.
+ * The alternative that agrees with the search's own answer replays the game exactly.
+ */
+static int forced_search(struct uno_search *x, uno_game *g, int o, int decision, int arg,
+                         const int *ans, int m, int natural, const uint64_t key[4],
+                         const uint64_t key2[4])
+{
+    uno_force *f = g->force;
+    if (f->kind == UNO_CF_CHALLENGE && decision == UNO_DEC_CHALLENGE)
+        return uno_cf_challenge_answer(g, o, arg & 0xff, (arg >> 8) - 1, natural);
+    if (f->kind != UNO_CF_BLUFF || decision != UNO_DEC_PLAY ||
+        !uno_cf_bluff_point(g, o, natural))
+        return natural;
+    int bluffed = natural >= 0 && uno_restricted(g, natural);
+    if (f->value == bluffed)
+        return natural;
+    int honest[UNO_MAX_ACTIONS], h = 0, first_r = -1;
+    for (int i = 0; i < m; i++) {
+        if (ans[i] >= 0 && uno_restricted(g, ans[i])) {
+            if (first_r < 0)
+                first_r = ans[i];
+        } else {
+            honest[h++] = ans[i];
+        }
+    }
+    if (f->value)
+        return first_r >= 0 ? first_r : natural;
+    if (h == 0)
+        return natural;
+    if (h == 1)
+        return honest[0];
+    int b = x->orig[o].id == UNO_POLICY_PIMC ? pimc(x, g, o, decision, arg, honest, h, key, key2)
+                                             : ismcts(x, g, o, decision, arg, honest, h, key, key2);
+    return b >= 0 ? honest[b] : honest[0];
+}
+
 static int search_decide(struct uno_search *x, uno_game *g, int o, int decision, int arg)
 {
     const uno_policy *pol = &x->orig[o];
@@ -922,7 +964,11 @@ static int search_decide(struct uno_search *x, uno_game *g, int o, int decision,
     const uint64_t key2[4] = {w, UINT64_C(0x5345415243480002), (uint64_t)decision, 2};
     int best = pol->id == UNO_POLICY_PIMC ? pimc(x, g, o, decision, arg, ans, m, key, key2)
                                           : ismcts(x, g, o, decision, arg, ans, m, key, key2);
-    return best >= 0 ? ans[best] : dispatch(g, x->fallback, o, decision, arg);
+    if (best < 0)
+        return dispatch(g, x->fallback, o, decision, arg); /* forced there, if it must be */
+    if (UNO_UNLIKELY(g->force != NULL) && g->force->seat == o)
+        return forced_search(x, g, o, decision, arg, ans, m, ans[best], key, key2);
+    return ans[best];
 }
 
 /* ------------------------------------------------------------------------- */

@@ -188,7 +188,7 @@ def test_a_percentile_interval_beside_its_estimate_is_drawn(tmp_path, capsys):
 @pytest.mark.parametrize("argv", [
     ["study", "balance", "--games", "1", "--players", "2"],
     ["report", "--variants", "classic", "--games", "4", "--players", "2", "--trace-games",
-     "4", "--card-games", "4", "--boot", "20"],
+     "4", "--card-games", "4", "--boot", "20", "--no-strong"],
 ])
 def test_small_studies_and_reports_run(argv, tmp_path, capsys):
     rc, _, err = _run(argv + ["--out", str(tmp_path / "s")], capsys)
