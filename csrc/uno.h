@@ -575,6 +575,8 @@ typedef struct uno_round_rows uno_round_rows; /* defined with uno_play_games */
  * policy's own).  The policy draws its random numbers as usual first, so the
  * rest of the game sees the same streams.  Every decision point is counted,
  * and the first UNO_CF_MAX are described in `pt`.
+ * A search seat (pimc, ismcts) is forced after its search has answered (search.c
+ * forced_search).
  */
 enum { UNO_CF_BLUFF = 0, UNO_CF_CHALLENGE = 1 };
 #define UNO_CF_MAX 64

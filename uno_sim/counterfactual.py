@@ -119,7 +119,9 @@ def decision_values(kind: str, *, variant: str = "classic", players: int = 2, po
     an alternative, that never ends (the engine's safety limit, docs/engine.md) has no
     value: its points are left out.
 
-    The seat must play a built-in policy.  Results do not depend on `n_jobs`.
+    The seat must play a built-in policy or a search player (pimc, ismcts: the search answers
+    first, then the point is forced; search.c forced_search).  Results do not depend on
+    `n_jobs`.
     """
     if kind not in KINDS:
         raise RulesError(f"invalid kind {kind!r}: expected bluff or challenge")
