@@ -349,7 +349,8 @@ static int play_game(const uno_config *cfg, const uno_table *t, const uno_policy
     }
     int dealer = choose_dealer(&g);
     for (;;) {
-        if (g.rounds >= (cfg->max_rounds > 0 ? cfg->max_rounds : UNO_MAX_ROUNDS))
+        if (g.rounds >= (cfg->max_rounds > 0 ? cfg->max_rounds : UNO_MAX_ROUNDS) ||
+            g.turns >= UNO_MAX_GAME_TURNS)
             return fail(res, UNO_ERR_LIMIT, -1);
         int winner = uno_round_play(&g, dealer, NULL);
         if (winner <= -3)
