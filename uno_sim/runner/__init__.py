@@ -35,14 +35,15 @@ from .aggregate import RunResult, aggregate, merge_aggregates
 from .columns import (BATCH, PROGRESS_BATCH, ROUND_COLUMNS, SCHEMA_VERSION, games_frame,
                       play_columns, reference_games, rounds_frame, win_matrix)
 from .errors import RunError
-from .execute import dask_client, merge, resume, run_shard, simulate
-from .storage import (DEFAULT_SHARD, MANIFEST_FORMAT, MAX_SHARDS, Plan, finalize, is_complete,
-                      load, lock_out, make_manifest, manifest_id, part_path, prepare_out,
-                      shard_done)
+from .execute import dask_client, merge, resume, run_shard, simulate, verify
+from .storage import (DEFAULT_SHARD, MANIFEST_FORMAT, MAX_SHARDS, Check, DiskError, Plan,
+                      check_run, finalize, is_complete, load, lock_out, make_manifest,
+                      manifest_id, part_path, prepare_out, shard_done)
 
 __all__ = ["RunResult", "aggregate", "merge_aggregates", "BATCH",
            "PROGRESS_BATCH", "ROUND_COLUMNS", "SCHEMA_VERSION", "games_frame", "play_columns",
            "reference_games", "rounds_frame", "win_matrix", "RunError", "dask_client", "merge",
-           "resume", "run_shard", "simulate", "DEFAULT_SHARD", "MANIFEST_FORMAT", "MAX_SHARDS",
+           "resume", "run_shard", "simulate", "verify", "Check", "DiskError", "check_run",
+           "DEFAULT_SHARD", "MANIFEST_FORMAT", "MAX_SHARDS",
            "Plan", "finalize", "is_complete", "load", "lock_out", "make_manifest", "manifest_id",
            "part_path", "prepare_out", "shard_done"]

@@ -22,9 +22,10 @@ from ..rules import Rules
 from .aggregate import RunResult, aggregate, merge_aggregates
 from .columns import games_frame, play_columns, rounds_frame
 from .errors import RunError
-from .storage import (DEFAULT_SHARD, MAX_SHARDS, Plan, _atomic_write_parquet, _atomic_write_text,
-                      _clean_tmp, _read_manifest, _shard_base, _shard_ok, finalize, is_complete,
-                      load, lock_out, make_manifest, manifest_id, parquet_metadata, prepare_out)
+from .storage import (Check, DEFAULT_SHARD, MAX_SHARDS, Plan, _atomic_write_parquet, _atomic_write_text,
+                      _clean_tmp, _read_manifest, _shard_base, _shard_ok, check_run, finalize,
+                      is_complete, lock_out, make_manifest, manifest_id, parquet_metadata,
+                      prepare_out, record_digest, refuse_foreign, remove_shard)
 
 def run_shard(manifest: dict, i: int, out: str | None, keep_cols: bool = False,
               on_batch=None):
@@ -46,6 +47,7 @@ def run_shard(manifest: dict, i: int, out: str | None, keep_cols: bool = False,
                                                         parquet_metadata(manifest, "rounds"))
         record = {"shard": i, "manifest": manifest_id(manifest), "first_game": first,
                   "games": n, "aggregates": agg, "files": files}
+        record["sha256"] = record_digest(record)
         _atomic_write_text(base + ".json", json.dumps(record))
     return agg, (cols if keep_cols else None)
 
@@ -437,13 +439,15 @@ def simulate(variant: str | None = None, games: int = 1000, players: int | None 
 
 
 @contextmanager
-def _held_run(out: str, verb: str):
+def _held_run(out: str, verb: str, shared: bool = False):
     """The manifest of the run in `out`, with `out` locked for this process meanwhile;
     RunError naming `verb` when there is no run there."""
+    if not os.path.isdir(out):
+        raise RunError(f"cannot {verb} {out!r}: no such directory")
     manifest = _read_manifest(out)
     if manifest is None:
         raise RunError(f"cannot {verb} {out!r}: no manifest.json there")
-    lock = lock_out(out)
+    lock = lock_out(out, shared)
     try:
         yield manifest
     finally:
@@ -452,12 +456,20 @@ def _held_run(out: str, verb: str):
 
 def resume(out: str, n_jobs: int = 1, backend: str = "local", scheduler: str | None = None,
            progress: bool | None = None) -> RunResult:
-    """Finish an interrupted run: compute only the shards missing from `out`, then merge."""
+    """Finish an interrupted run, or repair a damaged one: every shard record and row
+    file is checked (`check_run`); the shards missing or damaged are computed again, then
+    the run is merged.  A folder holding files the run did not write is refused."""
     with _held_run(out, "resume") as manifest:
-        if is_complete(out):
-            return load(out)
+        check = check_run(out, manifest)
+        refuse_foreign(check)
+        if check.ok:
+            return RunResult(manifest, check.total, out=out)
         _clean_tmp(out)
-        todo = [i for i in range(manifest["n_shards"]) if not _shard_ok(out, i, manifest)]
+        todo = sorted(check.missing + list(check.damaged))
+        if todo and check.complete:  # no longer complete until the damage is repaired
+            os.unlink(os.path.join(out, "summary.json"))
+        for i in check.damaged:
+            remove_shard(out, i)
         _, _, wall = _drive(manifest, todo, out, n_jobs, backend, scheduler, progress, False)
         plan = Plan(manifest["games"], manifest["shard_size"])
         last = plan.n_shards - 1
@@ -468,8 +480,19 @@ def resume(out: str, n_jobs: int = 1, backend: str = "local", scheduler: str | N
 
 
 def merge(out: str) -> RunResult:
-    """Check that every shard of an array-job run is present and from one manifest; merge."""
+    """Check that every shard of an array-job run is present, intact and from one
+    manifest; merge.  A damaged shard or a foreign file is one line (`--resume` computes
+    damaged shards again)."""
     with _held_run(out, "merge") as manifest:
-        if is_complete(out):
-            return load(out)
+        check = check_run(out, manifest)
+        refuse_foreign(check)
+        if check.ok:
+            return RunResult(manifest, check.total, out=out)
         return finalize(out, manifest)
+
+
+def verify(out: str) -> "Check":
+    """Check the run in `out` without changing it: every record, row file, name and the
+    summary (`check_run`).  Returns the Check; its `.problems()` are one line each."""
+    with _held_run(out, "verify", shared=True) as manifest:
+        return check_run(out, manifest)
