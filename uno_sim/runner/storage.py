@@ -349,14 +349,16 @@ def check_run(out: str, manifest: dict, files: bool = True) -> Check:
             check.files += 1 + len(rec["files"])
             agg = rec["aggregates"]
             check.total = agg if check.total is None else merge_aggregates([check.total, agg])
-    if check.complete and not check.missing and not check.damaged:
-        check.summary = _summary_problem(out, manifest, check.total)
-        check.files += 1
+    if check.complete:
+        check.summary = _summary_problem(out, manifest, check.total,
+                                         not check.missing and not check.damaged)
+        check.files += not check.summary
     return check
 
 
-def _summary_problem(out: str, manifest: dict, total: dict) -> str | None:
-    """None when summary.json holds the summary of the records (and a timing)."""
+def _summary_problem(out: str, manifest: dict, total: dict, whole: bool) -> str | None:
+    """None when summary.json holds the summary of the records (and a timing); when
+    some records are damaged (not `whole`), only that it reads."""
     try:
         with open(os.path.join(out, "summary.json"), encoding="utf-8") as f:
             doc = json.load(f)
@@ -364,6 +366,8 @@ def _summary_problem(out: str, manifest: dict, total: dict) -> str | None:
         return "unreadable (truncated or not JSON)"
     if not isinstance(doc, dict):
         return "not a summary"
+    if not whole:
+        return None
     want = json.loads(json.dumps(RunResult(manifest, total).summary()))
     if any(doc.get(k) != v for k, v in want.items()) or set(doc) - set(want) - _TIMING_KEYS:
         return "differs from the summary of the shard records (edited or damaged)"
