@@ -55,18 +55,64 @@ def add_commands(sub, parse_count) -> None:
     p.set_defaults(func=lambda args: _cmd_report(args, parse_count))
 
 
+OUTPUT_MARK = ".uno-sim-output.json"  # in a study's or report's --out: the files it wrote
+
+
+def _our_files(out: str) -> list[str]:
+    """Every file under `out` but the mark, as paths relative to it."""
+    found = []
+    for root, dirs, files in os.walk(out):
+        dirs.sort()
+        for name in sorted(files):
+            rel = os.path.relpath(os.path.join(root, name), out)
+            if rel != OUTPUT_MARK:
+                found.append(rel)
+    return found
+
+
 def _writable_out(out: str) -> str:
     """--out, created now: a file there, or a folder that cannot be written, is one line
-    before any game is played."""
+    before any game is played.  A folder that is neither empty nor an earlier output of
+    `study` or `report` (its mark lists every file in it) is refused: no file uno-sim did
+    not write is ever overwritten."""
+    import json
+
     from .common import StudyError
 
+    if os.path.isdir(out):
+        held = _our_files(out)
+        try:
+            with open(os.path.join(out, OUTPUT_MARK), encoding="utf-8") as f:
+                mark = json.load(f)
+            ours = set(mark["files"]) if mark.get("package") == "uno-sim" else None
+        except (OSError, ValueError, TypeError, KeyError, AttributeError):
+            ours = None
+        stranger = next((f for f in held if ours is None or f not in ours), None)
+        if stranger is not None:
+            raise StudyError(f"--out {out!r} holds {stranger!r}, which uno-sim did not write; "
+                             "use a new or empty directory")
     try:
         os.makedirs(out, exist_ok=True)
     except OSError as exc:
         raise StudyError(f"cannot write --out {out!r}: {exc.strerror}") from None
     if not os.access(out, os.W_OK):
         raise StudyError(f"cannot write --out {out!r}: permission denied")
+    _mark_output(out)
     return out
+
+
+def _mark_output(out: str) -> None:
+    """Record every file now in `out` as written by uno-sim (before and after a command
+    writes there, so a command cut off halfway leaves a folder it may write again)."""
+    import json
+
+    from .common import StudyError
+
+    try:
+        with open(os.path.join(out, OUTPUT_MARK), "w", encoding="utf-8") as f:
+            json.dump({"package": "uno-sim", "files": _our_files(out)}, f, indent=1)
+    except OSError as exc:
+        raise StudyError(f"cannot write --out {out!r}: {exc.strerror}") from None
 
 
 def _cmd_study(args, parse_count) -> int:
@@ -83,9 +129,12 @@ def _cmd_study(args, parse_count) -> int:
         raise StudyError(f"invalid --variant {args.variant!r}: a study takes one variant")
     out = _writable_out(args.out or os.path.join("studies", args.name))
     kw = {} if args.name == "balance" else {"n_boot": parse_count(args.boot, "boot")}
-    res = run_study(args.name, variant[0], args.players, games, args.seed, out,
-                    n_jobs=parse_jobs(args.jobs), **kw)
-    res.write(out)
+    try:
+        res = run_study(args.name, variant[0], args.players, games, args.seed, out,
+                        n_jobs=parse_jobs(args.jobs), **kw)
+        res.write(out)
+    finally:
+        _mark_output(out)
     print(res.markdown(base=out))
     print(f"figures, study.md and study.json in {out}")
     return 0
@@ -106,9 +155,12 @@ def _cmd_report(args, parse_count) -> int:
     _writable_out(args.out)
     cmd = "uno-sim " + " ".join(shlex.quote(a) for a in sys.argv[1:]) \
         if sys.argv and "report" in sys.argv[1:] else None
-    res = build(args.variants, games, args.seed, args.out, args.players, command=cmd,
-                n_jobs=parse_jobs(args.jobs), n_boot=parse_count(args.boot, "boot"),
-                value_games=value_games, trace_games=trace_games, card_games=card_games,
-                progress=None)
+    try:
+        res = build(args.variants, games, args.seed, args.out, args.players, command=cmd,
+                    n_jobs=parse_jobs(args.jobs), n_boot=parse_count(args.boot, "boot"),
+                    value_games=value_games, trace_games=trace_games, card_games=card_games,
+                    progress=None)
+    finally:
+        _mark_output(args.out)
     print(f"report in {res['md']}, {res['html']} and {res['json']} ({res['seconds']:.0f} s)")
     return 0
