@@ -71,11 +71,8 @@ def _disk_error(path: str, exc: BaseException) -> DiskError:
     """One line for a write that failed: a full disk says to free space and resume."""
     out = os.path.dirname(os.path.dirname(path)) if os.path.basename(
         os.path.dirname(path)) == "shards" else os.path.dirname(path)
-    text = str(exc)
-    full = getattr(exc, "errno", None) in (errno.ENOSPC, errno.EDQUOT) or \
-        "No space left on device" in text or "os error 28" in text
-    why = "no space left on the device" if full else (
-        getattr(exc, "strerror", None) or text.splitlines()[0] if text else type(exc).__name__)
+    full = getattr(exc, "errno", None) in (errno.ENOSPC, errno.EDQUOT)
+    why = "no space left on the device" if full else (exc.strerror or str(exc))
     return DiskError(f"cannot write {path!r}: {why}; the finished shards are kept: "
                      f"{'free some space, then ' if full else ''}"
                      f"`uno-sim run --resume {out}` computes the rest")
@@ -111,24 +108,31 @@ def parquet_metadata(manifest: dict, table: str) -> dict:
 
 
 def _atomic_write_parquet(frame, path: str, metadata: dict | None = None) -> dict:
-    """Write, fsync, rename; returns what the shard marker records of the file."""
+    """Write, fsync, rename; returns what the shard marker records of the file.
+
+    The Parquet bytes are made in memory (a shard is small) and written by Python, so a
+    full disk is an OSError (ENOSPC) here, never a writer's error from halfway through a
+    file; the temporary file is removed whatever happens."""
+    import io
+
+    buf = io.BytesIO()
+    frame.write_parquet(buf, metadata=metadata)
+    data = buf.getvalue()
     tmp = f"{path}.tmp{os.getpid()}"
     try:
-        _write_parquet(frame, tmp, metadata)
-        with open(tmp, "rb") as f:
-            digest = _sha256_file(f)
-            os.fsync(f.fileno())
+        _write_bytes(tmp, data)
         os.replace(tmp, path)
-    except Exception as exc:  # OSError, or Polars' own error around one (a full disk)
+    except OSError as exc:
         _unlink_quietly(tmp)
-        if isinstance(exc, OSError) or "os error" in str(exc) or "No space" in str(exc):
-            raise _disk_error(path, exc) from None
-        raise
-    return {"rows": frame.height, "bytes": os.path.getsize(path), "sha256": digest}
+        raise _disk_error(path, exc) from None
+    return {"rows": frame.height, "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
 
 
-def _write_parquet(frame, path: str, metadata: dict | None) -> None:
-    frame.write_parquet(path, metadata=metadata)
+def _write_bytes(path: str, data: bytes) -> None:
+    with open(path, "wb") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
 
 
 def _sha256_file(f) -> str:
