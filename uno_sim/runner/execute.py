@@ -73,6 +73,15 @@ def _execute(manifest, shards, out, n_jobs, backend, scheduler, keep_cols, progr
                 for i, agg, cols in joblib.Parallel(n_jobs=n_jobs, return_as="generator")(tasks()):
                     progress.update(plan.shard(i)[1])
                     yield i, agg, cols
+        except Exception as exc:
+            # a shard whose workers died more often than the scheduler allows
+            # (distributed.scheduler.allowed-failures); a lost worker's shard is retried
+            if type(exc).__name__ != "KilledWorker":
+                raise
+            where = (f"the finished shards are kept in {out}: `uno-sim run --resume {out}` "
+                     f"computes the rest" if out else "run it again")
+            raise RunError(f"Dask workers died running a shard, more often than the "
+                           f"scheduler retries it; {where}") from None
         finally:
             if own:
                 client.close()

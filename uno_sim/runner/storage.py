@@ -280,8 +280,9 @@ class Check:
             head = ", ".join(str(i) for i in self.missing[:10]) + \
                 (" ..." if len(self.missing) > 10 else "")
             state = "deleted from a finished run" if self.complete else "not computed yet"
-            lines.append(f"{len(self.missing)} of {n} shards have no record ({state}): {head}; "
-                         f"`uno-sim run --resume {out}` computes them")
+            which = f"shard {head}" if len(self.missing) == 1 else f"shards {head}"
+            lines.append(f"{len(self.missing)} of {n} shards have no record ({state}): "
+                         f"{which}; `uno-sim run --resume {out}` computes them")
         for path in self.leftovers:
             lines.append(f"{os.path.relpath(path, out)}: a temporary file of a writer that "
                          f"died; `uno-sim run --resume {out}` removes it")
