@@ -25,6 +25,25 @@ def cli(*args, env=None, **kw):
                           env=full, **kw)
 
 
+class Done:
+    def __init__(self, returncode, stdout, stderr):
+        self.returncode, self.stdout, self.stderr = returncode, stdout, stderr
+
+    def __repr__(self):
+        return f"Done({self.returncode}, {self.stdout!r}, {self.stderr!r})"
+
+
+@pytest.fixture
+def run_cli(capsys):
+    """`uno-sim ARGS` in this process (as `cli`, without an interpreter's start-up)."""
+    def go(*args):
+        capsys.readouterr()
+        code = main([str(a) for a in args])
+        cap = capsys.readouterr()
+        return Done(code, cap.out, cap.err)
+    return go
+
+
 def one_line_error(proc, *words, code=2):
     assert proc.returncode == code, (proc.returncode, proc.stdout, proc.stderr)
     assert proc.stderr.count("\n") == 1 and proc.stderr.startswith("uno-sim: error:"), \
@@ -102,24 +121,23 @@ RUN = ("run", "--games", "300", "--shard-size", "100", "--players", "3", "--rule
 
 def a_run(tmp_path, name="r", *extra):
     out = tmp_path / name
-    proc = cli(*RUN, *extra, "--out", out)
-    assert proc.returncode == 0, proc.stderr
+    assert main([str(a) for a in (*RUN, *extra, "--out", out)]) == 0
     return out
 
 
 @pytest.mark.parametrize("plant", ["games.parquet/mydata.parquet", "summary.json",
                                    "shards/notes.txt", "rounds.parquet"])
-def test_a_folder_holding_only_a_users_files_is_refused_untouched(tmp_path, plant):
+def test_a_folder_holding_only_a_users_files_is_refused_untouched(tmp_path, plant, run_cli):
     out = tmp_path / "mine"
     (out / plant).parent.mkdir(parents=True, exist_ok=True)
     (out / plant).write_text("the user's own")
     before = sorted(str(p.relative_to(out)) for p in out.rglob("*"))
-    one_line_error(cli(*RUN, "--out", out), "not empty and holds no uno-sim run")
+    one_line_error(run_cli(*RUN, "--out", out), "not empty and holds no uno-sim run")
     assert sorted(str(p.relative_to(out)) for p in out.rglob("*")) == before
     assert (out / plant).read_text() == "the user's own"
 
 
-def test_a_foreign_part_in_a_finished_run_is_never_read_as_rows(tmp_path):
+def test_a_foreign_part_in_a_finished_run_is_never_read_as_rows(tmp_path, run_cli):
     import polars as pl
 
     from uno_sim.runner import load
@@ -129,7 +147,7 @@ def test_a_foreign_part_in_a_finished_run_is_never_read_as_rows(tmp_path):
     pl.DataFrame({"x": [1, 2, 3]}).write_parquet(out / "games.parquet" / "mydata.parquet")
     assert load(str(out)).games.equals(games)  # the run's own parts, by name
     for args in (("run", "--resume", out), ("merge", out)):
-        one_line_error(cli(*args), "mydata.parquet", "did not write", "move them out")
+        one_line_error(run_cli(*args), "mydata.parquet", "did not write", "move them out")
     assert (out / "games.parquet" / "mydata.parquet").exists()
 
 
@@ -203,26 +221,26 @@ def finished(tmp_path_factory):
 
 @pytest.mark.parametrize("kind", DAMAGE)
 def test_damage_to_a_finished_run_is_found_by_verify_merge_and_resume(finished, tmp_path,
-                                                                      kind):
+                                                                      kind, run_cli):
     good, other = finished
     out = tmp_path / "run"
     shutil.copytree(good, out)
-    assert cli("verify", out).returncode == 0
+    assert run_cli("verify", out).returncode == 0
     damage(out, other, kind)
-    found = cli("verify", out)
+    found = run_cli("verify", out)
     assert found.returncode == 1 and found.stdout == "", found
     assert found.stderr.count("\n") == 1 and "--resume" in found.stderr, found.stderr
     where = ("summary.json" if "summary" in kind else
              "shard 2" if kind == "flipped byte in a part" else "shard 1")
     assert where in found.stderr, found.stderr
-    merged = cli("merge", out)
+    merged = run_cli("merge", out)
     if "summary" in kind:  # merge rewrites what the intact records determine
         assert merged.returncode == 0, merged.stderr
     else:
         one_line_error(merged, "absent or damaged", "--resume")
-    resumed = cli("run", "--resume", out)
+    resumed = run_cli("run", "--resume", out)
     assert resumed.returncode == 0, resumed.stderr
-    ok = cli("verify", out)
+    ok = run_cli("verify", out)
     assert ok.returncode == 0 and ok.stdout.startswith("OK:"), ok
     for what in ("games", "rounds"):
         for i in range(3):
@@ -232,23 +250,24 @@ def test_damage_to_a_finished_run_is_found_by_verify_merge_and_resume(finished, 
         json.loads((good / "summary.json").read_text())["win_share"]
 
 
-def test_a_foreign_part_and_another_runs_record_are_refused_not_used(finished, tmp_path):
+def test_a_foreign_part_and_another_runs_record_are_refused_not_used(finished, tmp_path,
+                                                                    run_cli):
     good, other = finished
     out = tmp_path / "run"
     shutil.copytree(good, out)
     shutil.copy(good / PART, out / "games.parquet/part-000007.parquet")  # past the plan
-    found = cli("verify", out)
+    found = run_cli("verify", out)
     assert found.returncode == 1 and "part-000007.parquet" in found.stderr
-    one_line_error(cli("run", "--resume", out), "part-000007.parquet", "did not write")
+    one_line_error(run_cli("run", "--resume", out), "part-000007.parquet", "did not write")
     (out / "games.parquet/part-000007.parquet").unlink()
     shutil.copy(other / RECORD, out / RECORD)
     for args in (("verify", out), ("merge", out), ("run", "--resume", out)):
-        one_line_error(cli(*args), "shard 1", "belongs to another run")
+        one_line_error(run_cli(*args), "shard 1", "belongs to another run")
 
 
-def test_verify_of_a_folder_without_a_run_is_one_line_and_status_2(tmp_path):
-    one_line_error(cli("verify", tmp_path), "no manifest.json")
-    one_line_error(cli("verify", tmp_path / "nowhere"), "no such directory")
+def test_verify_of_a_folder_without_a_run_is_one_line_and_status_2(tmp_path, run_cli):
+    one_line_error(run_cli("verify", tmp_path), "no manifest.json")
+    one_line_error(run_cli("verify", tmp_path / "nowhere"), "no such directory")
 
 
 @pytest.mark.slow
@@ -402,6 +421,7 @@ def _can_mount_tmpfs():
                           capture_output=True).returncode == 0
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not _can_mount_tmpfs(), reason="needs unprivileged user namespaces")
 def test_a_real_full_disk_is_one_line_for_jobs_1_2_and_resume(tmp_path):
     """A 400 KiB tmpfs, mounted in a user namespace of its own (no root needed)."""
