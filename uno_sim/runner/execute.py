@@ -69,19 +69,9 @@ def _execute(manifest, shards, out, n_jobs, backend, scheduler, keep_cols, progr
     if backend == "dask":
         client, own = dask_client(scheduler)
         try:
-            with joblib.parallel_config(backend="dask", client=client):
-                for i, agg, cols in joblib.Parallel(n_jobs=n_jobs, return_as="generator")(tasks()):
-                    progress.update(plan.shard(i)[1])
-                    yield i, agg, cols
-        except Exception as exc:
-            # a shard whose workers died more often than the scheduler allows
-            # (distributed.scheduler.allowed-failures); a lost worker's shard is retried
-            if type(exc).__name__ != "KilledWorker":
-                raise
-            where = (f"the finished shards are kept in {out}: `uno-sim run --resume {out}` "
-                     f"computes the rest" if out else "run it again")
-            raise RunError(f"Dask workers died running a shard, more often than the "
-                           f"scheduler retries it; {where}") from None
+            for i, agg, cols in _dask_shards(client, manifest, shards, out, n_jobs, keep_cols):
+                progress.update(plan.shard(i)[1])
+                yield i, agg, cols
         finally:
             if own:
                 client.close()
@@ -217,6 +207,46 @@ def _quiet_loky_tracker() -> None:
     current = os.environ.get("PYTHONWARNINGS", "")
     if LOKY_TRACKER_QUIET not in current:
         os.environ["PYTHONWARNINGS"] = ",".join(filter(None, [current, LOKY_TRACKER_QUIET]))
+
+
+def _dask_shards(client, manifest, shards, out, n_jobs, keep_cols):
+    """Shards on a Dask cluster, yielding results as they finish: a bounded window of
+    futures in flight (twice the cluster's threads or --jobs, whichever is more), so a
+    run of a million shards does not flood the scheduler.  A lost worker's shard is
+    retried by the scheduler; a shard whose workers die more often than it allows
+    (distributed.scheduler.allowed-failures) stops the run with one line."""
+    from distributed import as_completed
+
+    threads = sum(client.nthreads().values()) or 1
+    window = 2 * max(threads, n_jobs if n_jobs > 0 else 1)
+    todo = iter(shards)
+
+    def submit(i):
+        return client.submit(_run_shard_indexed, manifest, i, out, keep_cols, pure=False)
+
+    running = [submit(i) for _, i in zip(range(window), todo)]
+    done = as_completed(running, loop=client.loop)
+    try:
+        for fut in done:
+            try:
+                i, agg, cols = fut.result()
+            except Exception as exc:
+                if type(exc).__name__ != "KilledWorker":
+                    raise
+                where = (f"the finished shards are kept in {out}: `uno-sim run --resume "
+                         f"{out}` computes the rest" if out else "run it again")
+                raise RunError(f"Dask workers died running a shard, more often than the "
+                               f"scheduler retries it; {where}") from None
+            running.remove(fut)
+            nxt = next(todo, None)
+            if nxt is not None:
+                fut2 = submit(nxt)
+                running.append(fut2)
+                done.add(fut2)
+            yield i, agg, cols
+    finally:
+        if running:  # interrupted or failed: the shards in flight are not wanted
+            client.cancel(running)
 
 
 RAY_BLOCK = 64  # shards per joblib call on Ray
