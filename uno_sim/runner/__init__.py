@@ -11,6 +11,12 @@ rename), the shard's summary JSON last: a shard counts as done exactly when its
 summary exists.  A run killed at any moment keeps every finished shard, and
 `resume()` computes only the missing ones.
 
+Integrity.  Every shard record carries the SHA-256 of its own content and the
+sizes and SHA-256 of its row files; `check_run` (behind `verify`, `merge`,
+`resume` and `finalize`) checks them all, every name in the folder and
+summary.json.  `resume()` computes damaged shards again; nothing reads,
+removes or overwrites a file the run did not write.
+
 Layout of an output directory::
 
     DIR/manifest.json                 what the run is (rules, policies, seed, plan)
