@@ -15,7 +15,11 @@ import statistics
 import subprocess
 import time
 
-from .rules import Rules
+from .options import count_text
+from .rules import Rules, RulesError
+
+MAX_GAMES = 10**6  # games of one timed run: their columns are held in memory (~350 B each)
+MAX_REPEATS = 1000
 
 
 def machine() -> str:
@@ -101,6 +105,13 @@ def run_bench(variants=("classic",), players=(2, 4, 7, 10), policy="greedy", gam
 
     from .progress import bar
 
+    for name, value, lo, hi in (("games", games, 1, MAX_GAMES),
+                                ("repeats", repeats, 1, MAX_REPEATS),
+                                ("reference-games", reference_games, 0, MAX_GAMES),
+                                ("user-games", user_games, 0, MAX_GAMES)):
+        if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+            raise RulesError(f"invalid {name.replace('-', '_')} {value!r}: expected an integer "
+                             f"{lo}..{count_text(hi)}")
     extra = len(variants) * len(players) if reference_games or user_games else 0
     pbar = bar(len(variants) * len(players) + extra, "bench", unit="cell", enabled=progress)
     write = out

@@ -64,8 +64,11 @@ def _policies_from(args, players: int):
     seats = {}
     for item in args.seat or []:
         seat, sep, spec = item.partition("=")
-        if not sep or not seat.strip().isdigit():
+        if not sep or not re.fullmatch(r"-?[0-9]+", seat.strip()):  # not "²": ASCII digits
             raise UsageError(f"invalid --seat {item!r}: expected SEAT=SPEC, e.g. 2=greedy")
+        if not 0 <= int(seat) < players:
+            raise UsageError(f"invalid --seat {item!r}: seat {int(seat)} is not a seat of "
+                             f"{players} players (0..{players - 1})")
         if int(seat) in seats:
             raise UsageError(f"invalid --seat {item!r}: seat {int(seat)} is given twice")
         seats[int(seat)] = spec
@@ -91,10 +94,11 @@ def _add_game_options(p):
 
 def _parse_shard(text):
     k, sep, m = str(text).partition("/")
-    if not sep or not k.strip().isdigit() or not m.strip().isdigit():
+    if not sep or not re.fullmatch(r"-?[0-9]+", k.strip()) \
+            or not re.fullmatch(r"-?[0-9]+", m.strip()):
         raise UsageError(f"invalid --shard {text!r}: expected K/M, e.g. 7/100")
     k, m = int(k), int(m)
-    if m < 1 or k >= m:
+    if m < 1 or not 0 <= k < m:
         raise UsageError(f"invalid --shard {text!r}: expected 0 <= K < M")
     return k, m
 
@@ -130,14 +134,13 @@ def _apply_config(args, parser, given=frozenset()):
     `given` names the flags given on the command line (`explicit_dests`): each of
     them keeps its value even when it equals the flag's default.
     """
-    import tomllib
+    from .files import read_toml
 
     try:
-        with open(args.config, "rb") as f:
-            cfg = tomllib.load(f)
+        cfg = read_toml(args.config)
     except OSError as exc:
         raise UsageError(f"cannot read --config {args.config!r}: {exc.strerror}") from None
-    except ValueError as exc:  # TOMLDecodeError, or bytes that are not UTF-8
+    except ValueError as exc:  # TOMLDecodeError, not UTF-8, not a regular file, too large
         raise UsageError(f"invalid --config {args.config!r}: {exc}") from None
     defaults = {a.dest: a.default for a in parser._actions}
     for key, value in cfg.items():
@@ -148,6 +151,13 @@ def _apply_config(args, parser, given=frozenset()):
         if isinstance(value, bool) and bool not in kinds or not isinstance(value, kinds):
             raise UsageError(f"invalid {key} = {value!r} in --config {args.config!r}: expected "
                              + " or ".join(CONFIG_TYPE_NAMES[k] for k in kinds))
+        if dest in ("rule", "seat") and isinstance(value, list):
+            bad = next((v for v in value if not isinstance(v, str)), None)
+            if bad is not None:
+                form = "KEY=VALUE" if dest == "rule" else "SEAT=SPEC"
+                raise UsageError(f"invalid {key} = {_toml_text(value)} in --config "
+                                 f"{args.config!r}: expected a list of \"{form}\" strings "
+                                 f"or a table, not {bad!r}")
         if dest == "rule" and isinstance(value, dict):
             value = [f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in value.items()]
         if dest == "seat" and isinstance(value, dict):
@@ -156,6 +166,11 @@ def _apply_config(args, parser, given=frozenset()):
             setattr(args, dest, list(value) + list(getattr(args, dest) or []))
         elif dest not in given and getattr(args, dest) == defaults.get(dest):
             setattr(args, dest, str(value) if dest in ("games", "jobs", "shard") else value)
+
+
+def _toml_text(value) -> str:
+    text = json.dumps(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 CONFIG_TYPES = {"variant": (str,), "games": (int, str), "players": (int,), "policy": (str,),
@@ -195,6 +210,7 @@ def cmd_run(args) -> int:
                      progress=None)
         print(_summary_json(res) if as_json else res.summary_text())
         return 0
+    _a_name(args.out, "out", "a directory")
     n = parse_count(args.games)
     shard_size = parse_count(args.shard_size, "shard-size")
     rules = _rules_from(args)
@@ -273,8 +289,17 @@ def _play_human(args) -> list:
         raise UsageError(f"game abandoned: {exc}") from None
 
 
+def _a_name(text, flag: str, what: str) -> None:
+    """A file or directory name given empty (`--out ''`, a script's unset variable) is
+    refused as such, before the system's error for it ("permission denied") can mislead."""
+    if text is not None and not str(text).strip():
+        raise UsageError(f"invalid --{flag} {text!r}: expected the name of {what}")
+
+
 def cmd_play(args) -> int:
     from .trace import replay_lines, write_jsonl
+
+    _a_name(args.trace, "trace", "a file")
 
     def write_trace(events):
         try:
@@ -297,11 +322,13 @@ def cmd_play(args) -> int:
 
 
 def cmd_replay(args) -> int:
-    from .trace import read_jsonl, replay_lines
+    from .trace import read_jsonl, replay_lines, validate
 
     if args.file:
         try:
-            events = read_jsonl(sys.stdin if args.file == "-" else args.file)
+            source = getattr(sys.stdin, "buffer", sys.stdin) if args.file == "-" else args.file
+            events, lines = read_jsonl(source, line_numbers=True)
+            validate(events, lines)
         except OSError as exc:
             raise UsageError(f"cannot read trace {args.file!r}: {exc.strerror}") from None
         except ValueError as exc:
@@ -343,29 +370,106 @@ def cmd_tournament(args) -> int:
         key, sep, value = item.partition("=")
         if not sep:
             raise UsageError(f"invalid --rule {item!r}: expected KEY=VALUE")
+        if key.strip() == "players":  # each pairing is played at every count of --players
+            raise UsageError(f"invalid --rule {item!r}: a tournament takes its player counts "
+                             f"from --players (e.g. --players {value.strip()})")
         rules = rules.replace(**{key.strip(): parse_rule_value(key.strip(), value.strip())})
-    deals = parse_count(args.deals, "deals")
+    from .tournament import MAX_DEALS
+
+    deals = parse_count(args.deals, "deals", MAX_DEALS, "deals per pairing and player count")
     for res in tournament(policies, player_counts(args.players), deals, args.seed, rules,
                           args.engine, progress=None):
         print(res.line())
     return 0
 
 
-def _count_or_zero(text, what) -> int:
-    return 0 if str(text).strip() == "0" else parse_count(text, what)
+def _league_estimate_line(league, left_out) -> str:
+    e = league.estimate
+    n = len(league.players)
+    pairings = n * (n - 1) // 2
+    tables = len(league.variants) * len(league.player_counts)
+    wall = e["wall_seconds"]
+    left = f" (left out, unknown to this installation: {', '.join(left_out)})" if left_out \
+        else ""
+    return (f"league: {n} players{left}, {pairings} pairing(s) x {tables} table(s) "
+            f"({', '.join(league.variants)} at {','.join(map(str, league.player_counts))} "
+            f"players), {league.deals} deals each: estimated {e['cpu_seconds']:.3g} CPU-s of "
+            f"games, about {wall / 60:.3g} min on {league.jobs} job(s) (from "
+            f"{e['timing_cpu_seconds']:.2g} CPU-s of self-play timing)"
+            + ("; over 30 min: --quick plays fewer deals at lower search budgets, --jobs N "
+               "shares the work" if wall > 1800 else ""))
+
+
+def cmd_league(args) -> int:
+    from .league import default_players, play_league
+
+    left_out = []
+    if args.policy:
+        players = args.policy
+    else:
+        players, left_out = default_players(args.quick)
+    deals = None if args.deals is None else parse_count(args.deals, "deals")
+    bootstrap = 0 if str(args.bootstrap).strip() == "0" else parse_count(args.bootstrap,
+                                                                          "bootstrap")
+    variants = list(VARIANTS) if args.variant == "all" else [
+        v.strip() for v in args.variant.split(",")]
+    for v in variants:
+        Rules(variant=v)  # validates the name
+    switches = {}
+    for item in args.rule or []:
+        key, sep, value = item.partition("=")
+        key = key.strip()
+        if not sep:
+            raise UsageError(f"invalid --rule {item!r}: expected KEY=VALUE")
+        if key in switches:
+            raise UsageError(f"invalid --rule {item!r}: {key} is given twice")
+        switches[key] = parse_rule_value(key, value.strip())
+
+    def estimate(league):
+        print(_league_estimate_line(league, left_out), file=sys.stderr, flush=True)
+
+    league = play_league(players, variants=variants, player_counts=player_counts(args.players),
+                         deals=deals, quick=args.quick, seed=args.seed, rules=switches,
+                         bootstrap=bootstrap, anchor=args.anchor, jobs=parse_jobs(args.jobs),
+                         engine=args.engine, out=args.out, progress=None,
+                         on_estimate=estimate, estimate_only=args.estimate)
+    if args.estimate:
+        tables = list(league.timing)
+        w = max(len("player"), *(len(n) for n in league.players))
+        print(f"{'player':<{w}}  " + "  ".join(f"{t:>12}" for t in tables)
+              + "   (CPU microseconds per decision, self-play)")
+        for name in league.players:
+            print(f"{name:<{w}}  " + "  ".join(f"{league.timing[t][name] * 1e6:>12.3g}"
+                                                for t in tables))
+        return 0
+    print(league.text())
+    print(f"\nleague games: {league.cpu_seconds:.1f} CPU-s; wall time {league.wall_seconds:.1f} s "
+          f"on {league.jobs} job(s)")
+    if args.out:
+        print(f"results in {args.out} (league.json, league.md, league.png)")
+    return 0
+
+
+def _count_or_zero(text, what, most=None, why="") -> int:
+    return 0 if str(text).strip() == "0" else parse_count(text, what, most, why)
 
 
 def cmd_bench(args) -> int:
-    from .bench import run_bench
+    from .bench import MAX_GAMES, MAX_REPEATS, run_bench
+
+    held = "one timed run holds every game's columns in memory"
 
     players = player_counts(args.players)
     variants = list(VARIANTS) if args.variant == "all" else args.variant.split(",")
     for v in variants:
         Rules(variant=v)  # validates the name
     run_bench(variants=variants, players=players, policy=args.policy,
-              games=parse_count(args.games), repeats=parse_count(args.repeats, "repeats"),
-              reference_games=_count_or_zero(args.reference_games, "reference-games"),
-              user_games=_count_or_zero(args.user_games, "user-games"), progress=None)
+              games=parse_count(args.games, "games", MAX_GAMES, held),
+              repeats=parse_count(args.repeats, "repeats", MAX_REPEATS),
+              reference_games=_count_or_zero(args.reference_games, "reference-games",
+                                             MAX_GAMES),
+              user_games=_count_or_zero(args.user_games, "user-games", MAX_GAMES),
+              progress=None)
     return 0
 
 
@@ -393,6 +497,10 @@ EXAMPLES = {
     "tournament": ["uno-sim tournament --players 2,4 --deals 2000",
                    "uno-sim tournament --policy greedy --policy 'greedy(bluff=0.5)' --players 2-4",
                    "uno-sim tournament --variant flip --deals 500"],
+    "league": ["uno-sim league --quick --jobs 2 --out leagues/quick",
+               "uno-sim league --policy random --policy greedy --policy strategic "
+               "--players 2 --variant classic --deals 500",
+               "uno-sim league --estimate"],
     "completion": ["uno-sim completion bash > ~/.local/share/bash-completion/completions/uno-sim",
                    "source <(uno-sim completion bash)"],
     "study": ["uno-sim study bluff --games 500 --out studies/bluff",
@@ -462,8 +570,8 @@ def completion_script(parser: argparse.ArgumentParser) -> str:
                 if a.choices:
                     values[o] = " ".join(map(str, a.choices))
                 elif o in ("--variant", "--variants"):
-                    values[o] = " ".join(VARIANTS) + (" all" if name in ("bench", "report",
-                                                                          "rules") else "")
+                    values[o] = " ".join(VARIANTS) + (
+                        " all" if name in ("bench", "league", "report", "rules") else "")
                 elif o == "--policy":
                     values[o] = " ".join(POLICIES)
                 elif o == "--rule":
@@ -633,6 +741,46 @@ def build_parser() -> argparse.ArgumentParser:
                    help="compiled engine (default) or the Python reference engine")
     p.set_defaults(func=cmd_tournament)
 
+    from .league import DEFAULT_DEALS, QUICK_DEALS
+
+    p = sub.add_parser("league", help="rated league: every pairing, Bradley-Terry ratings",
+                       description="Play every pairing of the players on the same deals with "
+                                   "the seats rotated (A, B, A, B, ...), at each variant and "
+                                   "player count; fit Bradley-Terry ratings on the Elo scale "
+                                   "(one player anchored at 0, greedy by default) with 95% "
+                                   "bootstrap intervals over deals; measure each player's CPU "
+                                   "time per decision. Prints the tables and the estimated "
+                                   "cost first; --out DIR writes league.json, league.md and "
+                                   "league.png (rating against thinking time).")
+    p.add_argument("--policy", action="append", metavar="SPEC",
+                   help="a player (repeatable; default: the default league, "
+                        "uno_sim.league.DEFAULT_LEAGUE: random, greedy, strategic and the "
+                        "search players this installation has)")
+    p.add_argument("--players", default="2,4", help="player counts (default 2,4)")
+    p.add_argument("--variant", default="classic,flip",
+                   help="variants, comma-separated, or all (default classic,flip)")
+    p.add_argument("--rule", action="append", metavar="KEY=VALUE",
+                   help="rule switch for every variant (repeatable)")
+    p.add_argument("--deals", default=None,
+                   help="deals per pairing and table, each played once per rotation "
+                        f"(default {DEFAULT_DEALS}; {QUICK_DEALS} with --quick)")
+    p.add_argument("--quick", action="store_true",
+                   help="fewer deals and the default league's lower search budgets")
+    p.add_argument("--bootstrap", default="1000",
+                   help="bootstrap resamples for the intervals (0: none; default 1000)")
+    p.add_argument("--anchor", metavar="SPEC", help="the player rated 0 (default greedy)")
+    p.add_argument("--seed", type=int, default=0, help="seed that fixes every result (default 0)")
+    p.add_argument("--jobs", default="1", help="worker processes, -1 for all cores; the "
+                                               "results are the same at any number (default 1)")
+    p.add_argument("--engine", choices=("c", "reference"), default="c",
+                   help="compiled engine (default) or the Python reference engine")
+    p.add_argument("--out", metavar="DIR",
+                   help="write league.json, league.md and league.png to DIR (new, empty, or "
+                        "a former league's)")
+    p.add_argument("--estimate", action="store_true",
+                   help="time the players, print the estimated cost and stop")
+    p.set_defaults(func=cmd_league)
+
     try:  # `study` and `report` live in the analysis package (docs/studies.md)
         from .analysis.cli import add_commands
     except ImportError:
@@ -670,11 +818,39 @@ def _stopped(args, what: str) -> str:
     return f"uno-sim: {what}"
 
 
+def _glue_dash_values(parser, argv: list) -> list:
+    """`--seat -1=greedy`, `--shard -1/2`: argparse takes a value that starts with a dash
+    for an option and says "expected one argument"; glued as `--seat=-1=greedy` it reaches
+    the check that names what is wrong with it.  A value is glued when it starts with a
+    single dash and is no option of the command (`--seat --policy x` still lacks one)."""
+    sub = parser._subparsers._group_actions[0].choices if parser._subparsers else {}
+    if not argv or argv[0] not in sub:
+        return argv
+    p = sub[argv[0]]
+    takes = {o for a in p._actions if type(a) in (argparse._StoreAction, argparse._AppendAction)
+             and a.nargs is None for o in a.option_strings}
+    out, i = [argv[0]], 1
+    while i < len(argv):
+        a = argv[i]
+        if a == "--":
+            return out + argv[i:]
+        nxt = argv[i + 1] if i + 1 < len(argv) else None
+        if a in takes and nxt is not None and nxt.startswith("-") and len(nxt) > 1 \
+                and not nxt.startswith("--") and nxt not in p._option_string_actions:
+            out.append(f"{a}={nxt}")
+            i += 2
+            continue
+        out.append(a)
+        i += 1
+    return out
+
+
 def main(argv=None) -> int:
     import signal
 
     parser = build_parser()
     argv = sys.argv[1:] if argv is None else list(argv)
+    argv = _glue_dash_values(parser, argv)
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()
@@ -685,6 +861,9 @@ def main(argv=None) -> int:
     except ValueError:  # not the main thread
         pass
     try:
+        from .progress import env_setting
+
+        env_setting()  # a bad UNO_SIM_PROGRESS is one line before any work
         if getattr(args, "config", None):
             _apply_config(args, build_parser()._subparsers._group_actions[0].choices[args.command],
                           explicit_dests(parser, argv))

@@ -20,6 +20,7 @@ from .rng import Rng, key_from_seed
 from .trace import describe
 from .userpolicy import Action
 
+MAX_LINE = 100  # characters of an answer looked at; a longer line is no choice
 HIDDEN = ("draw", "draw_until", "press", "put_down")  # cards only their holder sees
 
 
@@ -39,7 +40,7 @@ class HumanSeat:
     def __init__(self, seat: int, variant: str, inp=None, out=None):
         self.seat = seat
         self.names = color_names(variant)
-        self.inp = inp or sys.stdin
+        self.inp = inp if inp is not None else sys.stdin  # None: Python started without one
         self.out = out or sys.stdout
         self.game = None  # reference.Game: its events so far are what happened
         self.seen = 0  # events already shown
@@ -131,15 +132,42 @@ class HumanSeat:
         n = len(obs.actions)
         while True:
             print(f"choice [1-{n}]: ", end="", file=self.out, flush=True)
-            line = self.inp.readline()
+            line = self.read_line()
             if not line or line.strip().lower() in ("q", "quit"):
                 raise InputClosed("the input ended before the game did")
             text = line.strip()
-            if not self.inp.isatty():  # a scripted game: show the answer in the transcript
-                self.say(text)
-            if text.isdigit() and 1 <= int(text) <= n:
+            if not self.interactive():  # a scripted game: show the answer in the transcript
+                self.say(text[:MAX_LINE])
+            # ASCII digits only: "²" and "٣" pass str.isdigit but are no choice number
+            if len(text) <= MAX_LINE and text.isascii() and text.isdigit() \
+                    and 1 <= int(text) <= n:
                 return obs.actions[int(text) - 1]
-            self.say(f"invalid choice {text!r}: enter a number from 1 to {n} (q quits)")
+            shown = repr(text) if len(text) <= MAX_LINE else \
+                f"{text[:20]!r}... (a line of more than {MAX_LINE} characters)"
+            self.say(f"invalid choice {shown}: enter a number from 1 to {n} (q quits)")
+
+    def read_line(self) -> str:
+        """One line of input, at most MAX_LINE + 1 characters of it kept (the rest of a
+        longer line is read and dropped, a bounded piece at a time); '' at the end of the
+        input, when the stream is closed, or when there is none (stdin closed at start)."""
+        if self.inp is None:
+            return ""
+        try:
+            line = self.inp.readline(MAX_LINE + 1)
+            if len(line) > MAX_LINE and not line.endswith("\n"):  # overlong: drop the rest
+                while (rest := self.inp.readline(2**16)) and not rest.endswith("\n"):
+                    pass
+            return line
+        except UnicodeDecodeError:
+            return "(bytes that are not text)\n"
+        except (ValueError, OSError):  # a closed stream ("I/O operation on closed file")
+            return ""
+
+    def interactive(self) -> bool:
+        try:
+            return self.inp is not None and self.inp.isatty()
+        except (ValueError, OSError):
+            return False
 
 
 def play_human(rules, policies, seat: int, seed: int = 0, game: int = 0, inp=None, out=None):

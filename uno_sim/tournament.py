@@ -18,9 +18,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .options import count_text
 from .policies import parse_policy
 from .rules import Rules, RulesError
 from .stats import share_ci
+
+
+# At most this many deals per pairing: the per-deal scores are kept (8 bytes each), the
+# games' columns only a batch at a time.
+MAX_DEALS = 10**7
+DEAL_BATCH = 100_000
 
 
 @dataclass
@@ -47,8 +54,9 @@ def play_pair(a, b, players: int = 2, deals: int = 1000, seed: int = 0, rules: R
     """A vs B over `deals` deals, each played once per seat rotation."""
     from .runner import play_columns, win_matrix
 
-    if deals < 2:
-        raise RulesError(f"invalid deals {deals}: expected at least 2")
+    if isinstance(deals, bool) or not isinstance(deals, (int, np.integer)) \
+            or not 2 <= deals <= MAX_DEALS:
+        raise RulesError(f"invalid deals {deals!r}: expected an integer 2..{count_text(MAX_DEALS)}")
     rules = (rules or Rules()).replace(players=players)
     sa, sb = parse_policy(a), parse_policy(b)
     base = [s % 2 == 0 for s in range(players)]  # True: an A seat
@@ -56,8 +64,10 @@ def play_pair(a, b, players: int = 2, deals: int = 1000, seed: int = 0, rules: R
     for r in range(players):
         mine = np.array(base[-r:] + base[:-r] if r else base)
         specs = [sa if m else sb for m in mine]
-        cols = play_columns(rules, specs, seed, 0, deals, engine=engine)
-        score += win_matrix(cols)[:, mine].sum(axis=1)
+        for first in range(0, deals, DEAL_BATCH):  # each game has its own seed: same games
+            k = min(DEAL_BATCH, deals - first)
+            cols = play_columns(rules, specs, seed, first, k, engine=engine)
+            score[first:first + k] += win_matrix(cols)[:, mine].sum(axis=1)
     score /= players
     m, lo, hi = share_ci(list(score))
     return PairResult(str(sa), str(sb), players, deals, m, lo, hi, sum(base) / players)

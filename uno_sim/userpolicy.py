@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Callable, NamedTuple
 
+import numpy as np
+
 from .cards import COLORS, SIDES
 from .rng import DK_USER
 from .rules import RulesError
@@ -116,9 +118,12 @@ class Observation:
         """Uniform integer in [0, n) from the game's seeded generator (reproducible)."""
         if self._bounded is None:
             raise RuntimeError("this observation is no longer live")
+        # checked here, for both engines alike: the C one would truncate 2.5 to 2
+        if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
+            raise TypeError(f"invalid randint({n!r}): n must be an integer 1 <= n < 2**32")
         if not 1 <= n < 1 << 32:
-            raise ValueError("randint(n) needs 1 <= n < 2**32")
-        return int(self._bounded(n))
+            raise ValueError(f"invalid randint({n!r}): n must be an integer 1 <= n < 2**32")
+        return int(self._bounded(int(n)))
 
 
 @dataclass
