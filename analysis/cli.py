@@ -115,17 +115,19 @@ def _writable_out(out: str) -> str:
         raise StudyError(f"cannot write --out {out!r}: {exc.strerror}") from None
     if not os.access(out, os.W_OK):
         raise StudyError(f"cannot write --out {out!r}: permission denied")
-    _mark_output(out)
     return out
 
 
 def _mark_output(out: str) -> None:
-    """Record every file now in `out` as written by uno-sim (before and after a command
-    writes there, so a command cut off halfway leaves a folder it may write again)."""
+    """Record every file now in `out` as written by uno-sim (after a command wrote there,
+    however it ended, so a command cut off halfway leaves a folder it may write again);
+    a folder it wrote nothing into gets no mark."""
     import json
 
     from .common import StudyError
 
+    if not _our_files(out):
+        return
     try:
         with open(os.path.join(out, OUTPUT_MARK), "w", encoding="utf-8") as f:
             json.dump({"package": "uno-sim", "files": _our_files(out)}, f, indent=1)
@@ -145,11 +147,12 @@ def _cmd_study(args, parse_count) -> int:
     if len(variant) != 1:
         from .common import StudyError
         raise StudyError(f"invalid --variant {args.variant!r}: a study takes one variant")
-    out = _writable_out(os.path.join("studies", args.name) if args.out is None else args.out)
     kw = {} if args.name == "balance" else {"n_boot": _boot(parse_count, args.boot)}
+    jobs = parse_jobs(args.jobs)  # every value checked before --out is touched
+    out = _writable_out(os.path.join("studies", args.name) if args.out is None else args.out)
     try:
         res = run_study(args.name, variant[0], args.players, games, args.seed, out,
-                        n_jobs=parse_jobs(args.jobs), **kw)
+                        n_jobs=jobs, **kw)
         res.write(out)
     finally:
         _mark_output(out)
@@ -171,12 +174,13 @@ def _cmd_report(args, parse_count) -> int:
         if args.value_games else None
     trace_games = _games(parse_count, args.trace_games, "trace-games")
     card_games = _games(parse_count, args.card_games, "card-games")
-    _writable_out(args.out)
+    jobs, boot = parse_jobs(args.jobs), _boot(parse_count, args.boot)
+    _writable_out(args.out)  # after every value is checked
     cmd = "uno-sim " + " ".join(shlex.quote(a) for a in sys.argv[1:]) \
         if sys.argv and "report" in sys.argv[1:] else None
     try:
         res = build(args.variants, games, args.seed, args.out, args.players, command=cmd,
-                    n_jobs=parse_jobs(args.jobs), n_boot=_boot(parse_count, args.boot),
+                    n_jobs=jobs, n_boot=boot,
                     value_games=value_games, trace_games=trace_games, card_games=card_games,
                     progress=None)
     finally:

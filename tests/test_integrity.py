@@ -161,6 +161,25 @@ def test_study_refuses_a_folder_with_a_users_study_file(tmp_path, name):
     assert (out / name).read_text() == "my notes" and os.listdir(out) == [name]
 
 
+def test_a_study_folder_is_written_again_only_while_it_holds_only_uno_sims_files(tmp_path):
+    from uno_sim.analysis.cli import OUTPUT_MARK, _mark_output, _writable_out
+    from uno_sim.analysis.common import StudyError
+
+    out = tmp_path / "s"
+    _writable_out(str(out))
+    assert os.listdir(out) == []  # nothing written, no mark
+    (out / "study.md").write_text("written by a study")
+    _mark_output(str(out))  # what `study` does when it has written
+    assert _writable_out(str(out)) == str(out)
+    (out / "notes.txt").write_text("mine")
+    with pytest.raises(StudyError, match="'notes.txt', which uno-sim did not write"):
+        _writable_out(str(out))
+    (out / "notes.txt").unlink()
+    (out / OUTPUT_MARK).write_text("[]")  # a damaged mark vouches for nothing
+    with pytest.raises(StudyError, match="'study.md'"):
+        _writable_out(str(out))
+
+
 # -- 3. a finished run knows when it is damaged ------------------------------------------
 
 def truncate(path):
