@@ -2,7 +2,6 @@
 run data, damaged runs are found, progress output and a full disk cannot ruin a run
 (docs/engine.md "Safety limits", docs/cluster.md "Checking a run")."""
 
-import errno
 import json
 import os
 import shutil
@@ -74,6 +73,17 @@ def test_both_engines_stop_an_endless_game_at_the_same_turn_with_the_same_error(
     c, ref = errors
     assert str(c) == str(ref) and "did not end within" in str(c)
     assert c.events == ref.events and len(c.events) > 100
+
+
+def test_the_api_on_the_reference_engine_gives_up_like_the_c_engine():
+    from uno_sim import play_game
+
+    errors = []
+    for eng in ("c", "reference"):
+        with pytest.raises(GameLimitError) as e:
+            play_game(policies="random(forget_uno=1,catch=1)", seed=0, game=5, engine=eng)
+        errors.append(str(e.value))
+    assert errors[0] == errors[1]
 
 
 def test_the_reference_engine_has_the_c_engines_default_limits():

@@ -22,10 +22,11 @@ from ..rules import Rules
 from .aggregate import RunResult, aggregate, merge_aggregates
 from .columns import games_frame, play_columns, rounds_frame
 from .errors import RunError
-from .storage import (Check, DEFAULT_SHARD, MAX_SHARDS, Plan, _atomic_write_parquet, _atomic_write_text,
-                      _clean_tmp, _read_manifest, _shard_base, _shard_ok, check_run, finalize,
-                      is_complete, lock_out, make_manifest, manifest_id, parquet_metadata,
-                      prepare_out, record_digest, refuse_foreign, remove_shard)
+from .storage import (DEFAULT_SHARD, MAX_SHARDS, Check, Plan, _atomic_write_parquet,
+                      _atomic_write_text, _clean_tmp, _read_manifest, _shard_base, _shard_ok,
+                      check_run, finalize, lock_out, make_manifest, manifest_id,
+                      parquet_metadata, prepare_out, record_digest, refuse_foreign,
+                      remove_shard)
 
 def run_shard(manifest: dict, i: int, out: str | None, keep_cols: bool = False,
               on_batch=None):
@@ -186,9 +187,11 @@ def _pool_pass(kind, manifest, shards, out, n_jobs, keep_cols, progress):
         _FORK_GAMES = None
         if not ok:  # interrupted or broken: end the workers now, not after their shards
             if kind == "fork":
-                for proc in list(getattr(ex, "_processes", {}).values()):
-                    if proc.is_alive():
-                        proc.terminate()
+                procs = [p for p in getattr(ex, "_processes", {}).values() if p.is_alive()]
+                for proc in procs:
+                    proc.terminate()
+                for proc in procs:  # gone before the run removes what they half wrote
+                    proc.join(timeout=2)
                 ex.shutdown(wait=False, cancel_futures=True)
             else:
                 ex.shutdown(wait=False, kill_workers=True)
@@ -472,6 +475,10 @@ def simulate(variant: str | None = None, games: int = 1000, players: int | None 
                                   scheduler, progress, keep)
         if out is not None:
             return finalize(out, manifest, wall)
+    except BaseException:
+        if lock is not None:  # the workers are gone: what they half wrote goes too
+            _clean_tmp(out)
+        raise
     finally:
         if lock is not None:
             os.close(lock)
@@ -514,7 +521,12 @@ def resume(out: str, n_jobs: int = 1, backend: str = "local", scheduler: str | N
             os.unlink(os.path.join(out, "summary.json"))
         for i in check.damaged:
             remove_shard(out, i)
-        _, _, wall = _drive(manifest, todo, out, n_jobs, backend, scheduler, progress, False)
+        try:
+            _, _, wall = _drive(manifest, todo, out, n_jobs, backend, scheduler, progress,
+                                False)
+        except BaseException:
+            _clean_tmp(out)  # the workers are gone: what they half wrote goes too
+            raise
         plan = Plan(manifest["games"], manifest["shard_size"])
         last = plan.n_shards - 1
         played = len(todo) * plan.shard_size
@@ -535,7 +547,7 @@ def merge(out: str) -> RunResult:
         return finalize(out, manifest)
 
 
-def verify(out: str) -> "Check":
+def verify(out: str) -> Check:
     """Check the run in `out` without changing it: every record, row file, name and the
     summary (`check_run`).  Returns the Check; its `.problems()` are one line each."""
     with _held_run(out, "verify", shared=True) as manifest:
