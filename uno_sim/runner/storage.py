@@ -168,13 +168,12 @@ def _examine_record(out: str, i: int, manifest: dict, mid: str):
     """(shard i's record, None) when it reads and is intact, else (None, why): why is
     "missing", or what is wrong with it.  A record of another run raises ForeignRecord."""
     path = _shard_base(out, i) + ".json"
-    try:
-        with open(path, encoding="utf-8") as f:
-            rec = json.load(f)
+    try:  # bounded, like the manifest: a record linked to /dev/zero is damage, not a hang
+        rec = json.loads(read_capped(path, MANIFEST_MAX_BYTES))
     except FileNotFoundError:
         return None, "missing"
     except (OSError, ValueError):
-        return None, "unreadable (truncated or not JSON)"
+        return None, "unreadable (truncated, not JSON, or not a regular file)"
     if not isinstance(rec, dict) or not isinstance(rec.get("aggregates"), dict):
         return None, "not a shard record"
     if rec.get("manifest") != mid:
@@ -367,10 +366,9 @@ def _summary_problem(out: str, manifest: dict, total: dict, whole: bool) -> str 
     """None when summary.json holds the summary of the records (and a timing); when
     some records are damaged (not `whole`), only that it reads."""
     try:
-        with open(os.path.join(out, "summary.json"), encoding="utf-8") as f:
-            doc = json.load(f)
+        doc = json.loads(read_capped(os.path.join(out, "summary.json"), MANIFEST_MAX_BYTES))
     except (OSError, ValueError):
-        return "unreadable (truncated or not JSON)"
+        return "unreadable (truncated, not JSON, or not a regular file)"
     if not isinstance(doc, dict):
         return "not a summary"
     if not whole:
