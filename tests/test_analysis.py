@@ -468,6 +468,7 @@ def test_balance_study_small(tmp_path):
                for sec in data["sections"] for f in sec["figures"])
 
 
+@pytest.mark.slow
 def test_report_renders(tmp_path):
     from uno_sim.analysis.report import build
 

@@ -15,6 +15,7 @@ ENGINES = ("c", "reference")
 
 
 def engine_module(engine: str):
+    """The module of an engine: uno_sim.engine for "c", uno_sim.reference for "reference"."""
     if engine == "c":
         from . import engine as mod
     elif engine == "reference":

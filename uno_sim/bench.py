@@ -23,6 +23,7 @@ MAX_REPEATS = 1000
 
 
 def machine() -> str:
+    """The CPU model, core count and Python version, as the benchmark tables name the machine."""
     cpu = platform.processor() or platform.machine()
     try:
         with open("/proc/cpuinfo", encoding="utf-8") as f:
@@ -36,6 +37,7 @@ def machine() -> str:
 
 
 def commit() -> str:
+    """The short git commit of the source tree, +changes when it has some (or "unknown")."""
     here = os.path.dirname(os.path.abspath(__file__))
     try:
         out = subprocess.run(["git", "-C", here, "rev-parse", "--short", "HEAD"],
@@ -77,6 +79,7 @@ def _games_per_s(play, rules: Rules, policies, games: int, seed: int) -> float:
 
 
 def time_reference(rules: Rules, policy: str, games: int, seed: int = 1) -> float:
+    """Complete games per second of the Python reference engine on `games` games."""
     from .reference import play_game
 
     return _games_per_s(play_game, rules, policy, games, seed)

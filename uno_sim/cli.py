@@ -10,6 +10,7 @@ import argparse
 import json
 import re
 import sys
+import textwrap
 
 from . import __version__
 from .options import UsageError, parse_count, parse_jobs
@@ -75,6 +76,10 @@ def _policies_from(args, players: int):
     return seat_policies(args.policy, players, seats)
 
 
+# the --rule switches (variant, players and deck have their own flags)
+RULE_SWITCHES = tuple(k for k in RULE_KEYS if k not in ("variant", "players", "deck"))
+
+
 def _add_game_options(p):
     p.add_argument("--variant", default=None, help=f"deck and rule family ({', '.join(VARIANTS)})")
     p.add_argument("--players", default=None, help="number of players, 2-10 (default 4)")
@@ -83,7 +88,7 @@ def _add_game_options(p):
     p.add_argument("--seat", action="append", metavar="I=SPEC",
                    help="policy for one seat, e.g. --seat 2=random (repeatable)")
     p.add_argument("--rule", action="append", metavar="KEY=VALUE",
-                   help=f"rule switch (repeatable): {', '.join(RULE_KEYS)}")
+                   help=f"rule switch (repeatable): {', '.join(RULE_SWITCHES)}")
     p.add_argument("--deck", metavar="FILE",
                    help="TOML file overriding the deck table: [count] and [value] tables of "
                         "card = number, [kind.CODE] tables of new card kinds (docs/rules.md)")
@@ -206,8 +211,14 @@ def cmd_run(args) -> int:
     _check_run_flags(args, {a.dest: a.default for a in run_parser._actions})
     as_json = args.format == "json"
     if args.resume:
+        from .runner import is_complete
+
+        finished = is_complete(args.resume)
         res = resume(args.resume, n_jobs=jobs, backend=args.backend, scheduler=args.scheduler,
                      progress=None)
+        if finished:
+            print(f"nothing to do: all {res.n_games:,} games are done",
+                  file=sys.stderr if as_json else sys.stdout)
         print(_summary_json(res) if as_json else res.summary_text())
         return 0
     _a_name(args.out, "out", "a directory")
@@ -276,15 +287,23 @@ def _one_game_events(args):
                      engine=args.engine).events
 
 
-def _play_human(args) -> list:
-    from .human import InputClosed, play_human
+def _play_human(args) -> list | None:
+    """The game's events, or None when the player quit."""
+    from .human import InputClosed, Quit, play_human
 
     rules = _rules_from(args)
     if not 0 <= args.human < rules.players:
         raise UsageError(f"invalid --human {args.human}: expected a seat 0..{rules.players - 1}")
     policies = _policies_from(args, rules.players)
+    if args.seed is None:  # a new game each time: a seed from the OS, printed to replay it
+        import secrets
+
+        args.seed = secrets.randbits(32)
     try:
         return play_human(rules, policies, args.human, seed=args.seed, game=args.game).events
+    except Quit:
+        print(f"\nYou quit (seed {args.seed}).")
+        return None
     except InputClosed as exc:
         raise UsageError(f"game abandoned: {exc}") from None
 
@@ -309,9 +328,11 @@ def cmd_play(args) -> int:
 
     if args.human is not None:
         events = _play_human(args)
-        if args.trace:
+        if args.trace and events is not None:
             write_trace(events)
         return 0
+    if args.seed is None:
+        args.seed = 0
     events = _one_game_events(args)
     if args.trace:
         write_trace(events)
@@ -344,15 +365,22 @@ def cmd_replay(args) -> int:
     return 0
 
 
+POLICIES_WIDTH = 100  # `uno-sim policies` wraps its lines to this width
+
+
 def cmd_policies(args) -> int:
+    def say(text, indent=""):  # every line within POLICIES_WIDTH characters
+        print(textwrap.fill(text, POLICIES_WIDTH, initial_indent=indent,
+                            subsequent_indent=indent + "    "))
+
     for name in POLICY_NAMES:
-        print(f"{name}: {POLICY_HELP[name]}")
+        say(f"{name}: {POLICY_HELP[name]}")
         for k in KNOBS:
-            print(f"    {k.name:<19} {k.range():<26} default {k.defaults[name]!s:<7} "
-                  f"{k.help}")
-    print("spec: NAME or NAME(KNOB=VALUE,...), e.g. 'greedy(bluff=0.3,challenge=auto)'; "
-          "--policy for every seat, --seat I=SPEC for one")
-    print("user policies: Python callables, through the API (docs/policies.md)")
+            say(f"{k.name:<19} {k.range():<26} default {k.defaults[name]!s}", "    ")
+            say(k.help, "        ")
+    say("spec: NAME or NAME(KNOB=VALUE,...), e.g. 'greedy(bluff=0.3,challenge=auto)'; "
+        "--policy for every seat, --seat I=SPEC for one")
+    say("user policies: Python callables, through the API (docs/policies.md)")
     return 0
 
 
@@ -374,11 +402,13 @@ def cmd_tournament(args) -> int:
             raise UsageError(f"invalid --rule {item!r}: a tournament takes its player counts "
                              f"from --players (e.g. --players {value.strip()})")
         rules = rules.replace(**{key.strip(): parse_rule_value(key.strip(), value.strip())})
-    from .tournament import MAX_DEALS
+    from .tournament import HEADER, MAX_DEALS
 
     deals = parse_count(args.deals, "deals", MAX_DEALS, "deals per pairing and player count")
-    for res in tournament(policies, player_counts(args.players), deals, args.seed, rules,
-                          args.engine, progress=None):
+    counts = player_counts(args.players)
+    print(textwrap.fill(HEADER, POLICIES_WIDTH))  # once every value is checked
+    for res in tournament(policies, counts, deals, args.seed, rules, args.engine,
+                          progress=None):
         print(res.line())
     return 0
 
@@ -502,7 +532,9 @@ EXAMPLES = {
                "--players 2 --variant classic --deals 500",
                "uno-sim league --estimate"],
     "completion": ["uno-sim completion bash > ~/.local/share/bash-completion/completions/uno-sim",
-                   "source <(uno-sim completion bash)"],
+                   "source <(uno-sim completion bash)",
+                   "uno-sim completion zsh > ~/.zfunc/_uno-sim",
+                   "uno-sim completion fish > ~/.config/fish/completions/uno-sim.fish"],
     "study": ["uno-sim study bluff --games 500 --out studies/bluff",
               "uno-sim study balance --variant flip --players 2-6 --games 1000"],
     "report": ["uno-sim report --variant classic --games 500 --out reports/quick",
@@ -539,7 +571,9 @@ def cmd_rules(args) -> int:
 
     for r in rows:
         values = {shown(x) for x in r["default"].values()}
-        if len(values) == 1:
+        if r["switch"] == "variant" and len(values) > 1:  # the default of --variant itself
+            default = Rules().variant
+        elif len(values) == 1:
             default = values.pop()
         else:
             default = "; ".join(f"{v}: {shown(x)}" for v, x in r["default"].items())
@@ -555,61 +589,74 @@ def cmd_rules(args) -> int:
     return 0
 
 
-def completion_script(parser: argparse.ArgumentParser) -> str:
-    """A bash completion script for `uno-sim`, generated from the parser itself."""
+SHELLS = ("bash", "zsh", "fish")  # `uno-sim completion SHELL` (argcomplete writes the script)
+
+
+def completion_script(shell: str = "bash") -> str:
+    """The completion script of `uno-sim` for `shell` (argcomplete's; it calls uno-sim back)."""
+    try:
+        import argcomplete
+    except ImportError:  # an install that predates the dependency
+        raise UsageError("shell completion needs argcomplete: pip install argcomplete") from None
+    return argcomplete.shellcode(["uno-sim"], shell=shell)
+
+
+def _complete_rule(prefix, **kwargs):
+    """--rule: the switch names with their `=`, then the values of the switch named."""
+    from .rules import SWITCH
+
+    key, sep, _ = prefix.partition("=")
+    if not sep:
+        return [f"{k}=" for k in RULE_SWITCHES if k.startswith(prefix)]
+    s = SWITCH.get(key)
+    if s is None:
+        return []
+    if s.kind == "bool":
+        values = ["true", "false"]
+    elif s.kind == "choice":
+        values = [str(v) for v in s.choices()]
+    elif s.kind == "int" and s.hi is not None and s.hi - s.lo <= 20:
+        values = [str(v) for v in range(s.lo, s.hi + 1)]
+    else:
+        values = []
+    return [f"{key}={v}" for v in values if f"{key}={v}".startswith(prefix)]
+
+
+def _add_completers(parser: argparse.ArgumentParser) -> None:
+    """Values argcomplete offers where argparse has no `choices`: variants, policies, rules."""
+    from argcomplete.completers import ChoicesCompleter
+
     from .policies import POLICIES
-    from .rules import VARIANTS
 
     sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-    cases, values = [], {}
     for name, p in sub.choices.items():
-        opts = [o for a in p._actions for o in a.option_strings]
-        cases.append(f'        {name}) opts="{" ".join(opts)}" ;;')
         for a in p._actions:
-            for o in a.option_strings:
-                if a.choices:
-                    values[o] = " ".join(map(str, a.choices))
-                elif o in ("--variant", "--variants"):
-                    values[o] = " ".join(VARIANTS) + (
-                        " all" if name in ("bench", "league", "report", "rules") else "")
-                elif o == "--policy":
-                    values[o] = " ".join(POLICIES)
-                elif o == "--rule":
-                    values[o] = " ".join(f"{k}=" for k in RULE_KEYS)
-                elif a.metavar in ("FILE", "DIR") or o in ("--out", "--resume", "--config"):
-                    values[o] = "__files__"
-    value_cases = []
-    for o, words in sorted(values.items()):
-        if words == "__files__":
-            value_cases.append(f'        {o}) COMPREPLY=( $(compgen -f -- "$cur") ); return ;;')
-        else:
-            value_cases.append(f'        {o}) COMPREPLY=( $(compgen -W "{words}" -- "$cur") ); '
-                               f'return ;;')
-    return "\n".join([
-        "# bash completion for uno-sim: source <(uno-sim completion bash)",
-        "_uno_sim() {",
-        '    local cur="${COMP_WORDS[COMP_CWORD]}" prev="${COMP_WORDS[COMP_CWORD-1]}"',
-        '    local cmd="${COMP_WORDS[1]}" opts',
-        "    if [[ $COMP_CWORD -eq 1 ]]; then",
-        f'        COMPREPLY=( $(compgen -W "{" ".join(sub.choices)} --help --version" -- "$cur") )',
-        "        return",
-        "    fi",
-        '    case "$prev" in',
-        *value_cases,
-        "    esac",
-        '    case "$cmd" in',
-        *cases,
-        '        *) opts="" ;;',
-        "    esac",
-        '    COMPREPLY=( $(compgen -W "$opts" -- "$cur") )',
-        "}",
-        "complete -o default -F _uno_sim uno-sim",
-        "",
-    ])
+            opts = set(a.option_strings)
+            if opts & {"--variant", "--variants"}:
+                extra = ["all"] if name in ("bench", "league", "report", "rules") else []
+                a.completer = ChoicesCompleter(list(VARIANTS) + extra)
+            elif "--policy" in opts:
+                a.completer = ChoicesCompleter(list(POLICIES))
+            elif "--rule" in opts:
+                a.completer = _complete_rule
+
+
+def _autocomplete(parser: argparse.ArgumentParser) -> None:
+    """Answer the shell's completion request, if this run is one (then exit)."""
+    import os
+
+    if "_ARGCOMPLETE" not in os.environ:
+        return
+    try:
+        import argcomplete
+    except ImportError:  # nothing to complete with: let the shell fall back to file names
+        sys.exit(1)
+    _add_completers(parser)
+    argcomplete.autocomplete(parser)
 
 
 def cmd_completion(args) -> int:
-    print(completion_script(build_parser()), end="")
+    print(completion_script(args.shell), end="")
     return 0
 
 
@@ -684,7 +731,10 @@ def build_parser() -> argparse.ArgumentParser:
                         "of numbers can script a game; q quits); played on the reference "
                         "engine, the same game as the C engine's")
     _add_game_options(p)
-    p.set_defaults(func=cmd_play)
+    # --human without --seed deals a new game each time (the seed is printed); else seed 0
+    p.set_defaults(func=cmd_play, seed=None)
+    next(a for a in p._actions if a.dest == "seed").help = (
+        "seed that fixes the game (default 0; with --human, a new seed each time, printed)")
 
     p = sub.add_parser("replay", help="print a trace as a readable play-by-play",
                        description="Print a JSON Lines trace (FILE, or - for stdin) as a "
@@ -789,9 +839,10 @@ def build_parser() -> argparse.ArgumentParser:
         add_commands(sub, parse_count)
 
     p = sub.add_parser("completion", help="print a shell completion script",
-                       description="Print a bash completion script for uno-sim (zsh: load it "
-                                   "after `autoload -U bashcompinit && bashcompinit`).")
-    p.add_argument("shell", choices=("bash",), help="the shell (bash)")
+                       description="Print the completion script of uno-sim for bash, zsh "
+                                   "or fish (argcomplete): commands, options, variants, "
+                                   "policies, rule switches and their values, studies, files.")
+    p.add_argument("shell", choices=SHELLS, help="the shell: " + ", ".join(SHELLS))
     p.set_defaults(func=cmd_completion)
 
     parser.formatter_class = _Formatter
@@ -849,6 +900,7 @@ def main(argv=None) -> int:
     import signal
 
     parser = build_parser()
+    _autocomplete(parser)  # a shell asking for completions (uno-sim completion) ends here
     argv = sys.argv[1:] if argv is None else list(argv)
     argv = _glue_dash_values(parser, argv)
     args = parser.parse_args(argv)

@@ -271,9 +271,11 @@ class UnoEnv(AECEnv):
         self.result = None  # the finished game's result (engine.play_game's dict)
 
     def observation_space(self, agent):
+        """The observation space of `agent`: a Dict of observation and action_mask."""
         return self.observation_spaces[agent]
 
     def action_space(self, agent):
+        """The action space of `agent`: Discrete over every action code."""
         return self.action_spaces[agent]
 
     # --- the game ---
@@ -324,11 +326,13 @@ class UnoEnv(AECEnv):
         self._advance(runner.resume())
 
     def observe(self, agent):
+        """The observation of `agent` now: its observation vector and action mask."""
         if self._key is None:
             raise RuntimeError("observe() before reset(): call env.reset() first")
         return self._seat.observe(self._seat_of[agent])
 
     def step(self, action):
+        """Play `action` for the agent to move: one in its action mask (ValueError otherwise)."""
         if self._over or self._key is None:
             return self._step_over(action)
         agent = self.agent_selection
@@ -377,6 +381,7 @@ class UnoEnv(AECEnv):
         return DECISIONS[self._seat.decision] if self._seat.decider == s else None
 
     def render(self):
+        """With render_mode "ansi": the agent to move, its decision and legal actions (text)."""
         if self.render_mode is None:
             gymnasium.logger.warn("render() without render_mode: nothing to show")
             return None
@@ -431,12 +436,18 @@ class UnoGymEnv(gymnasium.Env):
     or a list of specs for the other seats in seat order).  Observation and
     action spaces as in `UnoEnv`; the reward is +1 for a won game, -1 for a lost
     one, 0 before the end.
+
+    ``illegal_action``: what an action outside the mask does.  ``"lose"`` (the
+    default) ends the episode with reward -1, so that every action of the action
+    space is a valid step as the Gymnasium API wants (``check_env`` passes);
+    ``"raise"`` raises a ValueError naming the action instead, to catch a learner
+    that ignores the mask.
     """
 
     metadata = {"render_modes": []}
 
     def __init__(self, variant=None, players=None, rules=None, opponents="greedy", seat=0,
-                 illegal_action="raise", **kwargs):
+                 illegal_action="lose", **kwargs):
         if illegal_action not in ("raise", "lose"):
             raise ValueError(f"invalid illegal_action {illegal_action!r}: expected raise or lose")
         self.illegal_action = illegal_action
@@ -457,11 +468,13 @@ class UnoGymEnv(gymnasium.Env):
         self.action_space = self.aec.action_space(self.agent)
 
     def reset(self, *, seed=None, options=None):
+        """Deal a new game (seed: the run seed) and play to the learning seat's first decision."""
         super().reset(seed=seed)
         self.aec.reset(seed=seed, options=options)
         return self.aec.observe(self.agent), {}
 
     def step(self, action):
+        """Play `action` and the other seats up to the learning seat's next decision or the end."""
         aec, a = self.aec, self.agent
         if aec._key is None:
             raise RuntimeError("step() before reset(): call reset() first")
@@ -495,4 +508,5 @@ class UnoGymEnv(gymnasium.Env):
         return self.aec._seat.mask[self.aec._seat_of[self.agent]].copy()
 
     def close(self):
+        """Stop the game in progress and release it."""
         self.aec.close()

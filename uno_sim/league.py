@@ -286,10 +286,12 @@ class PairStats:
 
     @property
     def deals(self) -> int:
+        """The number of deals played."""
         return int(self.counts.sum())
 
     @property
     def total(self) -> float:
+        """The sum of A's per-deal scores."""
         return float(self.values @ self.counts)
 
     def share_ci(self) -> tuple[float, float, float]:
@@ -333,9 +335,11 @@ class Table:
     bootstrap: int = 0
 
     def order(self) -> list[int]:
+        """The players, best rating first (ties by name)."""
         return sorted(range(len(self.names)), key=lambda p: (-self.rating[p], self.names[p]))
 
     def rows(self) -> list[dict]:
+        """One record per player, best first: rating, its interval, share, games, thinking time."""
         bounded = self.bounded()
         return [{"player": self.names[p], "rating": float(self.rating[p]),
                  "low": float(self.low[p]), "high": float(self.high[p]),
@@ -347,9 +351,11 @@ class Table:
                 for p in self.order()]
 
     def title(self) -> str:
+        """The variant and player count, as the table is headed."""
         return f"{self.variant}, {self.players} players"
 
     def text(self) -> str:
+        """The table as text."""
         w = max(len("player"), *(len(n) for n in self.names))
         lines = [f"{self.title()}: Bradley-Terry ratings, Elo scale, {self.anchor} = 0, "
                  f"95% bootstrap intervals over deals ({self.bootstrap} resamples)",
@@ -372,6 +378,7 @@ class Table:
                 if all(ps.one_sided for ps in self.pairs if x in (ps.a, ps.b))}
 
     def pair_rows(self) -> list[dict]:
+        """One record per pairing: A, B, deals and A's mean score with its interval."""
         out = []
         for ps in self.pairs:
             m, lo, hi = ps.share_ci()
@@ -380,6 +387,7 @@ class Table:
         return out
 
     def to_dict(self) -> dict:
+        """The table as plain data."""
         return {"variant": self.variant, "players": self.players, "rules": self.rules.to_dict(),
                 "anchor": self.anchor, "bootstrap": self.bootstrap, "ratings": self.rows(),
                 "pairs": self.pair_rows(), "cpu_seconds": self.league_cpu,
@@ -410,6 +418,7 @@ def rate(names: list, pairs: list, anchor: int, bootstrap: int, rng) -> tuple:
 
 @dataclass
 class League:
+    """A played league: its settings, one rating Table per variant and player count, and its costs."""
     players: list
     variants: list
     player_counts: list
@@ -425,9 +434,11 @@ class League:
     jobs: int = 1
 
     def text(self) -> str:
+        """The rating tables as `uno-sim league` prints them."""
         return "\n\n".join(t.text() for t in self.tables)
 
     def to_dict(self) -> dict:
+        """The league as plain data (what league.json holds)."""
         return {"kind": KIND, "version": 1, "players": self.players, "variants": self.variants,
                 "player_counts": self.player_counts, "deals": self.deals, "seed": self.seed,
                 "bootstrap": self.bootstrap, "engine": self.engine, "elo_per_logit": ELO,
@@ -437,6 +448,7 @@ class League:
                 "tables": [t.to_dict() for t in self.tables]}
 
     def markdown(self) -> str:
+        """The league as Markdown (league.md): settings, rating tables and pairings."""
         lines = ["# League", "",
                  f"Players: {', '.join(f'`{p}`' for p in self.players)}; {self.deals} deals "
                  f"per pairing, each played once per seat rotation (seats A, B, A, B, ...); "
@@ -504,6 +516,7 @@ class League:
         plt.close(fig)
 
     def write(self, out: str) -> None:
+        """Write league.json, league.md and league.png into folder `out` (each atomically)."""
         os.makedirs(out, exist_ok=True)
         for name, write in (("league.json", lambda p: _write_text(
                 p, json.dumps(self.to_dict(), indent=2))),

@@ -10,7 +10,7 @@ import re
 
 
 class UsageError(Exception):
-    pass
+    """A bad command-line value: the CLI prints its message on one line, exit status 2."""
 
 
 _COUNT = re.compile(r"^\s*([0-9][0-9_]*(?:\.[0-9]+)?(?:e[0-9]+)?)\s*([kKmM]?)\s*$")

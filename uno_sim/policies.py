@@ -71,6 +71,7 @@ class Knob:
 
     @property
     def top(self) -> int:
+        """The largest number a size or seat knob takes."""
         return MAX_SIZE if self.kind == "size" else MAX_SEAT
 
     def alternatives(self) -> tuple:
@@ -82,6 +83,7 @@ class Knob:
         return (f"0..{self.top}", ANY)
 
     def range(self) -> str:
+        """The values the knob takes, as `uno-sim policies` prints them."""
         return " | ".join(self.alternatives())
 
     def parse(self, text: str, policy: str):
@@ -240,12 +242,15 @@ class PolicySpec:
 
     @property
     def policy_id(self) -> int:
+        """The engine number of the policy (its row of POLICIES)."""
         return POLICIES[self.name][0]
 
     def knob(self, key):
+        """The value of knob `key`: the one given in the spec, else the policy's default."""
         return self.params.get(key, KNOB[key].defaults[self.name])
 
     def knobs(self) -> dict:
+        """Every knob with its value: {name: value}."""
         return {k.name: self.knob(k.name) for k in KNOBS}
 
     def c_knobs(self) -> dict:

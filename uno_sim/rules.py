@@ -280,6 +280,7 @@ class Rules:
         return {k: v for k, v in self.to_dict().items() if base.get(k) != v}
 
     def replace(self, **changes) -> "Rules":
+        """A copy with the given switches changed (checked like the constructor's)."""
         d = self.to_dict()
         if "edition" in changes:  # edition-derived switches follow a new edition
             for name in EDITION_DEFAULTS["modern"]:
@@ -391,8 +392,8 @@ def switch_table(variants=None) -> list[dict]:
     rows = []
     for s in SWITCHES:
         rows.append({"switch": s.name, "values": s.values_text(),
-                     # `variant` names the variant; its own default is the dataclass's
-                     "default": {v: s.default if s.name == "variant" else defaults[v][s.name]
+                     # under variant v, the switch `variant` is v itself
+                     "default": {v: v if s.name == "variant" else defaults[v][s.name]
                                  for v in variants},
                      "rule": s.rule, "meaning": s.meaning})
     return rows

@@ -7,9 +7,11 @@ number: the same seed, so the same dealer draw and the same deal of every
 round for every rotation (the deals come from their own random streams,
 whatever the policies decide; see docs/engine.md).
 A's score on a deal is the mean, over its K rotations, of the share of the
-game won by A's seats; the reported interval is the normal 95% interval of
-that per-deal score over the deals (`stats.share_ci`), which respects the
-pairing.  The even share is the fraction of seats A holds.
+game won by A's seats; the reported 95% interval is a Wilson interval for the
+mean of that per-deal score at the effective sample size its spread over the
+deals implies (`stats.share_ci`): it respects the pairing and stays inside
+[0, 1].  The even share is the fraction of seats A holds: what A wins when both
+policies play alike.
 """
 
 from __future__ import annotations
@@ -24,6 +26,10 @@ from .rules import Rules, RulesError
 from .stats import share_ci
 
 
+HEADER = ("A wins: A's share of the wins per deal, the mean over the seat rotations, with a "
+          "95% interval (Wilson at the effective sample size); even: A's share of the seats, "
+          "what A wins if both play alike")
+
 # At most this many deals per pairing: the per-deal scores are kept (8 bytes each), the
 # games' columns only a batch at a time.
 MAX_DEALS = 10**7
@@ -32,6 +38,8 @@ DEAL_BATCH = 100_000
 
 @dataclass
 class PairResult:
+    """A vs B at `players` players: A's mean share of the wins, its interval and the even share."""
+
     a: str
     b: str
     players: int
@@ -42,6 +50,7 @@ class PairResult:
     even: float  # A's share if both played alike
 
     def line(self) -> str:
+        """One line of `uno-sim tournament`: A's share, its interval, the even share, a verdict."""
         verdict = "A better" if self.low > self.even else "B better" if self.high < self.even \
             else "no clear difference"
         return (f"{self.players}p  {self.a:<28} vs {self.b:<28} A wins {self.share:.4f} "

@@ -612,6 +612,7 @@ def finalize(out: str, manifest: dict, wall: float | None = None,
 
 
 def is_complete(out: str) -> bool:
+    """Whether the run in `out` has finished (its summary.json is written last)."""
     return os.path.exists(os.path.join(out, "summary.json"))
 
 
