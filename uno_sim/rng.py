@@ -183,7 +183,8 @@ GAMMA = 0x9E3779B97F4A7C15
 DK_SLOTS = 16  # streams per seat
 # The kinds of random decision, each a stream per (round, seat) (uno.h UNO_DK_*).
 (DK_PICK, DK_BLUFF, DK_VOLUNTARY, DK_CHALLENGE, DK_UNO, DK_CATCH, DK_PLAY_DRAWN, DK_COLOR,
- DK_TARGET, DK_STACK, DK_JUMP, DK_USER) = range(12)
+ DK_TARGET, DK_STACK, DK_JUMP, DK_USER, DK_SEARCH) = range(13)  # DK_SEARCH: the C engine's
+# search players only (csrc/search.c); the reference engine has none
 
 
 def dec_round_key(seeded: tuple[int, int, int, int], round_: int) -> int:
