@@ -323,6 +323,7 @@ class PolicySpec:
 
     @property
     def is_search(self) -> bool:
+        """Whether this is a search player (pimc, ismcts): C engine only."""
         return self.name in SEARCH_NAMES
 
     def knob(self, key):
