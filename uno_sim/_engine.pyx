@@ -213,6 +213,8 @@ cdef void _fill_policy(uno_policy *q, dict f) except *:
         q.suspect = f.pop("suspect")
         q.challenge_posterior = f.pop("challenge_posterior")
         q.challenge_prior = f.pop("challenge_prior")
+        q.bluff_join = f.pop("bluff_join")
+        q.challenge_join = f.pop("challenge_join")
     except KeyError as exc:
         raise RulesError(f"invalid policy fields: {exc.args[0]!r} missing") from None
     if f:
