@@ -476,8 +476,9 @@ def test_report_renders(tmp_path):
     html = open(res["html"], encoding="utf-8").read()
     assert md.splitlines()[0].startswith("# ")
     assert "uno-sim report --games 30" in md.split("##")[1]
-    for name in ("Bluff", "Challenge", "Balance"):
+    for name in ("Bluff", "Challenge", "Exploitability", "Balance"):
         assert name in md and name in html
+    assert "Exploitability: classic, 2 players" in md
     assert html.count("data:image/png;base64,") >= 4
     import json
 
@@ -521,7 +522,7 @@ def test_cli_study_and_report(tmp_path, capsys):
     assert main(["report", "--games", "0"]) == 2
     assert main(["report", "--jobs", "0"]) == 2
     assert "invalid --jobs '0'" in capsys.readouterr().err
-    assert set(STUDIES) == {"bluff", "challenge", "balance"}
+    assert set(STUDIES) == {"bluff", "challenge", "exploit", "balance"}
 
 
 def test_example_notebook_runs():
