@@ -240,7 +240,7 @@ def values_figure(eff: pl.DataFrame, setup: Setup, path: str) -> str:
 def study(variant: str = "classic", players: int = 2, games: int = 1000, seed: int = 0,
           out: str | None = None, game: FamilyGame | None = None, values=None,
           value_games: int | None = None, n_boot: int = 300, n_jobs: int = 1,
-          focal=None, table=None) -> StudyResult:
+          focal=None, table=None, every: int = 1) -> StudyResult:
     """Counterfactual bluff values and the bluffer's best responses for one variant and K.
 
     `game`: a solved `bluffgame.FamilyGame` to reuse (the challenge study reads
@@ -250,7 +250,8 @@ def study(variant: str = "classic", players: int = 2, games: int = 1000, seed: i
     0 plays `focal` (default greedy) and every other seat `table` (default greedy)
     instead of plain greedy against the never / always / equilibrium challenge rules;
     the section then adds how often the focal seat bluffs, by state, and what its
-    answers are worth (`uno_sim.analysis.strongplay`).
+    answers are worth (`uno_sim.analysis.strongplay`); `every` > 1 replays one decision
+    point in `every` there (a search player's decisions are expensive).
     """
     from .common import policy_text
 
@@ -264,7 +265,7 @@ def study(variant: str = "classic", players: int = 2, games: int = 1000, seed: i
 
         focal, table = focal or "greedy", table or "greedy"
         frame = strongplay.decision_values("bluff", variant, players, focal, table, vg, seed,
-                                           n_jobs, values)
+                                           n_jobs, values, every)
         frame = frame.with_columns(pl.lit(policy_text(table)).alias("against"))
         labels, eq = [policy_text(table)], None
         who = (f"seat 0 {policy_text(focal)} (each bluff decision replayed both ways); "

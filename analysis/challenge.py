@@ -33,7 +33,7 @@ OFFENDER = Rule("bluff", "always")
 
 
 def challenge_values(variant: str, players: int, games: int, seed: int, n_jobs: int = 1,
-                     values=None, focal=None, table=None) -> pl.DataFrame:
+                     values=None, focal=None, table=None, every: int = 1) -> pl.DataFrame:
     """Counterfactual challenge decision points of seat 1 (plain greedy, as every seat
     but seat 0, which bluffs whenever it can); with `focal` or `table`, seat 1 plays
     `focal` (default greedy) and every other seat `table` (default greedy)."""
@@ -43,7 +43,8 @@ def challenge_values(variant: str, players: int, games: int, seed: int, n_jobs: 
         pols = seats("challenge", players, focal or "greedy", table or "greedy")
     else:
         pols = [OFFENDER.spec(players)] + ["greedy"] * (players - 1)
-    return run_values("challenge", variant, players, pols, 1, games, seed, n_jobs, values)
+    return run_values("challenge", variant, players, pols, 1, games, seed, n_jobs, values,
+                      every)
 
 
 def break_even_tables(frame: pl.DataFrame, metric: str = "game_win", n_boot: int = 300,
@@ -184,7 +185,7 @@ def mix_figure(mix: pl.DataFrame, game: FamilyGame, setup: Setup, path: str) -> 
 def study(variant: str = "classic", players: int = 2, games: int = 1000, seed: int = 0,
           out: str | None = None, game: FamilyGame | None = None, values=None,
           value_games: int | None = None, n_boot: int = 300, n_jobs: int = 1,
-          focal=None, table=None) -> StudyResult:
+          focal=None, table=None, every: int = 1) -> StudyResult:
     """Break-even posterior, challengers' best responses and the equilibrium for one
     variant and K (arguments as `bluff.study`; with `focal` / `table`, seat 1 plays
     `focal` and every other seat, the offender included, `table`)."""
@@ -198,7 +199,7 @@ def study(variant: str = "classic", players: int = 2, games: int = 1000, seed: i
     if custom:
         focal, table = focal or "greedy", table or "greedy"
     frame = challenge_values(variant, players, vg, seed, n_jobs=n_jobs, values=values,
-                             focal=focal, table=table)
+                             focal=focal, table=table, every=every)
     be, be_by = break_even_tables(frame, n_boot=n_boot, seed=seed)
     by_truth = decision_effects(frame, by=["truth"]) if frame.height else pl.DataFrame()
     who = "seat 1" if players == 2 else "seats 1-3" if players == 4 else f"seats 1-{players - 1}"

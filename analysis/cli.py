@@ -42,6 +42,9 @@ def add_commands(sub, parse_count) -> None:
     p.add_argument("--table", metavar="SPEC", default=None,
                    help="bluff, challenge: ... and this policy at every other seat (default "
                         "greedy)")
+    p.add_argument("--every", default=None,
+                   help="bluff, challenge with --focal/--table: replay one decision point in "
+                        "N (default 1: every one; for expensive policies)")
     p.set_defaults(func=lambda args: _cmd_study(args, parse_count))
 
     p = sub.add_parser("report", help="run every study and write a Markdown and HTML report",
@@ -110,6 +113,7 @@ def _cmd_study(args, parse_count) -> int:
     if args.value_games is not None and args.name != "balance":
         kw["value_games"] = parse_count(args.value_games, "value-games")
     for opt, names in (("fresh_games", ("exploit",)), ("rounds", ("exploit",)),
+                       ("every", ("bluff", "challenge")),
                        ("focal", ("bluff", "challenge")), ("table", ("bluff", "challenge"))):
         val = getattr(args, opt)
         if val is None:
@@ -119,7 +123,7 @@ def _cmd_study(args, parse_count) -> int:
             from .common import StudyError
             raise StudyError(f"invalid {flag} for the {args.name} study: only for "
                              f"{' and '.join(names)}")
-        if opt in ("fresh_games", "rounds"):
+        if opt in ("fresh_games", "rounds", "every"):
             val = parse_count(val, opt.replace("_", "-"))
         else:
             from uno_sim.policies import parse_policy

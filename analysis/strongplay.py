@@ -56,11 +56,13 @@ def seats(kind: str, players: int, focal, table) -> list[str]:
 
 def decision_values(kind: str, variant: str, players: int, focal="greedy", table="greedy",
                     games: int = 1000, seed: int = 0, n_jobs: int = 1,
-                    values=None) -> pl.DataFrame:
+                    values=None, every: int = 1) -> pl.DataFrame:
     """The decision-values frame of the focal seat (`uno_sim.counterfactual`), with the
-    columns `focal` and `table` (the policies as `policy_text` states them)."""
+    columns `focal` and `table` (the policies as `policy_text` states them); `every` > 1
+    replays one decision point in `every` (a search player's decisions are expensive)."""
     pols = seats(kind, players, focal, table)
-    f = run_values(kind, variant, players, pols, focal_seat(kind), games, seed, n_jobs, values)
+    f = run_values(kind, variant, players, pols, focal_seat(kind), games, seed, n_jobs, values,
+                   every)
     return f.with_columns(pl.lit(policy_text(focal)).alias("focal"),
                           pl.lit(policy_text(table)).alias("table"))
 
@@ -130,11 +132,13 @@ def reading(kind: str, table: pl.DataFrame, focal: str, against: str) -> str:
 
 
 def decision_tables(variant: str, players: int, focal="greedy", table="greedy",
-                    games: int = 1000, seed: int = 0, n_jobs: int = 1, values=None) -> dict:
+                    games: int = 1000, seed: int = 0, n_jobs: int = 1, values=None,
+                    every: int = 1) -> dict:
     """Both kinds at once: {kind: {"frame", "by_other", "by_own"}}."""
     out = {}
     for kind in KINDS:
-        f = decision_values(kind, variant, players, focal, table, games, seed, n_jobs, values)
+        f = decision_values(kind, variant, players, focal, table, games, seed, n_jobs, values,
+                            every)
         out[kind] = {"frame": f, "by_other": decision_table(f, "other_size"),
                      "by_own": decision_table(f, "own_size")}
     return out
