@@ -49,9 +49,10 @@ def add_commands(sub, parse_count) -> None:
 
     p = sub.add_parser("report", help="run every study and write a Markdown and HTML report",
                        description="Run the bluff, challenge and balance studies for each "
-                                   "variant and write report.md, report.html (figures embedded), "
-                                   "report.json (the tables as records) and PNG figures to "
-                                   "--out.")
+                                   "variant and write report.md and report.html (a summary of "
+                                   "the answers first; both link the PNG figures), "
+                                   "report.json (the tables as records) and the PNG figures "
+                                   "to --out.")
     p.add_argument("--variant", "--variants", dest="variants", default="all",
                    help="variants: all or a comma list (default all)")
     p.add_argument("--games", default="2000", help="games per arm / player count (default 2000)")

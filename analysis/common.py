@@ -298,19 +298,21 @@ def new_figure(setup: Setup, title: str, ncols: int = 1, width: float = 6.4, hei
     """A figure whose title names the study and whose footer states the setup.
 
     A bare `matplotlib.figure.Figure`, outside pyplot: drawing it needs no
-    display and leaves the session's backend and its current figure alone.
+    display and leaves the session's backend and its current figure alone.  Laid out by
+    Matplotlib's constrained layout, which makes room for the title, the axis labels, the
+    tick labels, colorbars and the footer (a figure-level x label), so none overlaps.
     """
     _matplotlib()
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=(width * ncols if ncols > 1 else width, height))
-    axes = fig.subplots(1, ncols, squeeze=False)
-    fig.suptitle(title, fontsize=11)
     import textwrap
 
-    fig.text(0.01, 0.01, "\n".join(textwrap.wrap(setup.text(), 110 if ncols > 1 else 95)),
-             fontsize=6.5, color="0.3", va="bottom")
-    fig.subplots_adjust(bottom=0.2, top=0.88)
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(width * ncols if ncols > 1 else width, height), layout="constrained")
+    axes = fig.subplots(1, ncols, squeeze=False)
+    fig.suptitle(title, fontsize=11)
+    chars = int(18 * width * max(ncols, 1))  # a 6.5-point footer: about 18 characters an inch
+    fig.supxlabel("\n".join(textwrap.wrap(setup.text(), chars)),
+                  fontsize=6.5, color="0.3", x=0.01, ha="left", multialignment="left")
     return fig, axes[0]
 
 
@@ -341,8 +343,12 @@ def fmt(x: float, digits: int = 3) -> str:
     return "nan" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.{digits}f}"
 
 
-def fmt_ci(m: float, lo: float, hi: float, digits: int = 3, signed: bool = True) -> str:
+def fmt_ci(m: float, lo: float, hi: float, digits: int = 4, signed: bool = True) -> str:
+    """`+0.0141 [+0.0102, +0.0180]`: the estimate and its interval with the same digits (4
+    decimals by default, as every share and effect on a share in the studies' readings; a
+    value that rounds to zero prints as +0.0000, never -0.0000)."""
     sign = "+" if signed else ""
+    m, lo, hi = (round(x, digits) + 0.0 for x in (m, lo, hi))
     return f"{m:{sign}.{digits}f} [{lo:{sign}.{digits}f}, {hi:{sign}.{digits}f}]"
 
 
