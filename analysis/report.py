@@ -20,8 +20,8 @@ import os
 import time
 
 from .common import parse_players, parse_variants, restricted_cards
-from .doc import (Section, link_repeated_setups, render_html, render_markdown, sections_json,
-                  split_methods, write_json)
+from .doc import (Section, StudyResult, link_repeated_setups, render_html, render_markdown,
+                  sections_json, split_methods, write_json)
 from . import summary
 
 from uno_sim import __version__
@@ -90,7 +90,9 @@ def build(variants="all", games: int = 2000, seed: int = 0, out: str = "reports/
                 say(f"exploitability: {v}, {k} players")
                 ex = exploit.solve(v, k, eg, seed, game=game, fresh_games=ef,
                                    rounds=exploit_rounds, n_boot=n_boot, n_jobs=n_jobs)
-                sections.append(exploit.section(ex))
+                sec = exploit.section(ex)
+                results.add("exploit", v, k, StudyResult("exploit", [sec], data={"exploit": ex}))
+                sections.append(sec)
             pbar.update(1)
         say(f"balance: {v}, players {bks[0]}-{bks[-1]}")
         r = balance.study(v, bks, games, seed, out, trace_games=trace_games,

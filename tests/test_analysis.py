@@ -480,6 +480,7 @@ def test_report_renders(tmp_path):
     for name in ("Bluff", "Challenge", "Exploitability", "Balance"):
         assert name in md and name in html
     assert "Exploitability: classic, 2 players" in md
+    assert "How exploitable is the reported equilibrium?" in md.split("\n## ")[1]
     assert "data:image" not in html and html.count('<img alt="') >= 4
     import json
 
