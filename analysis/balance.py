@@ -22,8 +22,8 @@ from dataclasses import fields
 import numpy as np
 import polars as pl
 
-from .common import (Setup, chisq_table_row, fmt_ci, new_figure, run_games, rules_text,
-                     temp_out, save, seat_shares)
+from .common import (Setup, chisq_table_row, fmt_ci, interval_bars, new_figure,
+                     note_undefined, run_games, rules_text, save, seat_shares, temp_out)
 from .doc import Section, StudyResult
 from .gamestats import Z95, chisquare_equal, diff_test, holm, share_test
 from uno_sim import rules as rules_mod
@@ -477,9 +477,8 @@ def _fig_fair_shares(frame, key, setup, path, title, xlabel, ylabel):
     for k in sorted(set(frame["players"].to_list())):
         s = frame.filter(pl.col("players") == k).sort(key)
         x = s[key].to_numpy() + (k - 6) * 0.03
-        y = s["share"].to_numpy() * k
-        ax.errorbar(x, y, yerr=[y - s["low"].to_numpy() * k, s["high"].to_numpy() * k - y],
-                    marker="o", ms=3, capsize=2, lw=0.8, label=f"{k} players")
+        interval_bars(ax, x, s["share"].to_numpy() * k, s["low"].to_numpy() * k,
+                      s["high"].to_numpy() * k, marker="o", ms=3, lw=0.8, label=f"{k} players")
     ax.axhline(1.0, color="0.4", ls=":")
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
@@ -550,9 +549,9 @@ def _fig_cards(cv, setup, path):
     ax = axes[0]
     cv = cv.sort("effect")
     y = np.arange(cv.height)
-    e = cv["effect"].to_numpy()
-    ax.errorbar(e, y, xerr=[e - cv["low"].to_numpy(), cv["high"].to_numpy() - e], fmt="o",
-                capsize=2)
+    undefined = interval_bars(ax, y, cv["effect"].to_numpy(), cv["low"].to_numpy(),
+                              cv["high"].to_numpy(), horizontal=True, marker="o", ls="none")
+    note_undefined(ax, undefined, "too few rounds")
     ax.axvline(0, color="0.4", ls=":")
     ax.set_yticks(y, cv["face"].to_list(), fontsize=7)
     ax.set_xlabel("change in the chance to win the round (95% interval)")

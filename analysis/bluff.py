@@ -29,7 +29,8 @@ import polars as pl
 
 from . import bluffgame
 from .bluffgame import FamilyGame, Rule, policies, setup_policies
-from .common import Setup, fmt_ci, new_figure, require_restricted, rules_text, save
+from .common import (Setup, fmt_ci, interval_bars, new_figure, note_undefined,
+                     require_restricted, rules_text, save)
 from .counterfactual import by_state, decision_effects, run_values
 from .doc import Section, StudyResult
 from .gamestats import paired_ci
@@ -233,20 +234,26 @@ def values_figure(eff: pl.DataFrame, setup: Setup, path: str) -> str:
                            width=5.0, height=4.4)
     for ax, metric, label in ((axes[0], "game_win", "win share"),
                               (axes[1], "points", "round points")):
-        tables = sorted(set(eff["against"].to_list()))
+        tables = sorted(set(eff["against"].to_list())) if "against" in eff.columns else []
+        undefined = 0
         for k, against in enumerate(tables):
             sub = eff.filter(pl.col("against") == against)
             x = np.arange(sub.height) + (k - (len(tables) - 1) / 2) * 0.15
-            m = sub[f"d_{metric}"].to_numpy()
-            ax.errorbar(x, m, yerr=[m - sub[f"d_{metric}_low"].to_numpy(),
-                                    sub[f"d_{metric}_high"].to_numpy() - m],
-                        marker="o", ms=3, capsize=2, ls="", label=f"table: {against}")
+            undefined += interval_bars(ax, x, sub[f"d_{metric}"].to_numpy(),
+                                       sub[f"d_{metric}_low"].to_numpy(),
+                                       sub[f"d_{metric}_high"].to_numpy(), marker="o", ms=3,
+                                       ls="none", label=f"table: {against}")
             ax.set_xticks(np.arange(sub.height), sub["other_size"].to_list())
+        note_undefined(ax, undefined, "decision points of a single game")
+        if not tables:
+            ax.text(0.5, 0.5, "too few bluff decision points for a breakdown by hand size",
+                    transform=ax.transAxes, ha="center", va="center", fontsize=7, wrap=True)
         ax.axhline(0, color="0.5", ls=":", lw=1)
         ax.set_xlabel("next player's hand size")
         ax.set_ylabel(f"bluff - honest card: {label}")
         ax.set_title("paired 95% intervals, clustered by game", fontsize=8)
-        ax.legend(fontsize=7)
+        if tables:
+            ax.legend(fontsize=7)
     return save(fig, path)
 
 
@@ -323,10 +330,14 @@ def study(variant: str = "classic", players: int = 2, games: int = 1000, seed: i
     cols = ["against", "points", "games", "d_game_win", "d_game_win_low", "d_game_win_high",
             "d_round_win", "d_points", "se_game_win", "se_unpaired_game_win", "vr_game_win"]
     sec.table(f"Value of a bluff overall, paired and unpaired SEs, {where}", overall.select(cols))
-    sec.table(f"Value of a bluff by the next player's hand size, {where}",
-              eff_next.select(["other_size"] + cols))
-    sec.table(f"Value of a bluff by seat 0's own hand size, {where}",
-              eff_own.select(["own_size"] + cols))
+    for eff, size, whose in ((eff_next, "other_size", "the next player's"),
+                             (eff_own, "own_size", "seat 0's own")):
+        if eff.is_empty():  # by_state leaves out hand sizes with too few points
+            sec.p(f"No breakdown by {whose} hand size, {where}: no hand size has enough "
+                  f"bluff decision points.")
+        else:
+            sec.table(f"Value of a bluff by {whose} hand size, {where}",
+                      eff.select([size] + cols))
 
     br = best_responses(game)
     eff = rule_effects(game)

@@ -25,7 +25,7 @@ import polars as pl
 from . import bluffgame
 from .bluff import group_best, how_sure, make_setup
 from .bluffgame import FamilyGame, Rule
-from .common import Setup, fmt_ci, new_figure, save
+from .common import Setup, fmt_ci, interval_bars, new_figure, note_undefined, save
 from .counterfactual import SIZE_CAP, break_even_posterior, decision_effects, run_values
 from .doc import Section, StudyResult
 
@@ -191,9 +191,9 @@ def mix_figure(mix: pl.DataFrame, game: FamilyGame, setup: Setup, path: str) -> 
         sub = mix.filter(pl.col("side") == side)
         w = sub["weight"].to_numpy()
         ax.bar(np.arange(sub.height), w, color="C0" if side == "bluffer" else "C1")
-        ax.errorbar(np.arange(sub.height), w, yerr=[w - sub["low"].to_numpy(),
-                                                     sub["high"].to_numpy() - w],
-                    fmt="none", ecolor="k", capsize=2)
+        note_undefined(ax, interval_bars(ax, np.arange(sub.height), w, sub["low"].to_numpy(),
+                                         sub["high"].to_numpy(), color="k", marker=None,
+                                         ls="none"), "too few games to resample")
         ax.set_xticks(np.arange(sub.height), sub["rule"].to_list(), rotation=45, ha="right",
                       fontsize=7)
         ax.plot(np.arange(sub.height), sub["played in resamples"].to_numpy(), "D", color="C3",

@@ -3,6 +3,7 @@ beside it, referenced by relative paths)."""
 
 from __future__ import annotations
 
+import base64
 import html
 import json
 import math
@@ -26,10 +27,12 @@ class Section:
     blocks: list = field(default_factory=list)
 
     def p(self, text: str) -> "Section":
+        """Add a paragraph."""
         self.blocks.append(("p", text))
         return self
 
     def table(self, caption: str, frame: pl.DataFrame) -> "Section":
+        """Add a table (a Polars frame) with its caption."""
         self.blocks.append(("table", caption, frame))
         return self
 
@@ -52,6 +55,7 @@ class Section:
         return self
 
     def code(self, text: str) -> "Section":
+        """Add a block of code or output."""
         self.blocks.append(("code", text))
         return self
 
@@ -69,7 +73,29 @@ class StudyResult:
     tmp: object = field(default=None, repr=False, compare=False)
 
     def markdown(self, base: str | None = None) -> str:
+        """The study as Markdown (figures linked, relative to `base` when given)."""
         return render_markdown(self.sections, base)
+
+    def _repr_markdown_(self) -> str:
+        """A notebook's view: the study's text, tables and figures (Markdown)."""
+        return self.markdown()
+
+    def _repr_html_(self) -> str:
+        """A notebook's view: the study's text, tables and figures embedded (HTML: a notebook
+        cannot load the PNG files by their paths)."""
+        from dataclasses import replace
+
+        def embedded(blk):
+            if blk[0] != "figure":
+                return blk
+            with open(blk[2], "rb") as f:
+                uri = "data:image/png;base64," + base64.b64encode(f.read()).decode("ascii")
+            return (blk[0], blk[1], uri, *blk[3:])
+
+        sections = [replace(sec, blocks=[embedded(b) for b in sec.blocks])
+                    for sec in self.sections]
+        page = render_html(sections, f"Study: {self.name}")
+        return "<div>" + page[page.index("<body>") + 6:page.rindex("</body>")] + "</div>"
 
     def to_json(self, base: str | None = None) -> dict:
         """The study as plain data: its setup(s) and every table as a list of records.
@@ -131,6 +157,7 @@ def sections_json(sections, base: str | None = None) -> dict:
 
 
 def write_json(path: str, data: dict) -> str:
+    """Write `data` as JSON to `path` (NaN as null); returns `path`."""
     with open(path, "w", encoding="utf-8") as f:
         json.dump(_plain(data), f, indent=1, allow_nan=False)
         f.write("\n")

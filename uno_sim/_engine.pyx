@@ -7,6 +7,7 @@ The binding is one extension module made of:
 - ``_engine.pyx`` (this file): the Engine class, the user-policy callback and the
   RawState it builds;
 - ``_envseat.pxi``: the learning seats of uno_sim.env (observation vector, action mask);
+- ``_vecenv.pxi``: the core of uno_sim.vector_env (n_envs stepping games in C, csrc/env.c);
 - ``_tracedecode.pxi``: uno_event records -> event dicts;
 - ``_rnghooks.pxi``: the PRNG test hooks (tests/test_rng.py only).
 
@@ -16,7 +17,7 @@ that ``UNO_SIM_DEBUG=1`` can switch on the checking build.
 
 import numpy as np
 cimport numpy as cnp
-from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t
+from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.string cimport memset
 
 from uno_sim._uno cimport *
@@ -112,6 +113,7 @@ cdef object _raw_state(uno_game *g, int seat, int decision, int arg):
 
 
 include "_envseat.pxi"
+include "_vecenv.pxi"
 include "_tracedecode.pxi"
 
 
@@ -215,6 +217,13 @@ cdef void _fill_policy(uno_policy *q, dict f) except *:
         q.challenge_prior = f.pop("challenge_prior")
         q.bluff_join = f.pop("bluff_join")
         q.challenge_join = f.pop("challenge_join")
+        q.samples = f.pop("samples")
+        q.rollouts = f.pop("rollouts")
+        q.iterations = f.pop("iterations")
+        q.c = f.pop("c")
+        q.rollout = f.pop("rollout")
+        q.value = f.pop("value")
+        q.cheat = f.pop("cheat")
     except KeyError as exc:
         raise RulesError(f"invalid policy fields: {exc.args[0]!r} missing") from None
     if f:
@@ -367,6 +376,22 @@ cdef class Engine:
             return self._result(&res), (self._decode(trp) if trace else None)
         finally:
             uno_trace_free(&tr)
+
+    def play_fork(self, key, uint64_t game, int64_t at):
+        """Game ``game`` recorded, forked at its ``at``-th decision (uno_play_fork): returns
+        (the game's result dict, the fork's result dict, or its status when it has none:
+        -1 no such decision or no snapshot there, -2 / -3 the replay did not follow)."""
+        cdef uint64_t k[4]
+        cdef uno_result res, fork
+        cdef int st
+        _key(key, k)
+        with nogil:
+            st = uno_play_fork(&self.cfg, &self.table, self.pol, k, game, at, &res, &fork)
+        self._check(st, &res, NULL, &self.cfg, game)
+        if fork.status < 0:
+            return self._result(&res), fork.status
+        self._check(fork.status, &fork, NULL, &self.cfg, game)
+        return self._result(&res), self._result(&fork)
 
     def play_forced(self, key, uint64_t game, int seat, int kind, int index=-1, int value=-1,
                     bint trace=False):

@@ -17,7 +17,7 @@ import numpy as np
 
 from . import _engine
 from .cards import deck_for
-from .policies import KNOBS, check_knobs, seat_policies
+from .policies import KNOBS, SEARCH_KNOBS, check_knobs, seat_policies
 from .results import SEAT_COUNTERS, GameLimitError, GameResult
 from .scenario import scenario_deck
 from .rng import MASK64, key_from_seed
@@ -54,8 +54,9 @@ POLICY_FIELDS = ("id", "color", "bluff", "challenge", "forget_uno", "catch",
                  "play_drawn", "voluntary_draw", "challenge_auto", "challenge_threshold",
                  "target", "stack", "jump_in", "bluff_next", "bluff_own",
                  "challenge_offender", "challenge_own", "suspect", "challenge_posterior",
-                 "challenge_prior", "bluff_join", "challenge_join")
-check_knobs(KNOBS, POLICY_FIELDS)  # every field but id filled by one knob (policies.KNOBS)
+                 "challenge_prior", "bluff_join", "challenge_join", "samples", "rollouts",
+                 "iterations", "c", "rollout", "value", "cheat")
+check_knobs(KNOBS + SEARCH_KNOBS, POLICY_FIELDS)  # every field but id filled by one knob (policies.KNOBS)
 
 
 def _policy(spec) -> tuple:
