@@ -49,6 +49,11 @@ def seats(kind: str, players: int, focal, table) -> list[str]:
         if spec.name == "user":
             raise StudyError(f"invalid {what} policy {spec}: counterfactual values need a "
                              "built-in policy")
+    from uno_sim.policies import SEARCH_NAMES
+
+    if focal.name in SEARCH_NAMES:
+        raise StudyError(f"invalid focal policy {focal}: the counterfactual values cannot force "
+                         "a search player's decisions yet; a search player can be the table")
     out = [str(table)] * players
     out[focal_seat(kind)] = str(focal)
     return out

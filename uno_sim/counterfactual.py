@@ -34,7 +34,7 @@ import numpy as np
 import polars as pl
 
 from .engine import GameLimitError, _setup
-from .policies import seat_policies
+from .policies import SEARCH_NAMES, seat_policies
 from .results import FORCE_POINTS
 from .rng import MASK64, key_from_seed
 from .rules import Rules, RulesError
@@ -127,7 +127,9 @@ def decision_values(kind: str, *, variant: str = "classic", players: int = 2, po
     decisions are expensive (the search players); the others are still answered by the
     policy, they are only not replayed both ways.
 
-    The seat must play a built-in policy.  Results do not depend on `n_jobs`.
+    The seat must play a built-in policy other than a search player (pimc, ismcts: their
+    decisions go through the search, which the forcing does not reach); search players may
+    play the other seats.  Results do not depend on `n_jobs`.
     """
     if kind not in KINDS:
         raise RulesError(f"invalid kind {kind!r}: expected bluff or challenge")
@@ -140,6 +142,11 @@ def decision_values(kind: str, *, variant: str = "classic", players: int = 2, po
         raise RulesError(f"invalid seat {seat!r}: expected 0..{rules.players - 1}")
     if specs[seat].name == "user":
         raise RulesError(f"invalid seat {seat}: counterfactuals need a built-in policy there")
+    if specs[seat].name in SEARCH_NAMES:
+        # a search seat answers through the search (search.c), which the forced decision
+        # points do not reach: its points would go uncounted or unforced
+        raise RulesError(f"invalid seat {seat}: counterfactuals cannot force the decisions of "
+                         f"the search player {specs[seat]} yet; it may play the other seats")
     if isinstance(games, bool) or not isinstance(games, (int, np.integer)) or games < 0:
         raise RulesError(f"invalid games {games!r}: expected an integer >= 0")
     policies = [str(s) for s in specs]
