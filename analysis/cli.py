@@ -98,13 +98,44 @@ def _boot(parse_count, text) -> int:
     return parse_count(text, "boot", MAX_BOOT, "bootstrap resamples")
 
 
+OUTPUT_MARK = ".uno-sim-output.json"  # in a study's or report's --out: the files it wrote
+
+
+def _our_files(out: str) -> list[str]:
+    """Every file under `out` but the mark, as paths relative to it."""
+    found = []
+    for root, dirs, files in os.walk(out):
+        dirs.sort()
+        for name in sorted(files):
+            rel = os.path.relpath(os.path.join(root, name), out)
+            if rel != OUTPUT_MARK:
+                found.append(rel)
+    return found
+
+
 def _writable_out(out: str) -> str:
     """--out, created now: a file there, or a folder that cannot be written, is one line
-    before any game is played."""
+    before any game is played.  A folder that is neither empty nor an earlier output of
+    `study` or `report` (its mark lists every file in it) is refused: no file uno-sim did
+    not write is ever overwritten."""
+    import json
+
     from .common import StudyError
 
     if not out.strip():
         raise StudyError(f"invalid --out {out!r}: expected the name of a directory")
+    if os.path.isdir(out):
+        held = _our_files(out)
+        try:
+            with open(os.path.join(out, OUTPUT_MARK), encoding="utf-8") as f:
+                mark = json.load(f)
+            ours = set(mark["files"]) if mark.get("package") == "uno-sim" else None
+        except (OSError, ValueError, TypeError, KeyError, AttributeError):
+            ours = None
+        stranger = next((f for f in held if ours is None or f not in ours), None)
+        if stranger is not None:
+            raise StudyError(f"--out {out!r} holds {stranger!r}, which uno-sim did not write; "
+                             "use a new or empty directory")
     try:
         os.makedirs(out, exist_ok=True)
     except OSError as exc:
@@ -112,6 +143,23 @@ def _writable_out(out: str) -> str:
     if not os.access(out, os.W_OK):
         raise StudyError(f"cannot write --out {out!r}: permission denied")
     return out
+
+
+def _mark_output(out: str) -> None:
+    """Record every file now in `out` as written by uno-sim (after a command wrote there,
+    however it ended, so a command cut off halfway leaves a folder it may write again);
+    a folder it wrote nothing into gets no mark."""
+    import json
+
+    from .common import StudyError
+
+    if not _our_files(out):
+        return
+    try:
+        with open(os.path.join(out, OUTPUT_MARK), "w", encoding="utf-8") as f:
+            json.dump({"package": "uno-sim", "files": _our_files(out)}, f, indent=1)
+    except OSError as exc:
+        raise StudyError(f"cannot write --out {out!r}: {exc.strerror}") from None
 
 
 def _cmd_study(args, parse_count) -> int:
@@ -149,11 +197,14 @@ def _cmd_study(args, parse_count) -> int:
 
             parse_policy(val)  # a bad spec is one line before anything runs
         kw[opt] = val
-    n_jobs = parse_jobs(args.jobs)  # every value checked before --out is made
+    jobs = parse_jobs(args.jobs)  # every value checked before --out is touched
     out = _writable_out(os.path.join("studies", args.name) if args.out is None else args.out)
-    res = run_study(args.name, variant[0], args.players, games, args.seed, out,
-                    n_jobs=n_jobs, **kw)
-    res.write(out)
+    try:
+        res = run_study(args.name, variant[0], args.players, games, args.seed, out,
+                        n_jobs=jobs, **kw)
+        res.write(out)
+    finally:
+        _mark_output(out)
     print(res.markdown(base=out))
     print(f"figures, study.md and study.json in {out}")
     return 0
@@ -172,20 +223,23 @@ def _cmd_report(args, parse_count) -> int:
         if args.value_games else None
     trace_games = _games(parse_count, args.trace_games, "trace-games")
     card_games = _games(parse_count, args.card_games, "card-games")
-    n_jobs, n_boot = parse_jobs(args.jobs), _boot(parse_count, args.boot)  # before --out is made
+    jobs, boot = parse_jobs(args.jobs), _boot(parse_count, args.boot)
     exploit_games = None if args.exploit_games is None else \
         (0 if str(args.exploit_games).strip() == "0" else
          _games(parse_count, args.exploit_games, "exploit-games"))
     exploit_fresh = _games(parse_count, args.exploit_fresh, "exploit-fresh") \
         if args.exploit_fresh else None
     exploit_rounds = parse_count(args.exploit_rounds, "exploit-rounds")
-    _writable_out(args.out)
+    _writable_out(args.out)  # after every value is checked
     cmd = "uno-sim " + " ".join(shlex.quote(a) for a in sys.argv[1:]) \
         if sys.argv and "report" in sys.argv[1:] else None
-    res = build(args.variants, games, args.seed, args.out, args.players, command=cmd,
-                n_jobs=n_jobs, n_boot=n_boot, value_games=value_games,
-                trace_games=trace_games, card_games=card_games,
-                progress=None, exploit_games=exploit_games, exploit_fresh=exploit_fresh,
-                exploit_rounds=exploit_rounds)
+    try:
+        res = build(args.variants, games, args.seed, args.out, args.players, command=cmd,
+                    n_jobs=jobs, n_boot=boot,
+                    value_games=value_games, trace_games=trace_games, card_games=card_games,
+                    progress=None, exploit_games=exploit_games, exploit_fresh=exploit_fresh,
+                    exploit_rounds=exploit_rounds)
+    finally:
+        _mark_output(args.out)
     print(f"report in {res['md']}, {res['html']} and {res['json']} ({res['seconds']:.0f} s)")
     return 0

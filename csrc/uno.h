@@ -538,17 +538,23 @@ enum {
  * Safety limits.  Some policies never end a round: when every seat always
  * draws and always plays the drawn card (greedy with voluntary_draw=1), one
  * Wild can go round the table forever (reshuffle, draw, play); with
- * drawn_card=must two Reverses can bounce between two seats forever.  The
- * reference engine loops forever there; this engine stops with
- * UNO_ERR_LIMIT instead (keeping the trace so far).  No game that ends
- * below the limits is affected.
+ * drawn_card=must two Reverses can bounce between two seats forever.  Both
+ * engines stop there, at the same turn, with UNO_ERR_LIMIT (GameLimitError in
+ * Python, keeping the trace so far).  No game that ends below the limits is
+ * affected.
  */
 /* Bounds that keep every score in int32 (rules.VALUE_MAX, rules.TARGET_MAX): a round
    scores at most UNO_MAX_CARDS * UNO_MAX_VALUE on top of a score below UNO_MAX_TARGET. */
 #define UNO_MAX_VALUE 1000000
 #define UNO_MAX_TARGET 1000000000
 #define UNO_MAX_TURNS 100000  /* turns in one round (uno_config.max_turns) */
-#define UNO_MAX_ROUNDS 100000 /* rounds in one game */
+#define UNO_MAX_ROUNDS 1000   /* rounds in one game (uno_config.max_rounds) */
+/* Turns in one game, counted between rounds: a game that has taken this many turns when a
+   round ends stops there.  With UNO_MAX_ROUNDS it bounds an endless game's work (a policy
+   that stalemates every round, in Python through a user seat, gives up within seconds)
+   and keeps the int32 turn counts far from overflowing.  The reference engine
+   (uno_sim/reference/game.py, `Game.max_game_turns`) stops at the same points. */
+#define UNO_MAX_GAME_TURNS 1000000
 
 /* reference.GameResult. */
 typedef struct uno_result {

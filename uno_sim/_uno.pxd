@@ -36,6 +36,7 @@ cdef extern from "uno.h":
         UNO_CF_MAX
         UNO_MAX_TURNS
         UNO_MAX_ROUNDS
+        UNO_MAX_GAME_TURNS
         UNO_LAUNCH_MAX
         UNO_DRAW  # a play / stack answer: draw instead of playing (-1)
         UNO_MAX_ACTIONS  # room for uno_legal_actions' answer (UNO_HAND_CAP + 1)

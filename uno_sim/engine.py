@@ -30,6 +30,8 @@ __all__ = ["play_game", "play_round", "play_games", "GameLimitError", "MAX_TURNS
 
 
 MAX_TURNS = _engine.MAX_TURNS  # default safety limit on the turns of one round
+MAX_ROUNDS = _engine.MAX_ROUNDS  # ... on the rounds of one game
+MAX_GAME_TURNS = _engine.MAX_GAME_TURNS  # ... on the turns of one game (checked between rounds)
 
 
 # uno_config's fields, filled by name (Engine._fill_config): every field once.
