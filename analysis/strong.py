@@ -9,9 +9,9 @@ Two report sections and one summary answer (`summary.LATER_ANSWERS`):
 2. Counterfactual bluff and challenge values (`uno_sim.counterfactual`'s forcing, which
    reaches a search player's own decisions) with the search player `FOCAL` at the focal
    seat, beside plain greedy at that seat on the same games: seat 0 bluffing against a
-   table that never challenges; seat 1 challenging a seat 0 that bluffs whenever it can.
-   A search player's games are expensive, so each game contributes one decision point,
-   chosen systematically (point `game mod n` of its n points): `sampled_values`.
+   table that never challenges; seat 1 challenging a table that bluffs whenever it can.
+   A search player's games are expensive, so one decision point in `EVERY` is replayed
+   both ways (`strongplay.decision_values(..., every=EVERY)`, a systematic sample).
 
 Every size is an argument (the report's --strong-deals, --strong-games); the sections
 state them.  Results do not depend on `n_jobs`.
@@ -33,7 +33,8 @@ LEAGUE_PLAYERS = ("random", "greedy", "strategic", "pimc(samples=4,rollouts=2)",
 FOCAL = "pimc(samples=4,rollouts=2)"  # the search player at the focal seat
 LEAGUE_TABLES = (("classic", 2), ("flip", 2))
 DEFAULT_DEALS = 16
-DEFAULT_GAMES = 60
+DEFAULT_GAMES = 40
+EVERY = 8  # one decision point in EVERY replayed both ways (strongplay.decision_values)
 MAX_SIZE = 10**5
 OFFENDER = "greedy(bluff=1)"  # seat 0 of the challenge design: bluffs whenever it can
 
@@ -46,82 +47,20 @@ def check_size(value, what: str) -> int:
     return int(value)
 
 
-# --- counterfactual values, one sampled point per game ---------------------------------
-
-def _chunk(rules, policies, seat: int, kind: int, seed: int, games) -> dict:
-    from uno_sim.counterfactual import COLUMNS, win_share
-    from uno_sim.engine import GameLimitError, _setup
-    from uno_sim.rng import MASK64, key_from_seed
-
-    rules, _, eng = _setup(rules, policies)
-    key = key_from_seed(seed)
-    rows = {c: [] for c in COLUMNS}
-    for game in games:
-        g = int(game) & MASK64
-        try:
-            _, seen, _ = eng.play_forced(key, g, seat, kind)
-        except GameLimitError:
-            continue
-        pts = seen["points"]
-        if not pts:
-            continue
-        i = int(game) % len(pts)
-        pt = pts[i]
-        try:
-            out = []
-            for value in (0, 1):
-                res, f, _ = eng.play_forced(key, g, seat, kind, i, value)
-                out.append((f["round_won"], f["round_points"],
-                            win_share(res["winners"], seat, rules.teams)))
-        except GameLimitError:
-            continue
-        for c, v in (("game", int(game)), ("point", i), ("round", pt["round"]),
-                     ("turn", pt["turn"]), ("players", rules.players),
-                     ("variant", rules.variant), ("own_size", pt["own"]),
-                     ("other_size", pt["other"]), ("could_bluff_p", pt["q"] if kind else None),
-                     ("truth", pt["truth"] if kind else None), ("natural", pt["natural"])):
-            rows[c].append(v)
-        for a in (0, 1):
-            rows[f"round_win_{a}"].append(out[a][0])
-            rows[f"points_{a}"].append(out[a][1])
-            rows[f"game_win_{a}"].append(out[a][2])
-    return rows
-
-
-def sampled_values(kind: str, variant: str, players: int, policies: list, seat: int,
-                   games: int, seed: int, n_jobs: int = 1) -> pl.DataFrame:
-    """`uno_sim.counterfactual.decision_values`' frame with one decision point per game
-    (point `game mod n` of the game's n points of `seat`), for expensive policies; any
-    built-in policy or search player may sit at `seat`."""
-    from uno_sim.counterfactual import COLUMNS, KINDS
-    from uno_sim.rules import Rules
-
-    rules = Rules(variant=variant, players=players)
-    pols = [str(p) for p in policies]
-    ids = np.arange(games, dtype=np.int64)
-    if n_jobs == 1 or games < 2:
-        parts = [_chunk(rules, pols, seat, KINDS[kind], seed, ids)]
-    else:
-        from joblib import Parallel, delayed
-
-        jobs = os.cpu_count() or 1 if n_jobs == -1 else n_jobs
-        chunks = [c for c in np.array_split(ids, min(games, 4 * jobs)) if len(c)]
-        parts = Parallel(n_jobs=jobs)(delayed(_chunk)(rules, pols, seat, KINDS[kind], seed, c)
-                                      for c in chunks)
-    return pl.concat([pl.DataFrame(p, schema=COLUMNS) for p in parts])
-
+# --- counterfactual values ------------------------------------------------------------
 
 def play_values(variant: str, players: int, games: int, seed: int, focal: str = FOCAL,
-                n_jobs: int = 1) -> dict:
-    """{(kind, focal policy): frame} for greedy and `focal` at the focal seat, same games."""
+                n_jobs: int = 1, every: int = EVERY) -> dict:
+    """{(kind, focal policy): frame} for greedy and `focal` at the focal seat, same games,
+    one decision point in `every` replayed (`strongplay.decision_values`)."""
+    from .strongplay import decision_values
+
     out = {}
     for who in ("greedy", focal):
-        out[("bluff", who)] = sampled_values(
-            "bluff", variant, players, [who] + ["greedy"] * (players - 1), 0, games, seed,
-            n_jobs)
-        out[("challenge", who)] = sampled_values(
-            "challenge", variant, players, [OFFENDER, who] + ["greedy"] * (players - 2), 1,
-            games, seed, n_jobs)
+        out[("bluff", who)] = decision_values("bluff", variant, players, who, "greedy", games,
+                                              seed, n_jobs, every=every)
+        out[("challenge", who)] = decision_values("challenge", variant, players, who, OFFENDER,
+                                                  games, seed, n_jobs, every=every)
     return out
 
 
@@ -207,11 +146,11 @@ def study(deals: int = DEFAULT_DEALS, games: int = DEFAULT_GAMES, seed: int = 0,
         frames = play_values(variant, players, games, seed, FOCAL, n_jobs)
         res["frames"] = frames
         sec = Section("Strong play: bluff and challenge values of a search player")
-        sec.p(f"{variant}, {players} players, games 0-{games - 1}, seed {seed}. Each game "
-              "contributes one decision point of the focal seat (point `game mod n` of its n), "
-              "played on both ways with common random numbers (uno_sim.counterfactual). Bluff: "
+        sec.p(f"{variant}, {players} players, games 0-{games - 1}, seed {seed}. One decision "
+              f"point of the focal seat in {EVERY} (a systematic sample) is played on both "
+              "ways with common random numbers (uno_sim.counterfactual). Bluff: "
               f"seat 0 is plain greedy or `{FOCAL}`, the table plain greedy (never "
-              f"challenges). Challenge: seat 0 `{OFFENDER}` (bluffs whenever it can), seat 1 "
+              f"challenges). Challenge: the table `{OFFENDER}` (bluffs whenever it can), seat 1 "
               f"plain greedy or `{FOCAL}`. `natural`: how often the focal policy itself "
               "bluffs / challenges at those points; value: game-win share, alternative 1 "
               "minus 0, 95% intervals clustered by game.")

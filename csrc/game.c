@@ -336,7 +336,8 @@ static int play_rounds(uno_game *g, int dealer, uno_result *res)
 {
     const uno_config *cfg = g->cfg;
     for (;;) {
-        if (g->rounds >= (cfg->max_rounds > 0 ? cfg->max_rounds : UNO_MAX_ROUNDS))
+        if (g->rounds >= (cfg->max_rounds > 0 ? cfg->max_rounds : UNO_MAX_ROUNDS) ||
+            g->turns >= UNO_MAX_GAME_TURNS)
             return fail(res, UNO_ERR_LIMIT, -1);
         int winner = uno_round_play(g, dealer, NULL);
         if (winner <= -3)

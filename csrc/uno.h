@@ -408,6 +408,9 @@ struct uno_game;
  */
 typedef int (*uno_decide_fn)(void *ctx, struct uno_game *g, int seat, int decision, int arg);
 
+/* How a policy's two size conditions combine (uno_policy bluff_join, challenge_join). */
+enum { UNO_JOIN_AND = 0, UNO_JOIN_OR = 1 };
+
 typedef struct uno_policy {
     int32_t id;         /* UNO_POLICY_* */
     int32_t color;      /* UNO_COLOR_*: the color named on a wild */
@@ -425,10 +428,13 @@ typedef struct uno_policy {
     /* State conditions (UNO_ANY: none).  A bluff is tried only when the next player
        holds <= bluff_next cards and this seat <= bluff_own; a challenge only when the
        offender holds <= challenge_offender cards (after playing it), this seat <=
-       challenge_own, and the offender is `suspect` (-1: anyone). */
+       challenge_own, and the offender is `suspect` (-1: anyone).  With bluff_join
+       (challenge_join) UNO_JOIN_OR, either size condition is enough instead of both. */
     int32_t bluff_next, bluff_own, challenge_offender, challenge_own, suspect;
     int32_t challenge_posterior; /* 1: challenge when the posterior P(bluff) > threshold */
     double challenge_prior;      /* the offender's assumed bluff rate, for the posterior */
+    int32_t bluff_join;          /* UNO_JOIN_*: how bluff_next and bluff_own combine */
+    int32_t challenge_join;      /* UNO_JOIN_*: how challenge_offender and challenge_own do */
     /* Search players (UNO_POLICY_PIMC, UNO_POLICY_ISMCTS; search.c).  The fields above hold
        the rollout policy's knobs: the seat's answer where nothing can be searched. */
     int32_t samples;    /* pimc: sampled states per decision, 1.. */
@@ -532,17 +538,23 @@ enum {
  * Safety limits.  Some policies never end a round: when every seat always
  * draws and always plays the drawn card (greedy with voluntary_draw=1), one
  * Wild can go round the table forever (reshuffle, draw, play); with
- * drawn_card=must two Reverses can bounce between two seats forever.  The
- * reference engine loops forever there; this engine stops with
- * UNO_ERR_LIMIT instead (keeping the trace so far).  No game that ends
- * below the limits is affected.
+ * drawn_card=must two Reverses can bounce between two seats forever.  Both
+ * engines stop there, at the same turn, with UNO_ERR_LIMIT (GameLimitError in
+ * Python, keeping the trace so far).  No game that ends below the limits is
+ * affected.
  */
 /* Bounds that keep every score in int32 (rules.VALUE_MAX, rules.TARGET_MAX): a round
    scores at most UNO_MAX_CARDS * UNO_MAX_VALUE on top of a score below UNO_MAX_TARGET. */
 #define UNO_MAX_VALUE 1000000
 #define UNO_MAX_TARGET 1000000000
 #define UNO_MAX_TURNS 100000  /* turns in one round (uno_config.max_turns) */
-#define UNO_MAX_ROUNDS 100000 /* rounds in one game */
+#define UNO_MAX_ROUNDS 1000   /* rounds in one game (uno_config.max_rounds) */
+/* Turns in one game, counted between rounds: a game that has taken this many turns when a
+   round ends stops there.  With UNO_MAX_ROUNDS it bounds an endless game's work (a policy
+   that stalemates every round, in Python through a user seat, gives up within seconds)
+   and keeps the int32 turn counts far from overflowing.  The reference engine
+   (uno_sim/reference/game.py, `Game.max_game_turns`) stops at the same points. */
+#define UNO_MAX_GAME_TURNS 1000000
 
 /* reference.GameResult. */
 typedef struct uno_result {

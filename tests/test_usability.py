@@ -192,7 +192,7 @@ def test_variant_is_accepted_by_every_command_that_plays():
     parser = build_parser()
     sub = next(a for a in parser._actions if a.dest == "command")
     for name, p in sub.choices.items():
-        if name in ("merge", "policies", "completion"):
+        if name in ("merge", "verify", "policies", "completion"):
             continue
         assert any("--variant" in a.option_strings for a in p._actions), name
     r = run_cli("tournament", "--variant", "flip", "--deals", "10", "--players", "2",

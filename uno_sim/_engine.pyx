@@ -23,7 +23,7 @@ from libc.string cimport memset
 from uno_sim._uno cimport *
 
 from uno_sim.cards import COLORS, DrawReason
-from uno_sim.results import GameLimitError
+from uno_sim.results import GameLimitError, limit_message
 from uno_sim.rules import RulesError
 from uno_sim.userpolicy import DECISIONS, PolicyError, RawState
 
@@ -41,6 +41,7 @@ _TABLE_COLUMNS = ("color", "face", "value", "effect", "amount", "restricted", "s
 
 MAX_TURNS = UNO_MAX_TURNS
 MAX_ROUNDS = UNO_MAX_ROUNDS
+MAX_GAME_TURNS = UNO_MAX_GAME_TURNS
 
 
 _ROUND_SCALARS = ("round", "dealer", "starter", "winner", "turns", "reshuffles")
@@ -215,6 +216,8 @@ cdef void _fill_policy(uno_policy *q, dict f) except *:
         q.suspect = f.pop("suspect")
         q.challenge_posterior = f.pop("challenge_posterior")
         q.challenge_prior = f.pop("challenge_prior")
+        q.bluff_join = f.pop("bluff_join")
+        q.challenge_join = f.pop("challenge_join")
         q.samples = f.pop("samples")
         q.rollouts = f.pop("rollouts")
         q.iterations = f.pop("iterations")
@@ -318,10 +321,8 @@ cdef class Engine:
         if status == UNO_ERR_LIMIT:
             which = "the game" if game < 0 else f"game {game}"
             raise GameLimitError(
-                f"{which} did not end within {cfg.max_turns or UNO_MAX_TURNS} turns in a round "
-                f"or {cfg.max_rounds or UNO_MAX_ROUNDS} rounds: the policies never let a round "
-                f"end (e.g. every "
-                f"seat greedy with voluntary_draw=1, or seats that stalemate every round)",
+                limit_message(which, cfg.max_turns or UNO_MAX_TURNS,
+                              cfg.max_rounds or UNO_MAX_ROUNDS, UNO_MAX_GAME_TURNS),
                 self._decode(tr) if tr != NULL and not tr.failed else None)
         if status != UNO_OK:
             raise RulesError(f"the C engine rejected the configuration (status {status})")
