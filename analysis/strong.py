@@ -4,7 +4,7 @@ Two report sections and one summary answer (`summary.LATER_ANSWERS`):
 
 1. A small league (`uno_sim.league`): random, greedy, strategic, one pimc and one ismcts
    budget and one `cheat=1` search player (the upper bound), at the tables of
-   `LEAGUE_TABLES` (classic and Flip at 2 players by default), its Bradley-Terry ratings
+   `LEAGUE_TABLES` (classic and Flip at 2 players, classic at 4), its Bradley-Terry ratings
    with bootstrap intervals and the strength-against-thinking-time figure.
 2. Counterfactual bluff and challenge values (`uno_sim.counterfactual`'s forcing, which
    reaches a search player's own decisions) with the search player `FOCAL` at the focal
@@ -31,7 +31,7 @@ from .doc import Section
 LEAGUE_PLAYERS = ("random", "greedy", "strategic", "pimc(samples=4,rollouts=2)",
                   "ismcts(iterations=25)", "pimc(samples=4,rollouts=2,cheat=1)")
 FOCAL = "pimc(samples=4,rollouts=2)"  # the search player at the focal seat
-LEAGUE_TABLES = (("classic", 2), ("flip", 2))
+LEAGUE_TABLES = (("classic", 2), ("flip", 2), ("classic", 4))
 DEFAULT_DEALS = 16
 DEFAULT_GAMES = 40
 EVERY = 8  # one decision point in EVERY replayed both ways (strongplay.decision_values)
