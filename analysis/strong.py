@@ -229,6 +229,8 @@ def same_sign_reading(tables: dict) -> str:
 
 def strong_answer(results, extra: dict):
     """The summary's answer "do the answers hold for strong play?" from extra['strong']."""
+    from uno_sim.policies import parse_policy
+
     from .summary import Answer
 
     res = (extra or {}).get("strong")
@@ -237,10 +239,13 @@ def strong_answer(results, extra: dict):
     rows = []
     for lg in res.get("leagues", []):
         for t in lg.tables:
-            by = {r["player"]: r for r in t.rows()}
-            s = by.get(FOCAL) or {}
-            rows.append({"question": f"rating of `{FOCAL}` vs greedy, {t.title()}",
-                         "answer": fmt_ci(s["rating"], s["low"], s["high"], 0) if s else "-"})
+            s = next((r for r in t.rows() if "cheat=1" not in r["player"]
+                      and parse_policy(r["player"]).name in ("pimc", "ismcts")), None)
+            rows.append({"question": f"strongest non-cheating search player vs greedy (rating), "
+                                     f"{t.title()}",
+                         "answer": f"`{s['player']}` "
+                                   f"{fmt_ci(s['rating'], s['low'], s['high'], 0)}"
+                         if s else "-"})
     for kind, t in res.get("tables", {}).items():
         if t is None or t.is_empty():
             continue
@@ -256,11 +261,13 @@ def strong_answer(results, extra: dict):
         agree, disagree, n = same_sign(t)
         rows.append({"question": f"{kind}: states where greedy and the search player's values "
                                  "share a clear sign / clearly differ",
-                     "answer": f"{agree} / {disagree} of {n}"})
+                     "answer": f"{agree} / {disagree} of {n}: "
+                               + ("contradicted" if disagree else "confirmed" if agree
+                                  else "neither (every interval holds 0)")})
     if not rows:
         return None
     return Answer("Do the answers hold for strong play?",
-                  f"The search player `{FOCAL}` against greedy in the league (Elo scale, 95% "
-                  "intervals), and the value of bluffing and of challenging with it at the "
+                  "The strongest non-cheating search player against greedy in the league (Elo "
+                  f"scale, 95% intervals), and the value of bluffing and of challenging with it at the "
                   "focal seat beside greedy there, on the same games (game-win share, 95% "
                   "intervals): see the strong-play sections.", pl.DataFrame(rows))

@@ -86,7 +86,11 @@ def test_sections_render_with_tables_a_figure_and_summary_lines(tmp_path):
     ans = [a for a in summary.answers(res, {"strong": r}) if "strong play" in a.question]
     assert len(ans) == 1
     t = ans[0].table
-    ratings = [a for q, a in t.iter_rows() if q.startswith("rating of")]
+    ratings = [a for q, a in t.iter_rows() if q.startswith("strongest")]
     assert ratings and all(INTERVAL.search(a) for a in ratings)
     assert any(q.startswith("bluff value") for q, _ in t.iter_rows())
+    verdicts = [a for q, a in t.iter_rows() if q.startswith(("bluff:", "challenge:"))]
+    assert len(verdicts) == 2
+    assert all(a.endswith(("contradicted", "confirmed", "(every interval holds 0)"))
+               for a in verdicts)
     assert summary.answers(res, {}) == []  # nothing run, no strong-play line
