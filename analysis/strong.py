@@ -268,6 +268,7 @@ def strong_answer(results, extra: dict):
         return None
     return Answer("Do the answers hold for strong play?",
                   "The strongest non-cheating search player against greedy in the league (Elo "
-                  f"scale, 95% intervals), and the value of bluffing and of challenging with it at the "
-                  "focal seat beside greedy there, on the same games (game-win share, 95% "
-                  "intervals): see the strong-play sections.", pl.DataFrame(rows))
+                  f"scale, 95% intervals); the value of bluffing and of challenging with `{FOCAL}` "
+                  "at the focal seat beside greedy there, on the same games (game-win share, "
+                  "95% intervals), and per state whether the two values share a clear sign: "
+                  "see the strong-play sections.", pl.DataFrame(rows))

@@ -81,7 +81,9 @@ def test_sections_render_with_tables_a_figure_and_summary_lines(tmp_path):
     assert (tmp_path / "strong_league_2p.png").stat().st_size > 0
     assert "](strong_league_2p.png)" in md
     assert "Value of challenging" in md and "Value of bluffing" in md
-    assert "1 deals per pairing" in md and "games 0-3" in md and "point of the focal seat in" in md  # the sizes are said
+    # the sizes are said
+    assert "1 deals per pairing" in md and "games 0-3" in md
+    assert "point of the focal seat in" in md
     res = summary.Results()
     ans = [a for a in summary.answers(res, {"strong": r}) if "strong play" in a.question]
     assert len(ans) == 1
