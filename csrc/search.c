@@ -24,16 +24,50 @@
  * streams for every answer: common random numbers); ismcts grows a tree over o's
  * information sets (below).
  */
-#include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef SEARCH_DEBUG
+#include <stdio.h>
+#endif
 
 #include "engine_internal.h"
 
 #define JOURNAL_MAX 1024 /* decisions in one turn; more: the turn is not searched */
 #define TREE_ACTIONS 64  /* answers a tree node keeps (the first ones in legal order) */
 #define TREE_DEPTH 64    /* tree nodes on one iteration's path */
+
+/* sqrt and log of a positive finite double without libm (the engine links nothing else):
+   Newton's iteration, and the exponent's bits plus the atanh series of the mantissa. */
+static double s_sqrt(double x)
+{
+    if (!(x > 0.0))
+        return 0.0;
+    double r = x > 1.0 ? x : 1.0;
+    for (int i = 0; i < 64; i++) {
+        double nr = 0.5 * (r + x / r);
+        if (nr >= r)
+            break;
+        r = nr;
+    }
+    return r;
+}
+
+static double s_log(double x)
+{
+    uint64_t b;
+    memcpy(&b, &x, sizeof b);
+    int e = (int)((b >> 52) & 0x7ff) - 1023;
+    b = (b & UINT64_C(0x000fffffffffffff)) | UINT64_C(0x3ff0000000000000);
+    double m;
+    memcpy(&m, &b, sizeof m); /* x = m * 2^e, 1 <= m < 2 */
+    double z = (m - 1.0) / (m + 1.0), z2 = z * z, term = z, sum = 0.0;
+    for (int k = 1; k < 60; k += 2) {
+        sum += term / k;
+        term *= z2;
+    }
+    return 2.0 * sum + e * 0.69314718055994530942;
+}
 
 /* ------------------------------------------------------------------------- */
 /* Cloning and scripts (uno.h)                                                */
@@ -585,16 +619,25 @@ static int pimc_answer(void *ctx, uno_game *g, int seat, int decision, int arg)
     return h->answer;
 }
 
-/* The index of the best of the m answers, or -1 when every sample was dropped. */
+/*
+ * The index of the answer to play among the m answers, or -1 when every sample was
+ * dropped.  Each sampled state gives every answer the same rollout streams (common
+ * random numbers), so answers are compared sample by sample: the answer with the best
+ * mean is played only when its mean lead over the rollout policy's own answer `def` is
+ * above PIMC_Z standard errors of that paired difference; else `def` is.  A single
+ * game's outcome is a noisy measure of one decision, and without this guard the noise
+ * alone picks a weak answer (a draw instead of a play) about once in m decisions.
+ */
+#define PIMC_Z 1.645 /* one-sided 95% */
 static int pimc(struct uno_search *x, uno_game *g, int o, int decision, int arg, const int *ans,
-                int m, const uint64_t key[4], const uint64_t key2[4])
+                int m, int def, const uint64_t key[4], const uint64_t key2[4])
 {
     const uno_policy *pol = &x->orig[o];
     uno_policy after[UNO_MAX_PLAYERS];
     rollout_policies(x, o, after);
-    double sum[UNO_MAX_ACTIONS], tmp[UNO_MAX_ACTIONS];
+    double sum[UNO_MAX_ACTIONS], tmp[UNO_MAX_ACTIONS], d1[UNO_MAX_ACTIONS], d2[UNO_MAX_ACTIONS];
     for (int a = 0; a < m; a++)
-        sum[a] = 0.0;
+        sum[a] = d1[a] = d2[a] = 0.0;
     int kept = 0;
     pimc_hook h;
     uno_script sc;
@@ -631,15 +674,31 @@ static int pimc(struct uno_search *x, uno_game *g, int o, int decision, int arg,
         if (!ok)
             continue;
         kept++;
-        for (int a = 0; a < m; a++)
+        for (int a = 0; a < m; a++) {
             sum[a] += tmp[a];
+            double d = tmp[a] - tmp[def];
+            d1[a] += d;
+            d2[a] += d * d;
+        }
     }
     if (!kept)
         return -1;
-    int best = 0;
-    for (int a = 1; a < m; a++)
+    int best = def;
+    for (int a = 0; a < m; a++)
         if (sum[a] > sum[best])
             best = a;
+    if (best != def) { /* the paired lead over def, in standard errors */
+        double mean = d1[best] / kept, var = kept > 1 ? (d2[best] - kept * mean * mean) / (kept - 1) : 0.0;
+        double se = s_sqrt(var > 0.0 ? var / kept : 0.0);
+        if (!(kept > 1 && mean > PIMC_Z * se))
+            best = def;
+    }
+#ifdef SEARCH_DEBUG
+    fprintf(stderr, "pimc dec %d kept %d:", decision, kept);
+    for (int a = 0; a < m; a++)
+        fprintf(stderr, " %d:%.2f", ans[a], sum[a] / (kept * pol->rollouts));
+    fprintf(stderr, " def %d -> %d\n", ans[def], ans[best]);
+#endif
     return best;
 }
 
@@ -728,7 +787,7 @@ static int tree_select(tree_node *nd, const int *ans, int m, double c)
         int a = legal[j];
         if (nd->n[a] == 0)
             return a; /* every legal answer once first, in legal order */
-        double s = nd->w[a] / nd->n[a] + c * sqrt(log((double)nd->avail[a]) / nd->n[a]);
+        double s = nd->w[a] / nd->n[a] + c * s_sqrt(s_log((double)nd->avail[a]) / nd->n[a]);
         if (best < 0 || s > best_s) {
             best = a;
             best_s = s;
@@ -920,7 +979,15 @@ static int search_decide(struct uno_search *x, uno_game *g, int o, int decision,
         return dispatch(g, x->fallback, o, decision, arg);
     const uint64_t key[4] = {w, UINT64_C(0x5345415243480001), (uint64_t)decision, 1};
     const uint64_t key2[4] = {w, UINT64_C(0x5345415243480002), (uint64_t)decision, 2};
-    int best = pol->id == UNO_POLICY_PIMC ? pimc(x, g, o, decision, arg, ans, m, key, key2)
+    /* the rollout policy's own answer, its random draws wound back */
+    uint32_t saved[UNO_DK_SLOTS];
+    memcpy(saved, g->dec_n[o], sizeof saved);
+    int own = dispatch(g, x->fallback, o, decision, arg), def = 0;
+    memcpy(g->dec_n[o], saved, sizeof saved);
+    for (int i = 0; i < m; i++)
+        if (ans[i] == own)
+            def = i;
+    int best = pol->id == UNO_POLICY_PIMC ? pimc(x, g, o, decision, arg, ans, m, def, key, key2)
                                           : ismcts(x, g, o, decision, arg, ans, m, key, key2);
     return best >= 0 ? ans[best] : dispatch(g, x->fallback, o, decision, arg);
 }
