@@ -13,7 +13,7 @@ import sys
 
 from . import __version__
 from .options import UsageError, parse_count, parse_jobs
-from .policies import KNOBS, POLICY_HELP, POLICY_NAMES, seat_policies
+from .policies import KNOBS, POLICY_HELP, POLICY_NAMES, SEARCH_KNOBS, SEARCH_NAMES, seat_policies
 from .rules import RULE_KEYS, VARIANTS, Rules, RulesError, load_deck_file, parse_rule_value
 from .rules import player_counts as parse_player_counts
 
@@ -308,6 +308,12 @@ def cmd_policies(args) -> int:
         for k in KNOBS:
             print(f"    {k.name:<19} {k.range():<26} default {k.defaults[name]!s:<7} "
                   f"{k.help}")
+    for name in SEARCH_NAMES:
+        print(f"{name}: {POLICY_HELP[name]}")
+        for k in SEARCH_KNOBS:
+            if name in k.only:
+                print(f"    {k.name:<19} {k.range():<26} default {k.defaults[name]!s:<7} "
+                      f"{k.help}")
     print("spec: NAME or NAME(KNOB=VALUE,...), e.g. 'greedy(bluff=0.3,challenge=auto)'; "
           "--policy for every seat, --seat I=SPEC for one")
     print("user policies: Python callables, through the API (docs/policies.md)")
@@ -448,7 +454,7 @@ def completion_script(parser: argparse.ArgumentParser) -> str:
                     values[o] = " ".join(VARIANTS) + (" all" if name in ("bench", "report",
                                                                           "rules") else "")
                 elif o == "--policy":
-                    values[o] = " ".join(POLICIES)
+                    values[o] = " ".join(tuple(POLICIES) + SEARCH_NAMES)
                 elif o == "--rule":
                     values[o] = " ".join(f"{k}=" for k in RULE_KEYS)
                 elif a.metavar in ("FILE", "DIR") or o in ("--out", "--resume", "--config"):
