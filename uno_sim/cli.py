@@ -353,8 +353,13 @@ def cmd_bench(args) -> int:
     variants = list(VARIANTS) if args.variant == "all" else args.variant.split(",")
     for v in variants:
         Rules(variant=v)  # validates the name
+    from .bench import is_search
+
+    search = is_search(args.policy)  # a search player: a few games by default
+    games = args.games or ("20" if search else "20000")
+    repeats = args.repeats or ("1" if search else "5")
     run_bench(variants=variants, players=players, policy=args.policy,
-              games=parse_count(args.games), repeats=parse_count(args.repeats, "repeats"),
+              games=parse_count(games), repeats=parse_count(repeats, "repeats"),
               reference_games=_count_or_zero(args.reference_games, "reference-games"),
               user_games=_count_or_zero(args.user_games, "user-games"), progress=None)
     return 0
@@ -571,9 +576,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--variant", default="all",
                    help="variants, comma-separated, or all (default all)")
     p.add_argument("--players", default="2,4,7,10", help="player counts (default 2,4,7,10)")
-    p.add_argument("--policy", default="greedy", help="policy spec for every seat (default greedy)")
-    p.add_argument("--games", default="20000", help="games per timed run (default 20000)")
-    p.add_argument("--repeats", default="5", help="timed runs; the median is shown (default 5)")
+    p.add_argument("--policy", default="greedy",
+                   help="policy spec for every seat (default greedy); a search player (pimc, "
+                        "ismcts) takes seat 0 only, the others greedy")
+    p.add_argument("--games", default=None,
+                   help="games per timed run (default 20000; 20 for a search player)")
+    p.add_argument("--repeats", default=None,
+                   help="timed runs; the median is shown (default 5; 1 for a search player)")
     p.add_argument("--reference-games", default="0",
                    help="also time the Python reference engine on this many games")
     p.add_argument("--user-games", default="0",
