@@ -120,7 +120,9 @@ def test_no_leak_hidden_cards_shuffled(variant, spec):
     assert tested == 3
 
 
-@pytest.mark.parametrize("spec", [FAST, FAST_TREE, "pimc(samples=1,rollouts=1,cheat=1)"])
+@pytest.mark.parametrize("spec", [FAST, FAST_TREE, "pimc(samples=1,rollouts=1,cheat=1)",
+                                  "pimc(samples=2,rollouts=1,value=table)",
+                                  "ismcts(iterations=8,value=game)"])
 def test_same_seed_same_games(spec):
     """A search draws only from its own decision stream: the same seed gives the same
     games, played one by one or as a batch."""
@@ -130,6 +132,17 @@ def test_same_seed_same_games(spec):
     assert [(r.winner, r.scores, r.turns) for r in a] == [(r.winner, r.scores, r.turns) for r in b]
     cols = play_games(rules, [spec, "greedy"], seed=4, first_game=0, n_games=2)
     assert list(cols["turns"]) == [r.turns for r in a]
+
+
+@pytest.mark.parametrize("scoring", ["elimination", "lowest"])
+def test_table_value_under_other_scoring_plays_the_game(scoring):
+    """value=table has no table without standard scoring (C17-C19): the rollouts play to
+    the end of the game instead, and the games finish."""
+    rules = Rules(players=3, scoring=scoring, target=100)
+    for g in range(2):
+        r = play_game(rules, ["pimc(samples=2,rollouts=1,value=table)", "greedy", "greedy"],
+                      seed=8, game=g)
+        assert r.rounds >= 1
 
 
 def test_jobs_do_not_change_search_games():
@@ -173,7 +186,7 @@ def test_every_decision_kind_is_answered(variant, house, want, spec):
     _, specs, eng = _setup(rules, [spec, "random(challenge=0.5)", "greedy(bluff=0.5)"])
     key = key_from_seed(21)
     seen = set()
-    for game in range(6):
+    for game in range(16):
         _, events = eng.play_game(key, game, trace=True)
         for e in events:
             if e.get("p") == 0 or (e["e"] == "challenge" and e.get("p") == 0):
@@ -207,8 +220,8 @@ def test_knobs_read_back():
     assert spec.knobs() == {"iterations": 50, "c": 1.5, "rollout": "strategic",
                             "value": "round", "cheat": 1}
     assert parse_policy(str(spec)) == spec
-    assert parse_policy("pimc").knobs() == {"samples": 8, "rollouts": 4, "rollout": "greedy",
-                                            "value": "game", "cheat": 0}
+    assert parse_policy("pimc").knobs() == {"samples": 64, "rollouts": 4, "rollout": "greedy",
+                                            "value": "table", "cheat": 0}
 
 
 def test_cli_refuses_search_on_the_reference_engine():

@@ -242,19 +242,19 @@ def _search(pimc, ismcts) -> dict:
 
 # The search players' knobs (docs/policies.md "Search players"), in the order listed.
 SEARCH_KNOBS = (
-    Knob("samples", "count", _search(8, 8),
+    Knob("samples", "count", _search(64, 64),
          "pimc: states sampled per decision (the hidden cards dealt again, P1)",
          only=("pimc",)),
     Knob("rollouts", "count", _search(4, 4),
          "pimc: rollouts per sampled state and legal answer", only=("pimc",)),
-    Knob("iterations", "count", _search(200, 200),
+    Knob("iterations", "count", _search(1000, 1000),
          "ismcts: iterations per decision, one sampled state each", only=("ismcts",)),
     Knob("c", "real", _search(0.7, 0.7),
          "ismcts: the UCB exploration constant (value in [0, 1] per game)", only=("ismcts",)),
     Knob("rollout", "choice", _search("greedy", "greedy"),
          "the built-in policy every seat plays in a rollout (with its default knobs); "
          "also this seat's answer where nothing can be searched", values=POLICY_NAMES),
-    Knob("value", "choice", _search("game", "game"),
+    Knob("value", "choice", _search("table", "table"),
          "what a rollout is worth: game (played to the end of the game, 1 won), round "
          "(1 for winning the round) or table (played to the end of the round, then the "
          "chance of winning the game from the scores, by a table the engine computes; "
