@@ -232,6 +232,22 @@ def test_cli_refuses_search_on_the_reference_engine():
     assert len(lines) == 1 and "reference engine has no search players" in lines[0]
 
 
+def test_human_plays_against_a_search_player():
+    """`play --human` with a search opponent runs on the C engine: the human sees the
+    game's news as it goes (the other seat's drawn cards hidden, P1) and the game ends."""
+    import io
+
+    from uno_sim.human import play_human
+
+    out = io.StringIO()
+    res = play_human(Rules(players=2, target=30), ["greedy", "pimc(samples=4,rollouts=1)"], 0,
+                     seed=3, inp=io.StringIO("1\n" * 2000), out=out)
+    text = out.getvalue()
+    assert res.events[0]["e"] == "game_start" and res.events[-1]["e"] == "game_end"
+    assert "P1 plays" in text and "== P0: Your turn" in text
+    assert ("You won!" in text) == (0 in res.winners)
+
+
 def test_cli_lists_search_policies():
     out = subprocess.run([sys.executable, "-m", "uno_sim", "policies"], capture_output=True,
                          text=True, check=True).stdout
@@ -253,8 +269,9 @@ def test_cheat_search_is_strong():
 @pytest.mark.slow
 def test_pimc_beats_greedy():
     """Strength sanity (benchmarks/results.md has the full figures): pimc at its default
-    budget wins more than half of the 2-player games against greedy over paired deals."""
+    budget wins clearly more than half of the 2-player games against greedy over paired
+    deals (the lower end of the 95% interval above one half)."""
     from uno_sim.tournament import play_pair
 
-    r = play_pair("pimc", "greedy", 2, deals=150, seed=2)
-    assert r.share > 0.5, r.line()
+    r = play_pair("pimc", "greedy", 2, deals=100, seed=2)
+    assert r.low > 0.5, r.line()
