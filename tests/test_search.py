@@ -248,6 +248,22 @@ def test_human_plays_against_a_search_player():
     assert ("You won!" in text) == (0 in res.winners)
 
 
+def test_env_opponent_is_a_search_player():
+    """The RL environment's opponents may be search players (their games run in C)."""
+    pytest.importorskip("pettingzoo")
+    from uno_sim.env import env
+
+    e = env(players=2, opponents="pimc(samples=4,rollouts=1)")
+    e.reset(seed=1)
+    steps = 0
+    for _ in e.agent_iter():
+        obs, _, term, trunc, _ = e.last()
+        e.step(None if term or trunc else int(np.flatnonzero(obs["action_mask"])[0]))
+        steps += 1
+        assert steps < 20000
+    assert steps > 10
+
+
 def test_cli_lists_search_policies():
     out = subprocess.run([sys.executable, "-m", "uno_sim", "policies"], capture_output=True,
                          text=True, check=True).stdout
