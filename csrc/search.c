@@ -27,9 +27,6 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#ifdef SEARCH_DEBUG
-#include <stdio.h>
-#endif
 
 #include "engine_internal.h"
 
@@ -815,12 +812,6 @@ static int pimc(struct uno_search *x, uno_game *g, int o, int decision, int arg,
         if (!(kept > 1 && mean > PIMC_Z * se))
             best = def;
     }
-#ifdef SEARCH_DEBUG
-    fprintf(stderr, "pimc dec %d kept %d:", decision, kept);
-    for (int a = 0; a < m; a++)
-        fprintf(stderr, " %d:%.2f", ans[a], sum[a] / (kept * pol->rollouts));
-    fprintf(stderr, " def %d -> %d\n", ans[def], ans[best]);
-#endif
     return best;
 }
 
