@@ -31,9 +31,10 @@ def add_commands(sub, parse_count) -> None:
 
     p = sub.add_parser("report", help="run every study and write a Markdown and HTML report",
                        description="Run the bluff, challenge and balance studies for each "
-                                   "variant and write report.md, report.html (figures embedded), "
-                                   "report.json (the tables as records) and PNG figures to "
-                                   "--out.")
+                                   "variant and write report.md and report.html (a summary of "
+                                   "the answers first; both link the PNG figures), "
+                                   "report.json (the tables as records) and the PNG figures "
+                                   "to --out.")
     p.add_argument("--variant", "--variants", dest="variants", default="all",
                    help="variants: all or a comma list (default all)")
     p.add_argument("--games", default="2000", help="games per arm / player count (default 2000)")
@@ -55,11 +56,28 @@ def add_commands(sub, parse_count) -> None:
     p.set_defaults(func=lambda args: _cmd_report(args, parse_count))
 
 
+# A study keeps every game's rows (and the counterfactual runs' decision points) in
+# memory; these bounds keep a typo such as 1e15 from running until memory runs out.
+MAX_GAMES = 10**7
+MAX_BOOT = 10**5
+_IN_MEMORY = "a study keeps every game's rows in memory"
+
+
+def _games(parse_count, text, what="games") -> int:
+    return parse_count(text, what, MAX_GAMES, _IN_MEMORY)
+
+
+def _boot(parse_count, text) -> int:
+    return parse_count(text, "boot", MAX_BOOT, "bootstrap resamples")
+
+
 def _writable_out(out: str) -> str:
     """--out, created now: a file there, or a folder that cannot be written, is one line
     before any game is played."""
     from .common import StudyError
 
+    if not out.strip():
+        raise StudyError(f"invalid --out {out!r}: expected the name of a directory")
     try:
         os.makedirs(out, exist_ok=True)
     except OSError as exc:
@@ -76,15 +94,16 @@ def _cmd_study(args, parse_count) -> int:
     from .common import parse_variants, require_extras
 
     require_extras()
-    games = parse_count(args.games)
+    games = _games(parse_count, args.games)
     variant = parse_variants(args.variant)
     if len(variant) != 1:
         from .common import StudyError
         raise StudyError(f"invalid --variant {args.variant!r}: a study takes one variant")
-    out = _writable_out(args.out or os.path.join("studies", args.name))
-    kw = {} if args.name == "balance" else {"n_boot": parse_count(args.boot, "boot")}
+    kw = {} if args.name == "balance" else {"n_boot": _boot(parse_count, args.boot)}
+    n_jobs = parse_jobs(args.jobs)  # every value checked before --out is made
+    out = _writable_out(os.path.join("studies", args.name) if args.out is None else args.out)
     res = run_study(args.name, variant[0], args.players, games, args.seed, out,
-                    n_jobs=parse_jobs(args.jobs), **kw)
+                    n_jobs=n_jobs, **kw)
     res.write(out)
     print(res.markdown(base=out))
     print(f"figures, study.md and study.json in {out}")
@@ -99,16 +118,18 @@ def _cmd_report(args, parse_count) -> int:
     from .common import require_extras
 
     require_extras()
-    games = parse_count(args.games)
-    value_games = parse_count(args.value_games, "value-games") if args.value_games else None
-    trace_games = parse_count(args.trace_games, "trace-games")
-    card_games = parse_count(args.card_games, "card-games")
+    games = _games(parse_count, args.games)
+    value_games = _games(parse_count, args.value_games, "value-games") \
+        if args.value_games else None
+    trace_games = _games(parse_count, args.trace_games, "trace-games")
+    card_games = _games(parse_count, args.card_games, "card-games")
+    n_jobs, n_boot = parse_jobs(args.jobs), _boot(parse_count, args.boot)  # before --out is made
     _writable_out(args.out)
     cmd = "uno-sim " + " ".join(shlex.quote(a) for a in sys.argv[1:]) \
         if sys.argv and "report" in sys.argv[1:] else None
     res = build(args.variants, games, args.seed, args.out, args.players, command=cmd,
-                n_jobs=parse_jobs(args.jobs), n_boot=parse_count(args.boot, "boot"),
-                value_games=value_games, trace_games=trace_games, card_games=card_games,
+                n_jobs=n_jobs, n_boot=n_boot, value_games=value_games,
+                trace_games=trace_games, card_games=card_games,
                 progress=None)
     print(f"report in {res['md']}, {res['html']} and {res['json']} ({res['seconds']:.0f} s)")
     return 0

@@ -177,23 +177,6 @@ def test_switch_values_agree_with_the_rules_validation():
             Rules(**{name: lo - 1})
 
 
-def test_bash_completion_completes_commands_options_and_values():
-    script = run_cli("completion", "bash").stdout
-
-    def complete(*words):
-        line = " ".join(words)
-        code = (script + f"\nCOMP_WORDS=({line}); COMP_CWORD={len(words) - 1}; _uno_sim; "
-                'echo "${COMPREPLY[@]}"')
-        return subprocess.run(["bash", "-c", code], capture_output=True, text=True,
-                              check=True).stdout.split()
-
-    assert "rules" in complete("uno-sim", "ru")
-    assert "--variant" in complete("uno-sim", "run", "--var")
-    assert complete("uno-sim", "run", "--variant", "fl") == ["flip"]
-    assert "stacking=" in complete("uno-sim", "run", "--rule", "st")
-    assert "--variants" in complete("uno-sim", "report", "--var")
-
-
 @pytest.mark.parametrize("args,needle", [
     (["run", "--players", "2,4", "--games", "3"], "one player count"),
     (["run", "--players", "x", "--games", "3"], "'x'"),
@@ -385,6 +368,7 @@ def test_ray_backend_without_ray_is_one_line():
     assert len(r.stderr.strip().splitlines()) == 1
 
 
+@pytest.mark.slow
 def test_sdist_carries_what_the_tests_need(tmp_path):
     pytest.importorskip("build")
     import tarfile

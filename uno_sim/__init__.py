@@ -1,4 +1,26 @@
-"""uno_sim: Monte Carlo simulation and analysis of UNO and its published variants."""
+"""uno_sim: Monte Carlo simulation and analysis of UNO and its published variants.
+
+Where to start:
+
+- Many games: ``uno_sim.runner.simulate(games=100_000, players=4, seed=1, n_jobs=2)``
+  returns a `RunResult`; ``.win_shares()`` (seat shares with 95% intervals), ``.seats()``
+  (one row per seat), ``.summary_frame()``, ``.games`` and ``.rounds`` are Polars frames,
+  and in a notebook the result shows its table.  ``resume``, ``merge`` and ``load`` finish
+  or open a run folder (``out=``).
+- One game: ``play_game(players=4, seed=7, trace=True)`` (a `GameResult` with its events);
+  ``play_round`` with a deck built by ``arrange`` plays a chosen situation.
+- Rules and players: `Rules` (every switch: ``uno-sim rules``) and policy specs
+  (``parse_policy("greedy(bluff=0.3)")``; a Python callable plays a seat too,
+  `uno_sim.userpolicy`).
+- Learning agents: ``uno_sim.env.env()`` (PettingZoo AEC) and ``uno_sim.env.UnoGymEnv``
+  (Gymnasium), with the ``rl`` extra.
+- Studies: ``uno_sim.analysis.run_study("bluff", players=2, games=500)`` returns a study
+  whose frames are in ``.data`` and which shows its tables and figures in a notebook
+  (the ``analysis`` extra); ``uno_sim.tournament.tournament`` pairs policies.
+
+The command line ``uno-sim`` wraps the same functions (``uno-sim --help``); the docs
+folder of the repository has one page per subject (rules, engine, policies, env, studies).
+"""
 
 __version__ = "0.1.0"
 

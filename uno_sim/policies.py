@@ -84,6 +84,7 @@ class Knob:
 
     @property
     def top(self) -> int:
+        """The largest number a size or seat knob takes."""
         return MAX_SIZE if self.kind == "size" else MAX_SEAT
 
     def alternatives(self) -> tuple:
@@ -101,6 +102,7 @@ class Knob:
         return (f"0..{self.top}", ANY)
 
     def range(self) -> str:
+        """The values the knob takes, as `uno-sim policies` prints them."""
         return " | ".join(self.alternatives())
 
     def parse(self, text: str, policy: str):
@@ -318,17 +320,21 @@ class PolicySpec:
 
     @property
     def policy_id(self) -> int:
+        """The engine number of the policy (its row of POLICIES, or SEARCH_IDS)."""
         return SEARCH_IDS[self.name] if self.is_search else POLICIES[self.name][0]
 
     @property
     def is_search(self) -> bool:
+        """Whether the policy is a search player (pimc, ismcts)."""
         return self.name in SEARCH_NAMES
 
     def knob(self, key):
+        """The value of knob `key`: the one given in the spec, else the policy's default."""
         table = SEARCH_KNOB if self.is_search else KNOB
         return self.params.get(key, table[key].defaults[self.name])
 
     def knobs(self) -> dict:
+        """Every knob with its value: {name: value}."""
         if self.is_search:
             return {k.name: self.knob(k.name) for k in SEARCH_KNOBS if self.name in k.only}
         return {k.name: self.knob(k.name) for k in KNOBS}

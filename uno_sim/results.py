@@ -26,6 +26,7 @@ class GameResult:
     events: list | None = None
 
     def summary(self) -> dict:
+        """The result as a dict, without the events."""
         d = {k: v for k, v in self.__dict__.items() if k != "events"}
         return d
 

@@ -141,6 +141,7 @@ class Rng:
 
     @property
     def state(self) -> tuple[int, int, int, int]:
+        """The four 64-bit words of the generator state."""
         return tuple(self._s)  # type: ignore[return-value]
 
     def next_u64(self) -> int:
@@ -213,10 +214,12 @@ class DecisionStreams:
         self.new_round(0)
 
     def new_round(self, round_: int) -> None:
+        """Key the streams of round `round_` (every stream starts afresh)."""
         self.key = dec_round_key(self.seeded, round_)
         self.n: dict = {}
 
     def word(self, seat: int, kind: int) -> int:
+        """The next 64-bit word of stream (seat, kind) in this round."""
         i = self.n.get((seat, kind), 0)
         self.n[(seat, kind)] = i + 1
         return dec_word(self.key, seat, kind, i)
@@ -238,7 +241,9 @@ class SeatStreams:
         self.seat = seat
 
     def bounded(self, kind: int, n: int) -> int:
+        """Uniform integer in [0, n) from this seat's stream `kind`."""
         return self.streams.bounded(self.seat, kind, n)
 
     def bernoulli(self, kind: int, p: float) -> bool:
+        """True with probability p from this seat's stream `kind`."""
         return self.streams.bernoulli(self.seat, kind, p)

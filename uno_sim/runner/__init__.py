@@ -40,9 +40,7 @@ from .storage import (DEFAULT_SHARD, MANIFEST_FORMAT, MAX_SHARDS, Plan, finalize
                       load, lock_out, make_manifest, manifest_id, part_path, prepare_out,
                       shard_done)
 
-__all__ = ["RunResult", "aggregate", "merge_aggregates", "BATCH",
-           "PROGRESS_BATCH", "ROUND_COLUMNS", "SCHEMA_VERSION", "games_frame", "play_columns",
-           "reference_games", "rounds_frame", "win_matrix", "RunError", "dask_client", "merge",
-           "resume", "run_shard", "simulate", "DEFAULT_SHARD", "MANIFEST_FORMAT", "MAX_SHARDS",
-           "Plan", "finalize", "is_complete", "load", "lock_out", "make_manifest", "manifest_id",
-           "part_path", "prepare_out", "shard_done"]
+# The public API (the other names above are the rooms' own, importable for tests and tools)
+__all__ = ["simulate", "resume", "merge", "load", "is_complete", "RunResult", "RunError",
+           "play_columns", "games_frame", "rounds_frame", "win_matrix", "SCHEMA_VERSION",
+           "DEFAULT_SHARD"]

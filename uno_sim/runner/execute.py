@@ -407,7 +407,12 @@ def simulate(variant: str | None = None, games: int = 1000, players: int | None 
     manifest = make_manifest(rules, specs, seed, int(games), shard_size, summary_only, engine)
     plan = Plan(int(games), shard_size)
     if shard is not None:
-        k, m = shard
+        if not (isinstance(shard, (tuple, list)) and len(shard) == 2
+                and all(isinstance(x, (int, np.integer)) and not isinstance(x, bool)
+                        for x in shard)):
+            raise RunError(f"invalid shard {shard!r}: expected a pair of integers (K, M), "
+                           f"e.g. (7, 100) for task 7 of 100")
+        k, m = (int(x) for x in shard)
         if out is None:
             raise RunError("--shard needs --out: the array tasks meet in one directory")
         if not (isinstance(m, int) and m >= 1 and isinstance(k, int) and 0 <= k < m):

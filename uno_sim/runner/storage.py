@@ -8,6 +8,7 @@ import os
 from dataclasses import dataclass
 
 from .. import __version__
+from ..files import read_capped
 from ..policies import parse_policy
 from ..rng import key_from_seed
 from ..rules import Rules, RulesError
@@ -17,6 +18,7 @@ from .errors import RunError
 
 DEFAULT_SHARD = 10_000
 MANIFEST_FORMAT = 1
+MANIFEST_MAX_BYTES = 16 * 2**20  # a manifest is a few KB (more with a large deck table)
 MAX_SHARDS = 1_000_000  # a run's plan, manifest checks and merge walk every shard
 
 
@@ -159,9 +161,8 @@ def _read_manifest(out: str) -> dict | None:
     path = os.path.join(out, "manifest.json")
     if not os.path.exists(path):
         return None
-    try:
-        with open(path, encoding="utf-8") as f:
-            manifest = json.load(f)
+    try:  # bounded: a manifest.json linked to /dev/zero is refused, not read forever
+        manifest = json.loads(read_capped(path, MANIFEST_MAX_BYTES))
     except (OSError, ValueError) as exc:
         raise RunError(f"cannot read manifest {path!r}: {exc}") from None
     if not isinstance(manifest, dict):
@@ -344,6 +345,7 @@ def finalize(out: str, manifest: dict, wall: float | None = None,
 
 
 def is_complete(out: str) -> bool:
+    """Whether the run in `out` has finished (its summary.json is written last)."""
     return os.path.exists(os.path.join(out, "summary.json"))
 
 
