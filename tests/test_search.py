@@ -70,19 +70,15 @@ def _events_first_action(events, seat):
     return None
 
 
-@pytest.mark.parametrize("variant", ["classic", "flip"])
-@pytest.mark.parametrize("spec", ["pimc(samples=6,rollouts=1,value=round)",
-                                  "ismcts(iterations=30,value=round)"])
-def test_no_leak_hidden_cards_shuffled(variant, spec):
-    """P1: a search seat's decision depends only on what it may see.  Seat 0 moves first
-    in a round dealt from a chosen deck order; permuting the hidden cards (the other
-    hands and the draw pile, keeping every hand's size and, on the Flip deck, every
-    card's visible other face, F6) never changes its first decision, for a fixed
-    sample stream (the same seed and game)."""
+def _hidden_shuffles(variant, spec, decks=3, perms=4):
+    """Seat 0's first action in rounds whose hidden cards are permuted: the number of
+    permutations that changed it, out of how many.  Seat 0 moves first in a round dealt
+    from a chosen deck order (dealer 2, a number starter); the hidden cards are the other
+    hands and the draw pile, permuted keeping every hand's size and, on the Flip deck,
+    every card's visible other face (F6)."""
     rules = Rules(variant=variant, players=3)
     _, _, eng = _setup(rules, [spec, "greedy", "greedy"])
-    table = deck_for(rules)
-    arrays = table.arrays()
+    arrays = deck_for(rules).arrays()
     dark = np.asarray(arrays["dark_kind"]) if len(arrays["dark_kind"]) else None
     kinds = np.asarray(arrays["card_kind"])
     effect = np.asarray(arrays["effect"])
@@ -90,16 +86,15 @@ def test_no_leak_hidden_cards_shuffled(variant, spec):
     n, hand = 3, 7
     key = key_from_seed(3)
     rng = np.random.default_rng(7)
-    tested = 0
-    for trial in range(40):
+    tested = changed = 0
+    for _ in range(60):
         order = rng.permutation(eng.n_cards)
-        starter = order[n * hand]
-        k = kinds[starter]
+        k = kinds[order[n * hand]]
         if effect[k] != 0 or face[k] > 9:  # a number starter: seat 0 (left of dealer 2) opens
             continue
         hidden = [i for i in range(len(order)) if (i < n * hand and i % n != 0) or i > n * hand]
         base = _events_first_action(eng.play_round(key, 0, list(order), 2, None)[1], 0)
-        for _ in range(4):
+        for _ in range(perms):
             new = order.copy()
             cards = order[hidden]
             if dark is None:
@@ -110,14 +105,31 @@ def test_no_leak_hidden_cards_shuffled(variant, spec):
                     new[pos] = rng.permutation(order[pos])
             assert sorted(new) == sorted(order)
             got = _events_first_action(eng.play_round(key, 0, list(new), 2, None)[1], 0)
-            if base[0] == "play":
-                assert got == base, (trial, base, got)
-            else:
-                assert got[0] == "draw"
-        tested += 1
-        if tested == 3:
+            # a draw shows the card drawn, which the permutation may change
+            changed += got != base if base[0] == "play" else got[0] != "draw"
+            tested += 1
+        if tested == decks * perms:
             break
-    assert tested == 3
+    assert tested == decks * perms
+    return changed, tested
+
+
+@pytest.mark.parametrize("variant", ["classic", "flip"])
+@pytest.mark.parametrize("spec", ["pimc(samples=6,rollouts=1,value=round)",
+                                  "ismcts(iterations=30,value=round)"])
+def test_no_leak_hidden_cards_shuffled(variant, spec):
+    """P1: a search seat's decision depends only on what it may see: permuting the hidden
+    cards never changes its first decision, for a fixed sample stream (the same seed and
+    game)."""
+    assert _hidden_shuffles(variant, spec)[0] == 0
+
+
+def test_the_no_leak_check_catches_a_cheat():
+    """The same check on a seat that sees every hand (cheat=1) finds changed decisions:
+    the check can fail."""
+    changed, tested = _hidden_shuffles("classic", "pimc(samples=6,rollouts=1,value=round,"
+                                                  "cheat=1)", decks=6)
+    assert changed > 0, tested
 
 
 @pytest.mark.parametrize("spec", [FAST, FAST_TREE, "pimc(samples=1,rollouts=1,cheat=1)",
