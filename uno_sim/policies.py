@@ -244,7 +244,7 @@ def _search(pimc, ismcts) -> dict:
 
 # The search players' knobs (docs/policies.md "Search players"), in the order listed.
 SEARCH_KNOBS = (
-    Knob("samples", "count", _search(64, 64),
+    Knob("samples", "count", _search(256, 256),
          "pimc: states sampled per decision (the hidden cards dealt again, P1)",
          only=("pimc",)),
     Knob("rollouts", "count", _search(4, 4),
