@@ -105,11 +105,12 @@ _POLICY_HEAD = [("id", I32), ("color", I32)] + [
 
 class Policy(ctypes.Structure):  # uno_policy, field for field
     _fields_ = _POLICY_HEAD + [
+        ("bluff_join", I32), ("challenge_join", I32),
         ("samples", I32), ("rollouts", I32), ("iterations", I32), ("c", ctypes.c_double),
         ("rollout", I32), ("value", I32), ("cheat", I32), ("decide", P), ("ctx", P)]
 
 
-class OldPolicy(ctypes.Structure):  # uno_policy before the search players' fields
+class OldPolicy(ctypes.Structure):  # uno_policy before the search and join fields
     _fields_ = _POLICY_HEAD + [("decide", P), ("ctx", P)]
 
 

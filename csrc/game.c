@@ -275,6 +275,8 @@ static void init_game(uno_game *g, const uno_config *cfg, const uno_table *t,
     uno_rng_seed_deal(&g->deal, &g->seeded, 0);
     g->force = NULL;
     g->search = NULL;
+    g->on_turn = NULL;
+    g->on_turn_ctx = NULL;
     g->tr = tr;
     g->n = cfg->players;
     uno_dec_round(g, 0);
@@ -334,7 +336,8 @@ static int play_rounds(uno_game *g, int dealer, uno_result *res)
 {
     const uno_config *cfg = g->cfg;
     for (;;) {
-        if (g->rounds >= (cfg->max_rounds > 0 ? cfg->max_rounds : UNO_MAX_ROUNDS))
+        if (g->rounds >= (cfg->max_rounds > 0 ? cfg->max_rounds : UNO_MAX_ROUNDS) ||
+            g->turns >= UNO_MAX_GAME_TURNS)
             return fail(res, UNO_ERR_LIMIT, -1);
         int winner = uno_round_play(g, dealer, NULL);
         if (winner <= -3)
@@ -528,4 +531,24 @@ int uno_play_games(const uno_config *cfg, const uno_table *t, const uno_policy *
         out->games_done = i + 1;
     }
     return UNO_OK;
+}
+
+/* uno.h: a new game in g, up to its dealer draw (play_game without the batch's parts). */
+int uno_game_start(uno_game *g, const uno_config *cfg, const uno_table *t, const uno_policy *pol,
+                   uno_rng *rng)
+{
+    init_game(g, cfg, t, pol, rng, NULL);
+    if (cfg->repair && t->n_sides == 2) { /* as play_game */
+        memcpy(&g->own, t, sizeof g->own);
+        uno_rng_shuffle_u8(&g->deal, g->own.card_kind[1], t->n_cards);
+        uno_table_derive(&g->own, 1);
+        g->t = &g->own;
+    }
+    return choose_dealer(g);
+}
+
+/* uno.h: g's rounds from the one `dealer` deals to the end of the game. */
+int uno_game_rounds(uno_game *g, int dealer, uno_result *res)
+{
+    return play_rounds(g, dealer, res);
 }

@@ -861,6 +861,8 @@ static UNO_INLINE int turns_from(uno_game *g, int p, int32_t limit, const int ho
             return LIMIT;
         if (UNO_UNLIKELY(g->search != NULL))
             uno_search_turn(g, p);
+        if (UNO_UNLIKELY(g->on_turn != NULL))
+            g->on_turn(g->on_turn_ctx, g, p);
         g->turns++;
         int next = take_turn(g, p, house, 0);
         CHECK_CARDS(g, p, "after a turn");
@@ -886,6 +888,8 @@ static int house_rules(const uno_config *cfg)
  */
 int uno_round_play(uno_game *g, int dealer, const uint8_t *deck)
 {
+    if (UNO_UNLIKELY(g->on_turn != NULL))
+        g->on_turn(g->on_turn_ctx, g, -1 - dealer);
     g->round_dealer = dealer;
     g->round_turns0 = g->turns;
     g->round_reshuffles0 = g->reshuffles;

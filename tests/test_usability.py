@@ -192,7 +192,7 @@ def test_variant_is_accepted_by_every_command_that_plays():
     parser = build_parser()
     sub = next(a for a in parser._actions if a.dest == "command")
     for name, p in sub.choices.items():
-        if name in ("merge", "policies", "completion"):
+        if name in ("merge", "verify", "policies", "completion"):
             continue
         assert any("--variant" in a.option_strings for a in p._actions), name
     r = run_cli("tournament", "--variant", "flip", "--deals", "10", "--players", "2",
@@ -390,7 +390,8 @@ def test_sdist_carries_what_the_tests_need(tmp_path):
     for need in ({"tests/conftest.py", "tests/c/check_main.c", "tests/engine_diff.py",
                  "tests/specs.py", "benchmarks/c/bench_main.c", "analysis/example.ipynb",
                  "README.md", "LICENSE", "docs/cli.md", "docs/results.md", "docs/rules.md",
-                 "csrc/uno.h", "uno_sim/_engine.pyx", "uno_sim/_uno.pxd"}
+                 "csrc/uno.h", "uno_sim/_engine.pyx", "uno_sim/_uno.pxd",
+                 "docs/examples/train_masked_pg.py", "tests/c/venv_main.c"}
                  | binding | tests):
         assert need in names, need
     assert "uno_sim/_engine.c" not in names

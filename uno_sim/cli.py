@@ -263,6 +263,21 @@ def cmd_merge(args) -> int:
     return 0
 
 
+def cmd_verify(args) -> int:
+    from .runner import verify
+
+    check = verify(args.dir)
+    if check.ok:
+        m = check.manifest
+        print(f"OK: {args.dir} holds a complete run of {m['games']:,} games, intact "
+              f"({m['n_shards']:,} shards; {check.files:,} files checked: records, row files "
+              f"and summary.json)")
+        return 0
+    for line in check.problems():
+        print(f"uno-sim: {args.dir}: {line}", file=sys.stderr)
+    return 1
+
+
 def _one_game_events(args):
     from .api import play_game
 
@@ -510,6 +525,8 @@ EXAMPLES = {
     "merge": ["uno-sim run --games 1e6 --shard-size 10000 --shard 0/2 --out runs/big",
               "uno-sim run --games 1e6 --shard-size 10000 --shard 1/2 --out runs/big",
               "uno-sim merge runs/big"],
+    "verify": ["uno-sim verify runs/classic4",
+               "uno-sim verify runs/big || uno-sim run --resume runs/big"],
     "play": ["uno-sim play --seed 7 --players 3",
              "uno-sim play --variant flip --seed 7 --game 12 --trace game.jsonl"],
     "replay": ["uno-sim replay game.jsonl", "uno-sim replay --seed 7 --players 3 --game 0",
@@ -702,6 +719,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--format", choices=("text", "json"), default="text",
                    help="the summary as text (default) or as JSON on stdout")
     p.set_defaults(func=cmd_merge)
+
+    p = sub.add_parser("verify", help="check a run folder for damage and foreign files",
+                       description="Check the run in DIR without changing it: every shard "
+                                   "record against its own SHA-256, every row file against "
+                                   "the size and SHA-256 its record holds, every name in the "
+                                   "folder, and summary.json against the records. Prints one "
+                                   "OK line (exit status 0), or one line per problem on "
+                                   "stderr saying what to do (exit status 1); a folder that "
+                                   "holds no run is one line and exit status 2.")
+    p.add_argument("dir", metavar="DIR")
+    p.set_defaults(func=cmd_verify)
 
     p = sub.add_parser("play", help="play one game and print it (or write its trace)",
                        description="Play one complete game; print a play-by-play, or write the "

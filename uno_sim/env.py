@@ -40,8 +40,9 @@ from .cards import deck_for
 from .engine import GameLimitError, _make_engine, _policy
 from .policies import UserPolicySpec, parse_policy
 from .rng import MASK64, key_from_seed
-from .rules import Rules, RulesError
+from .rules import RulesError
 from .userpolicy import DECISIONS
+from .vecenv import _rules  # rules from variant / players / rules, as the vector env
 
 __all__ = ["env", "raw_env", "UnoEnv", "UnoGymEnv", "BACKENDS"]
 
@@ -52,19 +53,6 @@ OBS_HIGH = 1e9  # the observation's bound above (counts, scores, turns)
 
 def _learner(obs):  # the policy slot of a learning seat: never called (EnvSeat answers)
     raise RuntimeError("a learning seat is played through env.step")
-
-
-def _rules(variant, players, rules) -> Rules:
-    from .api import make_rules  # names an unknown switch, as play_game does
-
-    changes = {}
-    if variant is not None:
-        changes["variant"] = variant
-    if players is not None:
-        changes["players"] = players
-    if rules is not None and not isinstance(rules, (dict, Rules)):
-        raise RulesError(f"invalid rules {rules!r}: expected a Rules or a dict of switches")
-    return make_rules(rules, **changes)
 
 
 _FAST_ACTION = (int, np.int64)  # taken as they are (what np.flatnonzero gives)

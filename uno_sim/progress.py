@@ -6,6 +6,10 @@ when the environment variable UNO_SIM_PROGRESS is 1, yes, true or on (0, no, fal
 off: never; anything else is an error), else when
 stderr is a terminal or the code runs in a Jupyter kernel, where `tqdm.auto`
 gives a notebook widget.
+
+Progress is best effort, the work it shows is not: the bar writes through
+`BestEffort`, which drops what a closed, broken or full stderr cannot take at
+once (a pipe nobody reads, `2>&-`) instead of raising or blocking.
 """
 
 from __future__ import annotations
@@ -54,12 +58,71 @@ def _in_jupyter_kernel() -> bool:
     return type(shell).__name__ == "ZMQInteractiveShell"
 
 
+class BestEffort:
+    """A text stream around `stream` (stderr) whose writes never fail nor block.
+
+    A write the stream cannot take at once is dropped: a pipe that is full (its reader
+    stopped reading: `select` says it would block), closed or broken, a closed or absent
+    stream.  After an error nothing more is written.
+    """
+
+    def __init__(self, stream):
+        self.stream = stream
+        self.dead = stream is None
+
+    def _ready(self) -> bool:
+        import select
+
+        try:
+            fd = self.stream.fileno()
+        except (OSError, ValueError, AttributeError):  # a notebook's stream: no descriptor
+            return True
+        return bool(select.select([], [fd], [], 0)[1])
+
+    def write(self, text: str) -> int:
+        """Writes `text` if the stream takes it at once; returns the characters written."""
+        if self.dead:
+            return 0
+        try:
+            if not self._ready():
+                return 0  # full: this frame of the bar is dropped
+            n = self.stream.write(text)
+            self.stream.flush()
+            return n
+        except (OSError, ValueError, AttributeError):  # closed, broken pipe, no space...
+            self.dead = True
+            return 0
+
+    def flush(self) -> None:
+        """Flushes the stream; an error marks it dead instead of raising."""
+        if not self.dead:
+            try:
+                self.stream.flush()
+            except (OSError, ValueError, AttributeError):
+                self.dead = True
+
+    def isatty(self) -> bool:
+        """Whether the live stream is a terminal (False once dead)."""
+        try:
+            return not self.dead and self.stream.isatty()
+        except (OSError, ValueError, AttributeError):
+            return False
+
+    def fileno(self) -> int:
+        """The stream's file descriptor."""
+        return self.stream.fileno()
+
+    def __getattr__(self, name):  # encoding and the like
+        return getattr(self.stream, name)
+
+
 def bar(total: int | None, desc: str, unit: str = "game", enabled: bool | None = None,
         leave: bool = True):
-    """A tqdm bar over `total` units (elapsed, rate and time left), or a silent one."""
+    """A tqdm bar over `total` units (elapsed, rate and time left), or a silent one;
+    it writes through `BestEffort`, so a bar can never stop the work it shows."""
     from tqdm.auto import tqdm
 
-    on = wanted(enabled)
+    on = wanted(enabled) and sys.stderr is not None
     return tqdm(total=total, desc=desc, unit=" games" if unit == "game" else unit,
-                unit_scale=unit == "game", leave=leave,
-                disable=not on, file=sys.stderr, dynamic_ncols=True, smoothing=0.1)
+                unit_scale=unit == "game", leave=leave, disable=not on,
+                file=BestEffort(sys.stderr), dynamic_ncols=True, smoothing=0.1)

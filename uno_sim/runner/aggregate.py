@@ -125,10 +125,14 @@ class RunResult:
 
         if self.out is None or self.manifest.get("summary_only"):
             raise RunError("this run kept aggregates only (summary_only): no per-game rows")
-        path = os.path.join(self.out, f"{what}.parquet")
-        if not os.path.exists(path):
+        # the run's own parts, by name, in game order: never another file in the folder
+        n = self.manifest["n_shards"]
+        parts = [os.path.join(self.out, f"{what}.parquet", f"part-{i:06d}.parquet")
+                 for i in range(n)]
+        parts = [p for p in parts if os.path.exists(p)]
+        if not parts:
             return None
-        return pl.read_parquet(path)
+        return pl.read_parquet(parts)
 
     def _shares(self) -> list[tuple]:
         n = self.n_games
