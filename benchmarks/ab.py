@@ -21,6 +21,9 @@ engine._policy), and each build gets its deck table from its own uno_table_init,
 the two builds may differ in their table and game layouts; uno_config, uno_policy
 and uno_columns must be the same in both (the harness checks the size of neither,
 so keep those three structs compatible, or teach the harness the older layout).
+A second older layout is known: uno_policy before the search players' fields
+(samples .. cheat, before `decide`); a build whose uno.h lacks them gets that
+layout (Build.old_policy).
 
 One older layout is known: before uno_config had `draw_source` (UNO_DRAW_PILE or
 UNO_DRAW_LAUNCHER), its first field was `variant`, the variant's index
@@ -90,17 +93,25 @@ class Config(ctypes.Structure):  # uno_config, field for field
         "seven_o", "flip_starter")]
 
 
+_POLICY_HEAD = [("id", I32), ("color", I32)] + [
+    (n, ctypes.c_double) for n in ("bluff", "challenge", "forget_uno", "catch",
+                                   "play_drawn", "voluntary_draw")] + [
+    ("challenge_auto", I32), ("challenge_threshold", ctypes.c_double),
+    ("target", I32), ("stack", ctypes.c_double), ("jump_in", ctypes.c_double)] + [
+    (n, I32) for n in ("bluff_next", "bluff_own", "challenge_offender", "challenge_own",
+                       "suspect", "challenge_posterior")] + [
+    ("challenge_prior", ctypes.c_double)]
+
+
 class Policy(ctypes.Structure):  # uno_policy, field for field
-    _fields_ = [("id", I32), ("color", I32)] + [
-        (n, ctypes.c_double) for n in ("bluff", "challenge", "forget_uno", "catch",
-                                       "play_drawn", "voluntary_draw")] + [
-        ("challenge_auto", I32), ("challenge_threshold", ctypes.c_double),
-        ("target", I32), ("stack", ctypes.c_double), ("jump_in", ctypes.c_double)] + [
-        (n, I32) for n in ("bluff_next", "bluff_own", "challenge_offender", "challenge_own",
-                           "suspect", "challenge_posterior")] + [
-        ("challenge_prior", ctypes.c_double), ("bluff_join", I32), ("challenge_join", I32),
+    _fields_ = _POLICY_HEAD + [
+        ("bluff_join", I32), ("challenge_join", I32),
         ("samples", I32), ("rollouts", I32), ("iterations", I32), ("c", ctypes.c_double),
         ("rollout", I32), ("value", I32), ("cheat", I32), ("decide", P), ("ctx", P)]
+
+
+class OldPolicy(ctypes.Structure):  # uno_policy before the search and join fields
+    _fields_ = _POLICY_HEAD + [("decide", P), ("ctx", P)]
 
 
 class Columns(ctypes.Structure):  # uno_columns
@@ -155,6 +166,8 @@ class Build:
         self.lib = ctypes.CDLL(str(path), mode=os.RTLD_LOCAL | os.RTLD_NOW)
         # uno_config's first field was `variant` before it was `draw_source`
         self.old_config = "int32_t variant;" in (src / "uno.h").read_text()
+        # uno_policy had no search fields (samples, ...) before the search players
+        self.old_policy = "int32_t samples;" not in (src / "uno.h").read_text()
         self.lib.uno_play_games.restype = ctypes.c_int
         self.lib.uno_table_init.restype = ctypes.c_int
         self.lib.uno_config_check.restype = ctypes.c_int
@@ -171,6 +184,16 @@ class Build:
             raise RulesError("invalid deck table")
         self._keep = (cols, kind, dark)
         return buf
+
+    def policies(self, pols):
+        """pols as this build reads them (without the search fields in the older layout)."""
+        if not self.old_policy:
+            return pols
+        old = (OldPolicy * 10)()
+        for s in range(10):
+            for name, _ in OldPolicy._fields_:
+                setattr(old[s], name, getattr(pols[s], name))
+        return old
 
     def config(self, cfg: Config, rules: Rules) -> Config:
         """cfg as this build reads it (its first field in the older layout)."""
@@ -219,13 +242,14 @@ def quartiles(xs):
 def run_case(a: Build, b: Build, rules: Rules, policy: str, games: int, rounds: int):
     cfg, pols = case_setup(rules, policy)
     cfgs = {a: a.config(cfg, rules), b: b.config(cfg, rules)}
+    polss = {a: a.policies(pols), b: b.policies(pols)}
     ta, tb = a.table(rules), b.table(rules)
     key = (ctypes.c_uint64 * 4)(1, 2, 3, 4)
     turns = np.zeros(games, dtype=np.int32)
     for build, table in ((a, ta), (b, tb)):  # warm-up, and a check of the config
-        if build.lib.uno_config_check(ctypes.byref(cfgs[build]), table, pols) != 0:
+        if build.lib.uno_config_check(ctypes.byref(cfgs[build]), table, polss[build]) != 0:
             raise RulesError("the C engine rejects this configuration")
-        time_batch(build, table, cfgs[build], pols, key, 0, max(1, games // 10), turns)
+        time_batch(build, table, cfgs[build], polss[build], key, 0, max(1, games // 10), turns)
     rate_a, rate_b, ratio = [], [], []
     turns_b = 0
     for r in range(rounds):
@@ -233,7 +257,8 @@ def run_case(a: Build, b: Build, rules: Rules, policy: str, games: int, rounds: 
         order = ((a, ta), (b, tb)) if r % 2 == 0 else ((b, tb), (a, ta))
         dt = {}
         for build, table in order:
-            dt[build] = time_batch(build, table, cfgs[build], pols, key, first, games, turns)
+            dt[build] = time_batch(build, table, cfgs[build], polss[build], key, first, games,
+                                   turns)
             if build is b:
                 turns_b += int(turns.sum())
         rate_a.append(games / dt[a])

@@ -116,6 +116,9 @@ UNO_INTERNAL UNO_COLD void uno_search_turn(uno_game *g, int p);
    and release. */
 UNO_INTERNAL int uno_search_begin(uno_game *g);
 UNO_INTERNAL void uno_search_end(uno_game *g);
+/* game.c for search.c: score_round (1: the game is over), result */
+UNO_INTERNAL int uno_round_score(uno_game *g, int winner);
+UNO_INTERNAL void uno_game_result(const uno_game *g, uno_result *res);
 /* policy.c: counterfactual forcing (uno_force) at a search seat, after its search */
 UNO_INTERNAL UNO_COLD int uno_cf_bluff_point(uno_game *g, int p, int natural);
 UNO_INTERNAL UNO_COLD int uno_cf_challenge_answer(uno_game *g, int victim, int offender,

@@ -354,6 +354,17 @@ static int play_rounds(uno_game *g, int dealer, uno_result *res)
     return UNO_OK;
 }
 
+/* search.c: score a clone's round (1: the game is over) and read its result. */
+int uno_round_score(uno_game *g, int winner)
+{
+    return score_round(g, winner);
+}
+
+void uno_game_result(const uno_game *g, uno_result *res)
+{
+    result(g, res);
+}
+
 /* uno.h: the rest of a clone's game after its round ended with `winner`. */
 int uno_game_finish(uno_game *g, int winner, uno_result *res)
 {

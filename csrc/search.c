@@ -24,7 +24,6 @@
  * streams for every answer: common random numbers); ismcts grows a tree over o's
  * information sets (below).
  */
-#include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +33,38 @@
 #define JOURNAL_MAX 1024 /* decisions in one turn; more: the turn is not searched */
 #define TREE_ACTIONS 64  /* answers a tree node keeps (the first ones in legal order) */
 #define TREE_DEPTH 64    /* tree nodes on one iteration's path */
+
+/* sqrt and log of a positive finite double without libm (the engine links nothing else):
+   Newton's iteration, and the exponent's bits plus the atanh series of the mantissa. */
+static double s_sqrt(double x)
+{
+    if (!(x > 0.0))
+        return 0.0;
+    double r = x > 1.0 ? x : 1.0;
+    for (int i = 0; i < 64; i++) {
+        double nr = 0.5 * (r + x / r);
+        if (nr >= r)
+            break;
+        r = nr;
+    }
+    return r;
+}
+
+static double s_log(double x)
+{
+    uint64_t b;
+    memcpy(&b, &x, sizeof b);
+    int e = (int)((b >> 52) & 0x7ff) - 1023;
+    b = (b & UINT64_C(0x000fffffffffffff)) | UINT64_C(0x3ff0000000000000);
+    double m;
+    memcpy(&m, &b, sizeof m); /* x = m * 2^e, 1 <= m < 2 */
+    double z = (m - 1.0) / (m + 1.0), z2 = z * z, term = z, sum = 0.0;
+    for (int k = 1; k < 60; k += 2) {
+        sum += term / k;
+        term *= z2;
+    }
+    return 2.0 * sum + e * 0.69314718055994530942;
+}
 
 /* ------------------------------------------------------------------------- */
 /* Cloning and scripts (uno.h)                                                */
@@ -206,6 +237,9 @@ struct uno_search {
     tree_node *nodes;
     int32_t *slot;
     int cap, used, slots;
+    /* value=table: P(win the game | own score, best other score), by TABLE_STEP points */
+    float *table;
+    int table_n;
     uno_game snap;  /* the game at the start of the turn (up to `own`) */
     uno_game world; /* a sampled state */
     uno_game sim;   /* a rollout */
@@ -265,6 +299,7 @@ void uno_search_end(uno_game *g)
     g->search = NULL;
     free(x->nodes);
     free(x->slot);
+    free(x->table);
     free(x);
 }
 
@@ -474,6 +509,113 @@ static int determinize(const struct uno_search *x, const uno_game *now, int o, u
 }
 
 /* ------------------------------------------------------------------------- */
+/* value=table: P(win the game | scores)                                      */
+/* ------------------------------------------------------------------------- */
+
+/*
+ * The chance that seat o wins the game from scores (a, b): a its own (its team's), b the
+ * best other seat's (the other team's), both in steps of TABLE_STEP points below the
+ * target.  A model, computed once per game by the engine itself: the points a round
+ * scores follow their distribution in TABLE_ROUNDS rounds of this game's rules played
+ * by the rollout policy at every seat (uno_play_round, a fixed seed); o wins a round
+ * that scores with chance q (1 / players, 1/2 with teams), else its points go to the
+ * best other score (the others taken as one: a pessimistic simplification with three
+ * or more players); rounds that score nothing change nothing.  Then
+ *   P(a, b) = q sum_k f(k) P(a + k, b) + (1 - q) sum_k f(k) P(a, b + k),
+ * with P = 1 once a reaches the target and 0 once b does, solved from the top down.
+ */
+#define TABLE_STEP 5
+#define TABLE_ROUNDS 400
+
+static void rollout_policies(const struct uno_search *x, int o, uno_policy *out);
+
+static int table_build(struct uno_search *x, int o)
+{
+    const uno_game *g = x->g;
+    const uno_config *cfg = g->cfg;
+    int n = cfg->target > 0 ? (cfg->target + TABLE_STEP - 1) / TABLE_STEP : 1;
+    if (n > 4096)
+        n = 4096;
+    double *f = (double *)calloc((size_t)n + 1, sizeof *f);
+    float *tab = (float *)malloc((size_t)n * (size_t)n * sizeof *tab);
+    if (!f || !tab) {
+        free(f);
+        free(tab);
+        return 0;
+    }
+    uno_policy pols[UNO_MAX_PLAYERS];
+    rollout_policies(x, o, pols);
+    uno_config c = *cfg;
+    if (c.max_turns <= 0 || c.max_turns > 3000)
+        c.max_turns = 3000;
+    const uint64_t key[4] = {UINT64_C(0x7461626C65), 1, 2, 3};
+    double total = 0.0;
+    for (int r = 0; r < TABLE_ROUNDS; r++) {
+        uno_rng rng;
+        uno_result res;
+        uno_rng_seed(&rng, key, (uint64_t)r);
+        if (uno_play_round(&c, g->t, pols, &rng, NULL, r % cfg->players, NULL, NULL, &res) !=
+            UNO_OK)
+            continue;
+        int pts = 0;
+        for (int s = 0; s < cfg->players; s++)
+            pts = res.scores[s] > pts ? res.scores[s] : pts;
+        if (cfg->teams)
+            pts = res.team_scores[0] > res.team_scores[1] ? res.team_scores[0] : res.team_scores[1];
+        if (pts <= 0)
+            continue; /* changes nothing */
+        int k = (pts + TABLE_STEP - 1) / TABLE_STEP;
+        f[k > n ? n : k] += 1.0;
+        total += 1.0;
+    }
+    if (total <= 0.0) {
+        f[1] = 1.0;
+        total = 1.0;
+    }
+    const double q = cfg->teams ? 0.5 : 1.0 / g->n_active;
+    for (int a = n - 1; a >= 0; a--)
+        for (int b = n - 1; b >= 0; b--) {
+            double p = 0.0;
+            for (int k = 1; k <= n; k++) {
+                if (f[k] == 0.0)
+                    continue;
+                double w = f[k] / total;
+                double up = a + k >= n ? 1.0 : tab[(a + k) * n + b];
+                double down = b + k >= n ? 0.0 : tab[a * n + b + k];
+                p += w * (q * up + (1.0 - q) * down);
+            }
+            tab[a * n + b] = (float)p;
+        }
+    free(f);
+    x->table = tab;
+    x->table_n = n;
+    return 1;
+}
+
+/* The table's value of g's scores for o (the round just scored, the game not over). */
+static double table_value(const struct uno_search *x, const uno_game *g, int o)
+{
+    int a, b = 0;
+    if (g->cfg->teams) {
+        a = g->team_scores[o % 2];
+        b = g->team_scores[1 - o % 2];
+    } else {
+        a = g->scores[o];
+        for (int s = 0; s < g->n; s++)
+            if (s != o && g->scores[s] > b)
+                b = g->scores[s];
+    }
+    int n = x->table_n;
+    a /= TABLE_STEP;
+    b /= TABLE_STEP;
+    if (a >= n)
+        return 1.0;
+    if (b >= n)
+        return 0.0;
+    return x->table[a * n + b];
+}
+
+/* ------------------------------------------------------------------------- */
 /* Rollouts                                                                   */
 /* ------------------------------------------------------------------------- */
 
@@ -553,6 +695,17 @@ static int run(struct uno_search *x, uno_script *sc, root_check *rc, int value, 
         return 1;
     }
     uno_result res;
+    if (value == UNO_VALUE_TABLE && sim->cfg->scoring == UNO_SCORING_STANDARD) {
+        if (w == LIMIT) {
+            *v = 0.0;
+        } else if (uno_round_score(sim, w)) {
+            uno_game_result(sim, &res);
+            *v = game_value(sim, &res, o);
+        } else {
+            *v = table_value(x, sim, o);
+        }
+        return 1;
+    }
     uno_game_finish(sim, w, &res);
     *v = game_value(sim, &res, o);
     return 1;
@@ -585,16 +738,25 @@ static int pimc_answer(void *ctx, uno_game *g, int seat, int decision, int arg)
     return h->answer;
 }
 
-/* The index of the best of the m answers, or -1 when every sample was dropped. */
+/*
+ * The index of the answer to play among the m answers, or -1 when every sample was
+ * dropped.  Each sampled state gives every answer the same rollout streams (common
+ * random numbers), so answers are compared sample by sample: the answer with the best
+ * mean is played only when its mean lead over the rollout policy's own answer `def` is
+ * above PIMC_Z standard errors of that paired difference; else `def` is.  A single
+ * game's outcome is a noisy measure of one decision, and without this guard the noise
+ * alone picks a weak answer (a draw instead of a play) about once in m decisions.
+ */
+#define PIMC_Z 1.645 /* one-sided 95% */
 static int pimc(struct uno_search *x, uno_game *g, int o, int decision, int arg, const int *ans,
-                int m, const uint64_t key[4], const uint64_t key2[4])
+                int m, int def, const uint64_t key[4], const uint64_t key2[4])
 {
     const uno_policy *pol = &x->orig[o];
     uno_policy after[UNO_MAX_PLAYERS];
     rollout_policies(x, o, after);
-    double sum[UNO_MAX_ACTIONS], tmp[UNO_MAX_ACTIONS];
+    double sum[UNO_MAX_ACTIONS], tmp[UNO_MAX_ACTIONS], d1[UNO_MAX_ACTIONS], d2[UNO_MAX_ACTIONS];
     for (int a = 0; a < m; a++)
-        sum[a] = 0.0;
+        sum[a] = d1[a] = d2[a] = 0.0;
     int kept = 0;
     pimc_hook h;
     uno_script sc;
@@ -631,15 +793,25 @@ static int pimc(struct uno_search *x, uno_game *g, int o, int decision, int arg,
         if (!ok)
             continue;
         kept++;
-        for (int a = 0; a < m; a++)
+        for (int a = 0; a < m; a++) {
             sum[a] += tmp[a];
+            double d = tmp[a] - tmp[def];
+            d1[a] += d;
+            d2[a] += d * d;
+        }
     }
     if (!kept)
         return -1;
-    int best = 0;
-    for (int a = 1; a < m; a++)
+    int best = def;
+    for (int a = 0; a < m; a++)
         if (sum[a] > sum[best])
             best = a;
+    if (best != def) { /* the paired lead over def, in standard errors */
+        double mean = d1[best] / kept, var = kept > 1 ? (d2[best] - kept * mean * mean) / (kept - 1) : 0.0;
+        double se = s_sqrt(var > 0.0 ? var / kept : 0.0);
+        if (!(kept > 1 && mean > PIMC_Z * se))
+            best = def;
+    }
     return best;
 }
 
@@ -657,7 +829,8 @@ static int pimc(struct uno_search *x, uno_game *g, int o, int decision, int arg,
  * visits), availability counting the iterations in which an answer was legal at the
  * node), adds one node, plays on by the rollout policies and backs the value up the
  * path.  The other seats play the rollout policy throughout (they have no tree).  The
- * answer is the root's most visited.
+ * answer is the root's most visited, if its mean value leads the rollout policy's own
+ * answer's by more than PIMC_Z standard errors (values are 0 or 1); else that answer.
  */
 typedef struct tree_iter {
     root_check rc;
@@ -728,7 +901,7 @@ static int tree_select(tree_node *nd, const int *ans, int m, double c)
         int a = legal[j];
         if (nd->n[a] == 0)
             return a; /* every legal answer once first, in legal order */
-        double s = nd->w[a] / nd->n[a] + c * sqrt(log((double)nd->avail[a]) / nd->n[a]);
+        double s = nd->w[a] / nd->n[a] + c * s_sqrt(s_log((double)nd->avail[a]) / nd->n[a]);
         if (best < 0 || s > best_s) {
             best = a;
             best_s = s;
@@ -813,7 +986,7 @@ static int tree_alloc(struct uno_search *x, int cap)
 }
 
 static int ismcts(struct uno_search *x, uno_game *g, int o, int decision, int arg, const int *ans,
-                  int m, const uint64_t key[4], const uint64_t key2[4])
+                  int m, int def, const uint64_t key[4], const uint64_t key2[4])
 {
     const uno_policy *pol = &x->orig[o];
     if (!tree_alloc(x, pol->iterations + 1))
@@ -867,12 +1040,23 @@ static int ismcts(struct uno_search *x, uno_game *g, int o, int decision, int ar
         }
     }
     const tree_node *root = &x->nodes[0];
-    int best = -1;
-    for (int a = 0; a < root->m; a++)
+    int best = -1, d = -1;
+    for (int a = 0; a < root->m; a++) {
         if (root->n[a] > 0 && (best < 0 || root->n[a] > root->n[best]))
             best = a;
+        if (root->ans[a] == ans[def])
+            d = a;
+    }
     if (best < 0)
         return -1;
+    if (d >= 0 && best != d) { /* as pimc: the most visited must lead def's mean clearly */
+        if (root->n[d] == 0)
+            return def;
+        double p1 = root->w[best] / root->n[best], p2 = root->w[d] / root->n[d];
+        double se = s_sqrt(p1 * (1.0 - p1) / root->n[best] + p2 * (1.0 - p2) / root->n[d]);
+        if (!(p1 - p2 > PIMC_Z * se))
+            return def;
+    }
     for (int j = 0; j < m; j++)
         if (ans[j] == root->ans[best])
             return j;
@@ -914,7 +1098,7 @@ static int legal_answers(const uno_game *g, int o, int decision, int arg, int *a
  * The alternative that agrees with the search's own answer replays the game exactly.
  */
 static int forced_search(struct uno_search *x, uno_game *g, int o, int decision, int arg,
-                         const int *ans, int m, int natural, const uint64_t key[4],
+                         const int *ans, int m, int natural, int own, const uint64_t key[4],
                          const uint64_t key2[4])
 {
     uno_force *f = g->force;
@@ -941,8 +1125,13 @@ static int forced_search(struct uno_search *x, uno_game *g, int o, int decision,
         return natural;
     if (h == 1)
         return honest[0];
-    int b = x->orig[o].id == UNO_POLICY_PIMC ? pimc(x, g, o, decision, arg, honest, h, key, key2)
-                                             : ismcts(x, g, o, decision, arg, honest, h, key, key2);
+    int def = 0; /* the rollout policy's answer among the honest ones, if it is one */
+    for (int i = 0; i < h; i++)
+        if (honest[i] == own)
+            def = i;
+    int b = x->orig[o].id == UNO_POLICY_PIMC
+                ? pimc(x, g, o, decision, arg, honest, h, def, key, key2)
+                : ismcts(x, g, o, decision, arg, honest, h, def, key, key2);
     return b >= 0 ? honest[b] : honest[0];
 }
 
@@ -958,16 +1147,30 @@ static int search_decide(struct uno_search *x, uno_game *g, int o, int decision,
     /* one draw of the seat's search stream per searched decision: every sample and
        rollout derives from it, nothing from the game's own streams */
     uint64_t w = uno_dec_next(g, o, UNO_DK_SEARCH);
-    if (m < 1 || !x->has_snap || x->overflow || x->snap.rounds != g->rounds)
+    if (m < 1 || !x->has_snap || x->overflow || x->snap.rounds != g->rounds ||
+        (pol->value == UNO_VALUE_TABLE && g->cfg->scoring == UNO_SCORING_STANDARD &&
+         !x->table && !table_build(x, o)))
         return dispatch(g, x->fallback, o, decision, arg);
     const uint64_t key[4] = {w, UINT64_C(0x5345415243480001), (uint64_t)decision, 1};
     const uint64_t key2[4] = {w, UINT64_C(0x5345415243480002), (uint64_t)decision, 2};
-    int best = pol->id == UNO_POLICY_PIMC ? pimc(x, g, o, decision, arg, ans, m, key, key2)
-                                          : ismcts(x, g, o, decision, arg, ans, m, key, key2);
+    /* the rollout policy's own answer, its random draws wound back (and no decision point
+       of a forced game counted: the search's own answer is the one forced below) */
+    uint32_t saved[UNO_DK_SLOTS];
+    memcpy(saved, g->dec_n[o], sizeof saved);
+    uno_force *force = g->force;
+    g->force = NULL;
+    int own = dispatch(g, x->fallback, o, decision, arg), def = 0;
+    g->force = force;
+    memcpy(g->dec_n[o], saved, sizeof saved);
+    for (int i = 0; i < m; i++)
+        if (ans[i] == own)
+            def = i;
+    int best = pol->id == UNO_POLICY_PIMC ? pimc(x, g, o, decision, arg, ans, m, def, key, key2)
+                                          : ismcts(x, g, o, decision, arg, ans, m, def, key, key2);
     if (best < 0)
         return dispatch(g, x->fallback, o, decision, arg); /* forced there, if it must be */
-    if (UNO_UNLIKELY(g->force != NULL) && g->force->seat == o)
-        return forced_search(x, g, o, decision, arg, ans, m, ans[best], key, key2);
+    if (UNO_UNLIKELY(force != NULL) && force->seat == o)
+        return forced_search(x, g, o, decision, arg, ans, m, ans[best], own, key, key2);
     return ans[best];
 }
 

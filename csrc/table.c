@@ -200,7 +200,7 @@ int uno_config_check(const uno_config *cfg, const uno_table *t, const uno_policy
         if ((q->id == UNO_POLICY_PIMC || q->id == UNO_POLICY_ISMCTS) &&
             (q->samples < 1 || q->rollouts < 1 || q->iterations < 1 || !(q->c >= 0.0) ||
              q->c > 1e6 || q->rollout < UNO_POLICY_RANDOM || q->rollout > UNO_POLICY_STRATEGIC ||
-             q->value < UNO_VALUE_GAME || q->value > UNO_VALUE_ROUND || q->cheat < 0 ||
+             q->value < UNO_VALUE_GAME || q->value > UNO_VALUE_TABLE || q->cheat < 0 ||
              q->cheat > 1))
             return UNO_ERR_CONFIG;
     }

@@ -353,7 +353,7 @@ enum { UNO_POLICY_RANDOM = 0, UNO_POLICY_GREEDY = 1, UNO_POLICY_STRATEGIC = 2, U
 enum { UNO_POLICY_PIMC = 4, UNO_POLICY_ISMCTS = 5 };
 #define UNO_POLICY_MAX UNO_POLICY_ISMCTS
 /* uno_policy.value: what a search's rollout is worth to its seat */
-enum { UNO_VALUE_GAME = 0, UNO_VALUE_ROUND = 1 };
+enum { UNO_VALUE_GAME = 0, UNO_VALUE_ROUND = 1, UNO_VALUE_TABLE = 2 };
 enum { UNO_COLOR_MOST = 0, UNO_COLOR_RANDOM = 1, UNO_COLOR_SMART = 2 };
 /* policies.TARGET_RULES: whom a targeted card picks (uno_choose_target). */
 enum { UNO_TARGET_MOST = 0, UNO_TARGET_FEWEST = 1, UNO_TARGET_NEXT = 2, UNO_TARGET_RANDOM = 3 };
@@ -443,7 +443,9 @@ typedef struct uno_policy {
     double c;           /* ismcts: the UCB exploration constant, >= 0 */
     int32_t rollout;    /* the built-in policy (UNO_POLICY_RANDOM..STRATEGIC) every seat
                            plays in a rollout */
-    int32_t value;      /* UNO_VALUE_*: a rollout is worth its game (1 won) or its round */
+    int32_t value;      /* UNO_VALUE_*: a rollout is worth its game (1 won), its round (1
+                           won) or P(win the game | the scores after its round) (table;
+                           under another scoring than standard, its game) */
     int32_t cheat;      /* 1: sample nothing, search the true state (an upper bound) */
     uno_decide_fn decide;       /* UNO_POLICY_USER only */
     void *ctx;                  /* passed to decide */

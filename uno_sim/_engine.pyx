@@ -258,6 +258,7 @@ cdef class Engine:
     cdef dict dark_codes  # kind id -> code, for the dark kinds (UNO_EV_PAIRING)
     cdef public list users  # per seat: a userpolicy.UserSeat, or None for a built-in
     cdef public object error  # the exception that stopped the last game, if any
+    cdef uno_trace *live  # the trace of the game being played by play_game, or NULL
 
     def __init__(self, config, dict arrays, policies, codes, users=None):
         cdef int32_t *cols[10]
@@ -369,12 +370,22 @@ cdef class Engine:
         if trace:
             trp = &tr
         try:
+            self.live = trp
             with nogil:
                 st = uno_play_game(&cfg, &self.table, self.pol, &rng, trp, &res)
+            self.live = NULL
             self._check(st, &res, trp, &cfg)
             return self._result(&res), (self._decode(trp) if trace else None)
         finally:
+            self.live = NULL
             uno_trace_free(&tr)
+
+    def live_events(self):
+        """The events so far of the traced game being played (from a user policy's
+        decision: `uno-sim play --human` on the C engine), or []."""
+        if self.live == NULL:
+            return []
+        return self._decode(self.live)
 
     def play_fork(self, key, uint64_t game, int64_t at):
         """Game ``game`` recorded, forked at its ``at``-th decision (uno_play_fork): returns

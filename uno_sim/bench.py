@@ -51,11 +51,21 @@ def commit() -> str:
     return out.stdout.strip() + ("+changes" if dirty.stdout.strip() else "")
 
 
+def is_search(policy: str) -> bool:
+    """Whether `policy` is a search player (pimc, ismcts): benched as seat 0 among greedy."""
+    from .policies import parse_policy
+
+    return getattr(parse_policy(policy), "is_search", False)
+
+
 def time_games(rules: Rules, policy: str, games: int, repeats: int, seed: int = 1) -> dict:
-    """Median wall time of `repeats` calls playing `games` complete games each."""
+    """Median wall time of `repeats` calls playing `games` complete games each.  A search
+    player takes seat 0 only, the other seats greedy; `ms_per_search_turn` is then the
+    time per turn of seat 0 (the games' turns / players: most of the time is its)."""
     from . import engine
 
-    specs = [policy] * rules.players
+    search = is_search(policy)
+    specs = [policy] + ["greedy"] * (rules.players - 1) if search else [policy] * rules.players
     engine.play_games(rules, specs, seed=seed, first_game=0, n_games=max(1, games // 10))
     times, cpu, rounds, turns = [], [], 0, 0
     for r in range(repeats):
@@ -65,9 +75,12 @@ def time_games(rules: Rules, policy: str, games: int, repeats: int, seed: int = 
         cpu.append(time.process_time() - c0)
         rounds, turns = int(cols["rounds"].sum()), int(cols["turns"].sum())
     t = statistics.median(times)
-    return {"games_per_s": games / t, "games_per_cpu_s": games / statistics.median(cpu),
-            "rounds_per_s": rounds / t, "ns_per_turn": 1e9 * t / turns,
-            "turns_per_game": turns / games}
+    out = {"games_per_s": games / t, "games_per_cpu_s": games / statistics.median(cpu),
+           "rounds_per_s": rounds / t, "ns_per_turn": 1e9 * t / turns,
+           "turns_per_game": turns / games}
+    if search:
+        out["ms_per_search_turn"] = 1e3 * statistics.median(cpu) / (turns / rules.players)
+    return out
 
 
 def _games_per_s(play, rules: Rules, policies, games: int, seed: int) -> float:
@@ -134,7 +147,9 @@ def _run_bench(variants, players, policy, games, repeats, reference_games, user_
                pbar) -> list[dict]:
     out(f"machine: {machine()}")
     out(f"commit:  {commit()}")
-    out(f"policy {policy}; complete games to 500; median of {repeats} runs of {games} games; one core")
+    who = "seat 0 (the others greedy)" if is_search(policy) else "every seat"
+    out(f"policy {policy} at {who}; complete games to 500; median of {repeats} runs of "
+        f"{games} games; one core")
     out("")
     out(f"{'variant':<12} {'players':>7} {'games/s':>10} {'games/CPU-s':>11} {'rounds/s':>11} "
         f"{'ns/turn':>8} {'turns/game':>10}")
@@ -148,7 +163,9 @@ def _run_bench(variants, players, policy, games, repeats, reference_games, user_
             pbar.update(1)
             out(f"{v:<12} {p:>7} {r['games_per_s']:>10,.0f} {r['games_per_cpu_s']:>11,.0f} "
                 f"{r['rounds_per_s']:>11,.0f} {r['ns_per_turn']:>8.1f} "
-                f"{r['turns_per_game']:>10.1f}")
+                f"{r['turns_per_game']:>10.1f}" + (
+                    f"  {r['ms_per_search_turn']:.2f} ms (CPU) per seat-0 turn"
+                    if "ms_per_search_turn" in r else ""))
     if reference_games or user_games:
         out("")
     for v in variants:

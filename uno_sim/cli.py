@@ -14,7 +14,7 @@ import textwrap
 
 from . import __version__
 from .options import UsageError, parse_count, parse_jobs
-from .policies import KNOBS, POLICY_HELP, POLICY_NAMES, seat_policies
+from .policies import KNOBS, POLICY_HELP, POLICY_NAMES, SEARCH_KNOBS, SEARCH_NAMES, seat_policies
 from .rules import RULE_KEYS, VARIANTS, Rules, RulesError, load_deck_file, parse_rule_value
 from .rules import player_counts as parse_player_counts
 
@@ -378,6 +378,12 @@ def cmd_policies(args) -> int:
         for k in KNOBS:
             say(f"{k.name:<19} {k.range():<26} default {k.defaults[name]!s}", "    ")
             say(k.help, "        ")
+    for name in SEARCH_NAMES:
+        say(f"{name}: {POLICY_HELP[name]}")
+        for k in SEARCH_KNOBS:
+            if name in k.only:
+                say(f"{k.name:<19} {k.range():<26} default {k.defaults[name]!s}", "    ")
+                say(k.help, "        ")
     say("spec: NAME or NAME(KNOB=VALUE,...), e.g. 'greedy(bluff=0.3,challenge=auto)'; "
         "--policy for every seat, --seat I=SPEC for one")
     say("user policies: Python callables, through the API (docs/policies.md)")
@@ -493,9 +499,14 @@ def cmd_bench(args) -> int:
     variants = list(VARIANTS) if args.variant == "all" else args.variant.split(",")
     for v in variants:
         Rules(variant=v)  # validates the name
+    from .bench import is_search
+
+    search = is_search(args.policy)  # a search player: a few games by default
+    games = args.games or ("20" if search else "20000")
+    repeats = args.repeats or ("1" if search else "5")
     run_bench(variants=variants, players=players, policy=args.policy,
-              games=parse_count(args.games, "games", MAX_GAMES, held),
-              repeats=parse_count(args.repeats, "repeats", MAX_REPEATS),
+              games=parse_count(games, "games", MAX_GAMES, held),
+              repeats=parse_count(repeats, "repeats", MAX_REPEATS),
               reference_games=_count_or_zero(args.reference_games, "reference-games",
                                              MAX_GAMES),
               user_games=_count_or_zero(args.user_games, "user-games", MAX_GAMES),
@@ -636,7 +647,7 @@ def _add_completers(parser: argparse.ArgumentParser) -> None:
                 extra = ["all"] if name in ("bench", "league", "report", "rules") else []
                 a.completer = ChoicesCompleter(list(VARIANTS) + extra)
             elif "--policy" in opts:
-                a.completer = ChoicesCompleter(list(POLICIES))
+                a.completer = ChoicesCompleter(list(POLICIES) + list(SEARCH_NAMES))
             elif "--rule" in opts:
                 a.completer = _complete_rule
 
@@ -751,9 +762,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--variant", default="all",
                    help="variants, comma-separated, or all (default all)")
     p.add_argument("--players", default="2,4,7,10", help="player counts (default 2,4,7,10)")
-    p.add_argument("--policy", default="greedy", help="policy spec for every seat (default greedy)")
-    p.add_argument("--games", default="20000", help="games per timed run (default 20000)")
-    p.add_argument("--repeats", default="5", help="timed runs; the median is shown (default 5)")
+    p.add_argument("--policy", default="greedy",
+                   help="policy spec for every seat (default greedy); a search player (pimc, "
+                        "ismcts) takes seat 0 only, the others greedy")
+    p.add_argument("--games", default=None,
+                   help="games per timed run (default 20000; 20 for a search player)")
+    p.add_argument("--repeats", default=None,
+                   help="timed runs; the median is shown (default 5; 1 for a search player)")
     p.add_argument("--reference-games", default="0",
                    help="also time the Python reference engine on this many games")
     p.add_argument("--user-games", default="0",

@@ -1,7 +1,9 @@
 """Play at the table: one seat answered from the terminal, the others by built-in policies.
 
 `play_human` runs one game on the reference engine (the same game, event for
-event, as the C engine plays with the same seats) with a user policy
+event, as the C engine plays with the same seats), or on the C engine when an
+opponent is a search player (pimc, ismcts: the reference engine has none), with a
+user policy
 (docs/policies.md) that, at each decision of the human's seat, prints what that
 seat may see (docs/rules.md P1): what happened since its last decision (other
 players' drawn cards hidden), its hand, the top card and active color, every
@@ -264,20 +266,48 @@ class HumanSeat:
             return False
 
 
+class _LiveC:
+    """The C engine's game in play, as HumanSeat reads it: its events so far."""
+
+    def __init__(self, eng, start: dict):
+        self.eng, self.start = eng, start
+
+    @property
+    def events(self) -> list:
+        return [self.start] + self.eng.live_events()
+
+
+def _play_c(rules, seats, human, seed: int, game: int):
+    """The game on the C engine (a search opponent), the human a user policy."""
+    from . import engine
+
+    rules, specs, eng = engine._setup(rules, seats)
+    start = engine._game_start(rules, specs, seed, game)
+    human.game = _LiveC(eng, start)
+    r, events = eng.play_game(key_from_seed(seed), int(game), True)
+    res = engine._result(r, None)
+    res.events = [start] + events + [{
+        "e": "game_end", "winner": res.winner, "winners": res.winners, "team": res.team,
+        "scores": res.scores, "team_scores": res.team_scores, "rounds": res.rounds}]
+    human.game = res
+    return res
+
+
 def play_human(rules, policies, seat: int, seed: int = 0, game: int = 0, inp=None, out=None,
                ansi=None):
     """Play game `game` of run `seed` with `seat` asked through `inp` / `out`.
 
-    `policies`: one built-in spec per seat (the human's entry is replaced).
+    `policies`: one built-in or search spec per seat (the human's entry is replaced).
     `ansi`: cards in color (default: when `out` is a terminal and NO_COLOR is unset).
-    Returns the reference engine's GameResult, with the trace in ``events``; raises
-    `Quit` when the player types q, `InputClosed` when the input ends first.
+    Returns the engine's GameResult (the reference engine's, or the C engine's when an
+    opponent is a search player), with the trace in ``events``; raises `Quit` when the
+    player types q, `InputClosed` when the input ends first.
     """
+    from .policies import parse_policy
+
     human = HumanSeat(seat, rules.variant, inp, out, ansi)
     seats = list(policies)
     seats[seat] = human
-    g = Game(rules, seats, Rng(key_from_seed(seed), game), trace=True)
-    human.game = g
     others = ", ".join(str(p) for i, p in enumerate(policies) if i != seat)
     human.say(f"UNO ({rules.variant}, {rules.players} players, to {rules.target} points): "
               f"you are P{seat}; the others play {others}")
@@ -285,7 +315,13 @@ def play_human(rules, policies, seat: int, seed: int = 0, game: int = 0, inp=Non
     human.say(f"seed {seed}: `--seed {seed}{again}` deals this game again; q quits")
     for line in legend({k.code for k in deck_for(rules).kinds}, human.names):
         human.say(line)
-    res = g.play_game(seed=seed, game=game)
+    if any(getattr(parse_policy(p), "is_search", False)
+           for i, p in enumerate(policies) if i != seat):
+        res = _play_c(rules, seats, human, seed, game)
+    else:
+        g = Game(rules, seats, Rng(key_from_seed(seed), game), trace=True)
+        human.game = g
+        res = g.play_game(seed=seed, game=game)
     for line in human.news():
         human.say(line)
     won = seat in res.winners

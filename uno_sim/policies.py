@@ -35,7 +35,7 @@ USER_POLICY_ID = 3  # a user's Python policy (uno_sim.userpolicy)
 # the search players (csrc/search.c, docs/policies.md "Search players"), by id (uno.h)
 SEARCH_NAMES = ("pimc", "ismcts")
 SEARCH_IDS = {"pimc": 4, "ismcts": 5}
-VALUES = ("game", "round")  # uno.h UNO_VALUE_*: what a search's rollout is worth
+VALUES = ("game", "round", "table")  # uno.h UNO_VALUE_*: what a search's rollout is worth
 COUNT_MAX = 100000  # the largest count a search knob takes (samples, rollouts, iterations)
 C_MAX = 100.0  # the largest UCB constant
 KNOB_KINDS = ("prob", "choice", "size", "seat", "count", "real", "flag")
@@ -251,21 +251,23 @@ def _search(pimc, ismcts) -> dict:
 
 # The search players' knobs (docs/policies.md "Search players"), in the order listed.
 SEARCH_KNOBS = (
-    Knob("samples", "count", _search(8, 8),
+    Knob("samples", "count", _search(256, 256),
          "pimc: states sampled per decision (the hidden cards dealt again, P1)",
          only=("pimc",)),
     Knob("rollouts", "count", _search(4, 4),
          "pimc: rollouts per sampled state and legal answer", only=("pimc",)),
-    Knob("iterations", "count", _search(200, 200),
+    Knob("iterations", "count", _search(1000, 1000),
          "ismcts: iterations per decision, one sampled state each", only=("ismcts",)),
     Knob("c", "real", _search(0.7, 0.7),
          "ismcts: the UCB exploration constant (value in [0, 1] per game)", only=("ismcts",)),
     Knob("rollout", "choice", _search("greedy", "greedy"),
          "the built-in policy every seat plays in a rollout (with its default knobs); "
          "also this seat's answer where nothing can be searched", values=POLICY_NAMES),
-    Knob("value", "choice", _search("game", "game"),
-         "what a rollout is worth: game (played to the end of the game, 1 won) or round "
-         "(1 for winning the round)", values=VALUES),
+    Knob("value", "choice", _search("table", "table"),
+         "what a rollout is worth: game (played to the end of the game, 1 won), round "
+         "(1 for winning the round) or table (played to the end of the round, then the "
+         "chance of winning the game from the scores, by a table the engine computes; "
+         "under elimination or lowest scoring: game)", values=VALUES),
     Knob("cheat", "flag", _search(0, 0),
          "1: search the true state (every hand and the draw pile) instead of sampled "
          "ones: an upper bound, not a fair player"),

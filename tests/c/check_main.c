@@ -322,6 +322,74 @@ int main(int argc, char **argv)
         }
     }
 
+    /* Search players (search.c): a pimc or ismcts seat among built-in ones, every deck,
+       the house rules on the classic and Flip decks; their rollouts and sampled states
+       run through the same checked turn loop.  Small budgets: this checks cards, not
+       strength. */
+    for (int deck = 0; deck < 7; deck++)
+    for (int players = 2; players <= 4 && (only < 0 || only == deck % 5); players += 2) {
+        for (int j = 0; j < per_config + 1; j++, game_no++) {
+            uno_config cfg;
+            memset(&cfg, 0, sizeof cfg);
+            cfg.players = players;
+            cfg.wd4_value = 50;
+            cfg.target = 200;
+            cfg.hand_size = 7;
+            cfg.challenge = j % 2;
+            cfg.draw_source = deck == 4 ? UNO_DRAW_LAUNCHER : UNO_DRAW_PILE;
+            cfg.repair = deck == 1 && j % 2;
+            cfg.exchange = deck == 3 && j % 2;
+            if (deck == 4)
+                set_launcher(&cfg, j + players);
+            if (deck >= 5) { /* the house rules, classic (5) and Flip (6) */
+                unsigned bits = (unsigned)(game_no * 2654435761u >> 7);
+                cfg.stacking = 1 + (int)(bits % 3);
+                cfg.draw_until_playable = (bits >> 2) & 1;
+                cfg.forced_play = (bits >> 3) & 1;
+                cfg.jump_in = 1;
+                cfg.seven_o = 1;
+            }
+            cfg.max_turns = MAX_TURNS;
+            cfg.max_rounds = MAX_ROUNDS;
+            const uno_table *t = deck == 0 || deck == 5 ? &tables[0]
+                               : deck == 1 || deck == 6 ? &tables[2]
+                               : deck == 2 ? &tables[3]
+                               : deck == 3 ? &tables[5 + j % 3]
+                                           : &tables[11];
+            uno_policy pol[UNO_MAX_PLAYERS];
+            for (int s = 0; s < players; s++)
+                default_policy(&pol[s], s % 2 ? UNO_POLICY_STRATEGIC : UNO_POLICY_GREEDY);
+            int seat = j % players;
+            pol[seat].id = j % 2 ? UNO_POLICY_ISMCTS : UNO_POLICY_PIMC;
+            pol[seat].samples = 2;
+            pol[seat].rollouts = 1;
+            pol[seat].iterations = 6;
+            pol[seat].c = 0.7;
+            pol[seat].rollout = UNO_POLICY_GREEDY;
+            pol[seat].value = j % 3 == 2 ? UNO_VALUE_GAME : UNO_VALUE_ROUND;
+            pol[seat].cheat = j % 4 == 3;
+            char where[128];
+            snprintf(where, sizeof where, "search deck %d players %d game %lu", deck, players,
+                     (unsigned long)game_no);
+            play_checked(&cfg, t, pol, key, game_no, j % 2 ? &tr : NULL, where);
+            /* a fork of the game at a decision replays it exactly */
+            uno_result real, fork;
+            uno_policy plain[UNO_MAX_PLAYERS];
+            for (int s = 0; s < players; s++)
+                default_policy(&plain[s], s % 2 ? UNO_POLICY_STRATEGIC : UNO_POLICY_GREEDY);
+            int st = uno_play_fork(&cfg, t, plain, key, game_no, 7 + 13 * j, &real, &fork);
+            uno_rng r1;
+            uno_result base;
+            uno_rng_seed(&r1, key, game_no);
+            int st2 = uno_play_game(&cfg, t, plain, &r1, NULL, &base);
+            EXPECT(st == st2 && memcmp(&real, &base, sizeof real) == 0,
+                   "%s: a recorded game differs", where);
+            EXPECT(fork.status < 0 || memcmp(&fork, &base, sizeof fork) == 0,
+                   "%s: a fork differs", where);
+            games++;
+        }
+    }
+
     /* Scenario rounds from a fixed deck order, every dealer. */
     {
         uno_config cfg;
