@@ -110,7 +110,7 @@ def study(deals: int = DEFAULT_DEALS, games: int = DEFAULT_GAMES, seed: int = 0,
           players: int = 2) -> dict:
     """Run the league (`deals` per pairing; 0: none) and the strong-play values (`games`
     games of `variant` at `players`; 0: none); returns {'sections', 'leagues', 'frames',
-    'tables', 'figure'} (the figure written into `out`)."""
+    'tables', ...} (the league figures written into `out`)."""
     deals, games = check_size(deals, "strong-deals"), check_size(games, "strong-games")
     os.makedirs(out, exist_ok=True)
     res = {"sections": [], "leagues": [], "frames": {}, "tables": {}, "deals": deals,
@@ -124,7 +124,9 @@ def study(deals: int = DEFAULT_DEALS, games: int = DEFAULT_GAMES, seed: int = 0,
               "docs/policies.md \"League\"); Bradley-Terry ratings on the Elo scale, greedy = "
               "0, with percentile 95% bootstrap intervals over deals (300 resamples); seed "
               f"{seed}. The search budgets are low so that the report stays cheap: "
-              "`uno-sim league` plays bigger ones.")
+              "`uno-sim league` plays bigger ones. `us/decision`: CPU microseconds per "
+              "decision in self-play, measured on the machine that made the report (the one "
+              "number here that a rerun does not reproduce exactly).")
         for lg in leagues:
             for t in lg.tables:
                 rows = pl.DataFrame([{"player": r["player"] + (" *" if r["bound"] else ""),
@@ -134,7 +136,11 @@ def study(deals: int = DEFAULT_DEALS, games: int = DEFAULT_GAMES, seed: int = 0,
                                                            3)}
                                      for r in t.rows()])
                 sec.table(f"Ratings, {t.title()} ({deals} deals per pairing)", rows)
-                sec.p(_reading(t))
+                from uno_sim.league import BOUND_NOTE
+
+                sec.p(_reading(t) + (" " + BOUND_NOTE.lstrip("* ").capitalize().replace(
+                    "Every pairing of this player", "(*) Every pairing of a starred player")
+                    + "." if t.bounded() else ""))
         for lg in leagues:
             fig = os.path.join(out, f"strong_league_{lg.player_counts[0]}p.png")
             lg.plot(fig)
