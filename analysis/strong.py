@@ -32,9 +32,9 @@ LEAGUE_PLAYERS = ("random", "greedy", "strategic", "pimc(samples=4,rollouts=2)",
                   "ismcts(iterations=25)", "pimc(samples=4,rollouts=2,cheat=1)")
 FOCAL = "pimc(samples=4,rollouts=2)"  # the search player at the focal seat
 LEAGUE_TABLES = (("classic", 2), ("flip", 2), ("classic", 4))
-DEFAULT_DEALS = 16
-DEFAULT_GAMES = 40
-EVERY = 8  # one decision point in EVERY replayed both ways (strongplay.decision_values)
+DEFAULT_DEALS = 48
+DEFAULT_GAMES = 300
+EVERY = 4  # one decision point in EVERY replayed both ways (strongplay.decision_values)
 MAX_SIZE = 10**5
 OFFENDER = "greedy(bluff=1)"  # seat 0 of the challenge design: bluffs whenever it can
 
