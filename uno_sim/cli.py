@@ -347,7 +347,13 @@ def cmd_bench(args) -> int:
     variants = list(VARIANTS) if args.variant == "all" else args.variant.split(",")
     for v in variants:
         Rules(variant=v)  # validates the name
-    run_bench(variants=variants, players=players, policy=args.policy,
+    if args.backend == "gpu":  # fail fast, in one line, before any cell
+        from . import gpu
+
+        gpu.check_config(Rules(variant=variants[0], players=players[0]),
+                         seat_policies(args.policy, players[0]))
+        gpu.require()
+    run_bench(variants=variants, players=players, policy=args.policy, backend=args.backend,
               games=parse_count(args.games), repeats=parse_count(args.repeats, "repeats"),
               reference_games=_count_or_zero(args.reference_games, "reference-games"),
               user_games=_count_or_zero(args.user_games, "user-games"), progress=None)
@@ -514,9 +520,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--summary-only", action="store_true",
                    help="keep aggregates only, in constant memory (no per-game rows)")
     p.add_argument("--shard-size", default=str(10_000), help="games per shard (default 10000)")
-    p.add_argument("--backend", choices=("local", "dask", "ray"), default="local",
-                   help="local processes (joblib), a dask.distributed cluster or Ray (through "
-                        "joblib; the ray extra)")
+    p.add_argument("--backend", choices=("local", "dask", "ray", "gpu"), default="local",
+                   help="local processes (joblib), a dask.distributed cluster, Ray (through "
+                        "joblib; the ray extra) or one CUDA GPU (the gpu extra; the same games "
+                        "bit for bit)")
     p.add_argument("--scheduler", metavar="ADDRESS",
                    help="Dask scheduler, e.g. tcp://host:8786, or Ray address (default: the "
                         "running client, else a local cluster)")
@@ -568,6 +575,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--policy", default="greedy", help="policy spec for every seat (default greedy)")
     p.add_argument("--games", default="20000", help="games per timed run (default 20000)")
     p.add_argument("--repeats", default="5", help="timed runs; the median is shown (default 5)")
+    p.add_argument("--backend", choices=("cpu", "gpu"), default="cpu",
+                   help="time the C engine on one core (cpu, default) or the GPU kernel on one "
+                        "CUDA device (gpu: the gpu extra)")
     p.add_argument("--reference-games", default="0",
                    help="also time the Python reference engine on this many games")
     p.add_argument("--user-games", default="0",

@@ -27,12 +27,15 @@ from .storage import (DEFAULT_SHARD, MAX_SHARDS, Plan, _atomic_write_parquet, _a
                       load, lock_out, make_manifest, manifest_id, parquet_metadata, prepare_out)
 
 def run_shard(manifest: dict, i: int, out: str | None, keep_cols: bool = False,
-              on_batch=None):
-    """Compute shard i; write it under `out` if given.  Returns (aggregates, columns or None)."""
+              on_batch=None, cols: dict | None = None):
+    """Compute shard i (or take its `cols`, played elsewhere); write it under `out` if given.
+    Returns (aggregates, columns or None)."""
     rules = Rules.from_dict(manifest["rules"])
-    specs = [parse_policy(s) for s in manifest["policies"]]
     first, n = Plan(manifest["games"], manifest["shard_size"]).shard(i)
-    cols = play_columns(rules, specs, manifest["seed"], first, n, manifest["engine"], on_batch)
+    if cols is None:
+        specs = [parse_policy(s) for s in manifest["policies"]]
+        cols = play_columns(rules, specs, manifest["seed"], first, n, manifest["engine"],
+                            on_batch)
     agg = aggregate(cols)
     if out is not None:
         base = _shard_base(out, i)
@@ -58,6 +61,9 @@ def _execute(manifest, shards, out, n_jobs, backend, scheduler, keep_cols, progr
             agg, cols = run_shard(manifest, i, out, keep_cols,
                                   progress.update if not progress.disable else None)
             yield i, agg, cols
+        return
+    if backend == "gpu":
+        yield from _gpu_shards(manifest, shards, out, keep_cols, progress)
         return
     import joblib
 
@@ -90,7 +96,7 @@ def _execute(manifest, shards, out, n_jobs, backend, scheduler, keep_cols, progr
                     yield i, agg, cols
         return
     if backend != "local":
-        raise RunError(f"unknown backend {backend!r}: expected local, dask or ray")
+        raise RunError(f"unknown backend {backend!r}: expected local, dask, ray or gpu")
     kind = _local_pool_kind()
     pending, deaths = dict.fromkeys(shards), 0
     while pending:
@@ -109,6 +115,55 @@ def _execute(manifest, shards, out, n_jobs, backend, scheduler, keep_cols, progr
                          f"computes the rest" if out else "run it again")
                 raise RunError(f"a worker process died {deaths} times ({exc}); {where}") from None
             # the lost shards are computed again: a shard's games depend on nothing else
+
+
+def gpu_blocks(plan: Plan, shards, most: int):
+    """Runs of consecutive shards of at most `most` games in all (one GPU launch each)."""
+    block, games = [], 0
+    for i in shards:
+        n = plan.shard(i)[1]
+        if block and (i != block[-1] + 1 or games + n > most):
+            yield block
+            block, games = [], 0
+        block.append(i)
+        games += n
+    if block:
+        yield block
+
+
+def _gpu_shards(manifest, shards, out, keep_cols, progress):
+    """--backend gpu: blocks of consecutive shards, each played in one launch (uno_sim.gpu),
+    then cut into its shards, written and aggregated as run_shard does."""
+    from .. import gpu
+
+    rules = Rules.from_dict(manifest["rules"])
+    specs = [parse_policy(s) for s in manifest["policies"]]
+    plan = Plan(manifest["games"], manifest["shard_size"])
+    for block in gpu_blocks(plan, shards, max(gpu.BATCH, plan.shard_size)):
+        first = plan.shard(block[0])[0]
+        total = sum(plan.shard(i)[1] for i in block)
+        cols = gpu.play_games(rules, specs, manifest["seed"], first, total)
+        for i in block:
+            lo, n = plan.shard(i)
+            part = _cut(cols, lo - first, n, lo)
+            agg, kept = run_shard(manifest, i, out, keep_cols, cols=part)
+            progress.update(n)
+            yield i, agg, kept
+
+
+def _cut(cols: dict, at: int, n: int, first_game: int) -> dict:
+    """Games [at, at + n) of a block's columns, with their round rows."""
+    rows = (cols["round_game"] >= first_game) & (cols["round_game"] < first_game + n)
+    return {k: (v[rows] if k.startswith("round_") else v[at:at + n]) for k, v in cols.items()}
+
+
+def check_backend(backend: str, rules, specs, engine: str) -> None:
+    """Fail fast, in one line, on what --backend gpu cannot do (before anything is written)."""
+    if backend == "gpu":
+        from .. import gpu
+
+        gpu.check_config(rules, specs, engine)
+        gpu.require()
 
 
 MAX_WORKER_DEATHS = 3  # worker processes lost (killed, out of memory) before a run gives up
@@ -404,6 +459,7 @@ def simulate(variant: str | None = None, games: int = 1000, players: int | None 
                        "uno_sim.engine.play_games")
     if not isinstance(summary_only, bool):
         raise RunError(f"invalid summary_only {summary_only!r}: expected true or false")
+    check_backend(backend, rules, specs, engine)
     manifest = make_manifest(rules, specs, seed, int(games), shard_size, summary_only, engine)
     plan = Plan(int(games), shard_size)
     if shard is not None:
@@ -456,6 +512,8 @@ def resume(out: str, n_jobs: int = 1, backend: str = "local", scheduler: str | N
     with _held_run(out, "resume") as manifest:
         if is_complete(out):
             return load(out)
+        check_backend(backend, Rules.from_dict(manifest["rules"]),
+                      [parse_policy(s) for s in manifest["policies"]], manifest["engine"])
         _clean_tmp(out)
         todo = [i for i in range(manifest["n_shards"]) if not _shard_ok(out, i, manifest)]
         _, _, wall = _drive(manifest, todo, out, n_jobs, backend, scheduler, progress, False)
