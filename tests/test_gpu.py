@@ -115,6 +115,79 @@ def test_game_state_is_small(tmp_path):
     assert game < table // 2, (game, table)
 
 
+# --- the kernel's own code, built for the CPU ---------------------------------------------
+
+@pytest.fixture(scope="module")
+def host_kernel(tmp_path_factory):
+    """csrc/gpu/kernel.cu built as a CPU shared object (tests/c/kernel_host.cpp: one block of
+    one thread), called through ctypes with numpy arrays."""
+    if CXX is None:
+        pytest.skip("no C++ compiler")
+    import ctypes
+
+    so = tmp_path_factory.mktemp("kernel") / "kernel.so"
+    subprocess.run([CXX, "-std=c++17", "-O1", "-ffp-contract=off", "-shared", "-fPIC",
+                    "-I", str(CSRC), str(ROOT / "tests" / "c" / "kernel_host.cpp"),
+                    "-o", str(so)], check=True)
+    lib = ctypes.CDLL(str(so))
+    lib.uno_gpu_games.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p,
+                                  ctypes.c_void_p, ctypes.c_uint64, ctypes.c_int64,
+                                  ctypes.c_void_p, ctypes.c_int]
+    return lib
+
+
+def _host_play(lib, rules, specs, seed, first, n, rows):
+    """(outputs, status) of the CPU-built kernel for games first .. first + n - 1."""
+    from uno_sim.engine import _setup
+    from uno_sim.rng import key_from_seed
+
+    _, _, eng = _setup(rules, specs)
+    cfg, table, pol = eng.raw()
+    out = gpu.alloc(np, n, rules.players, rows)
+    own = np.zeros(len(table), np.uint8)  # one thread: one table
+    ptrs = gpu.pointers(out, lambda a: a.ctypes.data,
+                        own.ctypes.data if gpu._repairs(cfg, table) else 0)
+    key = np.asarray(key_from_seed(seed), np.uint64)
+    lib.uno_gpu_games(cfg, table, pol, key.ctypes.data, first, n, ptrs.ctypes.data, rows)
+    return out, out["status"]
+
+
+HOST_GRID = [("classic", 4, "greedy", {}), ("flip", 3, "strategic", {"flip_pairing": "game"}),
+             ("extreme", 4, "random", {}), ("classic", 4, "greedy", {"teams": True}),
+             ("house-2018", 5, "strategic(color=smart)", {})]
+
+
+@pytest.mark.parametrize("variant,players,policy,switches", HOST_GRID,
+                         ids=[f"{v}-{p}-{s}-{sw}" for v, p, s, sw in HOST_GRID])
+def test_kernel_code_plays_the_cpu_games(host_kernel, variant, players, policy, switches):
+    """The kernel's loop, row slots and columns (gpu.columns) give engine.play_games'
+    columns exactly (F1 flip_pairing=game: the per-thread table)."""
+    from uno_sim import engine
+
+    rules = Rules(variant=variant, players=players, **switches)
+    specs = seat_policies(policy, players)
+    out, status = _host_play(host_kernel, rules, specs, 7, 300, 60, 64)
+    assert (status == gpu.UNO_OK).all()
+    got = gpu.columns(out, 64)
+    want = engine.play_games(rules, specs, seed=7, first_game=300, n_games=60, rounds=True)
+    assert got.keys() == want.keys()
+    for k in want:
+        assert got[k].dtype == want[k].dtype, k
+        np.testing.assert_array_equal(got[k], want[k], err_msg=k)
+
+
+def test_kernel_code_flags_games_past_their_row_slots(host_kernel):
+    """A game with more rounds than its slots ends UNO_ERR_FULL (the batch is played again
+    with more room); the others are complete."""
+    from uno_sim import engine
+
+    rules, specs = Rules(), seat_policies("greedy", 4)
+    out, status = _host_play(host_kernel, rules, specs, 2, 0, 40, 12)
+    rounds = engine.play_games(rules, specs, seed=2, first_game=0, n_games=40)["rounds"]
+    assert (rounds > 12).any() and (rounds <= 12).any()
+    np.testing.assert_array_equal(status, np.where(rounds > 12, gpu.UNO_ERR_FULL, gpu.UNO_OK))
+
+
 # --- refusals (no GPU needed) ------------------------------------------------------------
 
 def test_no_cupy_is_one_line(monkeypatch):

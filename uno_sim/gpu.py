@@ -43,6 +43,8 @@ ROWS_PER_GAME = 32  # round-row slots per game at first; doubled for a batch tha
 MAX_ROWS_PER_GAME = 4096  # past this a batch is played on the CPU instead
 BATCH = 1 << 20  # games per launch at most
 THREADS = 128  # threads per block
+BLOCKS = 4096  # blocks at most (each thread plays games first + tid, + stride, ...)
+REPAIR_BLOCKS = 512  # with the F1 switch: 64K threads, 1 GB of re-paired tables
 UNO_OK, UNO_ERR_FULL = 0, 4
 
 
@@ -142,45 +144,62 @@ def _repairs(cfg_b: bytes, table_b: bytes) -> bool:
 def _batch(cupy, eng, rules, specs, seed, dev, key, first, n, table_size, repair) -> dict:
     p = rules.players
     rows = ROWS_PER_GAME
-    blocks = min((n + THREADS - 1) // THREADS, 4096)
+    # the F1 switch gives every thread a table of its own (15 KB): fewer threads then
+    blocks = min((n + THREADS - 1) // THREADS, REPAIR_BLOCKS if repair else BLOCKS)
     fn = _kernel()
     while True:
-        out = {
-            "game": cupy.empty(n, np.int64), "winner": cupy.empty(n, np.int8),
-            "team": cupy.empty(n, np.int8), "rounds": cupy.empty(n, np.int32),
-            "turns": cupy.empty(n, np.int32), "reshuffles": cupy.empty(n, np.int32),
-            "stalemates": cupy.empty(n, np.int32), "scores": cupy.empty((n, p), np.int32),
-            "team_scores": cupy.empty((n, 2), np.int32),
-            **{f"counter{c}": cupy.empty((n, p), np.int32) for c in range(N_COUNTERS)},
-            "status": cupy.empty(n, np.int32), "n_rows": cupy.empty(n, np.int32),
-            "r_game": cupy.empty(n * rows, np.int64),
-            **{f"r_{k}": cupy.empty(n * rows, np.int32)
-               for k in ("round", "dealer", "starter", "winner", "turns", "reshuffles")},
-            "r_points": cupy.empty((n * rows, p), np.int32),
-            "r_cards_left": cupy.empty((n * rows, p), np.int32),
-        }
+        out = alloc(cupy, n, p, rows)
         own = cupy.empty(blocks * THREADS * table_size, np.uint8) if repair else None
-        ptrs = cupy.asarray(np.asarray([out[k].data.ptr for k in OUTPUTS[:-1]]
-                                       + [own.data.ptr if own is not None else 0], np.uint64))
+        ptrs = cupy.asarray(pointers(out, lambda a: a.data.ptr,
+                                     own.data.ptr if own is not None else 0))
         fn((blocks,), (THREADS,), (dev[0], dev[1], dev[2], key, np.uint64(first), np.int64(n),
                                    ptrs, np.int32(rows)))
         status = cupy.asnumpy(out["status"])
-        bad = np.flatnonzero(status != UNO_OK)
-        if bad.size and status[bad[0]] == UNO_ERR_FULL and (status[bad] == UNO_ERR_FULL).all():
+        failed = np.flatnonzero((status != UNO_OK) & (status != UNO_ERR_FULL))
+        if failed.size:  # the CPU replays the first failing game and raises its error
+            from .engine import play_games as cpu_play
+
+            g = first + int(failed[0])
+            cpu_play(rules, specs, seed=seed, first_game=g, n_games=1)
+            raise RunError(f"game {g} failed on the GPU (status {int(status[failed[0]])}) "
+                           f"but not on the CPU")
+        if (status == UNO_ERR_FULL).any():  # a game had more rounds than its slots
             if rows * 2 > MAX_ROWS_PER_GAME:
                 from .engine import play_games as cpu_play
 
                 return cpu_play(rules, specs, seed=seed, first_game=first, n_games=n, rounds=True)
-            rows *= 2  # a game had more rounds than its slots: again with twice the room
+            rows *= 2  # again, with twice the room
             continue
-        if bad.size:  # the CPU replays the first failing game and raises its error
-            from .engine import play_games as cpu_play
-
-            cpu_play(rules, specs, seed=seed, first_game=first + int(bad[0]), n_games=1)
-            raise RunError(f"game {first + int(bad[0])} failed on the GPU (status "
-                           f"{int(status[bad[0]])}) but not on the CPU")
         break
-    host = {k: cupy.asnumpy(v) for k, v in out.items()}
+    return columns({k: cupy.asnumpy(v) for k, v in out.items()}, rows)
+
+
+def alloc(xp, n: int, p: int, rows: int) -> dict:
+    """The kernel's output arrays (OUTPUTS less `own`) for n games of p seats, `rows` round
+    slots per game; `xp`: cupy, or numpy for the kernel built for the CPU (the tests)."""
+    return {
+        "game": xp.empty(n, np.int64), "winner": xp.empty(n, np.int8),
+        "team": xp.empty(n, np.int8), "rounds": xp.empty(n, np.int32),
+        "turns": xp.empty(n, np.int32), "reshuffles": xp.empty(n, np.int32),
+        "stalemates": xp.empty(n, np.int32), "scores": xp.empty((n, p), np.int32),
+        "team_scores": xp.empty((n, 2), np.int32),
+        **{f"counter{c}": xp.empty((n, p), np.int32) for c in range(N_COUNTERS)},
+        "status": xp.empty(n, np.int32), "n_rows": xp.empty(n, np.int32),
+        "r_game": xp.empty(n * rows, np.int64),
+        **{f"r_{k}": xp.empty(n * rows, np.int32)
+           for k in ("round", "dealer", "starter", "winner", "turns", "reshuffles")},
+        "r_points": xp.empty((n * rows, p), np.int32),
+        "r_cards_left": xp.empty((n * rows, p), np.int32),
+    }
+
+
+def pointers(out: dict, address, own: int = 0) -> np.ndarray:
+    """The kernel's `out` argument: the arrays' addresses in OUTPUTS order, then `own`."""
+    return np.asarray([address(out[k]) for k in OUTPUTS[:-1]] + [own], np.uint64)
+
+
+def columns(host: dict, rows: int) -> dict:
+    """The kernel's outputs (numpy) as engine.play_games(..., rounds=True)'s columns."""
     cols = {k: host[k] for k in ("game", "winner", "team", "rounds", "turns", "reshuffles",
                                  "stalemates", "scores", "team_scores")}
     for c, name in enumerate(SEAT_COUNTERS):
@@ -193,7 +212,6 @@ def _batch(cupy, eng, rules, specs, seed, dev, key, first, n, table_size, repair
     cols["round_points"] = host["r_points"][used]
     cols["round_cards_left"] = host["r_cards_left"][used]
     return cols
-
 
 def _libnvrtc():
     """libnvrtc through ctypes (the nvidia-cuda-nvrtc-cu12 wheel, or the system's), or None."""

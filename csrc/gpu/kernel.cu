@@ -10,18 +10,21 @@
  * (callbacks), the setjmp of their aborts, the search players and the stepping
  * environment; the runner refuses such configurations before a launch.
  *
+ * Compile with -I csrc (NVRTC through CuPy names the source after a cache file, so
+ * its includes are found through the include path, never relative to this file).
+ *
  * Rounding: every floating-point decision (uno_dec_bernoulli, the posterior
  * of uno_bluff_probability) is + - * / on doubles, compiled without fused
  * multiply-add (-fmad=false here, -ffp-contract=off on the CPU) and with
  * IEEE division: both targets round every operation the same way.
  */
-#include "../table.c"
-#include "../round.c"
-#include "../extras.c"
-#include "../policy.c"
-#include "../legal.c"
-#include "../trace.c"
-#include "../game.c"
+#include "table.c"
+#include "round.c"
+#include "extras.c"
+#include "policy.c"
+#include "legal.c"
+#include "trace.c"
+#include "game.c"
 
 /* The output arrays, as device addresses in one array (uno_sim/gpu.py OUTPUTS, same order). */
 enum {

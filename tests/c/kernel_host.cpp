@@ -1,0 +1,15 @@
+/*
+ * kernel_host.cpp - csrc/gpu/kernel.cu built for the CPU, one thread (tests/test_gpu.py):
+ * the kernel's own code (its row slots, its columns, the F1 switch's tables) checked
+ * against uno_play_games on a machine without a GPU.  The CUDA words become plain C++:
+ * one block of one thread, shared memory a static.
+ */
+#define __global__
+#define __device__
+#define __shared__ static
+struct uno_dim3 {
+    unsigned x;
+};
+static const uno_dim3 threadIdx = {0}, blockIdx = {0}, blockDim = {1}, gridDim = {1};
+#define __syncthreads() ((void)0)
+#include "gpu/kernel.cu"
