@@ -22,8 +22,8 @@ from dataclasses import fields
 import numpy as np
 import polars as pl
 
-from .common import (Setup, chisq_table_row, new_figure, run_games, rules_text, temp_out,
-                     save, seat_shares)
+from .common import (Setup, chisq_table_row, fmt_ci, interval_bars, new_figure,
+                     note_undefined, run_games, rules_text, save, seat_shares, temp_out)
 from .doc import Section, StudyResult
 from .gamestats import Z95, chisquare_equal, diff_test, holm, share_test
 from uno_sim import rules as rules_mod
@@ -34,11 +34,15 @@ from uno_sim.stats import wilson
 FACE_NAMES = {"S": "Skip", "R": "Reverse", "+2": "Draw Two", "W": "Wild", "W+4": "Wild Draw Four",
               "+1": "Draw One", "F": "Flip", "W+2": "Wild Draw Two", "+5": "Draw Five",
               "SE": "Skip Everyone", "DW": "Wild", "DW+C": "Wild Draw Color",
-              "H2": "Hit 2", "DA": "Discard All", "WH": "Extreme Hit"}
+              "H2": "Hit 2", "DA": "Discard All", "WH": "Extreme Hit",
+              "WBM": "Badtz-Maru Wild", "WX": "Hand-Exchange Wild"}
 
 
 def face_of(code: str) -> str:
-    """Card code -> face with colors pooled: `R7` -> `7`, `GS` -> `Skip`, `W+4` -> `Wild Draw Four`."""
+    """Card code -> face with colors pooled: `R7` -> `7`, `GS` -> `Skip`, `W+4` -> `Wild Draw Four`,
+    `W:draw_three` -> `Custom Wild (draw three)` (S3)."""
+    if code.startswith("W:"):
+        return f"Custom Wild ({code[2:].replace('_', ' ')})"
     face = code[1:] if len(code) > 1 and code[0] in COLORS and code[:2] != "W+" else code
     return FACE_NAMES.get(face, face)
 
@@ -276,12 +280,15 @@ def compound(points, players: int, deltas, target: int = 500, games: int = 10_00
 # ---------------------------------------------------------------------------
 
 def length_stats(games: pl.DataFrame) -> dict:
-    """Rounds per game (mean, median, 90th percentile), turns and points per round,
-    reshuffles per round, from a games frame."""
+    """Rounds per game (mean with its normal 95% interval, median, 90th percentile), turns,
+    points and reshuffles per round, from a games frame."""
     p = len([c for c in games.columns if c.startswith("scores_")])
     pts = pl.sum_horizontal([pl.col(f"scores_{s}") for s in range(p)])
+    half = Z95 * pl.col("rounds").std(ddof=1).fill_null(0.0) / math.sqrt(max(games.height, 1))
     r = games.select(
         pl.col("rounds").mean().alias("rounds_mean"),
+        (pl.col("rounds").mean() - half).alias("rounds_mean_low"),
+        (pl.col("rounds").mean() + half).alias("rounds_mean_high"),
         pl.col("rounds").median().alias("rounds_median"),
         pl.col("rounds").quantile(0.9, "nearest").alias("rounds_p90"),
         (pl.col("turns").sum() / pl.col("rounds").sum()).alias("turns_per_round"),
@@ -470,12 +477,12 @@ def _fig_fair_shares(frame, key, setup, path, title, xlabel, ylabel):
     for k in sorted(set(frame["players"].to_list())):
         s = frame.filter(pl.col("players") == k).sort(key)
         x = s[key].to_numpy() + (k - 6) * 0.03
-        y = s["share"].to_numpy() * k
-        ax.errorbar(x, y, yerr=[y - s["low"].to_numpy() * k, s["high"].to_numpy() * k - y],
-                    marker="o", ms=3, capsize=2, lw=0.8, label=f"{k} players")
+        interval_bars(ax, x, s["share"].to_numpy() * k, s["low"].to_numpy() * k,
+                      s["high"].to_numpy() * k, marker="o", ms=3, lw=0.8, label=f"{k} players")
     ax.axhline(1.0, color="0.4", ls=":")
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
+    ax.xaxis.get_major_locator().set_params(integer=True)  # seats and positions are whole
     ax.legend(fontsize=6, ncol=3)
     return save(fig, path)
 
@@ -542,9 +549,9 @@ def _fig_cards(cv, setup, path):
     ax = axes[0]
     cv = cv.sort("effect")
     y = np.arange(cv.height)
-    e = cv["effect"].to_numpy()
-    ax.errorbar(e, y, xerr=[e - cv["low"].to_numpy(), cv["high"].to_numpy() - e], fmt="o",
-                capsize=2)
+    undefined = interval_bars(ax, y, cv["effect"].to_numpy(), cv["low"].to_numpy(),
+                              cv["high"].to_numpy(), horizontal=True, marker="o", ls="none")
+    note_undefined(ax, undefined, "too few rounds")
     ax.axvline(0, color="0.4", ls=":")
     ax.set_yticks(y, cv["face"].to_list(), fontsize=7)
     ax.set_xlabel("change in the chance to win the round (95% interval)")
@@ -574,17 +581,21 @@ def study(variant: str = "classic", players=range(2, 11), games: int = 1000, see
 
     sec = Section(f"Balance: round wins by position from the dealer, {variant}")
     pos, pchi = d["positions"], d["positions_chisq"]
-    sec.p(f"Setup: {setup.text()}.")
-    sec.p("A seat's position in a round is its offset from that round's dealer, clockwise: in "
-          "the starting direction of play, to the left, the order of the deal (C4). Position 1 "
-          "is the dealer's left, the first to play after a plain starter card, and position K "
-          "is the dealer. "
-          "Per player count K: the share of the rounds with a winner won from each position, "
-          "with 95% Wilson intervals, its edge over 1/K, a two-sided test of share = 1/K per "
-          "position with Holm's correction over the K positions (p_holm), and the chi-square "
-          "goodness-of-fit test of equal shares over all positions. The rounds of one game are "
-          "counted as independent observations: each is dealt from its own stream and the "
-          f"{policies} policy does not look at the scores.")
+    sec.setup(setup.text() + ".")
+    sec.method("balance-positions",
+               "Round wins by position from the dealer. A seat's position in a round is its "
+               "offset from that round's dealer, clockwise: in the starting direction of play, "
+               "to the left, the order of the deal (C4). Position 1 is the dealer's left, the "
+               "first to play after a plain starter card, and position K is the dealer. Per "
+               "player count K: the share of the rounds with a winner won from each position, "
+               "with 95% Wilson intervals, its edge over 1/K, a two-sided test of share = 1/K "
+               "per position with Holm's correction over the K positions (p_holm), and the chi-"
+               "square goodness-of-fit test of equal shares over all positions. The rounds of "
+               "one game are counted as independent observations: each is dealt from its own "
+               f"stream and the {policies} policy does not look at the scores. By place in the "
+               "order of play instead: a starter Skip or Draw Two skips the dealer's left, a "
+               "starter Reverse makes the dealer play first and turns the order round (C5), so "
+               "the first to play is not always position 1.")
     ones = pos.filter(pl.col("position") == 1).sort("players")
     reading = []
     for r in ones.iter_rows(named=True):
@@ -593,7 +604,8 @@ def study(variant: str = "classic", players=range(2, 11), games: int = 1000, see
                        f"{r['edge']:+.4f}, Holm p {r['p_holm']:.2g})")
     rejected = pchi.filter(pl.col("p") < 0.05)["players"].to_list()
     sec.p("Position 1 (the dealer's left) wins a share of the rounds of " + "; ".join(reading)
-          + ". The chi-square test rejects equal position shares at the 5% level for "
+          + f". In {variant}, the chi-square test rejects equal position shares at the 5% "
+          "level for "
           + (", ".join(map(str, rejected)) + " players." if rejected else "no player count."))
     best = pos.sort("edge", descending=True).row(0, named=True)
     worst = pos.sort("edge").row(0, named=True)
@@ -604,23 +616,24 @@ def study(variant: str = "classic", players=range(2, 11), games: int = 1000, see
           f"[{worst['low'] - 1 / worst['players']:+.4f}, "
           f"{worst['high'] - 1 / worst['players']:+.4f}].")
     f1 = _fig_positions(d, setup, os.path.join(out, f"balance-positions-{variant}.png"))
-    sec.figure(f"Round win share by position from the dealer ({setup.text()})", f1)
-    sec.table(f"Chi-square test of equal round shares by position from the dealer "
-              f"({setup.text()})", pchi)
-    sec.table(f"Round win share by position from the dealer, 95% Wilson intervals, Holm-"
-              f"corrected tests of share = 1/K ({setup.text()})", pos.drop("rounds"))
+    sec.figure(f"Round win share by position from the dealer, {variant}: share x K per player "
+               "count K (1 = fair), 95% Wilson intervals.", f1,
+               alt=f"Error-bar chart: round win share by position from the dealer, {variant}, "
+                   f"players {pr}")
+    sec.table(f"Chi-square test of equal round shares by position from the dealer, {variant}",
+              pchi)
+    sec.table(f"Round win share by position from the dealer, {variant}; 95% Wilson intervals, "
+              "Holm-corrected tests of share = 1/K", pos.drop("rounds"))
     ppos = d["play_positions"]
     p1 = ppos.filter(pl.col("position") == 1).sort("players")
-    sec.p("By place in the order of play instead: a starter Skip or Draw Two skips the "
-          "dealer's left, a starter Reverse makes the dealer play first and turns the order "
-          "round (C5), so the first to play is not always position 1. The first to play wins "
+    sec.p("By place in the order of play, the first to play wins "
           + "; ".join(f"{r['share']:.4f} [{r['low']:.4f}, {r['high']:.4f}] with "
                       f"{r['players']} players" for r in p1.iter_rows(named=True))
           + " of the rounds.")
-    sec.table(f"Chi-square test of equal round shares by place in the order of play "
-              f"({setup.text()})", d["play_positions_chisq"])
-    sec.table(f"Round win share by place in the order of play (1 = first to play), Holm-"
-              f"corrected tests of share = 1/K ({setup.text()})",
+    sec.table(f"Chi-square test of equal round shares by place in the order of play, {variant}",
+              d["play_positions_chisq"])
+    sec.table(f"Round win share by place in the order of play (1 = first to play), {variant}; "
+              "Holm-corrected tests of share = 1/K",
               ppos.drop("rounds").rename({"position": "place"}))
     cp = d.get("compound")
     if cp is not None:
@@ -629,14 +642,18 @@ def study(variant: str = "classic", players=range(2, 11), games: int = 1000, see
         m = m.row(0, named=True) if m.height else None
         big = cp.sort("round_edge").row(-1, named=True)
         gains = cp.filter(pl.col("round_edge") != 0)["gain"]
-        sec.p(f"How a per-round edge compounds over a game to {Rules(variant=variant).target} "
-              f"points: a simple model, simulated ("
-              f"{d['model_games']:,} model games per edge, common random numbers). In the model "
-              f"one of {k} players wins each round with probability 1/{k} + delta, the others "
-              f"share the rest equally, and the round's winner scores points drawn from the "
-              f"winners' round points of the {k}-player run above (mean "
-              f"{d['compound_mean_points']:.1f}); the first to reach the target wins (C17). "
-              + (f"A player who won every round with position 1's measured edge "
+        sec.method("balance-compound",
+                   "How a per-round edge compounds over a game to the target score: a simple "
+                   f"model, simulated ({d['model_games']:,} model games per edge, common random "
+                   "numbers). In the model one of K players wins each round with probability "
+                   "1/K + delta, the others share the rest equally, and the round's winner "
+                   "scores points drawn from the winners' round points of the K-player run; "
+                   "the first to reach the target wins (C17). No seat keeps position 1 in a "
+                   "real game: the deal passes to the left every round, so each seat takes "
+                   "every position in turn and the per-round edges average out over a game.")
+        sec.p(f"Compounding over a game to {Rules(variant=variant).target} points, {k} players "
+              f"(winners' mean round points {d['compound_mean_points']:.1f}): "
+              + (f"a player who won every round with position 1's measured edge "
                  f"({m['round_edge']:+.4f}) would win {m['game_share']:.4f} [{m['low']:.4f}, "
                  f"{m['high']:.4f}] of the games instead of {1 / k:.4f}: a game edge of "
                  f"{m['game_edge']:+.4f} [{m['game_edge_low']:+.4f}, "
@@ -644,62 +661,74 @@ def study(variant: str = "classic", players=range(2, 11), games: int = 1000, see
               + f"A round edge of {big['round_edge']:+.2f} gives {big['game_edge']:+.4f} "
               f"[{big['game_edge_low']:+.4f}, {big['game_edge_high']:+.4f}]; the game edge is "
               f"{gains.min():.1f} to {gains.max():.1f} times the round edge, because a game "
-              "takes several won rounds and the favoured player needs fewer of them. No seat "
-              "keeps position 1 in a real game: the deal passes to the left every round, so "
-              "each seat takes every position in turn and the per-round edges average out over "
-              "a game (next section).")
-        sec.table(f"Model: per-round edge of one player -> its game win share ({k} players, "
-                  f"target {Rules(variant=variant).target}, {d['model_games']:,} model games "
-                  f"per row, seed {seed})", cp)
+              "takes several won rounds and the favoured player needs fewer of them.")
+        sec.table(f"Model, {variant}: per-round edge of one player -> its game win share ({k} "
+                  f"players, target {Rules(variant=variant).target})", cp)
     secs.append(sec)
 
     sec = Section(f"Balance: seat win shares over whole games (a check), {variant}")
     chi = d["chisq"]
-    sec.p(f"Setup: {setup.text()}.")
+    sec.setup(setup.text() + ".")
     flagged = d["shares"].filter(pl.col("p_holm") < 0.05)
     rejected = chi.filter(pl.col("p") < 0.05)["players"].to_list()
-    sec.p("Whole-game seat shares are equal by construction: every seat plays the same "
-          "policy, the first dealer is drawn at random (C3) and the deal then passes to the "
-          "left every round, so each seat holds every position equally often in expectation. "
-          "This table is a check of the simulator, not a finding: any departure would be a "
-          "bug or chance. The chi-square test of equal seat shares "
+    sec.method("balance-check",
+               "Seat win shares over whole games are equal by construction: every seat plays "
+               "the same policy, the first dealer is drawn at random (C3) and the deal then "
+               "passes to the left every round, so each seat holds every position equally "
+               "often in expectation. The table is a check of the simulator, not a finding: "
+               f"any departure would be a bug or chance. With {games:,} games per player count, "
+               f"a seat's 95% interval is at most +-{Z95 * math.sqrt(0.25 / games):.3f} wide "
+               "around its share.")
+    sec.p(f"In {variant}, the chi-square test of equal seat shares "
           + (f"rejects at the 5% level for {', '.join(map(str, rejected))} players"
              if rejected else "rejects at the 5% level for no player count")
           + f" ({chi.height} tests, so about {0.05 * chi.height:.1f} false alarms are expected "
           "by chance); the per-seat tests, Holm-corrected within each player count, flag "
           + (", ".join(f"seat {r['seat']} of {r['players']}" for r in
                        flagged.iter_rows(named=True)) if flagged.height else "no seat")
-          + f". With {games:,} games per player count, a seat's 95% interval is at most "
-          f"+-{Z95 * math.sqrt(0.25 / games):.3f} wide around its share.")
+          + ".")
     f0 = _fig_shares(d, setup, os.path.join(out, f"balance-shares-{variant}.png"))
-    sec.figure(f"Seat win shares over whole games, a check ({setup.text()})", f0)
-    sec.table(f"Check: chi-square test of equal seat shares ({setup.text()})", chi)
-    sec.table(f"Check: seat win shares with 95% Wilson intervals and Holm-corrected tests of "
-              f"share = 1/K ({setup.text()})",
+    sec.figure(f"Seat win shares over whole games, {variant} (a check): share x K per player "
+               "count K (1 = fair), 95% Wilson intervals.", f0,
+               alt=f"Error-bar chart: seat win shares over whole games, {variant}, players {pr}")
+    sec.table(f"Check, {variant}: chi-square test of equal seat shares", chi)
+    sec.table(f"Check, {variant}: seat win shares with 95% Wilson intervals and Holm-corrected "
+              "tests of share = 1/K",
               d["shares"].select("players", "seat", "share", "low", "high", "p", "p_holm"))
     secs.append(sec)
 
     sec = Section(f"Balance: game length, scores and reshuffles, {variant}")
     ln = d["length"]
     r_lo, r_hi = ln.row(0, named=True), ln.row(-1, named=True)
-    sec.p(f"Setup: {setup.text()}; turns-per-round quantiles and the share of rounds with a "
-          f"reshuffle come from {min(trace_games, games)} traced games per player count.")
-    sec.p(f"A game lasts {r_lo['rounds_mean']:.1f} rounds on average with {r_lo['players']} "
-          f"players and {r_hi['rounds_mean']:.1f} with {r_hi['players']}; a round takes "
+    sec.setup(setup.text() + ".")
+    sec.method("balance-length",
+               "Game length: rounds per game (mean with a normal 95% interval, median, 90th "
+               "percentile), turns, points and reshuffles per round from the games of the run; "
+               "turns-per-round quantiles and the share of rounds with a reshuffle from "
+               f"{min(trace_games, games):,} traced games per player count.")
+    def rounds(r):
+        return fmt_ci(r["rounds_mean"], r["rounds_mean_low"], r["rounds_mean_high"], 2, False)
+
+    sec.p(f"A {variant} game lasts {rounds(r_lo)} rounds on average with {r_lo['players']} "
+          f"players and {rounds(r_hi)} with {r_hi['players']}; a round takes "
           f"{r_lo['turns_per_round']:.1f} turns with {r_lo['players']} players and "
           f"{r_hi['turns_per_round']:.1f} with {r_hi['players']}. Reshuffles happen "
           f"{r_lo['reshuffles_per_round']:.3f} times per round with {r_lo['players']} players "
           f"and {r_hi['reshuffles_per_round']:.3f} with {r_hi['players']}.")
     f2 = _fig_length(d, setup, os.path.join(out, f"balance-length-{variant}.png"))
-    sec.figure(f"Rounds per game and turns per round ({setup.text()})", f2)
+    sec.figure(f"Game and round length, {variant}: distribution of rounds per game (left) and "
+               "of turns per round in the traced sample (right), one line per player count.",
+               f2, alt=f"Line charts: rounds per game and turns per round, {variant}")
     f3 = _fig_scores(d, setup, os.path.join(out, f"balance-scores-{variant}.png"))
-    sec.figure(f"Final scores ({setup.text()})", f3)
-    sec.table(f"Game length, points and reshuffles per player count ({setup.text()})", ln)
+    sec.figure(f"Final scores of winners and of the other seats per player count, {variant} "
+               "(boxes: quartiles; whiskers: 1.5 interquartile ranges).", f3,
+               alt=f"Box plots: final scores of winners and others by player count, {variant}")
+    sec.table(f"Game length, points and reshuffles per player count, {variant}", ln)
     sq = (d["scores"].group_by("players", "won").agg(
         pl.col("score").mean().alias("mean"), pl.col("score").median().alias("median"),
         pl.col("score").quantile(0.1, "nearest").alias("p10"),
         pl.col("score").quantile(0.9, "nearest").alias("p90")).sort("players", "won"))
-    sec.table(f"Final score by player count, winners (won=true) and others ({setup.text()})", sq)
+    sec.table(f"Final score by player count, winners (won=true) and others, {variant}", sq)
     secs.append(sec)
 
     figs = [f1, f0, f2, f3]
@@ -711,29 +740,35 @@ def study(variant: str = "classic", players=range(2, 11), games: int = 1000, see
         top, bottom = cv.row(0, named=True), cv.row(-1, named=True)
         sig_pos = cv.filter((pl.col("p_holm") < 0.05) & (pl.col("effect") > 0))["face"].to_list()
         sig_neg = cv.filter((pl.col("p_holm") < 0.05) & (pl.col("effect") < 0))["face"].to_list()
-        sec.p(f"Setup: {cs.text()} "
-              f"({d['card_rounds']:,} rounds, {d['card_rounds'] * card_players:,} opening hands).")
+        sec.setup(f"{cs.text()} ({d['card_rounds']:,} rounds, "
+                  f"{d['card_rounds'] * card_players:,} opening hands).")
         flip = cv["face"].str.starts_with("light ").any()
-        sec.p("Per printed kind (colors pooled): the chance to win the round when the opening "
-              "hand holds at least one such card minus the chance when it holds none, with a "
-              "95% interval per kind, a two-proportion test per kind and Holm's correction over "
-              f"the family of {cv.height} kinds (p_holm)."
-              + (" UNO Flip cards have two faces: each face is a kind of its side (light kinds "
-                 "and dark kinds separately, F1), so a card counts once for its light kind and "
-                 "once for its dark kind; the light/dark pairing is not a kind." if flip else ""))
+        sec.method("balance-cards",
+                   "Card value. Per printed kind (colors pooled): the chance to win the round "
+                   "when the opening hand holds at least one such card minus the chance when it "
+                   "holds none, with a 95% interval per kind, a two-proportion test per kind and "
+                   "Holm's correction over the family of the deck's kinds (p_holm).")
+        if flip:
+            sec.method("balance-cards-flip",
+                       "UNO Flip cards have two faces: each face is a kind of its side (light "
+                       "kinds and dark kinds separately, F1), so a card counts once for its "
+                       "light kind and once for its dark kind; the light/dark pairing is not a "
+                       "kind.")
         dropped = d.get("card_dropped") or []
         sec.p(f"Holding a {top['face']} in the opening hand changes the chance to win the round "
-              f"by {top['effect']:+.3f} [{top['low']:+.3f}, {top['high']:+.3f}] (base rate "
-              f"{1 / card_players:.3f}); holding a {bottom['face']} by {bottom['effect']:+.3f} "
-              f"[{bottom['low']:+.3f}, {bottom['high']:+.3f}]. Helpful after Holm's correction "
+              f"by {top['effect']:+.4f} [{top['low']:+.4f}, {top['high']:+.4f}] (base rate "
+              f"{1 / card_players:.4f}); holding a {bottom['face']} by {bottom['effect']:+.4f} "
+              f"[{bottom['low']:+.4f}, {bottom['high']:+.4f}]. Helpful after Holm's correction "
               f"(p_holm < 0.05): {', '.join(sig_pos) or 'none'}; harmful: "
               f"{', '.join(sig_neg) or 'none'}."
               + (f" Left out, held by no opening hand or by every one (no comparison): "
                  f"{', '.join(dropped)}." if dropped else ""))
         f4 = _fig_cards(cv, cs, os.path.join(out, f"balance-cards-{variant}.png"))
-        sec.figure(f"Card value ({cs.text()})", f4)
-        sec.table(f"Card value: round win rate with and without the kind, Holm-corrected "
-                  f"tests ({cs.text()})",
+        sec.figure(f"Card value, {variant}, {card_players} players: change in the chance to "
+                   "win the round when the opening hand holds the kind, with 95% intervals.",
+                   f4, alt=f"Dot plot: card value by kind, {variant}, {card_players} players")
+        sec.table(f"Card value, {variant}: round win rate with and without the kind, "
+                  "Holm-corrected tests",
                   cv.select("face", "p_with", "n_with", "p_without", "n_without", "effect",
                             "low", "high", "p", "p_holm").rename({"face": "kind"}))
         secs.append(sec)
@@ -746,18 +781,20 @@ def study(variant: str = "classic", players=range(2, 11), games: int = 1000, see
         sec.p("Skipped: this build has no house-rule switches (every rule switch is a printed "
               "rule; see docs/rules.md).")
     else:
-        sec.p(f"Setup: {setup.text()}, {hk} players; each house rule on against the "
-              "printed rules, paired on the same games (mean per-game difference and 95% "
-              "interval; a rule the deck has no cards for is left out). Seat win shares are "
-              "not compared: with the same policy at every seat and a random first dealer "
-              "they are 1/K under any rule, by symmetry.")
+        sec.setup(setup.text() + ".")
+        sec.method("balance-house",
+                   f"House rules: each house rule on against the printed rules at {hk} players, "
+                   "paired on the same games (mean per-game difference and 95% interval; a rule "
+                   "the deck has no cards for is left out). Seat win shares are not compared: "
+                   "with the same policy at every seat and a random first dealer they are 1/K "
+                   "under any rule, by symmetry.")
         if unchanged:
             why = (" (forced play: greedy never draws while it holds a playable card, and "
                    "always plays a playable drawn card)" if "forced_play=True" in unchanged
                    else "")
-            sec.p("Left out of the table, identical to the printed rules in every game with "
-                  "these policies: " + ", ".join(unchanged) + why + ".")
+            sec.p(f"Left out of the {variant} table, identical to the printed rules in every "
+                  "game with these policies: " + ", ".join(unchanged) + why + ".")
         if d["house"] is not None:
-            sec.table(f"House-rule effects ({setup.text()}, {hk} players)", d["house"])
+            sec.table(f"House-rule effects, {variant}, {hk} players", d["house"])
     secs.append(sec)
     return StudyResult("balance", secs, data={**d, "setup": setup}, figures=figs)

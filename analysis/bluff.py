@@ -29,13 +29,28 @@ import polars as pl
 
 from . import bluffgame
 from .bluffgame import FamilyGame, Rule, policies, setup_policies
-from .common import Setup, fmt_ci, new_figure, require_restricted, rules_text, save
+from .common import (Setup, fmt_ci, interval_bars, new_figure, note_undefined,
+                     require_restricted, rules_text, save)
 from .counterfactual import by_state, decision_effects, run_values
 from .doc import Section, StudyResult
 from .gamestats import paired_ci
 from uno_sim.rules import Rules
 
 AGAINST = (Rule("challenge", "never"), Rule("challenge", "always"))
+
+VALUES_METHOD = (
+    "Counterfactual value of a bluff: at every turn where seat 0 (plain greedy, so it never "
+    "bluffs by itself) could bluff a restricted card, the game is played on from that state "
+    "once with the honest card and once with the bluff, with common random numbers; the value "
+    "is the paired difference (game-win share, round win, round points), by the next player's "
+    "hand size and by seat 0's own, with 95% intervals clustered by game. Next to each paired "
+    "SE stands the unpaired one; their squared ratio (vr) is the variance reduction bought by "
+    "the pairing.")
+RULES_METHOD = (
+    "The game over the rule families: seat 0's win share for every pair (bluffing rule, "
+    "challenge rule), every pair on the same games. The bluffer's best response to each "
+    "challenge rule is the rule of highest share, with how often it is the best in the "
+    "bootstrap resamples of games and its gain over never bluffing (95% percentile intervals).")
 
 
 def make_setup(variant: str, players: int, games: int, seed: int, out: str | None,
@@ -174,8 +189,8 @@ def br_reading(game: FamilyGame, br: pl.DataFrame) -> str:
         parts.append(f"{best} against {', '.join(against)} ({sure}; the largest gain over "
                      f"never bluffing, against {top['challenge rule']}: "
                      f"{fmt_ci(top['gain'], top['gain_low'], top['gain_high'])} win share)")
-    return ("The bluffer's best response: " + "; ".join(parts) + ". Seat 0's fair share is "
-            f"{game.fair:.3f}.")
+    return (f"The bluffer's best response (seat 0's fair share {game.fair:.4f}): "
+            + "; ".join(parts) + ".")
 
 
 def heatmap(eff: pl.DataFrame, game: FamilyGame, setup: Setup, path: str) -> str:
@@ -200,7 +215,7 @@ def heatmap(eff: pl.DataFrame, game: FamilyGame, setup: Setup, path: str) -> str
             sure = abs(z[i, j]) > half[i, j]  # the 95% interval excludes 0
             ax.text(j, i, f"{z[i, j]:+.3f}\n±{half[i, j]:.3f}", ha="center", va="center",
                     fontsize=5.5, fontweight="bold" if sure else "normal",
-                    color="0" if sure else "0.45")
+                    color=("1" if abs(z[i, j]) > 0.6 * lim else "0") if sure else "0.45")
     ax.set_xticks(range(len(cs)), cs, rotation=45, ha="right", fontsize=7)
     ax.set_yticks(range(len(rs)), rs, fontsize=7)
     ax.set_xlabel("challenge rule of the other seats")
@@ -210,7 +225,6 @@ def heatmap(eff: pl.DataFrame, game: FamilyGame, setup: Setup, path: str) -> str
     cbar = fig.colorbar(im, ax=ax, shrink=0.8, pad=0.03)
     cbar.set_label("change in win share vs never bluffing", fontsize=8, labelpad=8)
     cbar.ax.tick_params(labelsize=7)
-    fig.subplots_adjust(bottom=0.3, left=0.15, right=0.88)
     return save(fig, path)
 
 
@@ -220,20 +234,26 @@ def values_figure(eff: pl.DataFrame, setup: Setup, path: str) -> str:
                            width=5.0, height=4.4)
     for ax, metric, label in ((axes[0], "game_win", "win share"),
                               (axes[1], "points", "round points")):
-        tables = sorted(set(eff["against"].to_list()))
+        tables = sorted(set(eff["against"].to_list())) if "against" in eff.columns else []
+        undefined = 0
         for k, against in enumerate(tables):
             sub = eff.filter(pl.col("against") == against)
             x = np.arange(sub.height) + (k - (len(tables) - 1) / 2) * 0.15
-            m = sub[f"d_{metric}"].to_numpy()
-            ax.errorbar(x, m, yerr=[m - sub[f"d_{metric}_low"].to_numpy(),
-                                    sub[f"d_{metric}_high"].to_numpy() - m],
-                        marker="o", ms=3, capsize=2, ls="", label=f"table: {against}")
+            undefined += interval_bars(ax, x, sub[f"d_{metric}"].to_numpy(),
+                                       sub[f"d_{metric}_low"].to_numpy(),
+                                       sub[f"d_{metric}_high"].to_numpy(), marker="o", ms=3,
+                                       ls="none", label=f"table: {against}")
             ax.set_xticks(np.arange(sub.height), sub["other_size"].to_list())
+        note_undefined(ax, undefined, "decision points of a single game")
+        if not tables:
+            ax.text(0.5, 0.5, "too few bluff decision points for a breakdown by hand size",
+                    transform=ax.transAxes, ha="center", va="center", fontsize=7, wrap=True)
         ax.axhline(0, color="0.5", ls=":", lw=1)
         ax.set_xlabel("next player's hand size")
         ax.set_ylabel(f"bluff - honest card: {label}")
         ax.set_title("paired 95% intervals, clustered by game", fontsize=8)
-        ax.legend(fontsize=7)
+        if tables:
+            ax.legend(fontsize=7)
     return save(fig, path)
 
 
@@ -261,32 +281,40 @@ def study(variant: str = "classic", players: int = 2, games: int = 1000, seed: i
                    "seat 0 plain greedy (each bluff decision replayed both ways); "
                    + "; ".join(f"table {c.label}: {c.spec(players)}" for c in against),
                    setup.rules, unit="games")
-    sec = Section(f"Bluff: {variant}, {players} players")
-    sec.p(f"Counterfactual values. Setup: {vsetup.text()}. At every turn where seat 0 could "
-          "bluff a restricted card, the game is played on from that state once with the "
-          "honest card and once with the bluff (common random numbers); the value is the "
-          "paired difference, with 95% intervals clustered by game.")
+    where = f"{variant}, {players} players"
+    sec = Section(f"Bluff: {where}")
+    sec.setup(vsetup.text() + ".", "counterfactual values")
+    sec.method("bluff-values", VALUES_METHOD)
     sec.p(values_reading(eff_next, overall, players, [c.label for c in against], eq))
     fig1 = values_figure(eff_next, vsetup,
                          os.path.join(out, f"bluff-values-{variant}-{players}p.png"))
-    sec.figure(f"Value of a bluff by the next player's hand size ({vsetup.text()})", fig1)
+    sec.figure(f"Value of a bluff by the next player's hand size, {where}: bluff minus honest "
+               "card in game-win share (left) and round points (right), one series per table; "
+               "paired 95% intervals clustered by game.", fig1,
+               alt=f"Error-bar chart: value of a bluff by the next player's hand size, {where}")
     cols = ["against", "points", "games", "d_game_win", "d_game_win_low", "d_game_win_high",
             "d_round_win", "d_points", "se_game_win", "se_unpaired_game_win", "vr_game_win"]
-    sec.table(f"Value of a bluff overall, paired and unpaired SEs ({vsetup.text()})",
-              overall.select(cols))
-    sec.table(f"Value of a bluff by the next player's hand size ({vsetup.text()})",
-              eff_next.select(["other_size"] + cols))
-    sec.table(f"Value of a bluff by seat 0's own hand size ({vsetup.text()})",
-              eff_own.select(["own_size"] + cols))
+    sec.table(f"Value of a bluff overall, paired and unpaired SEs, {where}", overall.select(cols))
+    for eff, size, whose in ((eff_next, "other_size", "the next player's"),
+                             (eff_own, "own_size", "seat 0's own")):
+        if eff.is_empty():  # by_state leaves out hand sizes with too few points
+            sec.p(f"No breakdown by {whose} hand size, {where}: no hand size has enough "
+                  f"bluff decision points.")
+        else:
+            sec.table(f"Value of a bluff by {whose} hand size, {where}",
+                      eff.select([size] + cols))
 
     br = best_responses(game)
     eff = rule_effects(game)
-    sec.p(f"Rules. Setup: {setup.text()}. {br_reading(game, br)}")
+    sec.setup(setup.text() + ".", "the game over the rule families")
+    sec.method("bluff-rules", RULES_METHOD)
+    sec.p(br_reading(game, br))
     fig2 = heatmap(eff, game, setup, os.path.join(out, f"bluff-rules-{variant}-{players}p.png"))
-    sec.figure(f"Paired effect of each bluffing rule against never bluffing ({setup.text()})",
-               fig2)
-    sec.table(f"Bluffer's best response per challenge rule, bootstrap 95% intervals over "
-              f"{game.boot.n_boot} resamples of games ({setup.text()})", br)
+    sec.figure(f"Paired effect of each bluffing rule against never bluffing, {where}: one cell "
+               "per pair of rules, bold where the 95% interval excludes 0.", fig2,
+               alt=f"Heatmap: bluffing rules against challenge rules, {where}")
+    sec.table(f"Bluffer's best response per challenge rule, {where}; bootstrap 95% intervals "
+              f"over {game.boot.n_boot} resamples of games", br)
     return StudyResult("bluff", [sec], data={
         "values": frame, "values_overall": overall, "values_by_next": eff_next,
         "values_by_own": eff_own, "game": game, "best_response": br, "rule_effects": eff,

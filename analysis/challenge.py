@@ -25,11 +25,26 @@ import polars as pl
 from . import bluffgame
 from .bluff import group_best, how_sure, make_setup
 from .bluffgame import FamilyGame, Rule
-from .common import Setup, fmt_ci, new_figure, save
+from .common import Setup, fmt_ci, interval_bars, new_figure, note_undefined, save
 from .counterfactual import SIZE_CAP, break_even_posterior, decision_effects, run_values
 from .doc import Section, StudyResult
 
 OFFENDER = Rule("bluff", "always")
+
+VALUES_METHOD = (
+    "Break-even posterior: seat 0 bluffs whenever it can, so the restricted cards played on "
+    "seat 1 are bluffs and legal cards both; at each one the game is played on once with seat 1 "
+    "accepting and once challenging (common random numbers). V1 is the mean value of "
+    "challenging a bluff, V0 of challenging a legal card, and p* = -V0 / (V1 - V0) the "
+    "posterior P(bluff) above which a challenge pays; bootstrap intervals resample whole games.")
+RULES_METHOD = (
+    "The challengers' best response to each bluffing rule of the game over the rule families, "
+    "and the game's equilibrium by double oracle, with a joint bootstrap over games for the "
+    "value, both mixes and what the options to bluff and to challenge are worth. A mix "
+    "weight's bootstrap interval can span most of 0-1 while the value's is narrow: where the "
+    "game is nearly indifferent between two rules, a resample of games tips the mix from one "
+    "to the other without changing the value much; the share of the resamples whose "
+    "equilibrium plays a rule says which rules matter.")
 
 
 def challenge_values(variant: str, players: int, games: int, seed: int, n_jobs: int = 1,
@@ -71,14 +86,22 @@ def best_responses(game: FamilyGame) -> pl.DataFrame:
     return pl.DataFrame(rows)
 
 
-def mix_table(game: FamilyGame) -> pl.DataFrame:
-    """Equilibrium weight of every rule, with bootstrap intervals."""
+def mix_table(game: FamilyGame, played: float = 0.01) -> pl.DataFrame:
+    """Equilibrium weight of every rule, with bootstrap intervals, and `played in resamples`:
+    the share of the bootstrap resamples whose equilibrium gives the rule a weight above
+    `played` (NaN where the resamples were not kept)."""
     rows = []
-    for side, rules, mix in (("bluffer", game.rows, game.boot.row_mix),
-                             ("challengers", game.cols, game.boot.col_mix)):
+    draws = getattr(game.boot, "draws", None) or {}
+    for side, rules, mix, key in (("bluffer", game.rows, game.boot.row_mix, "row_mix"),
+                                  ("challengers", game.cols, game.boot.col_mix, "col_mix")):
+        xs = draws.get(key)
+        order = list(mix)
         for r in rules:
             w, lo, hi = mix[r]
-            rows.append({"side": side, "rule": r.label, "weight": w, "low": lo, "high": hi})
+            share = float(np.mean(xs[:, order.index(r)] > played)) if xs is not None \
+                and len(xs) else float("nan")
+            rows.append({"side": side, "rule": r.label, "weight": w, "low": lo, "high": hi,
+                         "played in resamples": share})
     return pl.DataFrame(rows)
 
 
@@ -129,9 +152,9 @@ def equilibrium_reading(game: FamilyGame, mix: pl.DataFrame) -> str:
             f"oracle converged after evaluating {game.do_pairs} of the {r0 * c0} pairs{finer}; "
             f"over all {len(game.rows)} x {len(game.cols)} rules (every pair evaluated for the "
             f"best-response tables) the equilibrium gives seat 0 "
-            f"a win share of {fmt_ci(v, lo, hi, signed=False)} (fair share {game.fair:.3f}). "
+            f"a win share of {fmt_ci(v, lo, hi, signed=False)} (fair share {game.fair:.4f}). "
             f"On the same games, that is {fmt_ci(e, elo, ehi)} against seat 0's share when "
-            f"nobody bluffs or challenges ({game.mean(*game.baseline):.3f}, whose expectation "
+            f"nobody bluffs or challenges ({game.mean(*game.baseline):.4f}, whose expectation "
             f"is the fair share: the seats are alike then), so the equilibrium value is {rel} "
             "the fair share. Equilibrium mixes (weight and 95% bootstrap interval): bluffer "
             f"{{{_mix_text(mix, 'bluffer')}}}; challengers {{{_mix_text(mix, 'challengers')}}}. "
@@ -161,17 +184,21 @@ def mix_figure(mix: pl.DataFrame, game: FamilyGame, setup: Setup, path: str) -> 
         sub = mix.filter(pl.col("side") == side)
         w = sub["weight"].to_numpy()
         ax.bar(np.arange(sub.height), w, color="C0" if side == "bluffer" else "C1")
-        ax.errorbar(np.arange(sub.height), w, yerr=[w - sub["low"].to_numpy(),
-                                                     sub["high"].to_numpy() - w],
-                    fmt="none", ecolor="k", capsize=2)
+        note_undefined(ax, interval_bars(ax, np.arange(sub.height), w, sub["low"].to_numpy(),
+                                         sub["high"].to_numpy(), color="k", marker=None,
+                                         ls="none"), "too few games to resample")
         ax.set_xticks(np.arange(sub.height), sub["rule"].to_list(), rotation=45, ha="right",
                       fontsize=7)
-        ax.set_ylim(0, 1)
+        ax.plot(np.arange(sub.height), sub["played in resamples"].to_numpy(), "D", color="C3",
+                ms=4, zorder=3, label="share of resamples that play the rule")
+        ax.set_ylim(0, 1.05)
         ax.set_ylabel(f"{side}: equilibrium weight")
     v, lo, hi = game.boot.value
     axes[0].set_title(f"value {v:.3f} [{lo:.3f}, {hi:.3f}], fair {game.fair:.3f}", fontsize=9)
-    axes[1].set_title("bars: 95% bootstrap intervals", fontsize=9)
-    fig.subplots_adjust(bottom=0.32)
+    axes[1].set_title("whiskers: bootstrap 95% interval of each weight", fontsize=9)
+    axes[1].legend(fontsize=7, loc="upper left")
+    for ax in axes:
+        ax.set_xlabel("rule (rules of weight 0 at equilibrium included)", fontsize=8)
     return save(fig, path)
 
 
@@ -194,23 +221,23 @@ def study(variant: str = "classic", players: int = 2, games: int = 1000, seed: i
                    f"seat 0 {OFFENDER.spec(players)} (bluffs whenever it can); {who} plain "
                    f"greedy; seat 1's challenge decisions{others} replayed both ways",
                    setup.rules, unit="games")
-    sec = Section(f"Challenge: {variant}, {players} players")
-    sec.p(f"Break-even posterior. Setup: {vsetup.text()}. At every restricted card played on "
-          "seat 1, the game is played on once with seat 1 accepting and once challenging "
-          "(common random numbers); bootstrap intervals resample whole games.")
+    where = f"{variant}, {players} players"
+    sec = Section(f"Challenge: {where}")
+    sec.setup(vsetup.text() + ".", "counterfactual values")
+    sec.method("challenge-values", VALUES_METHOD)
     sec.p(break_even_reading(be, be_by))
     if not by_truth.is_empty():
         sec.table(f"Value of challenging a bluff (truth 1) and a legal card (truth 0), paired "
-                  f"and unpaired SEs ({vsetup.text()})",
+                  f"and unpaired SEs, {where}",
                   by_truth.select("truth", "points", "games", "d_game_win", "d_game_win_low",
                                   "d_game_win_high", "d_round_win", "d_points", "se_game_win",
                                   "se_unpaired_game_win", "vr_game_win"))
     if not be.is_empty():
-        sec.table(f"Break-even posterior p* = -V0 / (V1 - V0), bootstrap 95% intervals "
-                  f"({vsetup.text()})", be)
+        sec.table(f"Break-even posterior p* = -V0 / (V1 - V0), bootstrap 95% intervals, {where}",
+                  be)
     if not be_by.is_empty():
-        sec.table(f"Break-even posterior by the offender's hand size after playing "
-                  f"({vsetup.text()})", be_by)
+        sec.table(f"Break-even posterior by the offender's hand size after playing, {where}",
+                  be_by)
 
     br = best_responses(game)
     mix = mix_table(game)
@@ -218,18 +245,28 @@ def study(variant: str = "classic", players: int = 2, games: int = 1000, seed: i
     for best, against in group_best(br, "bluff rule", "best challenge rule"):
         sub = br.filter(pl.col("bluff rule").is_in(against))
         parts.append(f"{best} against {', '.join(against)} ({how_sure(sub)})")
-    sec.p(f"Rules. Setup: {setup.text()}. The challengers' best response: "
-          + "; ".join(parts) + ". Seat 0's share against each best response, with its "
-          "interval, is in the table.")
-    sec.table(f"Challengers' best response per bluffing rule; cut: seat 0's share against "
-              f"never challenging less its share against the best response, bootstrap 95% "
-              f"intervals over {game.boot.n_boot} resamples of games ({setup.text()})", br)
+    sec.setup(setup.text() + ".", "the game over the rule families")
+    sec.method("challenge-rules", RULES_METHOD)
+    sec.p("The challengers' best response: " + "; ".join(parts) + ".")
+    sec.table(f"Challengers' best response per bluffing rule, {where}; cut: seat 0's share "
+              f"against never challenging less its share against the best response; bootstrap "
+              f"95% intervals over {game.boot.n_boot} resamples of games", br)
     sec.p(equilibrium_reading(game, mix))
     fig = mix_figure(mix, game, setup,
                      os.path.join(out, f"challenge-equilibrium-{variant}-{players}p.png"))
-    sec.figure(f"Equilibrium mixes with bootstrap intervals ({setup.text()})", fig)
-    sec.table(f"Equilibrium weights, value "
-              f"{fmt_ci(*game.boot.value, signed=False)} ({setup.text()})",
+    wide = mix.filter((pl.col("high") - pl.col("low")) > 0.8)["rule"].to_list()
+    sec.figure(f"Equilibrium mixes, {where}: bars, the weight of each rule; whiskers, its "
+               "bootstrap 95% interval; diamonds, the share of the resamples whose equilibrium "
+               "plays the rule (weight above 0.01)."
+               + (f" The intervals of {', '.join(wide)} span most of 0-1 while the value's is "
+                  "narrow: the game is nearly indifferent between these rules, so a resample of "
+                  "games tips the mix from one to another without changing the value much; "
+                  "read the diamonds (which rules are played), not the exact weights."
+                  if wide else ""),
+               fig, alt=f"Bar charts: equilibrium weights of the bluffing and challenge rules, "
+                        f"{where}")
+    sec.table(f"Equilibrium weights, {where}, value "
+              f"{fmt_ci(*game.boot.value, signed=False)}",
               mix.filter(pl.col("high") > 0.005))
     return StudyResult("challenge", [sec], data={
         "values": frame, "break_even": be, "break_even_by_size": be_by,

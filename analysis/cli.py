@@ -31,9 +31,10 @@ def add_commands(sub, parse_count) -> None:
 
     p = sub.add_parser("report", help="run every study and write a Markdown and HTML report",
                        description="Run the bluff, challenge and balance studies for each "
-                                   "variant and write report.md, report.html (figures embedded), "
-                                   "report.json (the tables as records) and PNG figures to "
-                                   "--out.")
+                                   "variant and write report.md and report.html (a summary of "
+                                   "the answers first; both link the PNG figures), "
+                                   "report.json (the tables as records) and the PNG figures "
+                                   "to --out.")
     p.add_argument("--variant", "--variants", dest="variants", default="all",
                    help="variants: all or a comma list (default all)")
     p.add_argument("--games", default="2000", help="games per arm / player count (default 2000)")
@@ -55,11 +56,59 @@ def add_commands(sub, parse_count) -> None:
     p.set_defaults(func=lambda args: _cmd_report(args, parse_count))
 
 
+# A study keeps every game's rows (and the counterfactual runs' decision points) in
+# memory; these bounds keep a typo such as 1e15 from running until memory runs out.
+MAX_GAMES = 10**7
+MAX_BOOT = 10**5
+_IN_MEMORY = "a study keeps every game's rows in memory"
+
+
+def _games(parse_count, text, what="games") -> int:
+    return parse_count(text, what, MAX_GAMES, _IN_MEMORY)
+
+
+def _boot(parse_count, text) -> int:
+    return parse_count(text, "boot", MAX_BOOT, "bootstrap resamples")
+
+
+OUTPUT_MARK = ".uno-sim-output.json"  # in a study's or report's --out: the files it wrote
+
+
+def _our_files(out: str) -> list[str]:
+    """Every file under `out` but the mark, as paths relative to it."""
+    found = []
+    for root, dirs, files in os.walk(out):
+        dirs.sort()
+        for name in sorted(files):
+            rel = os.path.relpath(os.path.join(root, name), out)
+            if rel != OUTPUT_MARK:
+                found.append(rel)
+    return found
+
+
 def _writable_out(out: str) -> str:
     """--out, created now: a file there, or a folder that cannot be written, is one line
-    before any game is played."""
+    before any game is played.  A folder that is neither empty nor an earlier output of
+    `study` or `report` (its mark lists every file in it) is refused: no file uno-sim did
+    not write is ever overwritten."""
+    import json
+
     from .common import StudyError
 
+    if not out.strip():
+        raise StudyError(f"invalid --out {out!r}: expected the name of a directory")
+    if os.path.isdir(out):
+        held = _our_files(out)
+        try:
+            with open(os.path.join(out, OUTPUT_MARK), encoding="utf-8") as f:
+                mark = json.load(f)
+            ours = set(mark["files"]) if mark.get("package") == "uno-sim" else None
+        except (OSError, ValueError, TypeError, KeyError, AttributeError):
+            ours = None
+        stranger = next((f for f in held if ours is None or f not in ours), None)
+        if stranger is not None:
+            raise StudyError(f"--out {out!r} holds {stranger!r}, which uno-sim did not write; "
+                             "use a new or empty directory")
     try:
         os.makedirs(out, exist_ok=True)
     except OSError as exc:
@@ -69,6 +118,23 @@ def _writable_out(out: str) -> str:
     return out
 
 
+def _mark_output(out: str) -> None:
+    """Record every file now in `out` as written by uno-sim (after a command wrote there,
+    however it ended, so a command cut off halfway leaves a folder it may write again);
+    a folder it wrote nothing into gets no mark."""
+    import json
+
+    from .common import StudyError
+
+    if not _our_files(out):
+        return
+    try:
+        with open(os.path.join(out, OUTPUT_MARK), "w", encoding="utf-8") as f:
+            json.dump({"package": "uno-sim", "files": _our_files(out)}, f, indent=1)
+    except OSError as exc:
+        raise StudyError(f"cannot write --out {out!r}: {exc.strerror}") from None
+
+
 def _cmd_study(args, parse_count) -> int:
     from uno_sim.options import parse_jobs  # the same --jobs as `uno-sim run`
 
@@ -76,16 +142,20 @@ def _cmd_study(args, parse_count) -> int:
     from .common import parse_variants, require_extras
 
     require_extras()
-    games = parse_count(args.games)
+    games = _games(parse_count, args.games)
     variant = parse_variants(args.variant)
     if len(variant) != 1:
         from .common import StudyError
         raise StudyError(f"invalid --variant {args.variant!r}: a study takes one variant")
-    out = _writable_out(args.out or os.path.join("studies", args.name))
-    kw = {} if args.name == "balance" else {"n_boot": parse_count(args.boot, "boot")}
-    res = run_study(args.name, variant[0], args.players, games, args.seed, out,
-                    n_jobs=parse_jobs(args.jobs), **kw)
-    res.write(out)
+    kw = {} if args.name == "balance" else {"n_boot": _boot(parse_count, args.boot)}
+    jobs = parse_jobs(args.jobs)  # every value checked before --out is touched
+    out = _writable_out(os.path.join("studies", args.name) if args.out is None else args.out)
+    try:
+        res = run_study(args.name, variant[0], args.players, games, args.seed, out,
+                        n_jobs=jobs, **kw)
+        res.write(out)
+    finally:
+        _mark_output(out)
     print(res.markdown(base=out))
     print(f"figures, study.md and study.json in {out}")
     return 0
@@ -99,16 +169,21 @@ def _cmd_report(args, parse_count) -> int:
     from .common import require_extras
 
     require_extras()
-    games = parse_count(args.games)
-    value_games = parse_count(args.value_games, "value-games") if args.value_games else None
-    trace_games = parse_count(args.trace_games, "trace-games")
-    card_games = parse_count(args.card_games, "card-games")
-    _writable_out(args.out)
+    games = _games(parse_count, args.games)
+    value_games = _games(parse_count, args.value_games, "value-games") \
+        if args.value_games else None
+    trace_games = _games(parse_count, args.trace_games, "trace-games")
+    card_games = _games(parse_count, args.card_games, "card-games")
+    jobs, boot = parse_jobs(args.jobs), _boot(parse_count, args.boot)
+    _writable_out(args.out)  # after every value is checked
     cmd = "uno-sim " + " ".join(shlex.quote(a) for a in sys.argv[1:]) \
         if sys.argv and "report" in sys.argv[1:] else None
-    res = build(args.variants, games, args.seed, args.out, args.players, command=cmd,
-                n_jobs=parse_jobs(args.jobs), n_boot=parse_count(args.boot, "boot"),
-                value_games=value_games, trace_games=trace_games, card_games=card_games,
-                progress=None)
+    try:
+        res = build(args.variants, games, args.seed, args.out, args.players, command=cmd,
+                    n_jobs=jobs, n_boot=boot,
+                    value_games=value_games, trace_games=trace_games, card_games=card_games,
+                    progress=None)
+    finally:
+        _mark_output(args.out)
     print(f"report in {res['md']}, {res['html']} and {res['json']} ({res['seconds']:.0f} s)")
     return 0

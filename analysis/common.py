@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import numpy as np
 import polars as pl
 
 from uno_sim.rules import VARIANTS, Rules, RulesError
@@ -156,8 +157,9 @@ class Setup:
         players = f"{self.players} players" if isinstance(self.players, int) else \
             f"players {self.players}"
         rules = self.rules or rules_text(Rules(variant=self.variant))
+        unit = self.unit.replace("games", "game", 1) if self.games == 1 else self.unit
         return (f"variant {self.variant}; rules: {rules}; policies: {self.policies_text()}; "
-                f"{players}; {self.games:,} {self.unit}; seed {self.seed}")
+                f"{players}; {self.games:,} {unit}; seed {self.seed}")
 
     def to_dict(self) -> dict:
         """The setup as plain data (study.json): policies per seat where the seats are known."""
@@ -238,7 +240,9 @@ def paired_diff(frame: pl.DataFrame, arm: str, baseline, metrics, keys=(), pair=
     shares its keys and pair columns (the same game of the same run); the
     difference metric - metric at baseline is averaged per (arm, keys) with a
     normal interval mean +- z sd / sqrt(n).  Output columns: the arm, the keys,
-    n, and for each metric d_<m>, d_<m>_low, d_<m>_high.
+    n, and for each metric d_<m>, d_<m>_low, d_<m>_high.  One pair (n = 1) gives no
+    spread: its interval is NaN (undefined), not a zero-width one, except for the
+    baseline itself, whose differences are 0 by construction.
     """
     keys, pair = list(keys), list(pair)
     base = (frame.filter(pl.col(arm) == baseline)
@@ -249,8 +253,12 @@ def paired_diff(frame: pl.DataFrame, arm: str, baseline, metrics, keys=(), pair=
     aggs = [pl.len().alias("n")]
     for m in metrics:
         aggs += [pl.col(f"d_{m}").mean().alias(f"d_{m}"),
-                 pl.col(f"d_{m}").std(ddof=1).fill_null(0.0).alias(f"__sd_{m}")]
+                 pl.col(f"d_{m}").std(ddof=1).alias(f"__sd_{m}")]
     out = diffs.group_by([arm] + keys).agg(aggs).sort([arm] + keys)
+    out = out.with_columns([  # n = 1: no sd (null) -> NaN, but 0 for the baseline
+        pl.when(pl.col(arm) == baseline).then(pl.lit(0.0))
+        .otherwise(pl.col(f"__sd_{m}").fill_null(float("nan"))).alias(f"__sd_{m}")
+        for m in metrics])
     half = {m: z * pl.col(f"__sd_{m}") / pl.col("n").cast(pl.Float64).sqrt() for m in metrics}
     out = out.with_columns(
         [(pl.col(f"d_{m}") - half[m]).alias(f"d_{m}_low") for m in metrics]
@@ -298,20 +306,59 @@ def new_figure(setup: Setup, title: str, ncols: int = 1, width: float = 6.4, hei
     """A figure whose title names the study and whose footer states the setup.
 
     A bare `matplotlib.figure.Figure`, outside pyplot: drawing it needs no
-    display and leaves the session's backend and its current figure alone.
+    display and leaves the session's backend and its current figure alone.  Laid out by
+    Matplotlib's constrained layout, which makes room for the title, the axis labels, the
+    tick labels, colorbars and the footer (a figure-level x label), so none overlaps.
     """
     _matplotlib()
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=(width * ncols if ncols > 1 else width, height))
-    axes = fig.subplots(1, ncols, squeeze=False)
-    fig.suptitle(title, fontsize=11)
     import textwrap
 
-    fig.text(0.01, 0.01, "\n".join(textwrap.wrap(setup.text(), 110 if ncols > 1 else 95)),
-             fontsize=6.5, color="0.3", va="bottom")
-    fig.subplots_adjust(bottom=0.2, top=0.88)
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(width * ncols if ncols > 1 else width, height), layout="constrained")
+    axes = fig.subplots(1, ncols, squeeze=False)
+    fig.suptitle(title, fontsize=11)
+    chars = int(18 * width * max(ncols, 1))  # a 6.5-point footer: about 18 characters an inch
+    fig.supxlabel("\n".join(textwrap.wrap(setup.text(), chars)),
+                  fontsize=6.5, color="0.3", x=0.01, ha="left", multialignment="left")
     return fig, axes[0]
+
+
+def interval_bars(ax, pos, est, low, high, horizontal: bool = False, capsize: float = 2,
+                  color=None, lw: float = 0.8, **point_style) -> int:
+    """Draw estimates `est` at positions `pos` with their intervals [low, high] as given.
+
+    The bars span the intervals themselves, not offsets from the estimate: a
+    bootstrap percentile interval need not contain its estimate, and rounding can
+    put an estimate a hair outside its interval, so matplotlib's offset error bars
+    (which refuse negative offsets) cannot draw them honestly.  An undefined
+    interval (NaN: one game gives no spread) is drawn as none; the number of them
+    is returned so the caller can say so (`note_undefined`).  `point_style` goes
+    to the plot of the estimates (marker, ls, label...); with ``marker=None, ls="none"``
+    only the intervals are drawn.
+    """
+    pos, est = np.asarray(pos, float), np.asarray(est, float)
+    low, high = np.asarray(low, float), np.asarray(high, float)
+    if point_style.get("marker", "o") is not None or point_style.get("ls", "-") != "none":
+        x, y = (est, pos) if horizontal else (pos, est)
+        (line,) = ax.plot(x, y, **({"color": color} if color is not None else {}),
+                          **point_style)
+        color = line.get_color()
+    ok = np.isfinite(low) & np.isfinite(high)
+    if ok.any():
+        mid = (low[ok] + high[ok]) / 2
+        half = np.maximum(high[ok] - low[ok], 0.0) / 2
+        err = {"xerr" if horizontal else "yerr": half}
+        x, y = (mid, pos[ok]) if horizontal else (pos[ok], mid)
+        ax.errorbar(x, y, **err, fmt="none", ecolor=color or "k", capsize=capsize, lw=lw)
+    return int((~ok).sum())
+
+
+def note_undefined(ax, n: int, why: str = "fewer than two games") -> None:
+    """Say on the axes how many intervals `interval_bars` left undrawn, and why."""
+    if n:
+        ax.text(0.01, 0.99, f"{n} interval{'s' if n > 1 else ''} undefined ({why}): not drawn",
+                transform=ax.transAxes, fontsize=6, va="top", color="0.3")
 
 
 def save(fig, path: str) -> str:
@@ -341,8 +388,12 @@ def fmt(x: float, digits: int = 3) -> str:
     return "nan" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.{digits}f}"
 
 
-def fmt_ci(m: float, lo: float, hi: float, digits: int = 3, signed: bool = True) -> str:
+def fmt_ci(m: float, lo: float, hi: float, digits: int = 4, signed: bool = True) -> str:
+    """`+0.0141 [+0.0102, +0.0180]`: the estimate and its interval with the same digits (4
+    decimals by default, as every share and effect on a share in the studies' readings; a
+    value that rounds to zero prints as +0.0000, never -0.0000)."""
     sign = "+" if signed else ""
+    m, lo, hi = (round(x, digits) + 0.0 for x in (m, lo, hi))
     return f"{m:{sign}.{digits}f} [{lo:{sign}.{digits}f}, {hi:{sign}.{digits}f}]"
 
 

@@ -1,9 +1,16 @@
 """`uno-sim report`: run every study for each variant and write Markdown and HTML.
 
-The report directory holds report.md (PNG figures beside it), report.html
-(figures embedded as base64: one self-contained file), report.json (every table
-as a list of records, and each study's setup) and the PNGs.  Every
-reading in it is generated from the measured numbers.
+The report directory holds report.md and report.html (both reference the PNG figures
+beside them), report.json (every table as a list of records, and each study's setup) and
+the PNGs.  The report opens with the answers (`uno_sim.analysis.summary`), read from the
+same results as the sections below it; each section states its setup once and the methods
+are stated once, in their own section.  Every reading in it is generated from the measured
+numbers.
+
+Adding a study: run it in `build` (per variant and player count next to bluff and
+challenge, or per variant next to balance), `results.add(name, variant, players, result)`
+and extend `sections`; its line in the summary is a function registered in
+`summary.LATER_ANSWERS`.
 """
 
 from __future__ import annotations
@@ -13,7 +20,9 @@ import os
 import time
 
 from .common import parse_players, parse_variants, restricted_cards
-from .doc import Section, render_html, render_markdown, sections_json, write_json
+from .doc import (Section, link_repeated_setups, render_html, render_markdown, sections_json,
+                  split_methods, write_json)
+from . import summary
 
 from uno_sim import __version__
 
@@ -21,14 +30,16 @@ from uno_sim import __version__
 def build(variants="all", games: int = 2000, seed: int = 0, out: str = "reports/latest",
           players="2,4", balance_players="2-10", trace_games: int = 200, card_games: int = 1000,
           command: str | None = None, n_jobs: int = 1, log=None, n_boot: int = 300,
-          value_games: int | None = None, progress: bool | None = None) -> dict:
+          value_games: int | None = None, progress: bool | None = None,
+          extra: dict | None = None) -> dict:
     """Run the studies and write the report; returns {'md', 'html', 'json': paths, 'seconds'}.
 
     The bluff and challenge studies share one solved game per variant and
     player count (`games` per pair of rules) and run their counterfactual
     values over `value_games` games (default `games`).  `progress`: a bar over
     the steps (a study of a variant) on stderr or in a notebook (uno_sim.progress;
-    None: when one of them is there).
+    None: when one of them is there).  `extra`: results the report's own studies do not hold,
+    for the summary's later answers (`summary.LATER_ANSWERS`).
     """
     from uno_sim.progress import bar
 
@@ -49,8 +60,11 @@ def build(variants="all", games: int = 2000, seed: int = 0, out: str = "reports/
         if log:
             log(msg)
 
+    results = summary.Results()
+    results.players = tuple(ks)
     for v in names:
         if not restricted_cards(v):
+            results.no_bluff.append(v)
             sec = Section(f"Bluff and challenge: {v}")
             sec.p(f"The {v} deck has no restricted card (no Wild Draw Four or other card "
                   "that is legal only without the active color), so there is nothing to bluff "
@@ -62,6 +76,7 @@ def build(variants="all", games: int = 2000, seed: int = 0, out: str = "reports/
             for mod in (bluff, challenge):
                 r = mod.study(v, k, games, seed, out, game=game, value_games=vg, n_boot=n_boot,
                               n_jobs=n_jobs)
+                results.add(r.name, v, k, r)
                 sections += r.sections
                 setups += r.to_json()["setups"]
             pbar.update(1)
@@ -69,6 +84,7 @@ def build(variants="all", games: int = 2000, seed: int = 0, out: str = "reports/
         r = balance.study(v, bks, games, seed, out, trace_games=trace_games,
                           card_players=4 if 4 in bks else bks[0], card_games=card_games,
                           n_jobs=n_jobs)
+        results.add(r.name, v, None, r)
         sections += r.sections
         setups += r.to_json()["setups"]
         pbar.update(1)
@@ -82,11 +98,23 @@ def build(variants="all", games: int = 2000, seed: int = 0, out: str = "reports/
     head.p(f"uno-sim {__version__}; variants {', '.join(names)}; {games:,} games per arm and "
            f"per player count ({vg:,} for the counterfactual bluff and challenge values); "
            f"{n_boot} bootstrap resamples; seed {seed}; computed in {seconds:.0f} s on "
-           f"{datetime.date.today().isoformat()}. Every number, figure and reading below comes "
-           "from this run; the same command reproduces it exactly.")
-    all_secs = [head] + sections
+           f"{datetime.date.today().isoformat()}. Every number, figure and reading of this "
+           "report comes from this run; the same command reproduces it exactly.")
+    sections, methods = split_methods(link_repeated_setups(sections))
+    meth = Section("Methods")
+    meth.p("How each kind of section below is computed; each section states its own setup "
+           "(variant, rules, policies, players, games, seed), and its figures repeat it in "
+           "their footer. Intervals are 95% throughout.")
+    for text in methods.values():
+        meth.p(text)
+    first = summary.section(
+        results, "Each answer below comes from the runs of the sections further down, linked "
+                 f"on its row ({games:,} games per arm, seed {seed}); numbers are estimates "
+                 "with their 95% intervals, win shares are fractions of the games.",
+        extra=extra)
+    all_secs = [first, head, meth] + sections
     title = "uno-sim studies report"
-    md = f"# {title}\n\n" + render_markdown(all_secs, base=out, toc_after=1)
+    md = f"# {title}\n\n" + render_markdown(all_secs, base=out, toc_after=2)
     write_json(os.path.join(out, "report.json"),
                {"command": cmd, "version": __version__, "variants": names, "games": games,
                 "seed": seed, "setups": setups, **sections_json(all_secs, base=out)})
@@ -95,6 +123,6 @@ def build(variants="all", games: int = 2000, seed: int = 0, out: str = "reports/
     with open(md_path, "w", encoding="utf-8") as f:
         f.write(md)
     with open(html_path, "w", encoding="utf-8") as f:
-        f.write(render_html(all_secs, title, toc_after=1))
+        f.write(render_html(all_secs, title, toc_after=2, base=out))
     return {"md": md_path, "html": html_path, "json": os.path.join(out, "report.json"),
             "seconds": seconds}

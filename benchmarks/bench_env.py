@@ -15,13 +15,18 @@ configuration but ``thread`` runs on one thread (the thread backend's two
 threads take turns, so its CPU time is its wall time less the waits).
 
 - ``rlcard uno``: ``rlcard.make("uno")``; its game is one hand of simplified
-  rules (no challenge, no UNO call, no scoring), every seat an agent.
+  rules (no challenge, no UNO call, no scoring) between 2 players, both agents
+  (RLCard's uno has 2 players: it ignores ``game_num_players``).
 - ``uno_sim AEC``: ``uno_sim.env.env()`` (PettingZoo AEC), the full game to 500
   points, every seat an agent; the AEC loop ``agent_iter`` / ``last`` / ``step``.
   ``wrapped``: inside PettingZoo's OrderEnforcingWrapper; ``thread``: the game
   runs in a thread instead of a greenlet.
 - ``uno_sim gym``: ``UnoGymEnv``, one learning seat against greedy opponents
   played in C (a step covers the opponents' turns too).
+- ``uno_sim vector``: ``uno_sim.vector_env(N)`` (uno_sim.vecenv), N games with one
+  learning seat each against greedy opponents, stepped in C by one call; the random
+  legal actions are drawn for all N games at once in numpy (their time counts).  One
+  call is N steps; games/s counts the ended episodes.
 """
 
 from __future__ import annotations
@@ -103,13 +108,42 @@ def bench_gym(seconds: float, seed: int, **kwargs):
     return steps / dt, games / dt
 
 
+def bench_vector(seconds: float, seed: int, num_envs: int, **kwargs):
+    import uno_sim
+
+    v = uno_sim.vector_env(num_envs, copy=False, **kwargs)
+    rng = np.random.default_rng(seed)
+    steps = games = 0
+    obs, _ = v.reset(seed=seed)
+    mask = obs["action_mask"].view(bool)  # the env's own buffer: updated in place
+    t0 = CLOCK()
+    while CLOCK() - t0 < seconds:
+        for _ in range(20):
+            # a uniform legal action per game: legal entries score in [1, 2), others [0, 1)
+            actions = (rng.random(mask.shape, dtype=np.float32) + mask).argmax(1)
+            _, _, term, trunc, _ = v.step(actions)
+            games += int(np.count_nonzero(term | trunc))
+        steps += 20 * num_envs
+    dt = CLOCK() - t0
+    return steps / dt, games / dt
+
+
 CONFIGS = {
-    "rlcard uno (1 hand, 4 agents)": lambda s, seed: bench_rlcard(s, seed),
+    "rlcard uno (1 hand, 2 agents)": lambda s, seed: bench_rlcard(s, seed),
     "uno_sim AEC classic, 4 agents": lambda s, seed: bench_aec(s, seed),
     "uno_sim AEC classic, 4 agents, wrapped": lambda s, seed: bench_aec(s, seed, wrapped=True),
     "uno_sim AEC classic, 4 agents, thread": lambda s, seed: bench_aec(s, seed, backend="thread"),
     "uno_sim AEC flip, 4 agents": lambda s, seed: bench_aec(s, seed, variant="flip"),
     "uno_sim gym classic, 1 agent + 3 greedy": lambda s, seed: bench_gym(s, seed),
+    "uno_sim gym classic, 1 agent + 1 greedy": lambda s, seed: bench_gym(s, seed, players=2),
+    "uno_sim vector classic, 256 envs, 1 agent + 1 greedy":
+        lambda s, seed: bench_vector(s, seed, 256, players=2),
+    "uno_sim vector classic, 1024 envs, 1 agent + 1 greedy":
+        lambda s, seed: bench_vector(s, seed, 1024, players=2),
+    "uno_sim vector classic, 1024 envs, 1 agent + 3 greedy":
+        lambda s, seed: bench_vector(s, seed, 1024, players=4),
+    "uno_sim vector classic, 1024 envs, 1 agent + 1 greedy, rounds":
+        lambda s, seed: bench_vector(s, seed, 1024, players=2, episode="round"),
 }
 
 

@@ -106,4 +106,19 @@ UNO_HD UNO_INTERNAL UNO_COLD int uno_draw_until_playable(uno_game *g, int p);   
 UNO_HD UNO_INTERNAL UNO_COLD int uno_jump_turn(uno_game *g);                                       /* C-H4 */
 UNO_HD UNO_INTERNAL UNO_COLD void uno_seven_o(uno_game *g, int p, int card, int face);             /* C-H5 */
 
+/* ------------------------------------------------------------------------- */
+/* search.c: the recorder of a game with a search seat                        */
+/* ------------------------------------------------------------------------- */
+
+/* The start of seat p's turn in a game with a search seat (g->search): its snapshot. */
+#if !defined(__CUDACC_RTC__) /* CPU only (search.c, env.c): not in the GPU build */
+UNO_INTERNAL UNO_COLD void uno_search_turn(uno_game *g, int p);
+/* play_game / uno_play_round with a search seat: set up (1) or fail to (0, no memory),
+   and release. */
+UNO_INTERNAL int uno_search_begin(uno_game *g);
+UNO_INTERNAL void uno_search_end(uno_game *g);
+/* uno_play_fork: fork the recorded game at its at-th decision into *fork. */
+UNO_INTERNAL void uno_search_fork(uno_game *g, int64_t at, uno_result *fork);
+#endif
+
 #endif /* UNO_ENGINE_INTERNAL_H */

@@ -276,6 +276,9 @@ UNO_HD static void init_game(uno_game *g, const uno_config *cfg, const uno_table
     g->seeded = *rng;
     uno_rng_seed_deal(&g->deal, &g->seeded, 0);
     g->force = NULL;
+    g->search = NULL;
+    g->on_turn = NULL;
+    g->on_turn_ctx = NULL;
     g->tr = tr;
     g->n = cfg->players;
     uno_dec_round(g, 0);
@@ -320,11 +323,56 @@ UNO_HD static int fail(uno_result *res, int status, int card)
     return status;
 }
 
-/* `checked`: the caller has already validated cfg against t and pol (once per batch).  `own`:
-   room for the game's re-paired table, used only under the F1 switch (cfg->repair). */
+/* The deal passes to the left (C3): the dealer of the round after dealer's. */
+UNO_HD static int next_dealer(uno_game *g, int dealer)
+{
+    int d = g->direction;
+    g->direction = 1;
+    dealer = uno_next(g, dealer);
+    g->direction = d;
+    return dealer;
+}
+
+/* The game's rounds from the one `dealer` deals to the end; fills res. */
+UNO_HD static int play_rounds(uno_game *g, int dealer, uno_result *res)
+{
+    const uno_config *cfg = g->cfg;
+    for (;;) {
+        if (g->rounds >= (cfg->max_rounds > 0 ? cfg->max_rounds : UNO_MAX_ROUNDS) ||
+            g->turns >= UNO_MAX_GAME_TURNS)
+            return fail(res, UNO_ERR_LIMIT, -1);
+        int winner = uno_round_play(g, dealer, NULL);
+        if (winner <= -3)
+            return fail(res, UNO_ERR_STARTER, -3 - winner);
+        if (winner == LIMIT)
+            return fail(res, UNO_ERR_LIMIT, -1);
+        if (score_round(g, winner))
+            break;
+        dealer = next_dealer(g, dealer);
+    }
+    if (g->rows_full)
+        return fail(res, UNO_ERR_FULL, -1);
+    result(g, res);
+    return UNO_OK;
+}
+
+/* uno.h: the rest of a clone's game after its round ended with `winner`. */
+UNO_HD int uno_game_finish(uno_game *g, int winner, uno_result *res)
+{
+    if (winner == LIMIT)
+        return fail(res, UNO_ERR_LIMIT, -1);
+    if (score_round(g, winner)) {
+        result(g, res);
+        return UNO_OK;
+    }
+    return play_rounds(g, next_dealer(g, g->round_dealer), res);
+}
+
+/* `checked`: the caller has already validated cfg against t and pol (once per batch). */
 UNO_HD static int play_game(const uno_config *cfg, const uno_table *t, const uno_policy *pol,
                      uno_rng *rng, uno_trace *tr, uno_result *res, uno_round_rows *rows,
-                     uint64_t game_no, uno_force *force, int checked, uno_table *own)
+                     uint64_t game_no, uno_force *force, int checked, int64_t fork_at,
+                     uno_result *fork)
 {
     if (!checked && uno_config_check(cfg, t, pol) != UNO_OK)
         return fail(res, UNO_ERR_CONFIG, -1);
@@ -333,16 +381,26 @@ UNO_HD static int play_game(const uno_config *cfg, const uno_table *t, const uno
     g.force = force;
     g.rows = rows;
     g.game_no = game_no;
-#if !UNO_DEVICE /* a user policy's abort (CPU only) */
+#if !UNO_DEVICE /* the search players and a user policy's abort: CPU only */
     jmp_buf bail;
     g.bail = &bail;
-    if (setjmp(bail))
+    if (UNO_UNLIKELY(fork != NULL || uno_search_any(pol, cfg->players)) &&
+        !uno_search_begin(&g))
+        return fail(res, UNO_ERR_CONFIG, -1);
+    if (fork)
+        uno_search_fork(&g, fork_at, fork);
+    if (setjmp(bail)) {
+        uno_search_end(&g);
         return fail(res, UNO_ERR_POLICY, -1);
+    }
+#else
+    (void)fork_at;
 #endif
     if (cfg->repair && t->n_sides == 2) {
         /* F1 switch: a new pairing every game.  The table's cards, so it draws from the
            round-0 deal stream (seeded by init_game) before the dealer draw continues it:
            two arms with different policies get the same pairing and deals. */
+        uno_table *own = UNO_OWN_TABLE(&g);
         memcpy(own, t, sizeof *own);
         uno_rng_shuffle_u8(&g.deal, own->card_kind[1], t->n_cards);
         uno_table_derive(own, 1);
@@ -352,33 +410,17 @@ UNO_HD static int play_game(const uno_config *cfg, const uno_table *t, const uno
             uno_trace_cards(tr, own->card_kind[1], t->n_cards);
         }
     }
-    int dealer = choose_dealer(&g);
-    for (;;) {
-        if (g.rounds >= (cfg->max_rounds > 0 ? cfg->max_rounds : UNO_MAX_ROUNDS))
-            return fail(res, UNO_ERR_LIMIT, -1);
-        int winner = uno_round_play(&g, dealer, NULL);
-        if (winner <= -3)
-            return fail(res, UNO_ERR_STARTER, -3 - winner);
-        if (winner == LIMIT)
-            return fail(res, UNO_ERR_LIMIT, -1);
-        if (score_round(&g, winner))
-            break;
-        int d = g.direction;
-        g.direction = 1; /* the deal always passes to the left */
-        dealer = uno_next(&g, dealer);
-        g.direction = d;
-    }
-    if (g.rows_full)
-        return fail(res, UNO_ERR_FULL, -1);
-    result(&g, res);
-    return UNO_OK;
+    int st = play_rounds(&g, choose_dealer(&g), res);
+#if !UNO_DEVICE
+    uno_search_end(&g);
+#endif
+    return st;
 }
 
 UNO_HD int uno_play_game(const uno_config *cfg, const uno_table *t, const uno_policy *pol, uno_rng *rng,
                   uno_trace *tr, uno_result *res)
 {
-    uno_table own;
-    return play_game(cfg, t, pol, rng, tr, res, NULL, 0, NULL, 0, &own);
+    return play_game(cfg, t, pol, rng, tr, res, NULL, 0, NULL, 0, -1, NULL);
 }
 
 UNO_HD int uno_play_forced(const uno_config *cfg, const uno_table *t, const uno_policy *pol,
@@ -391,8 +433,16 @@ UNO_HD int uno_play_forced(const uno_config *cfg, const uno_table *t, const uno_
     force->hit_round = 0;
     force->round_won = 0;
     force->round_points = 0;
-    uno_table own;
-    return play_game(cfg, t, pol, &rng, tr, res, NULL, game, force, 0, &own);
+    return play_game(cfg, t, pol, &rng, tr, res, NULL, game, force, 0, -1, NULL);
+}
+
+UNO_HD int uno_play_fork(const uno_config *cfg, const uno_table *t, const uno_policy *pol,
+                  const uint64_t key[4], uint64_t game, int64_t at, uno_result *res,
+                  uno_result *fork)
+{
+    uno_rng rng;
+    uno_rng_seed(&rng, key, game);
+    return play_game(cfg, t, pol, &rng, NULL, res, NULL, game, NULL, 0, at, fork);
 }
 
 UNO_HD int uno_play_round(const uno_config *cfg, const uno_table *t, const uno_policy *pol, uno_rng *rng,
@@ -414,15 +464,22 @@ UNO_HD int uno_play_round(const uno_config *cfg, const uno_table *t, const uno_p
             return fail(res, UNO_ERR_CONFIG, -1);
     uno_game g;
     init_game(&g, cfg, t, pol, rng, tr);
-#if !UNO_DEVICE /* a user policy's abort (CPU only) */
+#if !UNO_DEVICE /* the search players and a user policy's abort: CPU only */
     jmp_buf bail;
     g.bail = &bail;
-    if (setjmp(bail))
+    if (uno_search_any(pol, cfg->players) && !uno_search_begin(&g))
+        return fail(res, UNO_ERR_CONFIG, -1);
+    if (setjmp(bail)) {
+        uno_search_end(&g);
         return fail(res, UNO_ERR_POLICY, -1);
+    }
 #endif
     if (scores)
         memcpy(g.scores, scores, (size_t)g.n * sizeof *scores);
     int winner = uno_round_play(&g, dealer, deck);
+#if !UNO_DEVICE
+    uno_search_end(&g);
+#endif
     if (winner <= -3)
         return fail(res, UNO_ERR_STARTER, -3 - winner);
     if (winner == LIMIT)
@@ -438,7 +495,6 @@ UNO_HD int uno_play_games(const uno_config *cfg, const uno_table *t, const uno_p
 {
     int n = cfg->players;
     uno_result res;
-    uno_table own; /* the F1 switch's re-paired table, game after game */
     out->games_done = 0;
     if (uno_config_check(cfg, t, pol) != UNO_OK) /* once for the whole batch */
         return UNO_ERR_CONFIG;
@@ -447,7 +503,7 @@ UNO_HD int uno_play_games(const uno_config *cfg, const uno_table *t, const uno_p
         uint64_t game = first_game + (uint64_t)i;
         int64_t rows_before = out->rows ? out->rows->n : 0;
         uno_rng_seed(&rng, key, game);
-        int st = play_game(cfg, t, pol, &rng, NULL, &res, out->rows, game, NULL, 1, &own);
+        int st = play_game(cfg, t, pol, &rng, NULL, &res, out->rows, game, NULL, 1, -1, NULL);
         if (st != UNO_OK) {
             if (out->rows)
                 out->rows->n = rows_before; /* only complete games keep their rows */
@@ -477,4 +533,25 @@ UNO_HD int uno_play_games(const uno_config *cfg, const uno_table *t, const uno_p
         out->games_done = i + 1;
     }
     return UNO_OK;
+}
+
+/* uno.h: a new game in g, up to its dealer draw (play_game without the batch's parts). */
+UNO_HD int uno_game_start(uno_game *g, const uno_config *cfg, const uno_table *t, const uno_policy *pol,
+                   uno_rng *rng)
+{
+    init_game(g, cfg, t, pol, rng, NULL);
+    if (cfg->repair && t->n_sides == 2) { /* as play_game */
+        uno_table *own = UNO_OWN_TABLE(g);
+        memcpy(own, t, sizeof *own);
+        uno_rng_shuffle_u8(&g->deal, own->card_kind[1], t->n_cards);
+        uno_table_derive(own, 1);
+        g->t = own;
+    }
+    return choose_dealer(g);
+}
+
+/* uno.h: g's rounds from the one `dealer` deals to the end of the game. */
+UNO_HD int uno_game_rounds(uno_game *g, int dealer, uno_result *res)
+{
+    return play_rounds(g, dealer, res);
 }

@@ -866,29 +866,23 @@ UNO_HD static UNO_NOINLINE int turns_lean(uno_game *g, int p, int32_t limit)
 }
 
 /*
- * reference.Game.play_round: the winning seat, -1 for a stalemate, LIMIT,
- * or -3 - card.
+ * The turn loop of a round from the start of seat p's turn: the winning seat, -1 for a
+ * stalemate, or LIMIT after `limit` turns.  `house`: a constant (see take_turn).  A game
+ * with a search seat (g->search) notes the state at the start of every turn first.
  */
-UNO_HD int uno_round_play(uno_game *g, int dealer, const uint8_t *deck)
+UNO_HD static UNO_INLINE int turns_from(uno_game *g, int p, int32_t limit, const int house)
 {
-    g->round_dealer = dealer;
-    g->round_turns0 = g->turns;
-    g->round_reshuffles0 = g->reshuffles;
-    int p = start_round(g, dealer, deck);
-    g->round_starter = g->t->card_kind[g->side][g->discard[0]]; /* the side play starts on */
-    if (p <= -3)
-        return p;
-    const uno_config *cfg = g->cfg;
-    int32_t limit = cfg->max_turns > 0 ? cfg->max_turns : UNO_MAX_TURNS;
-    const int house = cfg->stacking || cfg->draw_until_playable || cfg->forced_play ||
-                      cfg->jump_in || cfg->seven_o;
-    if (!house && lean_round(g))
-        return turns_lean(g, p, limit);
     for (int32_t turn = 0;; turn++) {
         if (turn >= limit)
             return LIMIT;
+#if !UNO_DEVICE /* the search players: CPU only */
+        if (UNO_UNLIKELY(g->search != NULL))
+            uno_search_turn(g, p);
+#endif
+        if (UNO_UNLIKELY(g->on_turn != NULL))
+            g->on_turn(g->on_turn_ctx, g, p);
         g->turns++;
-        int next = house ? take_turn(g, p, 1, 0) : take_turn(g, p, 0, 0);
+        int next = take_turn(g, p, house, 0);
         CHECK_CARDS(g, p, "after a turn");
         if (next == ROUND_OVER) /* C-H1, C-H4: a stacker or a jumper may have gone out */
             return g->round_winner >= 0 ? g->round_winner : p;
@@ -898,4 +892,41 @@ UNO_HD int uno_round_play(uno_game *g, int dealer, const uint8_t *deck)
         }
         p = next;
     }
+}
+
+UNO_HD static int house_rules(const uno_config *cfg)
+{
+    return cfg->stacking || cfg->draw_until_playable || cfg->forced_play || cfg->jump_in ||
+           cfg->seven_o;
+}
+
+/*
+ * reference.Game.play_round: the winning seat, -1 for a stalemate, LIMIT,
+ * or -3 - card.
+ */
+UNO_HD int uno_round_play(uno_game *g, int dealer, const uint8_t *deck)
+{
+    if (UNO_UNLIKELY(g->on_turn != NULL))
+        g->on_turn(g->on_turn_ctx, g, -1 - dealer);
+    g->round_dealer = dealer;
+    g->round_turns0 = g->turns;
+    g->round_reshuffles0 = g->reshuffles;
+    int p = start_round(g, dealer, deck);
+    g->round_starter = g->t->card_kind[g->side][g->discard[0]]; /* the side play starts on */
+    if (p <= -3)
+        return p;
+    const uno_config *cfg = g->cfg;
+    int32_t limit = cfg->max_turns > 0 ? cfg->max_turns : UNO_MAX_TURNS;
+    const int house = house_rules(cfg);
+    if (!house && lean_round(g))
+        return turns_lean(g, p, limit);
+    return house ? turns_from(g, p, limit, 1) : turns_from(g, p, limit, 0);
+}
+
+/* uno.h: the round of g (a clone) on from the start of seat p's turn. */
+UNO_HD int uno_round_continue(uno_game *g, int p)
+{
+    const uno_config *cfg = g->cfg;
+    int32_t limit = cfg->max_turns > 0 ? cfg->max_turns : UNO_MAX_TURNS;
+    return house_rules(cfg) ? turns_from(g, p, limit, 1) : turns_from(g, p, limit, 0);
 }

@@ -189,13 +189,19 @@ UNO_HD int uno_config_check(const uno_config *cfg, const uno_table *t, const uno
     }
     for (int s = 0; s < n; s++) {
         const uno_policy *q = &pol[s];
-        if (q->id < 0 || q->id > UNO_POLICY_USER || q->color < 0 ||
+        if (q->id < 0 || q->id > UNO_POLICY_MAX || q->color < 0 ||
             q->color > UNO_COLOR_SMART || q->target < 0 ||
             q->target > UNO_TARGET_RANDOM || !(q->challenge_threshold >= 0.0) ||
             q->challenge_threshold > 1.0 || (q->id == UNO_POLICY_USER && !q->decide) ||
             q->bluff_next < 0 || q->bluff_own < 0 || q->challenge_offender < 0 ||
             q->challenge_own < 0 || q->suspect < -1 || q->suspect >= n ||
             !(q->challenge_prior >= 0.0) || q->challenge_prior > 1.0)
+            return UNO_ERR_CONFIG;
+        if ((q->id == UNO_POLICY_PIMC || q->id == UNO_POLICY_ISMCTS) &&
+            (q->samples < 1 || q->rollouts < 1 || q->iterations < 1 || !(q->c >= 0.0) ||
+             q->c > 1e6 || q->rollout < UNO_POLICY_RANDOM || q->rollout > UNO_POLICY_STRATEGIC ||
+             q->value < UNO_VALUE_GAME || q->value > UNO_VALUE_ROUND || q->cheat < 0 ||
+             q->cheat > 1))
             return UNO_ERR_CONFIG;
     }
     return UNO_OK;

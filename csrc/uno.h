@@ -351,6 +351,12 @@ UNO_HD void uno_table_derive(uno_table *t, int side);
 
 /* A policy (policies.py, RULES.md P2): built in, or a user's Python policy. */
 enum { UNO_POLICY_RANDOM = 0, UNO_POLICY_GREEDY = 1, UNO_POLICY_STRATEGIC = 2, UNO_POLICY_USER = 3 };
+/* The search players (search.c, docs/policies.md "Search players"): every decision of the
+   seat with more than one legal answer is searched by rollouts from sampled states. */
+enum { UNO_POLICY_PIMC = 4, UNO_POLICY_ISMCTS = 5 };
+#define UNO_POLICY_MAX UNO_POLICY_ISMCTS
+/* uno_policy.value: what a search's rollout is worth to its seat */
+enum { UNO_VALUE_GAME = 0, UNO_VALUE_ROUND = 1 };
 enum { UNO_COLOR_MOST = 0, UNO_COLOR_RANDOM = 1, UNO_COLOR_SMART = 2 };
 /* policies.TARGET_RULES: whom a targeted card picks (uno_choose_target). */
 enum { UNO_TARGET_MOST = 0, UNO_TARGET_FEWEST = 1, UNO_TARGET_NEXT = 2, UNO_TARGET_RANDOM = 3 };
@@ -392,6 +398,7 @@ enum uno_decision_kind {
     UNO_DK_STACK = 9,     /* stack */
     UNO_DK_JUMP = 10,     /* jump_in */
     UNO_DK_USER = 11,     /* a user policy's obs.randint */
+    UNO_DK_SEARCH = 12,   /* a search player (search.c): one draw per searched decision */
     UNO_DK_COUNT
 };
 
@@ -429,6 +436,16 @@ typedef struct uno_policy {
     int32_t bluff_next, bluff_own, challenge_offender, challenge_own, suspect;
     int32_t challenge_posterior; /* 1: challenge when the posterior P(bluff) > threshold */
     double challenge_prior;      /* the offender's assumed bluff rate, for the posterior */
+    /* Search players (UNO_POLICY_PIMC, UNO_POLICY_ISMCTS; search.c).  The fields above hold
+       the rollout policy's knobs: the seat's answer where nothing can be searched. */
+    int32_t samples;    /* pimc: sampled states per decision, 1.. */
+    int32_t rollouts;   /* pimc: rollouts per sampled state and legal answer, 1.. */
+    int32_t iterations; /* ismcts: iterations per decision (one sampled state each), 1.. */
+    double c;           /* ismcts: the UCB exploration constant, >= 0 */
+    int32_t rollout;    /* the built-in policy (UNO_POLICY_RANDOM..STRATEGIC) every seat
+                           plays in a rollout */
+    int32_t value;      /* UNO_VALUE_*: a rollout is worth its game (1 won) or its round */
+    int32_t cheat;      /* 1: sample nothing, search the true state (an upper bound) */
     uno_decide_fn decide;       /* UNO_POLICY_USER only */
     void *ctx;                  /* passed to decide */
 } uno_policy;
@@ -522,17 +539,23 @@ enum {
  * Safety limits.  Some policies never end a round: when every seat always
  * draws and always plays the drawn card (greedy with voluntary_draw=1), one
  * Wild can go round the table forever (reshuffle, draw, play); with
- * drawn_card=must two Reverses can bounce between two seats forever.  The
- * reference engine loops forever there; this engine stops with
- * UNO_ERR_LIMIT instead (keeping the trace so far).  No game that ends
- * below the limits is affected.
+ * drawn_card=must two Reverses can bounce between two seats forever.  Both
+ * engines stop there, at the same turn, with UNO_ERR_LIMIT (GameLimitError in
+ * Python, keeping the trace so far).  No game that ends below the limits is
+ * affected.
  */
 /* Bounds that keep every score in int32 (rules.VALUE_MAX, rules.TARGET_MAX): a round
    scores at most UNO_MAX_CARDS * UNO_MAX_VALUE on top of a score below UNO_MAX_TARGET. */
 #define UNO_MAX_VALUE 1000000
 #define UNO_MAX_TARGET 1000000000
 #define UNO_MAX_TURNS 100000  /* turns in one round (uno_config.max_turns) */
-#define UNO_MAX_ROUNDS 100000 /* rounds in one game */
+#define UNO_MAX_ROUNDS 1000   /* rounds in one game (uno_config.max_rounds) */
+/* Turns in one game, counted between rounds: a game that has taken this many turns when a
+   round ends stops there.  With UNO_MAX_ROUNDS it bounds an endless game's work (a policy
+   that stalemates every round, in Python through a user seat, gives up within seconds)
+   and keeps the int32 turn counts far from overflowing.  The reference engine
+   (uno_sim/reference/game.py, `Game.max_game_turns`) stops at the same points. */
+#define UNO_MAX_GAME_TURNS 1000000
 
 /* reference.GameResult. */
 typedef struct uno_result {
@@ -650,7 +673,30 @@ typedef struct uno_game {
                       UNO_FAST_NO with a trace or Seven-O (C-H5), UNO_FAST_WILD
                       with stacking (C-H1) or a launcher (E2), else UNO_FAST_DRAW */
     int silent;    /* E2: presses in a row that fired nothing, this round */
+    /* A game with a search seat (search.c): its recorder, which keeps the snapshot of the
+       turn and the turn's journal; NULL otherwise */
+    struct uno_search *search;
+    /* A stepping environment's turn hook (env.c), NULL otherwise: called at the start of
+       every turn of the round loop (p >= 0: seat p's turn, after the search's snapshot)
+       and at the start of every round before the deal (p = -1 - dealer).  A clone carries
+       it: the hook must check that g is the game it was set on */
+    void (*on_turn)(void *ctx, struct uno_game *g, int p);
+    void *on_turn_ctx;
+    /* the game's re-paired copy of the table (cfg->repair); t points to it.  Last: a
+       snapshot of the game (uno_game_clone) copies every field before it */
+#if !defined(UNO_GPU_BUILD)
+    uno_table own;
+#endif
 } uno_game;
+
+/* Room for a game's re-paired table (the F1 switch): its `own` field on the CPU; in the GPU
+   build (csrc/gpu/kernel.cu) a table per thread that the kernel provides only when the
+   switch is on, so that a game's state stays small there. */
+#if defined(UNO_GPU_BUILD)
+#define UNO_OWN_TABLE(g) UNO_GPU_ROOM()
+#else
+#define UNO_OWN_TABLE(g) (&(g)->own)
+#endif
 
 /* Decision draws (rng.h, "Decision streams"): seat p's stream of kind k this round. */
 UNO_HD static inline uint64_t uno_dec_next(uno_game *g, int p, int k)
@@ -1292,5 +1338,159 @@ UNO_HD int uno_answer_ok(const uno_game *g, int p, int decision, int r);
 UNO_HD int uno_legal_actions(const uno_game *g, int p, int decision, int arg, int32_t *out);
 /* reference.bluff_probability: what `victim` can estimate (see policy.c). */
 UNO_HD double uno_bluff_probability(const uno_game *g, int victim, int offender, int prev_color);
+
+/*
+ * Clone a game, force a decision, play on (search.c).
+ *
+ * The engine's decisions happen deep inside a turn (take_turn, resolve), so a state in
+ * the middle of a turn cannot be resumed directly.  Instead a game is cloned as it
+ * stood at the start of a turn and the turn is replayed: a uno_script answers every
+ * decision of the clone, first from its entries (the answers given since the start of
+ * that turn, any seat), then from its hook, which is called at each decision once the
+ * entries are spent and may hand the game back to built-in policies by pointing g->pol
+ * elsewhere.  A search player (pimc, ismcts) uses it with a sampled state and a hook
+ * that answers the decision being searched and plays on by rollout policies; a stepping
+ * environment could use the same pieces with a hook that stops at every decision.
+ *
+ *   uno_game_clone(dst, src)     copies the game up to (not including) its `own` table;
+ *                                dst->t still points at src's table
+ *   uno_script_attach(g, s)      every seat of g answers from the script s (s->pol)
+ *   uno_round_continue(g, p)     plays g's round on from the start of seat p's turn:
+ *                                the winner, -1 for a stalemate, or UNO_CONTINUE_LIMIT
+ *   uno_game_finish(g, w, res)   scores the round w won, plays the game's later rounds
+ *                                and fills res (returns res->status)
+ *
+ * Answers are the engine's: a card id (or UNO_DRAW) where a user policy answers a hand
+ * index, else the user policy's answer.  An entry that does not fit the decision met
+ * (another seat or decision, a card not held or not playable) longjmps to *s->diverged:
+ * the clone does not follow the record.
+ */
+typedef struct uno_script_entry {
+    int32_t seat, decision, arg, answer;
+} uno_script_entry;
+typedef int (*uno_script_hook)(void *ctx, struct uno_game *g, int seat, int decision, int arg);
+typedef struct uno_script {
+    const uno_script_entry *e; /* the entries, answered in order */
+    int n, next;               /* how many; the next to answer */
+    uno_script_hook hook;      /* answers once they are spent (NULL: the clone diverged) */
+    void *ctx;                 /* passed to hook */
+#if defined(__CUDACC_RTC__)
+    void *diverged; /* no setjmp on a GPU: CPU only */
+#else
+    jmp_buf *diverged;         /* longjmp target of an entry that does not fit */
+#endif
+    uno_policy pol[UNO_MAX_PLAYERS]; /* filled by uno_script_attach: every seat calls the script */
+} uno_script;
+#define UNO_CONTINUE_LIMIT (-2)
+#if !defined(__CUDACC_RTC__) /* CPU only (search.c, env.c): not in the GPU build */
+void uno_game_clone(struct uno_game *dst, const struct uno_game *src);
+void uno_script_attach(struct uno_game *g, uno_script *s);
+#endif
+UNO_HD int uno_round_continue(struct uno_game *g, int p);
+UNO_HD int uno_game_finish(struct uno_game *g, int winner, uno_result *res);
+/*
+ * A check of the above on a real game: plays game `game` of the run `key` recorded, and
+ * at its at-th decision (0-based, every seat's decisions counted) clones the game as it
+ * stood at the start of that turn (no sampling, the same streams), replays the turn
+ * with a script of the record, answers the decision as the game did and plays the
+ * clone to its end with the seats' own policies into *fork (status -1: the decision
+ * was not reached or had no snapshot; -2, -3: the replay did not follow).  The game's
+ * own result goes to *res: both must equal uno_play_game's (tests/test_search.py).
+ */
+UNO_HD int uno_play_fork(const uno_config *cfg, const uno_table *t, const uno_policy *pol,
+                  const uint64_t key[4], uint64_t game, int64_t at, uno_result *res,
+                  uno_result *fork);
+/* Whether any seat of pol (players seats) is a search player. */
+#if !defined(__CUDACC_RTC__) /* CPU only (search.c, env.c): not in the GPU build */
+int uno_search_any(const uno_policy *pol, int players);
+#endif
+
+/*
+ * Game pieces for a stepping environment (game.c): a new game in g as uno_play_game
+ * begins one (the generator rng seeded by the caller; no trace, no rows; the re-pairing
+ * of F1 into g->own), returning the first dealer; and g's rounds from the one `dealer`
+ * deals to the end of the game (what uno_play_game plays after the dealer draw).
+ */
+UNO_HD int uno_game_start(struct uno_game *g, const uno_config *cfg, const uno_table *t,
+                   const uno_policy *pol, uno_rng *rng);
+UNO_HD int uno_game_rounds(struct uno_game *g, int dealer, uno_result *res);
+
+/*
+ * Observations and action masks of a learning seat (env.c; docs/env.md "Observation",
+ * "Actions").  A uno_obs_layout fixes the blocks' offsets for a deck of n_kinds kinds and
+ * `seats` seat slots (the players, or more: the slots past the players stay zero, so
+ * that one size fits every player count); `scale[b]` multiplies block b's counts (1: the
+ * raw counts).  uno_observe writes seat's observation o[size] and mask m[n_actions] at
+ * `decision` (arg as passed to a user policy) and, per card kind, the hand index of the
+ * first card of that kind (-1 none) into kind_index[n_kinds]; uno_env_answer turns a
+ * legal action id into the answer a user policy returns.
+ */
+enum uno_obs_block {
+    UNO_OB_DECISION = 0, UNO_OB_HAND, UNO_OB_TOP, UNO_OB_COLOR, UNO_OB_DIRECTION,
+    UNO_OB_HAND_SIZES, UNO_OB_ACTIVE, UNO_OB_SCORES, UNO_OB_FAILED, UNO_OB_NEXT_SEAT,
+    UNO_OB_DRAW_PILE, UNO_OB_DISCARDS, UNO_OB_ROUND, UNO_OB_TURN, UNO_OB_PENDING,
+    UNO_OB_TO_DISCARD, UNO_OB_OFFENDER, UNO_OB_PREVIOUS_COLOR, UNO_OB_FORGETTER, UNO_OB_CARD,
+    UNO_OB_REVEALED_SEAT, UNO_OB_REVEALED, UNO_OB_SIDE, UNO_OB_OTHER_FACES, UNO_OB_NEXT_DRAW,
+    UNO_OB_SILENT, UNO_OB_COUNT
+};
+#define UNO_ENV_DECISIONS 11 /* the decision block: enum uno_decision 0..10 */
+typedef struct uno_obs_layout {
+    int32_t n_kinds, seats, flip, extreme;
+    int32_t size, n_actions;
+    int32_t off[UNO_OB_COUNT];  /* -1: the block is absent (side.. only with flip, ...) */
+    int32_t len[UNO_OB_COUNT];
+    float scale[UNO_OB_COUNT];
+    int32_t a_draw, a_yes, a_no, a_color, a_target; /* first ids of the action blocks */
+} uno_obs_layout;
+#if !defined(__CUDACC_RTC__) /* CPU only (search.c, env.c): not in the GPU build */
+void uno_obs_layout_init(uno_obs_layout *L, int n_kinds, int seats, int flip, int extreme);
+void uno_observe(const struct uno_game *g, const uno_obs_layout *L, int seat, int decision,
+                 int arg, float *o, int8_t *m, int16_t *kind_index);
+/* -1 when `action` is out of range for the decision (the caller checks it with the mask) */
+int uno_env_answer(const uno_obs_layout *L, int players, int side, int seat, int decision,
+                   int action, const int16_t *kind_index);
+
+/*
+ * A vector of stepping games (env.c): n_envs games of one configuration, each with one
+ * learning seat whose every decision is asked of the caller; the other seats play `pol`
+ * (built-in policies or search players).  Mechanism: each game keeps a snapshot of the
+ * learner's last turn start (or round start, via uno_game.on_turn) and its answers since
+ * (the journal); a step clones the snapshot, replays the turn with the journal and the
+ * new answer (the built-in policies draw the same numbers again: their streams are part
+ * of the state), and stops (longjmp) at the learner's next decision after writing its
+ * observation and mask, or ends the episode and starts the next one at once.
+ *
+ *   mode UNO_EPISODE_GAME: an episode is a game: reward +1 when the seat is among the
+ *        winners, -1 otherwise; UNO_EPISODE_ROUND: an episode is a round, the next one
+ *        is the game's next round (a new game after the last): reward +1 when the seat
+ *        (or its team) won the round, -1 when another did, 0 for a stalemate.
+ * Env i plays the games 0, 1, 2, ... of its run, in order.  Buffers (the caller's, row i
+ * for env i): obs[n_envs][L->size], mask[n_envs][L->n_actions].
+ */
+enum { UNO_EPISODE_GAME = 0, UNO_EPISODE_ROUND = 1 };
+typedef struct uno_venv uno_venv;
+/* NULL: no memory, or a config that uno_config_check refuses */
+uno_venv *uno_venv_new(const uno_config *cfg, const uno_table *t, const uno_policy *pol, int seat,
+                       int mode, int n_envs, const uno_obs_layout *L, float *obs, int8_t *mask);
+void uno_venv_free(uno_venv *v);
+/* Starts every env's game 0 of its run (keys[4 * i .. 4 * i + 3] for env i). */
+void uno_venv_reset(uno_venv *v, const uint64_t *keys);
+/*
+ * One step of every env: actions[i] (an action id of the layout) answers env i's
+ * pending decision.  Writes reward, terminated, truncated (a game past a safety limit)
+ * and, for an env whose episode ended, its last observation (the table at the end, the
+ * round scored, decision block and mask zero) into row i of final (NULL: not written);
+ * the row of obs / mask then holds the next episode's first decision.  Returns -1, or
+ * the first env whose action is outside its mask (nothing is stepped then).
+ */
+int uno_venv_step(uno_venv *v, const int32_t *actions, float *reward, uint8_t *terminated,
+                  uint8_t *truncated, float *final);
+/* Env i's pending decision (enum uno_decision) and its game's state (read only). */
+int uno_venv_decision(const uno_venv *v, int i);
+const struct uno_game *uno_venv_game(const uno_venv *v, int i);
+/* Env i's count of finished episodes, and the result of its last finished game. */
+int64_t uno_venv_episodes(const uno_venv *v, int i);
+const uno_result *uno_venv_result(const uno_venv *v, int i);
+#endif
 
 #endif /* UNO_H */

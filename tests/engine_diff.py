@@ -1,10 +1,10 @@
 """Helpers for comparing the C engine with the reference engine, game by game.
 
 Some policy settings never let a round end, or stalemate every round so that
-the game never ends (the reference engine then loops forever, see
-UNO_MAX_TURNS and UNO_MAX_ROUNDS in csrc/uno.h).  Both engines are therefore
-run under the same limits on the turns of a round and the rounds of a game,
-and when a limit is reached the traces are compared up to it.
+the game never ends (both engines then stop with GameLimitError, see
+UNO_MAX_TURNS and UNO_MAX_ROUNDS in csrc/uno.h).  Both engines are run under
+lower limits on the turns of a round and the rounds of a game, to keep such
+games short, and when a limit is reached the traces are compared up to it.
 """
 
 from __future__ import annotations
@@ -13,40 +13,19 @@ import hashlib
 import os
 
 from uno_sim import engine, reference
-from uno_sim.rng import Rng, key_from_seed
 from uno_sim.rules import Rules
 
 MAX_TURNS = 2000  # turns in one round, in both engines
 MAX_ROUNDS = 300  # rounds in one game (some policies stalemate every round)
 
 
-class _Limit(Exception):
-    pass
-
-
-class LimitedGame(reference.Game):
-    """reference.Game stopping before turn MAX_TURNS + 1 of a round, like the C engine."""
-
-    def start_round(self, dealer, deck_order=None):
-        if self.rounds >= MAX_ROUNDS:
-            raise _Limit
-        self.round_turns = 0
-        return super().start_round(dealer, deck_order)
-
-    def take_turn(self, p):
-        if self.round_turns >= MAX_TURNS:
-            raise _Limit
-        self.round_turns += 1
-        return super().take_turn(p)
-
-
 def reference_game(rules: Rules, policies, seed: int, game: int):
-    """(GameResult or None when the limit was hit, events)."""
-    g = LimitedGame(rules, policies, Rng(key_from_seed(seed), game), trace=True)
+    """(GameResult or None when a limit was hit, events)."""
     try:
-        res = g.play_game(seed=seed, game=game)
-    except _Limit:
-        return None, g.events
+        res = reference.play_game(rules, policies, seed, game, trace=True,
+                                  max_turns=MAX_TURNS, max_rounds=MAX_ROUNDS)
+    except engine.GameLimitError as e:
+        return None, e.events
     return res, res.events
 
 

@@ -175,7 +175,7 @@ def test_challenge_study_on_stand_ins(game, tmp_path):
     assert be["p_star_low"] < 0.25 < be["p_star_high"]
     md = c.markdown()
     assert "A challenge pays when the posterior probability of a bluff exceeds p* = 0.2" in md
-    assert "(fair share 0.500)" in md and "nobody bluffs or challenges" in md
+    assert "(fair share 0.5000)" in md and "nobody bluffs or challenges" in md
     e, lo, hi = game.boot.derived["edge"]
     assert e == pytest.approx(game.boot.value[0] - game.mean(*game.baseline))
     mix = c.data["mixes"]

@@ -25,7 +25,8 @@ SOURCES = [str(p) for p in sorted((ROOT / "csrc").glob("*.c"))] + [
     str(ROOT / "tests" / "c" / "check_main.c")]
 SANITIZE = ["-fsanitize=address,undefined", "-fno-sanitize-recover=all"]
 
-pytestmark = pytest.mark.skipif(CC is None, reason="no C compiler")
+# slow: builds with sanitizers and a grid of games (the default run still plays them)
+pytestmark = [pytest.mark.skipif(CC is None, reason="no C compiler"), pytest.mark.slow]
 
 
 def make_tables(out_dir: Path) -> Path:

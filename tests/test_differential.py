@@ -172,6 +172,7 @@ def game_rules(players: int, edition: str, mode: str, j: int, variant: str = "cl
     return Rules(**kw)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("players,edition,mode,pol", CASES,
                          ids=[f"p{p}-{e}-{m}-{q}" for p, e, m, q in CASES])
 def test_sweep(players, edition, mode, pol):

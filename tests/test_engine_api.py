@@ -70,7 +70,7 @@ def test_round_rows_grow_past_the_first_guess():
 
 
 def test_limit_errors_name_the_limit_that_applied():
-    with pytest.raises(engine.GameLimitError, match=r"within 100000 turns in a round or 1 rounds"):
+    with pytest.raises(engine.GameLimitError, match=r"within 100000 turns in a round, 1 rounds"):
         engine.play_game(Rules(players=4), "greedy", seed=1, max_rounds=1)
     with pytest.raises(engine.GameLimitError, match=r"within 5 turns in a round") as e:
         engine.play_game(Rules(players=4), "greedy", seed=1, max_turns=5, trace=True)

@@ -182,11 +182,18 @@ def test_illegal_action_and_bad_arguments():
         raw_env(backend="fiber")
 
 
+def test_gymnasium_check_env_passes_with_the_defaults():
+    from gymnasium.utils.env_checker import check_env
+
+    check_env(UnoGymEnv(), skip_render_check=True)
+    check_env(UnoGymEnv(variant="flip", players=3, seat=1), skip_render_check=True)
+
+
 def test_gymnasium_wrapper():
     from gymnasium.utils.env_checker import check_env
 
-    check_env(UnoGymEnv(illegal_action="lose"), skip_render_check=True)
-    g = UnoGymEnv(variant="classic", opponents="strategic", seat=2, rules={"target": 100})
+    g = UnoGymEnv(variant="classic", opponents="strategic", seat=2, rules={"target": 100},
+                  illegal_action="raise")
     obs, _ = g.reset(seed=4)
     total, done, steps = 0.0, False, 0
     while not done:
@@ -202,7 +209,7 @@ def test_gymnasium_wrapper():
     bad = int(np.flatnonzero(obs["action_mask"] == 0)[0])
     with pytest.raises(ValueError, match=f"illegal action {bad} for player_2"):
         g.step(bad)
-    lose = UnoGymEnv(illegal_action="lose")
+    lose = UnoGymEnv()  # illegal_action="lose", the default
     obs, _ = lose.reset(seed=4)
     bad = int(np.flatnonzero(obs["action_mask"] == 0)[0])
     assert lose.step(bad)[1:4] == (-1.0, True, False)

@@ -102,17 +102,22 @@ def test_kernel_compiles_with_nvcc(tmp_path):
 
 
 @pytest.mark.skipif(shutil.which("gcc") is None, reason="no C compiler")
-def test_game_state_is_small(tmp_path):
-    """The F1 switch's re-paired table is the caller's, not in every game's state: a game's
-    state is a third of the deck table (docs/engine.md state sizes)."""
+def test_gpu_game_state_is_small(tmp_path):
+    """In the GPU build (UNO_GPU_BUILD) a game's state holds no table of its own (the F1
+    switch's re-paired table is a per-thread room of the kernel's): a third of the deck
+    table, where the CPU's state holds one (docs/engine.md state sizes)."""
     src = tmp_path / "size.c"
     src.write_text('#include <stdio.h>\n#include "uno.h"\nint main(void) { printf("%zu %zu\\n",'
                    ' sizeof(uno_game), sizeof(uno_table)); return 0; }\n')
-    subprocess.run(["gcc", "-std=c99", "-I", str(CSRC), str(src), "-o", str(tmp_path / "size")],
-                   check=True)
-    game, table = map(int, subprocess.run([str(tmp_path / "size")], capture_output=True,
-                                          text=True, check=True).stdout.split())
-    assert game < table // 2, (game, table)
+    sizes = {}
+    for build, flags in (("cpu", []), ("gpu", ["-DUNO_GPU_BUILD=1"])):
+        exe = tmp_path / build
+        subprocess.run(["gcc", "-std=c99", *flags, "-I", str(CSRC), str(src), "-o", str(exe)],
+                       check=True)
+        sizes[build] = tuple(map(int, subprocess.run([str(exe)], capture_output=True, text=True,
+                                                     check=True).stdout.split()))
+    (cpu, table), (gpu_state, _) = sizes["cpu"], sizes["gpu"]
+    assert gpu_state < table // 2 and cpu - gpu_state == table, sizes
 
 
 # --- the kernel's own code, built for the CPU ---------------------------------------------

@@ -7,6 +7,7 @@ The binding is one extension module made of:
 - ``_engine.pyx`` (this file): the Engine class, the user-policy callback and the
   RawState it builds;
 - ``_envseat.pxi``: the learning seats of uno_sim.env (observation vector, action mask);
+- ``_vecenv.pxi``: the core of uno_sim.vector_env (n_envs stepping games in C, csrc/env.c);
 - ``_tracedecode.pxi``: uno_event records -> event dicts;
 - ``_rnghooks.pxi``: the PRNG test hooks (tests/test_rng.py only).
 
@@ -16,13 +17,13 @@ that ``UNO_SIM_DEBUG=1`` can switch on the checking build.
 
 import numpy as np
 cimport numpy as cnp
-from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t
+from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.string cimport memset
 
 from uno_sim._uno cimport *
 
 from uno_sim.cards import COLORS, DrawReason
-from uno_sim.results import GameLimitError
+from uno_sim.results import GameLimitError, limit_message
 from uno_sim.rules import RulesError
 from uno_sim.userpolicy import DECISIONS, PolicyError, RawState
 
@@ -40,6 +41,7 @@ _TABLE_COLUMNS = ("color", "face", "value", "effect", "amount", "restricted", "s
 
 MAX_TURNS = UNO_MAX_TURNS
 MAX_ROUNDS = UNO_MAX_ROUNDS
+MAX_GAME_TURNS = UNO_MAX_GAME_TURNS
 
 
 _ROUND_SCALARS = ("round", "dealer", "starter", "winner", "turns", "reshuffles")
@@ -112,6 +114,7 @@ cdef object _raw_state(uno_game *g, int seat, int decision, int arg):
 
 
 include "_envseat.pxi"
+include "_vecenv.pxi"
 include "_tracedecode.pxi"
 
 
@@ -213,6 +216,13 @@ cdef void _fill_policy(uno_policy *q, dict f) except *:
         q.suspect = f.pop("suspect")
         q.challenge_posterior = f.pop("challenge_posterior")
         q.challenge_prior = f.pop("challenge_prior")
+        q.samples = f.pop("samples")
+        q.rollouts = f.pop("rollouts")
+        q.iterations = f.pop("iterations")
+        q.c = f.pop("c")
+        q.rollout = f.pop("rollout")
+        q.value = f.pop("value")
+        q.cheat = f.pop("cheat")
     except KeyError as exc:
         raise RulesError(f"invalid policy fields: {exc.args[0]!r} missing") from None
     if f:
@@ -309,10 +319,8 @@ cdef class Engine:
         if status == UNO_ERR_LIMIT:
             which = "the game" if game < 0 else f"game {game}"
             raise GameLimitError(
-                f"{which} did not end within {cfg.max_turns or UNO_MAX_TURNS} turns in a round "
-                f"or {cfg.max_rounds or UNO_MAX_ROUNDS} rounds: the policies never let a round "
-                f"end (e.g. every "
-                f"seat greedy with voluntary_draw=1, or seats that stalemate every round)",
+                limit_message(which, cfg.max_turns or UNO_MAX_TURNS,
+                              cfg.max_rounds or UNO_MAX_ROUNDS, UNO_MAX_GAME_TURNS),
                 self._decode(tr) if tr != NULL and not tr.failed else None)
         if status != UNO_OK:
             raise RulesError(f"the C engine rejected the configuration (status {status})")
@@ -375,6 +383,22 @@ cdef class Engine:
             return self._result(&res), (self._decode(trp) if trace else None)
         finally:
             uno_trace_free(&tr)
+
+    def play_fork(self, key, uint64_t game, int64_t at):
+        """Game ``game`` recorded, forked at its ``at``-th decision (uno_play_fork): returns
+        (the game's result dict, the fork's result dict, or its status when it has none:
+        -1 no such decision or no snapshot there, -2 / -3 the replay did not follow)."""
+        cdef uint64_t k[4]
+        cdef uno_result res, fork
+        cdef int st
+        _key(key, k)
+        with nogil:
+            st = uno_play_fork(&self.cfg, &self.table, self.pol, k, game, at, &res, &fork)
+        self._check(st, &res, NULL, &self.cfg, game)
+        if fork.status < 0:
+            return self._result(&res), fork.status
+        self._check(fork.status, &fork, NULL, &self.cfg, game)
+        return self._result(&res), self._result(&fork)
 
     def play_forced(self, key, uint64_t game, int seat, int kind, int index=-1, int value=-1,
                     bint trace=False):

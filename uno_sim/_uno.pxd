@@ -8,7 +8,7 @@
 # UNO_MAX_KINDS 255, UNO_HAND_CAP 256, UNO_LAUNCH_MAX 32, UNO_N_COUNTERS 7,
 # UNO_CF_MAX 64).
 
-from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t
+from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t
 
 
 cdef extern from "rng.h":
@@ -36,6 +36,7 @@ cdef extern from "uno.h":
         UNO_CF_MAX
         UNO_MAX_TURNS
         UNO_MAX_ROUNDS
+        UNO_MAX_GAME_TURNS
         UNO_LAUNCH_MAX
         UNO_DRAW  # a play / stack answer: draw instead of playing (-1)
         UNO_MAX_ACTIONS  # room for uno_legal_actions' answer (UNO_HAND_CAP + 1)
@@ -192,6 +193,13 @@ cdef extern from "uno.h":
         int32_t suspect  # ... and the offender is this seat (-1: anyone)
         int32_t challenge_posterior  # 1: challenge on the posterior P(bluff)
         double challenge_prior  # the offender's assumed bluff rate, for the posterior
+        int32_t samples  # pimc: sampled states per decision
+        int32_t rollouts  # pimc: rollouts per sampled state and legal answer
+        int32_t iterations  # ismcts: iterations per decision
+        double c  # ismcts: the UCB exploration constant
+        int32_t rollout  # the built-in policy every seat plays in a rollout
+        int32_t value  # UNO_VALUE_*: a rollout is worth its game or its round
+        int32_t cheat  # 1: search the true state (an upper bound)
         uno_decide_fn decide  # UNO_POLICY_USER only: the callback
         void *ctx  # passed to decide
 
@@ -297,6 +305,9 @@ cdef extern from "uno.h":
     int uno_play_games(const uno_config *cfg, const uno_table *t, const uno_policy *pol,
                        const uint64_t *key, uint64_t first_game, int64_t n_games,
                        uno_columns *out) nogil
+    int uno_play_fork(const uno_config *cfg, const uno_table *t, const uno_policy *pol,
+                      const uint64_t *key, uint64_t game, int64_t at, uno_result *res,
+                      uno_result *fork) nogil
     int uno_play_forced(const uno_config *cfg, const uno_table *t, const uno_policy *pol,
                         const uint64_t *key, uint64_t game, uno_force *force, uno_trace *tr,
                         uno_result *res) nogil
@@ -306,3 +317,38 @@ cdef extern from "uno.h":
     # The legal actions of p at `decision` into out[UNO_MAX_ACTIONS]; returns how many
     # (2 * hand index + bluff, UNO_DRAW; 4 * side + c; target seats; 1, 0: see uno.h).
     int uno_legal_actions(const uno_game *g, int p, int decision, int arg, int32_t *out) nogil
+
+    # Observations and action masks of a learning seat (env.c; docs/env.md)
+    enum:
+        UNO_OB_DECISION, UNO_OB_HAND, UNO_OB_TOP, UNO_OB_COLOR, UNO_OB_DIRECTION
+        UNO_OB_HAND_SIZES, UNO_OB_ACTIVE, UNO_OB_SCORES, UNO_OB_FAILED, UNO_OB_NEXT_SEAT
+        UNO_OB_DRAW_PILE, UNO_OB_DISCARDS, UNO_OB_ROUND, UNO_OB_TURN, UNO_OB_PENDING
+        UNO_OB_TO_DISCARD, UNO_OB_OFFENDER, UNO_OB_PREVIOUS_COLOR, UNO_OB_FORGETTER, UNO_OB_CARD
+        UNO_OB_REVEALED_SEAT, UNO_OB_REVEALED, UNO_OB_SIDE, UNO_OB_OTHER_FACES, UNO_OB_NEXT_DRAW
+        UNO_OB_SILENT, UNO_OB_COUNT
+        UNO_EPISODE_GAME, UNO_EPISODE_ROUND
+    ctypedef struct uno_obs_layout:
+        int32_t n_kinds, seats, flip, extreme
+        int32_t size, n_actions
+        int32_t off[26]
+        int32_t len[26]
+        float scale[26]
+        int32_t a_draw, a_yes, a_no, a_color, a_target
+    void uno_obs_layout_init(uno_obs_layout *L, int n_kinds, int seats, int flip, int extreme) nogil
+    void uno_observe(const uno_game *g, const uno_obs_layout *L, int seat, int decision, int arg,
+                     float *o, int8_t *m, int16_t *kind_index) nogil
+    int uno_env_answer(const uno_obs_layout *L, int players, int side, int seat, int decision,
+                       int action, const int16_t *kind_index) nogil
+    ctypedef struct uno_venv:
+        pass
+    uno_venv *uno_venv_new(const uno_config *cfg, const uno_table *t, const uno_policy *pol,
+                           int seat, int mode, int n_envs, const uno_obs_layout *L, float *obs,
+                           int8_t *mask) nogil
+    void uno_venv_free(uno_venv *v) nogil
+    void uno_venv_reset(uno_venv *v, const uint64_t *keys) nogil
+    int uno_venv_step(uno_venv *v, const int32_t *actions, float *reward, uint8_t *terminated,
+                      uint8_t *truncated, float *final) nogil
+    int uno_venv_decision(const uno_venv *v, int i) nogil
+    const uno_game *uno_venv_game(const uno_venv *v, int i) nogil
+    int64_t uno_venv_episodes(const uno_venv *v, int i) nogil
+    const uno_result *uno_venv_result(const uno_venv *v, int i) nogil

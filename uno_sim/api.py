@@ -15,6 +15,7 @@ ENGINES = ("c", "reference")
 
 
 def engine_module(engine: str):
+    """The module of an engine: uno_sim.engine for "c", uno_sim.reference for "reference"."""
     if engine == "c":
         from . import engine as mod
     elif engine == "reference":
@@ -82,6 +83,7 @@ def play_round(rules=None, policies="greedy", deck=None, dealer: int = 0, seed: 
     See `uno_sim.scenario.arrange` to build the order from chosen hands.
     """
     mod, rules = engine_module(engine), make_rules(rules, **switches)
+    _whole("dealer", dealer, 0, rules.players - 1)  # None too: a round has a dealer
     _check_args(rules, seed, game, dealer, scores)
     if deck is not None:
         deck = None if isinstance(deck, (str, bytes)) else list(deck) \

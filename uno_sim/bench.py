@@ -15,10 +15,15 @@ import statistics
 import subprocess
 import time
 
-from .rules import Rules
+from .options import count_text
+from .rules import Rules, RulesError
+
+MAX_GAMES = 10**6  # games of one timed run: their columns are held in memory (~350 B each)
+MAX_REPEATS = 1000
 
 
 def machine() -> str:
+    """The CPU model, core count and Python version, as the benchmark tables name the machine."""
     cpu = platform.processor() or platform.machine()
     try:
         with open("/proc/cpuinfo", encoding="utf-8") as f:
@@ -32,6 +37,7 @@ def machine() -> str:
 
 
 def commit() -> str:
+    """The short git commit of the source tree, +changes when it has some (or "unknown")."""
     here = os.path.dirname(os.path.abspath(__file__))
     try:
         out = subprocess.run(["git", "-C", here, "rev-parse", "--short", "HEAD"],
@@ -84,6 +90,7 @@ def _games_per_s(play, rules: Rules, policies, games: int, seed: int) -> float:
 
 
 def time_reference(rules: Rules, policy: str, games: int, seed: int = 1) -> float:
+    """Complete games per second of the Python reference engine on `games` games."""
     from .reference import play_game
 
     return _games_per_s(play_game, rules, policy, games, seed)
@@ -112,6 +119,13 @@ def run_bench(variants=("classic",), players=(2, 4, 7, 10), policy="greedy", gam
 
     from .progress import bar
 
+    for name, value, lo, hi in (("games", games, 1, MAX_GAMES),
+                                ("repeats", repeats, 1, MAX_REPEATS),
+                                ("reference-games", reference_games, 0, MAX_GAMES),
+                                ("user-games", user_games, 0, MAX_GAMES)):
+        if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+            raise RulesError(f"invalid {name.replace('-', '_')} {value!r}: expected an integer "
+                             f"{lo}..{count_text(hi)}")
     extra = len(variants) * len(players) if reference_games or user_games else 0
     pbar = bar(len(variants) * len(players) + extra, "bench", unit="cell", enabled=progress)
     write = out

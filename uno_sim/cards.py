@@ -164,16 +164,20 @@ class DeckTable:
 
     @property
     def size(self) -> int:
+        """The number of cards in the deck."""
         return len(self.card_kind)
 
     @property
     def sides(self) -> int:
+        """1, or 2 for a two-faced (Flip) deck."""
         return 1 if self.dark_kind is None else 2
 
     def side_kinds(self, side: int) -> tuple[int, ...]:
+        """The kind of each card on `side` (0 light, 1 dark)."""
         return self.dark_kind if side else self.card_kind
 
     def code(self, card: int, side: int = 0) -> str:
+        """The code of card `card` on `side`."""
         return self.kinds[self.side_kinds(side)[card]].code
 
     def pair_code(self, card: int) -> str:
@@ -183,6 +187,7 @@ class DeckTable:
         return f"{self.code(card, 0)}/{self.code(card, 1)}"
 
     def kind_of_code(self, code: str) -> int:
+        """The kind index of code `code` (ValueError for a code the deck does not have)."""
         for i, k in enumerate(self.kinds):
             if k.code == code:
                 return i
@@ -262,6 +267,7 @@ def color_names(variant: str) -> tuple:
 
 
 def build_deck(name: str, kinds: list[Kind]) -> DeckTable:
+    """A deck table of `kinds`, each repeated its count."""
     card_kind = []
     for i, k in enumerate(kinds):
         card_kind.extend([i] * k.count)

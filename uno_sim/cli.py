@@ -10,6 +10,7 @@ import argparse
 import json
 import re
 import sys
+import textwrap
 
 from . import __version__
 from .options import UsageError, parse_count, parse_jobs
@@ -64,12 +65,19 @@ def _policies_from(args, players: int):
     seats = {}
     for item in args.seat or []:
         seat, sep, spec = item.partition("=")
-        if not sep or not seat.strip().isdigit():
+        if not sep or not re.fullmatch(r"-?[0-9]+", seat.strip()):  # not "²": ASCII digits
             raise UsageError(f"invalid --seat {item!r}: expected SEAT=SPEC, e.g. 2=greedy")
+        if not 0 <= int(seat) < players:
+            raise UsageError(f"invalid --seat {item!r}: seat {int(seat)} is not a seat of "
+                             f"{players} players (0..{players - 1})")
         if int(seat) in seats:
             raise UsageError(f"invalid --seat {item!r}: seat {int(seat)} is given twice")
         seats[int(seat)] = spec
     return seat_policies(args.policy, players, seats)
+
+
+# the --rule switches (variant, players and deck have their own flags)
+RULE_SWITCHES = tuple(k for k in RULE_KEYS if k not in ("variant", "players", "deck"))
 
 
 def _add_game_options(p):
@@ -80,7 +88,7 @@ def _add_game_options(p):
     p.add_argument("--seat", action="append", metavar="I=SPEC",
                    help="policy for one seat, e.g. --seat 2=random (repeatable)")
     p.add_argument("--rule", action="append", metavar="KEY=VALUE",
-                   help=f"rule switch (repeatable): {', '.join(RULE_KEYS)}")
+                   help=f"rule switch (repeatable): {', '.join(RULE_SWITCHES)}")
     p.add_argument("--deck", metavar="FILE",
                    help="TOML file overriding the deck table: [count] and [value] tables of "
                         "card = number, [kind.CODE] tables of new card kinds (docs/rules.md)")
@@ -91,10 +99,11 @@ def _add_game_options(p):
 
 def _parse_shard(text):
     k, sep, m = str(text).partition("/")
-    if not sep or not k.strip().isdigit() or not m.strip().isdigit():
+    if not sep or not re.fullmatch(r"-?[0-9]+", k.strip()) \
+            or not re.fullmatch(r"-?[0-9]+", m.strip()):
         raise UsageError(f"invalid --shard {text!r}: expected K/M, e.g. 7/100")
     k, m = int(k), int(m)
-    if m < 1 or k >= m:
+    if m < 1 or not 0 <= k < m:
         raise UsageError(f"invalid --shard {text!r}: expected 0 <= K < M")
     return k, m
 
@@ -130,14 +139,13 @@ def _apply_config(args, parser, given=frozenset()):
     `given` names the flags given on the command line (`explicit_dests`): each of
     them keeps its value even when it equals the flag's default.
     """
-    import tomllib
+    from .files import read_toml
 
     try:
-        with open(args.config, "rb") as f:
-            cfg = tomllib.load(f)
+        cfg = read_toml(args.config)
     except OSError as exc:
         raise UsageError(f"cannot read --config {args.config!r}: {exc.strerror}") from None
-    except ValueError as exc:  # TOMLDecodeError, or bytes that are not UTF-8
+    except ValueError as exc:  # TOMLDecodeError, not UTF-8, not a regular file, too large
         raise UsageError(f"invalid --config {args.config!r}: {exc}") from None
     defaults = {a.dest: a.default for a in parser._actions}
     for key, value in cfg.items():
@@ -148,6 +156,13 @@ def _apply_config(args, parser, given=frozenset()):
         if isinstance(value, bool) and bool not in kinds or not isinstance(value, kinds):
             raise UsageError(f"invalid {key} = {value!r} in --config {args.config!r}: expected "
                              + " or ".join(CONFIG_TYPE_NAMES[k] for k in kinds))
+        if dest in ("rule", "seat") and isinstance(value, list):
+            bad = next((v for v in value if not isinstance(v, str)), None)
+            if bad is not None:
+                form = "KEY=VALUE" if dest == "rule" else "SEAT=SPEC"
+                raise UsageError(f"invalid {key} = {_toml_text(value)} in --config "
+                                 f"{args.config!r}: expected a list of \"{form}\" strings "
+                                 f"or a table, not {bad!r}")
         if dest == "rule" and isinstance(value, dict):
             value = [f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in value.items()]
         if dest == "seat" and isinstance(value, dict):
@@ -156,6 +171,11 @@ def _apply_config(args, parser, given=frozenset()):
             setattr(args, dest, list(value) + list(getattr(args, dest) or []))
         elif dest not in given and getattr(args, dest) == defaults.get(dest):
             setattr(args, dest, str(value) if dest in ("games", "jobs", "shard") else value)
+
+
+def _toml_text(value) -> str:
+    text = json.dumps(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 CONFIG_TYPES = {"variant": (str,), "games": (int, str), "players": (int,), "policy": (str,),
@@ -191,10 +211,17 @@ def cmd_run(args) -> int:
     _check_run_flags(args, {a.dest: a.default for a in run_parser._actions})
     as_json = args.format == "json"
     if args.resume:
+        from .runner import is_complete
+
+        finished = is_complete(args.resume)
         res = resume(args.resume, n_jobs=jobs, backend=args.backend, scheduler=args.scheduler,
                      progress=None)
+        if finished:
+            print(f"nothing to do: all {res.n_games:,} games are done",
+                  file=sys.stderr if as_json else sys.stdout)
         print(_summary_json(res) if as_json else res.summary_text())
         return 0
+    _a_name(args.out, "out", "a directory")
     n = parse_count(args.games)
     shard_size = parse_count(args.shard_size, "shard-size")
     rules = _rules_from(args)
@@ -236,6 +263,21 @@ def cmd_merge(args) -> int:
     return 0
 
 
+def cmd_verify(args) -> int:
+    from .runner import verify
+
+    check = verify(args.dir)
+    if check.ok:
+        m = check.manifest
+        print(f"OK: {args.dir} holds a complete run of {m['games']:,} games, intact "
+              f"({m['n_shards']:,} shards; {check.files:,} files checked: records, row files "
+              f"and summary.json)")
+        return 0
+    for line in check.problems():
+        print(f"uno-sim: {args.dir}: {line}", file=sys.stderr)
+    return 1
+
+
 def _one_game_events(args):
     from .api import play_game
 
@@ -245,21 +287,38 @@ def _one_game_events(args):
                      engine=args.engine).events
 
 
-def _play_human(args) -> list:
-    from .human import InputClosed, play_human
+def _play_human(args) -> list | None:
+    """The game's events, or None when the player quit."""
+    from .human import InputClosed, Quit, play_human
 
     rules = _rules_from(args)
     if not 0 <= args.human < rules.players:
         raise UsageError(f"invalid --human {args.human}: expected a seat 0..{rules.players - 1}")
     policies = _policies_from(args, rules.players)
+    if args.seed is None:  # a new game each time: a seed from the OS, printed to replay it
+        import secrets
+
+        args.seed = secrets.randbits(32)
     try:
         return play_human(rules, policies, args.human, seed=args.seed, game=args.game).events
+    except Quit:
+        print(f"\nYou quit (seed {args.seed}).")
+        return None
     except InputClosed as exc:
         raise UsageError(f"game abandoned: {exc}") from None
 
 
+def _a_name(text, flag: str, what: str) -> None:
+    """A file or directory name given empty (`--out ''`, a script's unset variable) is
+    refused as such, before the system's error for it ("permission denied") can mislead."""
+    if text is not None and not str(text).strip():
+        raise UsageError(f"invalid --{flag} {text!r}: expected the name of {what}")
+
+
 def cmd_play(args) -> int:
     from .trace import replay_lines, write_jsonl
+
+    _a_name(args.trace, "trace", "a file")
 
     def write_trace(events):
         try:
@@ -269,9 +328,11 @@ def cmd_play(args) -> int:
 
     if args.human is not None:
         events = _play_human(args)
-        if args.trace:
+        if args.trace and events is not None:
             write_trace(events)
         return 0
+    if args.seed is None:
+        args.seed = 0
     events = _one_game_events(args)
     if args.trace:
         write_trace(events)
@@ -282,11 +343,13 @@ def cmd_play(args) -> int:
 
 
 def cmd_replay(args) -> int:
-    from .trace import read_jsonl, replay_lines
+    from .trace import read_jsonl, replay_lines, validate
 
     if args.file:
         try:
-            events = read_jsonl(sys.stdin if args.file == "-" else args.file)
+            source = getattr(sys.stdin, "buffer", sys.stdin) if args.file == "-" else args.file
+            events, lines = read_jsonl(source, line_numbers=True)
+            validate(events, lines)
         except OSError as exc:
             raise UsageError(f"cannot read trace {args.file!r}: {exc.strerror}") from None
         except ValueError as exc:
@@ -302,15 +365,22 @@ def cmd_replay(args) -> int:
     return 0
 
 
+POLICIES_WIDTH = 100  # `uno-sim policies` wraps its lines to this width
+
+
 def cmd_policies(args) -> int:
+    def say(text, indent=""):  # every line within POLICIES_WIDTH characters
+        print(textwrap.fill(text, POLICIES_WIDTH, initial_indent=indent,
+                            subsequent_indent=indent + "    "))
+
     for name in POLICY_NAMES:
-        print(f"{name}: {POLICY_HELP[name]}")
+        say(f"{name}: {POLICY_HELP[name]}")
         for k in KNOBS:
-            print(f"    {k.name:<19} {k.range():<26} default {k.defaults[name]!s:<7} "
-                  f"{k.help}")
-    print("spec: NAME or NAME(KNOB=VALUE,...), e.g. 'greedy(bluff=0.3,challenge=auto)'; "
-          "--policy for every seat, --seat I=SPEC for one")
-    print("user policies: Python callables, through the API (docs/policies.md)")
+            say(f"{k.name:<19} {k.range():<26} default {k.defaults[name]!s}", "    ")
+            say(k.help, "        ")
+    say("spec: NAME or NAME(KNOB=VALUE,...), e.g. 'greedy(bluff=0.3,challenge=auto)'; "
+        "--policy for every seat, --seat I=SPEC for one")
+    say("user policies: Python callables, through the API (docs/policies.md)")
     return 0
 
 
@@ -328,20 +398,96 @@ def cmd_tournament(args) -> int:
         key, sep, value = item.partition("=")
         if not sep:
             raise UsageError(f"invalid --rule {item!r}: expected KEY=VALUE")
+        if key.strip() == "players":  # each pairing is played at every count of --players
+            raise UsageError(f"invalid --rule {item!r}: a tournament takes its player counts "
+                             f"from --players (e.g. --players {value.strip()})")
         rules = rules.replace(**{key.strip(): parse_rule_value(key.strip(), value.strip())})
-    deals = parse_count(args.deals, "deals")
-    for res in tournament(policies, player_counts(args.players), deals, args.seed, rules,
-                          args.engine, progress=None):
+    from .tournament import HEADER, MAX_DEALS
+
+    deals = parse_count(args.deals, "deals", MAX_DEALS, "deals per pairing and player count")
+    counts = player_counts(args.players)
+    print(textwrap.fill(HEADER, POLICIES_WIDTH))  # once every value is checked
+    for res in tournament(policies, counts, deals, args.seed, rules, args.engine,
+                          progress=None):
         print(res.line())
     return 0
 
 
-def _count_or_zero(text, what) -> int:
-    return 0 if str(text).strip() == "0" else parse_count(text, what)
+def _league_estimate_line(league, left_out) -> str:
+    e = league.estimate
+    n = len(league.players)
+    pairings = n * (n - 1) // 2
+    tables = len(league.variants) * len(league.player_counts)
+    wall = e["wall_seconds"]
+    left = f" (left out, unknown to this installation: {', '.join(left_out)})" if left_out \
+        else ""
+    return (f"league: {n} players{left}, {pairings} pairing(s) x {tables} table(s) "
+            f"({', '.join(league.variants)} at {','.join(map(str, league.player_counts))} "
+            f"players), {league.deals} deals each: estimated {e['cpu_seconds']:.3g} CPU-s of "
+            f"games, about {wall / 60:.3g} min on {league.jobs} job(s) (from "
+            f"{e['timing_cpu_seconds']:.2g} CPU-s of self-play timing)"
+            + ("; over 30 min: --quick plays fewer deals at lower search budgets, --jobs N "
+               "shares the work" if wall > 1800 else ""))
+
+
+def cmd_league(args) -> int:
+    from .league import default_players, play_league
+
+    left_out = []
+    if args.policy:
+        players = args.policy
+    else:
+        players, left_out = default_players(args.quick)
+    deals = None if args.deals is None else parse_count(args.deals, "deals")
+    bootstrap = 0 if str(args.bootstrap).strip() == "0" else parse_count(args.bootstrap,
+                                                                          "bootstrap")
+    variants = list(VARIANTS) if args.variant == "all" else [
+        v.strip() for v in args.variant.split(",")]
+    for v in variants:
+        Rules(variant=v)  # validates the name
+    switches = {}
+    for item in args.rule or []:
+        key, sep, value = item.partition("=")
+        key = key.strip()
+        if not sep:
+            raise UsageError(f"invalid --rule {item!r}: expected KEY=VALUE")
+        if key in switches:
+            raise UsageError(f"invalid --rule {item!r}: {key} is given twice")
+        switches[key] = parse_rule_value(key, value.strip())
+
+    def estimate(league):
+        print(_league_estimate_line(league, left_out), file=sys.stderr, flush=True)
+
+    league = play_league(players, variants=variants, player_counts=player_counts(args.players),
+                         deals=deals, quick=args.quick, seed=args.seed, rules=switches,
+                         bootstrap=bootstrap, anchor=args.anchor, jobs=parse_jobs(args.jobs),
+                         engine=args.engine, out=args.out, progress=None,
+                         on_estimate=estimate, estimate_only=args.estimate)
+    if args.estimate:
+        tables = list(league.timing)
+        w = max(len("player"), *(len(n) for n in league.players))
+        print(f"{'player':<{w}}  " + "  ".join(f"{t:>12}" for t in tables)
+              + "   (CPU microseconds per decision, self-play)")
+        for name in league.players:
+            print(f"{name:<{w}}  " + "  ".join(f"{league.timing[t][name] * 1e6:>12.3g}"
+                                                for t in tables))
+        return 0
+    print(league.text())
+    print(f"\nleague games: {league.cpu_seconds:.1f} CPU-s; wall time {league.wall_seconds:.1f} s "
+          f"on {league.jobs} job(s)")
+    if args.out:
+        print(f"results in {args.out} (league.json, league.md, league.png)")
+    return 0
+
+
+def _count_or_zero(text, what, most=None, why="") -> int:
+    return 0 if str(text).strip() == "0" else parse_count(text, what, most, why)
 
 
 def cmd_bench(args) -> int:
-    from .bench import run_bench
+    from .bench import MAX_GAMES, MAX_REPEATS, run_bench
+
+    held = "one timed run holds every game's columns in memory"
 
     players = player_counts(args.players)
     variants = list(VARIANTS) if args.variant == "all" else args.variant.split(",")
@@ -354,9 +500,12 @@ def cmd_bench(args) -> int:
                          seat_policies(args.policy, players[0]))
         gpu.require()
     run_bench(variants=variants, players=players, policy=args.policy, backend=args.backend,
-              games=parse_count(args.games), repeats=parse_count(args.repeats, "repeats"),
-              reference_games=_count_or_zero(args.reference_games, "reference-games"),
-              user_games=_count_or_zero(args.user_games, "user-games"), progress=None)
+              games=parse_count(args.games, "games", MAX_GAMES, held),
+              repeats=parse_count(args.repeats, "repeats", MAX_REPEATS),
+              reference_games=_count_or_zero(args.reference_games, "reference-games",
+                                             MAX_GAMES),
+              user_games=_count_or_zero(args.user_games, "user-games", MAX_GAMES),
+              progress=None)
     return 0
 
 
@@ -371,6 +520,8 @@ EXAMPLES = {
     "merge": ["uno-sim run --games 1e6 --shard-size 10000 --shard 0/2 --out runs/big",
               "uno-sim run --games 1e6 --shard-size 10000 --shard 1/2 --out runs/big",
               "uno-sim merge runs/big"],
+    "verify": ["uno-sim verify runs/classic4",
+               "uno-sim verify runs/big || uno-sim run --resume runs/big"],
     "play": ["uno-sim play --seed 7 --players 3",
              "uno-sim play --variant flip --seed 7 --game 12 --trace game.jsonl"],
     "replay": ["uno-sim replay game.jsonl", "uno-sim replay --seed 7 --players 3 --game 0",
@@ -382,8 +533,14 @@ EXAMPLES = {
     "tournament": ["uno-sim tournament --players 2,4 --deals 2000",
                    "uno-sim tournament --policy greedy --policy 'greedy(bluff=0.5)' --players 2-4",
                    "uno-sim tournament --variant flip --deals 500"],
+    "league": ["uno-sim league --quick --jobs 2 --out leagues/quick",
+               "uno-sim league --policy random --policy greedy --policy strategic "
+               "--players 2 --variant classic --deals 500",
+               "uno-sim league --estimate"],
     "completion": ["uno-sim completion bash > ~/.local/share/bash-completion/completions/uno-sim",
-                   "source <(uno-sim completion bash)"],
+                   "source <(uno-sim completion bash)",
+                   "uno-sim completion zsh > ~/.zfunc/_uno-sim",
+                   "uno-sim completion fish > ~/.config/fish/completions/uno-sim.fish"],
     "study": ["uno-sim study bluff --games 500 --out studies/bluff",
               "uno-sim study balance --variant flip --players 2-6 --games 1000"],
     "report": ["uno-sim report --variant classic --games 500 --out reports/quick",
@@ -420,7 +577,9 @@ def cmd_rules(args) -> int:
 
     for r in rows:
         values = {shown(x) for x in r["default"].values()}
-        if len(values) == 1:
+        if r["switch"] == "variant" and len(values) > 1:  # the default of --variant itself
+            default = Rules().variant
+        elif len(values) == 1:
             default = values.pop()
         else:
             default = "; ".join(f"{v}: {shown(x)}" for v, x in r["default"].items())
@@ -436,61 +595,74 @@ def cmd_rules(args) -> int:
     return 0
 
 
-def completion_script(parser: argparse.ArgumentParser) -> str:
-    """A bash completion script for `uno-sim`, generated from the parser itself."""
+SHELLS = ("bash", "zsh", "fish")  # `uno-sim completion SHELL` (argcomplete writes the script)
+
+
+def completion_script(shell: str = "bash") -> str:
+    """The completion script of `uno-sim` for `shell` (argcomplete's; it calls uno-sim back)."""
+    try:
+        import argcomplete
+    except ImportError:  # an install that predates the dependency
+        raise UsageError("shell completion needs argcomplete: pip install argcomplete") from None
+    return argcomplete.shellcode(["uno-sim"], shell=shell)
+
+
+def _complete_rule(prefix, **kwargs):
+    """--rule: the switch names with their `=`, then the values of the switch named."""
+    from .rules import SWITCH
+
+    key, sep, _ = prefix.partition("=")
+    if not sep:
+        return [f"{k}=" for k in RULE_SWITCHES if k.startswith(prefix)]
+    s = SWITCH.get(key)
+    if s is None:
+        return []
+    if s.kind == "bool":
+        values = ["true", "false"]
+    elif s.kind == "choice":
+        values = [str(v) for v in s.choices()]
+    elif s.kind == "int" and s.hi is not None and s.hi - s.lo <= 20:
+        values = [str(v) for v in range(s.lo, s.hi + 1)]
+    else:
+        values = []
+    return [f"{key}={v}" for v in values if f"{key}={v}".startswith(prefix)]
+
+
+def _add_completers(parser: argparse.ArgumentParser) -> None:
+    """Values argcomplete offers where argparse has no `choices`: variants, policies, rules."""
+    from argcomplete.completers import ChoicesCompleter
+
     from .policies import POLICIES
-    from .rules import VARIANTS
 
     sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-    cases, values = [], {}
     for name, p in sub.choices.items():
-        opts = [o for a in p._actions for o in a.option_strings]
-        cases.append(f'        {name}) opts="{" ".join(opts)}" ;;')
         for a in p._actions:
-            for o in a.option_strings:
-                if a.choices:
-                    values[o] = " ".join(map(str, a.choices))
-                elif o in ("--variant", "--variants"):
-                    values[o] = " ".join(VARIANTS) + (" all" if name in ("bench", "report",
-                                                                          "rules") else "")
-                elif o == "--policy":
-                    values[o] = " ".join(POLICIES)
-                elif o == "--rule":
-                    values[o] = " ".join(f"{k}=" for k in RULE_KEYS)
-                elif a.metavar in ("FILE", "DIR") or o in ("--out", "--resume", "--config"):
-                    values[o] = "__files__"
-    value_cases = []
-    for o, words in sorted(values.items()):
-        if words == "__files__":
-            value_cases.append(f'        {o}) COMPREPLY=( $(compgen -f -- "$cur") ); return ;;')
-        else:
-            value_cases.append(f'        {o}) COMPREPLY=( $(compgen -W "{words}" -- "$cur") ); '
-                               f'return ;;')
-    return "\n".join([
-        "# bash completion for uno-sim: source <(uno-sim completion bash)",
-        "_uno_sim() {",
-        '    local cur="${COMP_WORDS[COMP_CWORD]}" prev="${COMP_WORDS[COMP_CWORD-1]}"',
-        '    local cmd="${COMP_WORDS[1]}" opts',
-        "    if [[ $COMP_CWORD -eq 1 ]]; then",
-        f'        COMPREPLY=( $(compgen -W "{" ".join(sub.choices)} --help --version" -- "$cur") )',
-        "        return",
-        "    fi",
-        '    case "$prev" in',
-        *value_cases,
-        "    esac",
-        '    case "$cmd" in',
-        *cases,
-        '        *) opts="" ;;',
-        "    esac",
-        '    COMPREPLY=( $(compgen -W "$opts" -- "$cur") )',
-        "}",
-        "complete -o default -F _uno_sim uno-sim",
-        "",
-    ])
+            opts = set(a.option_strings)
+            if opts & {"--variant", "--variants"}:
+                extra = ["all"] if name in ("bench", "league", "report", "rules") else []
+                a.completer = ChoicesCompleter(list(VARIANTS) + extra)
+            elif "--policy" in opts:
+                a.completer = ChoicesCompleter(list(POLICIES))
+            elif "--rule" in opts:
+                a.completer = _complete_rule
+
+
+def _autocomplete(parser: argparse.ArgumentParser) -> None:
+    """Answer the shell's completion request, if this run is one (then exit)."""
+    import os
+
+    if "_ARGCOMPLETE" not in os.environ:
+        return
+    try:
+        import argcomplete
+    except ImportError:  # nothing to complete with: let the shell fall back to file names
+        sys.exit(1)
+    _add_completers(parser)
+    argcomplete.autocomplete(parser)
 
 
 def cmd_completion(args) -> int:
-    print(completion_script(build_parser()), end="")
+    print(completion_script(args.shell), end="")
     return 0
 
 
@@ -544,6 +716,17 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the summary as text (default) or as JSON on stdout")
     p.set_defaults(func=cmd_merge)
 
+    p = sub.add_parser("verify", help="check a run folder for damage and foreign files",
+                       description="Check the run in DIR without changing it: every shard "
+                                   "record against its own SHA-256, every row file against "
+                                   "the size and SHA-256 its record holds, every name in the "
+                                   "folder, and summary.json against the records. Prints one "
+                                   "OK line (exit status 0), or one line per problem on "
+                                   "stderr saying what to do (exit status 1); a folder that "
+                                   "holds no run is one line and exit status 2.")
+    p.add_argument("dir", metavar="DIR")
+    p.set_defaults(func=cmd_verify)
+
     p = sub.add_parser("play", help="play one game and print it (or write its trace)",
                        description="Play one complete game; print a play-by-play, or write the "
                                    "JSON Lines trace (docs/trace.md) with --trace FILE.")
@@ -555,7 +738,10 @@ def build_parser() -> argparse.ArgumentParser:
                         "of numbers can script a game; q quits); played on the reference "
                         "engine, the same game as the C engine's")
     _add_game_options(p)
-    p.set_defaults(func=cmd_play)
+    # --human without --seed deals a new game each time (the seed is printed); else seed 0
+    p.set_defaults(func=cmd_play, seed=None)
+    next(a for a in p._actions if a.dest == "seed").help = (
+        "seed that fixes the game (default 0; with --human, a new seed each time, printed)")
 
     p = sub.add_parser("replay", help="print a trace as a readable play-by-play",
                        description="Print a JSON Lines trace (FILE, or - for stdin) as a "
@@ -615,6 +801,46 @@ def build_parser() -> argparse.ArgumentParser:
                    help="compiled engine (default) or the Python reference engine")
     p.set_defaults(func=cmd_tournament)
 
+    from .league import DEFAULT_DEALS, QUICK_DEALS
+
+    p = sub.add_parser("league", help="rated league: every pairing, Bradley-Terry ratings",
+                       description="Play every pairing of the players on the same deals with "
+                                   "the seats rotated (A, B, A, B, ...), at each variant and "
+                                   "player count; fit Bradley-Terry ratings on the Elo scale "
+                                   "(one player anchored at 0, greedy by default) with 95% "
+                                   "bootstrap intervals over deals; measure each player's CPU "
+                                   "time per decision. Prints the tables and the estimated "
+                                   "cost first; --out DIR writes league.json, league.md and "
+                                   "league.png (rating against thinking time).")
+    p.add_argument("--policy", action="append", metavar="SPEC",
+                   help="a player (repeatable; default: the default league, "
+                        "uno_sim.league.DEFAULT_LEAGUE: random, greedy, strategic and the "
+                        "search players this installation has)")
+    p.add_argument("--players", default="2,4", help="player counts (default 2,4)")
+    p.add_argument("--variant", default="classic,flip",
+                   help="variants, comma-separated, or all (default classic,flip)")
+    p.add_argument("--rule", action="append", metavar="KEY=VALUE",
+                   help="rule switch for every variant (repeatable)")
+    p.add_argument("--deals", default=None,
+                   help="deals per pairing and table, each played once per rotation "
+                        f"(default {DEFAULT_DEALS}; {QUICK_DEALS} with --quick)")
+    p.add_argument("--quick", action="store_true",
+                   help="fewer deals and the default league's lower search budgets")
+    p.add_argument("--bootstrap", default="1000",
+                   help="bootstrap resamples for the intervals (0: none; default 1000)")
+    p.add_argument("--anchor", metavar="SPEC", help="the player rated 0 (default greedy)")
+    p.add_argument("--seed", type=int, default=0, help="seed that fixes every result (default 0)")
+    p.add_argument("--jobs", default="1", help="worker processes, -1 for all cores; the "
+                                               "results are the same at any number (default 1)")
+    p.add_argument("--engine", choices=("c", "reference"), default="c",
+                   help="compiled engine (default) or the Python reference engine")
+    p.add_argument("--out", metavar="DIR",
+                   help="write league.json, league.md and league.png to DIR (new, empty, or "
+                        "a former league's)")
+    p.add_argument("--estimate", action="store_true",
+                   help="time the players, print the estimated cost and stop")
+    p.set_defaults(func=cmd_league)
+
     try:  # `study` and `report` live in the analysis package (docs/studies.md)
         from .analysis.cli import add_commands
     except ImportError:
@@ -623,9 +849,10 @@ def build_parser() -> argparse.ArgumentParser:
         add_commands(sub, parse_count)
 
     p = sub.add_parser("completion", help="print a shell completion script",
-                       description="Print a bash completion script for uno-sim (zsh: load it "
-                                   "after `autoload -U bashcompinit && bashcompinit`).")
-    p.add_argument("shell", choices=("bash",), help="the shell (bash)")
+                       description="Print the completion script of uno-sim for bash, zsh "
+                                   "or fish (argcomplete): commands, options, variants, "
+                                   "policies, rule switches and their values, studies, files.")
+    p.add_argument("shell", choices=SHELLS, help="the shell: " + ", ".join(SHELLS))
     p.set_defaults(func=cmd_completion)
 
     parser.formatter_class = _Formatter
@@ -652,11 +879,40 @@ def _stopped(args, what: str) -> str:
     return f"uno-sim: {what}"
 
 
+def _glue_dash_values(parser, argv: list) -> list:
+    """`--seat -1=greedy`, `--shard -1/2`: argparse takes a value that starts with a dash
+    for an option and says "expected one argument"; glued as `--seat=-1=greedy` it reaches
+    the check that names what is wrong with it.  A value is glued when it starts with a
+    single dash and is no option of the command (`--seat --policy x` still lacks one)."""
+    sub = parser._subparsers._group_actions[0].choices if parser._subparsers else {}
+    if not argv or argv[0] not in sub:
+        return argv
+    p = sub[argv[0]]
+    takes = {o for a in p._actions if type(a) in (argparse._StoreAction, argparse._AppendAction)
+             and a.nargs is None for o in a.option_strings}
+    out, i = [argv[0]], 1
+    while i < len(argv):
+        a = argv[i]
+        if a == "--":
+            return out + argv[i:]
+        nxt = argv[i + 1] if i + 1 < len(argv) else None
+        if a in takes and nxt is not None and nxt.startswith("-") and len(nxt) > 1 \
+                and not nxt.startswith("--") and nxt not in p._option_string_actions:
+            out.append(f"{a}={nxt}")
+            i += 2
+            continue
+        out.append(a)
+        i += 1
+    return out
+
+
 def main(argv=None) -> int:
     import signal
 
     parser = build_parser()
+    _autocomplete(parser)  # a shell asking for completions (uno-sim completion) ends here
     argv = sys.argv[1:] if argv is None else list(argv)
+    argv = _glue_dash_values(parser, argv)
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()
@@ -667,6 +923,9 @@ def main(argv=None) -> int:
     except ValueError:  # not the main thread
         pass
     try:
+        from .progress import env_setting
+
+        env_setting()  # a bad UNO_SIM_PROGRESS is one line before any work
         if getattr(args, "config", None):
             _apply_config(args, build_parser()._subparsers._group_actions[0].choices[args.command],
                           explicit_dests(parser, argv))

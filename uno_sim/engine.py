@@ -17,7 +17,7 @@ import numpy as np
 
 from . import _engine
 from .cards import deck_for
-from .policies import KNOBS, check_knobs, seat_policies
+from .policies import KNOBS, SEARCH_KNOBS, check_knobs, seat_policies
 from .results import SEAT_COUNTERS, GameLimitError, GameResult
 from .scenario import scenario_deck
 from .rng import MASK64, key_from_seed
@@ -30,6 +30,8 @@ __all__ = ["play_game", "play_round", "play_games", "GameLimitError", "MAX_TURNS
 
 
 MAX_TURNS = _engine.MAX_TURNS  # default safety limit on the turns of one round
+MAX_ROUNDS = _engine.MAX_ROUNDS  # ... on the rounds of one game
+MAX_GAME_TURNS = _engine.MAX_GAME_TURNS  # ... on the turns of one game (checked between rounds)
 
 
 # uno_config's fields, filled by name (Engine._fill_config): every field once.
@@ -54,8 +56,9 @@ POLICY_FIELDS = ("id", "color", "bluff", "challenge", "forget_uno", "catch",
                  "play_drawn", "voluntary_draw", "challenge_auto", "challenge_threshold",
                  "target", "stack", "jump_in", "bluff_next", "bluff_own",
                  "challenge_offender", "challenge_own", "suspect", "challenge_posterior",
-                 "challenge_prior")
-check_knobs(KNOBS, POLICY_FIELDS)  # every field but id filled by one knob (policies.KNOBS)
+                 "challenge_prior", "samples", "rollouts", "iterations", "c", "rollout", "value",
+                 "cheat")
+check_knobs(KNOBS + SEARCH_KNOBS, POLICY_FIELDS)  # every field but id filled by one knob (policies.KNOBS)
 
 
 def _policy(spec) -> tuple:

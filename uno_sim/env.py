@@ -21,7 +21,9 @@ greenlet).
 
 from __future__ import annotations
 
+import functools
 import threading
+import weakref
 
 import numpy as np
 
@@ -38,8 +40,9 @@ from .cards import deck_for
 from .engine import GameLimitError, _make_engine, _policy
 from .policies import UserPolicySpec, parse_policy
 from .rng import MASK64, key_from_seed
-from .rules import Rules, RulesError
+from .rules import RulesError
 from .userpolicy import DECISIONS
+from .vecenv import _rules  # rules from variant / players / rules, as the vector env
 
 __all__ = ["env", "raw_env", "UnoEnv", "UnoGymEnv", "BACKENDS"]
 
@@ -52,17 +55,34 @@ def _learner(obs):  # the policy slot of a learning seat: never called (EnvSeat 
     raise RuntimeError("a learning seat is played through env.step")
 
 
-def _rules(variant, players, rules) -> Rules:
-    changes = {}
-    if variant is not None:
-        changes["variant"] = variant
-    if players is not None:
-        changes["players"] = players
-    if rules is None or isinstance(rules, dict):
-        return Rules(**{**(rules or {}), **changes})
-    if not isinstance(rules, Rules):
-        raise RulesError(f"invalid rules {rules!r}: expected a Rules or a dict of switches")
-    return rules.replace(**changes) if changes else rules
+_FAST_ACTION = (int, np.int64)  # taken as they are (what np.flatnonzero gives)
+
+
+def _action(action) -> int:
+    """An action id as an int: an int or a NumPy integer (a 0-d integer array too);
+    ValueError naming anything else (19.7 is not taken as 19, True not as 1)."""
+    if isinstance(action, np.ndarray) and action.ndim == 0:
+        action = action[()]
+    if isinstance(action, bool) or not isinstance(action, (int, np.integer)):
+        raise ValueError(f"invalid action {action!r}: expected an integer action id")
+    return int(action)
+
+
+def _play_game(engine, key, game_no, max_turns):
+    """The game a runner plays: a function of the engine and the game only, never of the
+    env, so that an env dropped without close() is freed (its finalizer stops the game)."""
+    try:
+        r, _ = engine.play_game(key, game_no, False, max_turns, 0)
+        return _End(r)
+    except GameLimitError:
+        return _End(None, truncated=True)
+
+
+def _stop_runner(holder: list) -> None:
+    """The env's finalizer: stop the game in flight, if any (a thread waits for it)."""
+    runner, holder[0] = holder[0], None
+    if runner is not None:
+        runner.stop()
 
 
 def _seat_specs(opponents, players: int) -> list:
@@ -196,6 +216,10 @@ class UnoEnv(AECEnv):
             raise ValueError(f"invalid render_mode {render_mode!r}: expected None or 'ansi'")
         self.render_mode = render_mode
         self.backend = backend
+        if isinstance(max_turns, bool) or not isinstance(max_turns, (int, np.integer)) \
+                or not 0 <= max_turns <= 2**31 - 1:
+            raise RulesError(f"invalid max_turns {max_turns!r}: expected an integer "
+                             f"0..2**31-1 (0: the engine's own limit)")
         self.max_turns = int(max_turns)
         n = self.rules.players
         self.seat_specs = _seat_specs(opponents, n)
@@ -226,24 +250,23 @@ class UnoEnv(AECEnv):
         self.action_spaces = {a: spaces.Discrete(self.n_actions) for a in self.possible_agents}
         self._key = None
         self._game_no = 0
+        self._over = False
+        self.agents = []
         self._runner = None
+        # the game in flight, for the finalizer: an env dropped without close() stops it
+        self._runner_box = [None]
+        weakref.finalize(self, _stop_runner, self._runner_box)
         self.result = None  # the finished game's result (engine.play_game's dict)
 
     def observation_space(self, agent):
+        """The observation space of `agent`: a Dict of observation and action_mask."""
         return self.observation_spaces[agent]
 
     def action_space(self, agent):
+        """The action space of `agent`: Discrete over every action code."""
         return self.action_spaces[agent]
 
     # --- the game ---
-
-    def _play(self):
-        try:
-            r, _ = self._engine.play_game(self._key, self._game_no & MASK64, False,
-                                          self.max_turns, 0)
-            return _End(r)
-        except GameLimitError:
-            return _End(None, truncated=True)
 
     def _advance(self, out):
         if isinstance(out, _End):
@@ -254,7 +277,7 @@ class UnoEnv(AECEnv):
     def _finish(self, end: _End):
         self._over = True
         self.result = end.result
-        self._runner = None
+        self._runner = self._runner_box[0] = None
         if end.result is not None:
             winners = set(end.result["winners"])
             for a in self.agents:
@@ -282,21 +305,27 @@ class UnoEnv(AECEnv):
         self.result = None
         self._over = False
         self.agent_selection = self.agents[0]
-        runner = (_GreenletRunner if self.backend == "greenlet" else _ThreadRunner)(self._play)
+        play = functools.partial(_play_game, self._engine, self._key, self._game_no & MASK64,
+                                 self.max_turns)
+        runner = (_GreenletRunner if self.backend == "greenlet" else _ThreadRunner)(play)
         self._seat.wait = runner.wait
-        self._runner = runner
+        self._runner = self._runner_box[0] = runner
         self._resume = runner.resume
         self._advance(runner.resume())
 
     def observe(self, agent):
+        """The observation of `agent` now: its observation vector and action mask."""
         if self._key is None:
             raise RuntimeError("observe() before reset(): call env.reset() first")
         return self._seat.observe(self._seat_of[agent])
 
     def step(self, action):
+        """Play `action` for the agent to move: one in its action mask (ValueError otherwise)."""
         if self._over or self._key is None:
             return self._step_over(action)
         agent = self.agent_selection
+        if action.__class__ not in _FAST_ACTION:
+            action = _action(action)
         try:
             ok = self._legal(self._seat_of[agent], action)
         except (TypeError, ValueError, OverflowError):
@@ -315,10 +344,21 @@ class UnoEnv(AECEnv):
     def _step_over(self, action):
         if self._key is None:
             raise RuntimeError("step() before reset(): call env.reset() first")
+        if not self.agents:
+            raise RuntimeError("step() after every agent left the finished game: call "
+                               "env.reset() for the next one")
+        if action is not None:
+            raise ValueError(f"invalid action {action!r}: the game is over, and a finished "
+                             f"agent takes step(None) (or call env.reset())")
         self._was_dead_step(action)
 
     def last(self, observe=True):
         """(observation, accumulated reward, terminated, truncated, info) of agent_selection."""
+        if self._key is None:
+            raise RuntimeError("last() before reset(): call env.reset() first")
+        if not self.agents:
+            raise RuntimeError("last() after every agent left the finished game: call "
+                               "env.reset() for the next one")
         agent = self.agent_selection
         return (self.observe(agent) if observe else None, self._cumulative_rewards[agent],
                 self.terminations[agent], self.truncations[agent], self.infos[agent])
@@ -329,6 +369,7 @@ class UnoEnv(AECEnv):
         return DECISIONS[self._seat.decision] if self._seat.decider == s else None
 
     def render(self):
+        """With render_mode "ansi": the agent to move, its decision and legal actions (text)."""
         if self.render_mode is None:
             gymnasium.logger.warn("render() without render_mode: nothing to show")
             return None
@@ -355,7 +396,7 @@ class UnoEnv(AECEnv):
     def _stop(self):
         if self._runner is not None:
             self._runner.stop()
-            self._runner = None
+            self._runner = self._runner_box[0] = None
 
     def close(self):
         """Stop a game in flight (with the thread backend its thread waits until then)."""
@@ -383,12 +424,18 @@ class UnoGymEnv(gymnasium.Env):
     or a list of specs for the other seats in seat order).  Observation and
     action spaces as in `UnoEnv`; the reward is +1 for a won game, -1 for a lost
     one, 0 before the end.
+
+    ``illegal_action``: what an action outside the mask does.  ``"lose"`` (the
+    default) ends the episode with reward -1, so that every action of the action
+    space is a valid step as the Gymnasium API wants (``check_env`` passes);
+    ``"raise"`` raises a ValueError naming the action instead, to catch a learner
+    that ignores the mask.
     """
 
     metadata = {"render_modes": []}
 
     def __init__(self, variant=None, players=None, rules=None, opponents="greedy", seat=0,
-                 illegal_action="raise", **kwargs):
+                 illegal_action="lose", **kwargs):
         if illegal_action not in ("raise", "lose"):
             raise ValueError(f"invalid illegal_action {illegal_action!r}: expected raise or lose")
         self.illegal_action = illegal_action
@@ -409,16 +456,20 @@ class UnoGymEnv(gymnasium.Env):
         self.action_space = self.aec.action_space(self.agent)
 
     def reset(self, *, seed=None, options=None):
+        """Deal a new game (seed: the run seed) and play to the learning seat's first decision."""
         super().reset(seed=seed)
         self.aec.reset(seed=seed, options=options)
         return self.aec.observe(self.agent), {}
 
     def step(self, action):
+        """Play `action` and the other seats up to the learning seat's next decision or the end."""
         aec, a = self.aec, self.agent
         if aec._key is None:
             raise RuntimeError("step() before reset(): call reset() first")
         if aec._over:
             raise RuntimeError("step() after the episode ended: call reset()")
+        if action.__class__ not in _FAST_ACTION:
+            action = _action(action)
         if not self._legal(action):
             if self.illegal_action == "lose":
                 aec._stop()
@@ -445,4 +496,5 @@ class UnoGymEnv(gymnasium.Env):
         return self.aec._seat.mask[self.aec._seat_of[self.agent]].copy()
 
     def close(self):
+        """Stop the game in progress and release it."""
         self.aec.close()

@@ -10,20 +10,29 @@ import re
 
 
 class UsageError(Exception):
-    pass
+    """A bad command-line value: the CLI prints its message on one line, exit status 2."""
 
 
 _COUNT = re.compile(r"^\s*([0-9][0-9_]*(?:\.[0-9]+)?(?:e[0-9]+)?)\s*([kKmM]?)\s*$")
 
 
-def parse_count(text: str, what: str = "games") -> int:
-    """`1e6`, `1_000_000`, `250k`, `2M` -> int; positive integers only."""
+def count_text(n: int) -> str:
+    """A bound as the count syntax writes it: 1e7 for 10**7, else 12,345."""
+    e = len(str(n)) - 1
+    return f"1e{e}" if n == 10**e and e >= 4 else f"{n:,}"
+
+
+def parse_count(text: str, what: str = "games", most: int | None = None, why: str = "") -> int:
+    """`1e6`, `1_000_000`, `250k`, `2M` -> int; positive integers only, at most `most`
+    (default MAX_COUNT; `why` says why, after the bound)."""
+    most = MAX_COUNT if most is None else most
     m = _COUNT.match(str(text))
     if not m:
         raise UsageError(f"invalid --{what} {text!r}: expected a positive count like 1000, 1e6, 250k")
     value = float(m.group(1).replace("_", "")) * {"": 1, "k": 1e3, "m": 1e6}[m.group(2).lower()]
-    if not value <= MAX_COUNT:  # also inf (1e400)
-        raise UsageError(f"invalid --{what} {text!r}: at most {MAX_COUNT:.0e}")
+    if not value <= most:  # also inf (1e400)
+        raise UsageError(f"invalid --{what} {text!r}: at most {count_text(most)}"
+                         + (f" ({why})" if why else ""))
     if value != int(value) or value < 1:
         raise UsageError(f"invalid --{what} {text!r}: expected a positive whole number")
     return int(value)

@@ -31,7 +31,13 @@ MAX_SEAT = 9  # the largest seat `suspect` may name (rules.MAX_PLAYERS - 1)
 # the built-in policies, by id in both engines (uno.h UNO_POLICY_*)
 POLICY_NAMES = ("random", "greedy", "strategic")
 USER_POLICY_ID = 3  # a user's Python policy (uno_sim.userpolicy)
-KNOB_KINDS = ("prob", "choice", "size", "seat")
+# the search players (csrc/search.c, docs/policies.md "Search players"), by id (uno.h)
+SEARCH_NAMES = ("pimc", "ismcts")
+SEARCH_IDS = {"pimc": 4, "ismcts": 5}
+VALUES = ("game", "round")  # uno.h UNO_VALUE_*: what a search's rollout is worth
+COUNT_MAX = 100000  # the largest count a search knob takes (samples, rollouts, iterations)
+C_MAX = 100.0  # the largest UCB constant
+KNOB_KINDS = ("prob", "choice", "size", "seat", "count", "real", "flag")
 
 
 def _challenge_fields(value) -> dict:
@@ -47,8 +53,11 @@ class Knob:
 
     kind: prob (a probability 0..1, or one of `values`: words with a meaning of
     their own), choice (one of `values`; uno_policy holds its index), size (a hand
-    size 0..MAX_SIZE or any), seat (a seat 0..MAX_SEAT or any).  `defaults` holds
-    the value in each built-in policy (POLICY_NAMES).  `fields` are the uno_policy
+    size 0..MAX_SIZE or any), seat (a seat 0..MAX_SEAT or any), count (an integer
+    1..COUNT_MAX), real (a number 0..C_MAX), flag (0 or 1).  `defaults` holds
+    the value in each built-in policy (POLICY_NAMES), or in each search player
+    (SEARCH_NAMES) for a knob of SEARCH_KNOBS; `only`, when given, names the search
+    players that take the knob (the others fill its fields with the default).  `fields` are the uno_policy
     fields it fills (default: its own name); `encode`, when given, maps a value to
     {field: value} (default: the value in the kind's engine form, `engine_value`).
     """
@@ -60,28 +69,40 @@ class Knob:
     values: tuple = ()
     fields: tuple = ()
     encode: object = None
+    only: tuple = ()
 
     def __post_init__(self):
         if self.kind not in KNOB_KINDS:
             raise ValueError(f"knob {self.name}: unknown kind {self.kind!r}")
-        if set(self.defaults) != set(POLICY_NAMES):
-            raise ValueError(f"knob {self.name}: a default for each of {', '.join(POLICY_NAMES)}")
+        if set(self.defaults) not in (set(POLICY_NAMES), set(SEARCH_NAMES)):
+            raise ValueError(f"knob {self.name}: a default for each of {', '.join(POLICY_NAMES)}"
+                             f" (or of {', '.join(SEARCH_NAMES)})")
+        if not self.only:
+            object.__setattr__(self, "only", tuple(self.defaults))
         if not self.fields:
             object.__setattr__(self, "fields", (self.name,))
 
     @property
     def top(self) -> int:
+        """The largest number a size or seat knob takes."""
         return MAX_SIZE if self.kind == "size" else MAX_SEAT
 
     def alternatives(self) -> tuple:
         """The values as words: a range ("0..1") and / or the words it takes."""
         if self.kind == "choice":
             return self.values
+        if self.kind == "count":
+            return (f"1..{COUNT_MAX}",)
+        if self.kind == "real":
+            return (f"0..{C_MAX:g}",)
+        if self.kind == "flag":
+            return ("0", "1")
         if self.kind == "prob":
             return ("0..1",) + self.values
         return (f"0..{self.top}", ANY)
 
     def range(self) -> str:
+        """The values the knob takes, as `uno-sim policies` prints them."""
         return " | ".join(self.alternatives())
 
     def parse(self, text: str, policy: str):
@@ -91,6 +112,22 @@ class Knob:
                 raise RulesError(f"invalid {self.name} {text!r} for policy {policy}: expected "
                                  f"one of {', '.join(self.values)}")
             return text
+        if self.kind in ("count", "flag"):
+            top = COUNT_MAX if self.kind == "count" else 1
+            low = 1 if self.kind == "count" else 0
+            if not re.fullmatch(r"\d{1,6}", text) or not low <= int(text) <= top:
+                raise RulesError(f"invalid {self.name} {text!r} for policy {policy}: expected "
+                                 f"an integer {low}..{top}")
+            return int(text)
+        if self.kind == "real":
+            try:
+                value = float(text)
+            except ValueError:
+                value = float("nan")
+            if not 0.0 <= value <= C_MAX:
+                raise RulesError(f"invalid {self.name} {text!r} for policy {policy}: expected "
+                                 f"a number in [0, {C_MAX:g}]")
+            return value
         if text in self.values or (self.kind in ("size", "seat") and text == ANY):
             return text
         if self.kind in ("size", "seat"):
@@ -110,8 +147,10 @@ class Knob:
     def engine_value(self, value):
         """The value as both engines read it: a probability as a float, a choice as its
         word, ANY as a number (ANY_SIZE, or -1 for a seat)."""
-        if self.kind == "prob":
+        if self.kind in ("prob", "real"):
             return float(value)
+        if self.kind in ("count", "flag"):
+            return int(value)
         if self.kind == "choice":
             return value
         if value == ANY:
@@ -199,6 +238,34 @@ KNOBS = (
 KNOB = {k.name: k for k in KNOBS}
 
 
+def _search(pimc, ismcts) -> dict:
+    return dict(zip(SEARCH_NAMES, (pimc, ismcts)))
+
+
+# The search players' knobs (docs/policies.md "Search players"), in the order listed.
+SEARCH_KNOBS = (
+    Knob("samples", "count", _search(8, 8),
+         "pimc: states sampled per decision (the hidden cards dealt again, P1)",
+         only=("pimc",)),
+    Knob("rollouts", "count", _search(4, 4),
+         "pimc: rollouts per sampled state and legal answer", only=("pimc",)),
+    Knob("iterations", "count", _search(200, 200),
+         "ismcts: iterations per decision, one sampled state each", only=("ismcts",)),
+    Knob("c", "real", _search(0.7, 0.7),
+         "ismcts: the UCB exploration constant (value in [0, 1] per game)", only=("ismcts",)),
+    Knob("rollout", "choice", _search("greedy", "greedy"),
+         "the built-in policy every seat plays in a rollout (with its default knobs); "
+         "also this seat's answer where nothing can be searched", values=POLICY_NAMES),
+    Knob("value", "choice", _search("game", "game"),
+         "what a rollout is worth: game (played to the end of the game, 1 won) or round "
+         "(1 for winning the round)", values=VALUES),
+    Knob("cheat", "flag", _search(0, 0),
+         "1: search the true state (every hand and the draw pile) instead of sampled "
+         "ones: an upper bound, not a fair player"),
+)
+SEARCH_KNOB = {k.name: k for k in SEARCH_KNOBS}
+
+
 def check_knobs(knobs, policy_fields) -> tuple:
     """The knob table, checked against uno_policy's fields (engine.POLICY_FIELDS):
     every field but `id` filled by exactly one knob; ValueError otherwise."""
@@ -221,6 +288,11 @@ def check_knobs(knobs, policy_fields) -> tuple:
 POLICIES = {name: (i, {k.name: k.defaults[name] for k in KNOBS})
             for i, name in enumerate(POLICY_NAMES)}
 
+# name -> (policy id, {knob: default}) of the search players
+SEARCH_POLICIES = {name: (SEARCH_IDS[name], {k.name: k.defaults[name] for k in SEARCH_KNOBS
+                                             if name in k.only})
+                   for name in SEARCH_NAMES}
+
 POLICY_HELP = {
     "random": "uniform over the playable cards and drawing; uniform color",
     "greedy": "sheds the highest-value playable card, keeps wilds until nothing else "
@@ -230,6 +302,12 @@ POLICY_HELP = {
                  "player with Skip/Draw Two/WD4 when it is close to going out, keeps wilds "
                  "for the end, dumps high values when anyone is at two cards or fewer; "
                  "challenges a WD4 by its estimated bluff probability",
+    "pimc": "search: every decision with more than one legal answer is tried on sampled "
+            "states of the hidden cards, each answer followed by rollouts of the rollout "
+            "policy; the answer with the best mean value is played (C engine only)",
+    "ismcts": "search: information-set Monte Carlo tree search over this seat's decisions, "
+              "one sampled state per iteration, UCB selection, rollouts by the rollout "
+              "policy; the most visited answer is played (C engine only)",
 }
 
 
@@ -240,13 +318,27 @@ class PolicySpec:
 
     @property
     def policy_id(self) -> int:
-        return POLICIES[self.name][0]
+        """The engine number of the policy (its row of POLICIES, or of SEARCH_IDS)."""
+        return SEARCH_IDS[self.name] if self.is_search else POLICIES[self.name][0]
+
+    @property
+    def is_search(self) -> bool:
+        return self.name in SEARCH_NAMES
 
     def knob(self, key):
-        return self.params.get(key, KNOB[key].defaults[self.name])
+        """The value of knob `key`: the one given in the spec, else the policy's default."""
+        table = SEARCH_KNOB if self.is_search else KNOB
+        return self.params.get(key, table[key].defaults[self.name])
 
     def knobs(self) -> dict:
+        """Every knob with its value: {name: value}."""
+        if self.is_search:
+            return {k.name: self.knob(k.name) for k in SEARCH_KNOBS if self.name in k.only}
         return {k.name: self.knob(k.name) for k in KNOBS}
+
+    def rollout_spec(self) -> "PolicySpec":
+        """A search player's rollout policy (its answer where nothing can be searched)."""
+        return PolicySpec(self.knob("rollout"))
 
     def c_knobs(self) -> dict:
         """The knobs as the reference policies read them, by uno_policy field
@@ -256,8 +348,16 @@ class PolicySpec:
 
     def c_fields(self) -> dict:
         """uno_policy's fields but `id` (`Knob.c_fields`): as `c_knobs`, a choice as its
-        index."""
-        return {f: v for k in KNOBS for f, v in k.c_fields(self.knob(k.name)).items()}
+        index.  A search player: its own knobs and its rollout policy's; a built-in
+        policy: the search knobs' fields at their pimc defaults (unread)."""
+        if self.is_search:
+            d = self.rollout_spec().c_fields()
+            d.update({f: v for k in SEARCH_KNOBS
+                      for f, v in k.c_fields(self.knob(k.name)).items()})
+            return d
+        d = {f: v for k in SEARCH_KNOBS for f, v in k.c_fields(k.defaults["pimc"]).items()}
+        d.update({f: v for k in KNOBS for f, v in k.c_fields(self.knob(k.name)).items()})
+        return d
 
     def __str__(self) -> str:
         if not self.params:
@@ -315,19 +415,22 @@ def parse_policy(spec) -> PolicySpec:
     if not m:
         raise RulesError(f"invalid policy spec {spec!r}: expected name or name(key=value,...)")
     name, inner = m.group(1), m.group(2)
-    if name not in POLICIES:
-        raise RulesError(f"unknown policy {name!r}: expected one of {', '.join(POLICIES)}")
+    if name not in POLICIES and name not in SEARCH_POLICIES:
+        raise RulesError(f"unknown policy {name!r}: expected one of "
+                         f"{', '.join(tuple(POLICIES) + SEARCH_NAMES)}")
+    table = KNOB if name in POLICIES else {k: v for k, v in SEARCH_KNOB.items()
+                                           if name in v.only}
     params = {}
     for item in filter(None, (s.strip() for s in (inner or "").split(","))):
         key, sep, text = item.partition("=")
         key, text = key.strip(), text.strip()
         if key in params:
             raise RulesError(f"invalid policy spec {spec!r}: {key} is given twice")
-        if not sep or key not in KNOB:
+        if not sep or key not in table:
             raise RulesError(
-                f"unknown parameter {key!r} for policy {name}: expected one of {', '.join(KNOB)}"
+                f"unknown parameter {key!r} for policy {name}: expected one of {', '.join(table)}"
             )
-        params[key] = KNOB[key].parse(text, name)
+        params[key] = table[key].parse(text, name)
     return PolicySpec(name, params)
 
 

@@ -26,8 +26,24 @@ class GameResult:
     events: list | None = None
 
     def summary(self) -> dict:
+        """The result as a dict, without the events."""
         d = {k: v for k, v in self.__dict__.items() if k != "events"}
         return d
+
+
+# The engines' safety limits (csrc/uno.h UNO_MAX_TURNS, UNO_MAX_ROUNDS, UNO_MAX_GAME_TURNS;
+# docs/engine.md "Safety limits"): turns in one round, rounds in one game, and turns in one
+# game, counted when a round ends.
+MAX_TURNS = 100_000
+MAX_ROUNDS = 1_000
+MAX_GAME_TURNS = 1_000_000
+
+
+def limit_message(which: str, max_turns: int, max_rounds: int, max_game_turns: int) -> str:
+    """GameLimitError's message, the same from both engines."""
+    return (f"{which} did not end within {max_turns} turns in a round, {max_rounds} rounds "
+            f"or {max_game_turns} turns in all: the policies never let a round end (e.g. "
+            f"every seat greedy with voluntary_draw=1, or seats that stalemate every round)")
 
 
 class GameLimitError(RuntimeError):

@@ -141,6 +141,7 @@ class Rng:
 
     @property
     def state(self) -> tuple[int, int, int, int]:
+        """The four 64-bit words of the generator state."""
         return tuple(self._s)  # type: ignore[return-value]
 
     def next_u64(self) -> int:
@@ -182,7 +183,8 @@ GAMMA = 0x9E3779B97F4A7C15
 DK_SLOTS = 16  # streams per seat
 # The kinds of random decision, each a stream per (round, seat) (uno.h UNO_DK_*).
 (DK_PICK, DK_BLUFF, DK_VOLUNTARY, DK_CHALLENGE, DK_UNO, DK_CATCH, DK_PLAY_DRAWN, DK_COLOR,
- DK_TARGET, DK_STACK, DK_JUMP, DK_USER) = range(12)
+ DK_TARGET, DK_STACK, DK_JUMP, DK_USER, DK_SEARCH) = range(13)  # DK_SEARCH: the C engine's
+# search players only (csrc/search.c); the reference engine has none
 
 
 def dec_round_key(seeded: tuple[int, int, int, int], round_: int) -> int:
@@ -212,10 +214,12 @@ class DecisionStreams:
         self.new_round(0)
 
     def new_round(self, round_: int) -> None:
+        """Key the streams of round `round_` (every stream starts afresh)."""
         self.key = dec_round_key(self.seeded, round_)
         self.n: dict = {}
 
     def word(self, seat: int, kind: int) -> int:
+        """The next 64-bit word of stream (seat, kind) in this round."""
         i = self.n.get((seat, kind), 0)
         self.n[(seat, kind)] = i + 1
         return dec_word(self.key, seat, kind, i)
@@ -237,7 +241,9 @@ class SeatStreams:
         self.seat = seat
 
     def bounded(self, kind: int, n: int) -> int:
+        """Uniform integer in [0, n) from this seat's stream `kind`."""
         return self.streams.bounded(self.seat, kind, n)
 
     def bernoulli(self, kind: int, p: float) -> bool:
+        """True with probability p from this seat's stream `kind`."""
         return self.streams.bernoulli(self.seat, kind, p)

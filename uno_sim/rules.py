@@ -280,6 +280,7 @@ class Rules:
         return {k: v for k, v in self.to_dict().items() if base.get(k) != v}
 
     def replace(self, **changes) -> "Rules":
+        """A copy with the given switches changed (checked like the constructor's)."""
         d = self.to_dict()
         if "edition" in changes:  # edition-derived switches follow a new edition
             for name in EDITION_DEFAULTS["modern"]:
@@ -289,6 +290,31 @@ class Rules:
 
 
 RULE_KEYS = tuple(f.name for f in fields(Rules))
+
+
+class UnknownSwitchError(RulesError, TypeError):
+    """`Rules(bogus=1)`: a RulesError naming the switch, and the TypeError Python raises
+    for an unexpected keyword argument."""
+
+
+def _checked_init(init):
+    import functools
+
+    @functools.wraps(init)
+    def __init__(self, *args, **switches):
+        if args:
+            raise UnknownSwitchError(f"invalid Rules{args!r}: the switches are keywords, "
+                                     f"e.g. Rules(variant='flip', players=3)")
+        for key in switches:
+            if key not in RULE_KEYS:
+                raise UnknownSwitchError(f"unknown rule switch {key!r}: expected one of "
+                                         f"{', '.join(RULE_KEYS)}")
+        init(self, **switches)
+
+    return __init__
+
+
+Rules.__init__ = _checked_init(Rules.__init__)
 
 # Field type -> the switch kinds that may describe it
 _KIND_OF_TYPE = {"str": ("choice", "text"), "str | None": ("choice",), "int": ("int",),
@@ -366,8 +392,8 @@ def switch_table(variants=None) -> list[dict]:
     rows = []
     for s in SWITCHES:
         rows.append({"switch": s.name, "values": s.values_text(),
-                     # `variant` names the variant; its own default is the dataclass's
-                     "default": {v: s.default if s.name == "variant" else defaults[v][s.name]
+                     # under variant v, the switch `variant` is v itself
+                     "default": {v: v if s.name == "variant" else defaults[v][s.name]
                                  for v in variants},
                      "rule": s.rule, "meaning": s.meaning})
     return rows
@@ -445,16 +471,16 @@ def load_deck_file(path) -> tuple:
     ```
     """
     import os
-    import tomllib
+
+    from .files import read_toml
 
     if not isinstance(path, (str, os.PathLike)) or not str(path).strip():
         raise RulesError(f"invalid deck file {path!r}: expected a file name")
     try:
-        with open(path, "rb") as f:
-            tables = tomllib.load(f)
+        tables = read_toml(path)
     except OSError as exc:
         raise RulesError(f"cannot read deck file {str(path)!r}: {exc.strerror}") from None
-    except ValueError as exc:  # TOMLDecodeError, or bytes that are not UTF-8
+    except ValueError as exc:  # TOMLDecodeError, not UTF-8, not a regular file, too large
         raise RulesError(f"invalid deck file {str(path)!r}: {exc}") from None
     return _deck_from_tables(tables, f"deck file {str(path)!r}")
 
@@ -481,6 +507,11 @@ def parse_rule_value(key: str, text: str):
     return text
 
 
+def _digits(text: str) -> bool:
+    """ASCII digits only ("²" passes str.isdigit, and int() refuses it)."""
+    return text.isascii() and text.isdigit()
+
+
 def player_counts(text) -> list[int]:
     """`--players`: `4`, `2,4,6` or `2-10` (a count, or a list or tuple of counts) -> the
     player counts, each 2..10; RulesError naming the bad value otherwise."""
@@ -494,7 +525,7 @@ def player_counts(text) -> list[int]:
         items = []
         for part in str(text).split(","):
             lo, sep, hi = part.strip().partition("-")
-            if not (lo.isdigit() and (not sep or hi.isdigit())):
+            if not (_digits(lo) and (not sep or _digits(hi))):
                 items = None
                 break
             if sep and int(hi) < int(lo):

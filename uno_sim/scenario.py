@@ -31,13 +31,20 @@ def arrange(players: int = 4, dealer: int = 0, hands: dict | None = None, starte
     table order skipping wilds and action cards, so that filler cards do not
     interfere with the situation under test.
     """
+    from .api import _whole
+
     rules = rules or Rules(players=players, hand_size=hand_size)
+    _whole("players", players, 2, 10)
+    _whole("dealer", dealer, 0, players - 1)
+    _whole("hand_size", hand_size, 1, 20)
+    if hands is not None and not isinstance(hands, dict):
+        raise RulesError(f"invalid hands {hands!r}: expected a {{seat: [card codes]}} dict")
     table = deck_for(rules)
     two = table.sides == 2
     hands = {s: list(h) for s, h in (hands or {}).items()}
     for s, h in hands.items():
-        if not 0 <= s < players:
-            raise RulesError(f"invalid seat {s}: expected 0..{players - 1}")
+        if isinstance(s, bool) or not isinstance(s, int) or not 0 <= s < players:
+            raise RulesError(f"invalid seat {s!r}: expected 0..{players - 1}")
         if len(h) > hand_size:
             raise RulesError(f"invalid hand for seat {s}: {len(h)} cards, hand_size is {hand_size}")
     chosen = [c for h in hands.values() for c in h] + ([starter] if starter else []) + list(draws)

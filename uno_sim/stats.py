@@ -38,11 +38,19 @@ def mean_ci(values, z: float = Z95) -> tuple[float, float, float]:
 def share_ci(values, z: float = Z95) -> tuple[float, float, float]:
     """Mean and 95% interval of per-unit shares in [0, 1] (e.g. a seat's share per deal).
 
-    The normal interval of `mean_ci`, except where every unit scored the same 0
-    or 1: a zero-width interval would claim certainty, so the Wilson interval of
-    that many all-or-nothing trials is given instead.
+    A Wilson interval for the mean share at the effective sample size the observed
+    spread implies, n_eff = m (1 - m) / se^2 with se the standard error of the mean
+    (Kish's design effect): for 0/1 units it is the plain Wilson interval of n trials,
+    for fractional units (a mean over seat rotations) it is as wide as their spread
+    says, and it always stays inside [0, 1], unlike the normal interval near 0 and 1.
+    Where the units do not vary (every one scored the same), the Wilson interval of n
+    units is given rather than a zero-width interval that would claim certainty.
     """
     m, lo, hi = mean_ci(values, z)
-    if len(values) > 1 and lo == hi and m in (0.0, 1.0):
-        lo, hi = wilson(m * len(values), len(values), z)
+    n = len(values)
+    if n < 2:
+        return (m, lo, hi)
+    se = (hi - m) / z
+    n_eff = m * (1 - m) / (se * se) if se > 0 and 0 < m < 1 else n
+    lo, hi = wilson(m * n_eff, n_eff, z)
     return (m, lo, hi)

@@ -21,13 +21,25 @@ def write_jsonl(events, path_or_file) -> None:
     os.replace(tmp, path_or_file)
 
 
-def read_jsonl(path_or_file) -> list[dict]:
-    if hasattr(path_or_file, "read"):
-        lines = path_or_file.read().splitlines()
-    else:
-        with open(path_or_file, encoding="utf-8") as f:
-            lines = f.read().splitlines()
-    events = []
+MAX_TRACE_BYTES = 256 * 2**20  # what read_jsonl reads at most (a long game's trace: ~1 MiB)
+
+
+def read_jsonl(path_or_file, line_numbers: bool = False):
+    """The events of a JSON Lines trace (a path, or an open stream such as stdin).
+
+    ValueError naming the line for a line that is not an event; FileLimitError (a
+    ValueError) for a file that is not a regular file or larger than MAX_TRACE_BYTES.
+    See `validate` for the checks against the trace format.  `line_numbers`: return
+    (events, the line number of each event) instead.
+    """
+    from .files import read_capped
+
+    data = read_capped(path_or_file, MAX_TRACE_BYTES)
+    try:
+        lines = data.decode("utf-8").splitlines()
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"not UTF-8 text (byte {exc.start})") from None
+    events, numbers = [], []
     for n, line in enumerate(lines, 1):
         if not line.strip():
             continue
@@ -40,7 +52,8 @@ def read_jsonl(path_or_file) -> list[dict]:
         if not isinstance(e, dict) or "e" not in e:
             raise ValueError(f"line {n} is not a trace event (no 'e' field)")
         events.append(e)
-    return events
+        numbers.append(n)
+    return (events, numbers) if line_numbers else events
 
 
 def _color(letter, names=COLOR_NAMES) -> str:
@@ -170,3 +183,226 @@ def replay_lines(events):
             raise ValueError(f"event {n} ({str(kind)[:40]!r}) is malformed: {why}") from None
         if line is not None:
             yield line
+
+
+# --- checking a trace against the format (docs/trace.md) ---
+
+class TraceError(ValueError):
+    """A trace that does not follow docs/trace.md; the message names the event."""
+
+
+# What each field holds: a check on (value, context) -> the reason it is wrong, or None.
+_SEAT, _SEAT_OR_NULL, _SEAT_OR_M1, _COUNT, _POS, _INT, _BOOL = (
+    "seat", "seat or null", "seat or -1", "count", "positive", "int", "bool")
+_CARD, _CARDS, _COLOR, _REASON, _DIR, _SIDE, _HANDS, _PER_SEAT, _SEATS, _DRAWS = (
+    "card", "cards", "color", "reason", "dir", "side", "hands", "per seat", "seats", "draws")
+_TEAM, _TEAMS, _STR, _DICT, _LIST = "team", "team scores", "str", "dict", "list"
+
+# event -> (required fields, optional fields); every field with its kind
+EVENT_FIELDS = {
+    "game_start": ({"seed": _COUNT, "game": _COUNT, "variant": _STR, "rules": _DICT,
+                    "players": _POS, "policies": _LIST}, {}),
+    "dealer_draw": ({"draws": _DRAWS, "dealer": _SEAT}, {}),
+    "round_start": ({"round": _POS, "dealer": _SEAT, "deck": _CARDS, "hands": _HANDS,
+                     "starter": _CARD}, {"returned": _CARDS}),
+    "color": ({"p": _SEAT, "color": _COLOR}, {}),
+    "play": ({"p": _SEAT, "card": _CARD}, {"color": _COLOR, "legal": _BOOL}),
+    "uno": ({"p": _SEAT, "called": _BOOL}, {}),
+    "caught": ({"p": _SEAT, "by": _SEAT}, {}),
+    "draw": ({"p": _SEAT, "cards": _CARDS, "reason": _REASON}, {}),
+    "pass": ({"p": _SEAT}, {}),
+    "skip": ({"p": _SEAT}, {}),
+    "reverse": ({"p": _SEAT, "dir": _DIR}, {}),
+    "challenge": ({"p": _SEAT, "target": _SEAT, "bluff": _BOOL, "hand": _CARDS}, {}),
+    "take_back": ({"p": _SEAT, "card": _CARD}, {}),
+    "reshuffle": ({"cards": _COUNT}, {}),
+    "flip": ({"p": _SEAT_OR_M1, "side": _SIDE, "top": _CARD}, {}),
+    "draw_until": ({"p": _SEAT, "color": _COLOR, "cards": _CARDS, "reason": _REASON}, {}),
+    "press": ({"p": _SEAT, "cards": _CARDS, "reason": _REASON, "left": _COUNT},
+              {"by": _SEAT}),
+    "discard_all": ({"p": _SEAT, "cards": _CARDS}, {}),
+    "aim": ({"p": _SEAT, "target": _SEAT}, {}),
+    "exchange": ({"p": _SEAT, "target": _SEAT}, {}),
+    "shuffle_hands": ({"p": _SEAT, "hands": _HANDS}, {}),
+    "put_down": ({"p": _SEAT, "cards": _CARDS}, {}),
+    "extra_turn": ({"p": _SEAT}, {}),
+    "stack": ({"p": _SEAT, "total": _COUNT}, {}),
+    "jump_in": ({"p": _SEAT, "card": _CARD}, {}),
+    "swap": ({"p": _SEAT, "target": _SEAT}, {}),
+    "rotate": ({"p": _SEAT, "dir": _DIR}, {}),
+    "round_end": ({"round": _POS, "p": _SEAT_OR_NULL, "points": _PER_SEAT, "hands": _HANDS,
+                   "scores": _PER_SEAT}, {"team_scores": _TEAMS, "eliminated": _SEATS}),
+    "game_end": ({"winner": _SEAT_OR_M1, "winners": _SEATS, "team": _TEAM,
+                  "scores": _PER_SEAT, "rounds": _POS}, {"team_scores": _TEAMS}),
+}
+# Events of one deck's cards only (the card codes catch the rest)
+_ONLY = {"flip": ("two-sided", "UNO Flip"), "press": ("launcher", "UNO Extreme"),
+         "aim": ("launcher", "UNO Extreme"), "discard_all": ("launcher", "UNO Extreme")}
+
+
+def _is_int(v) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _wrong_plain(kind, v) -> str | None:
+    """Why `v` is not a value of a kind that needs no game (counts, strings...), or None."""
+    if kind == _COUNT:
+        return None if _is_int(v) and v >= 0 else "not an integer >= 0"
+    if kind == _POS:
+        return None if _is_int(v) and v >= 1 else "not an integer >= 1"
+    if kind == _STR:
+        return None if isinstance(v, str) else "not a string"
+    if kind == _DICT:
+        return None if isinstance(v, dict) else "not an object"
+    if kind == _LIST:
+        return None if isinstance(v, list) else "not a list"
+    raise AssertionError(kind)
+
+
+class _Game:
+    """What the checks of one event need from the trace's game_start."""
+
+    def __init__(self, start: dict):
+        from .cards import deck_for
+        from .rules import Rules, RulesError
+
+        try:
+            rules = Rules.from_dict(start["rules"])
+        except (RulesError, TypeError) as exc:
+            raise TraceError(f"its rules are not valid: {exc}") from None
+        for key in ("variant", "players"):
+            if start[key] != getattr(rules, key):
+                raise TraceError(f"{key} {start[key]!r} differs from its rules' "
+                                 f"{key} {getattr(rules, key)!r}")
+        if len(start["policies"]) != rules.players:
+            raise TraceError(f"{len(start['policies'])} policies for {rules.players} players")
+        deck = deck_for(rules)
+        self.players = rules.players
+        self.variant = rules.variant
+        self.codes = {k.code for k in deck.kinds}
+        self.sides = deck.sides
+        self.launcher = rules.variant_spec.draw_source == "launcher"
+
+    def card_ok(self, v) -> bool:
+        if not isinstance(v, str):
+            return False
+        if v in self.codes:
+            return True
+        light, sep, dark = v.partition("/")  # a whole Flip card (round_start)
+        return bool(sep) and self.sides == 2 and light in self.codes and dark in self.codes
+
+    def wrong(self, kind, v) -> str | None:
+        """Why `v` is not a value of `kind`, or None."""
+        from .cards import COLORS, DrawReason
+
+        if kind in (_COUNT, _POS, _STR, _DICT, _LIST):
+            return _wrong_plain(kind, v)
+        n = self.players
+        if kind in (_SEAT, _SEAT_OR_NULL, _SEAT_OR_M1):
+            if v is None and kind == _SEAT_OR_NULL or v == -1 and kind == _SEAT_OR_M1:
+                return None
+            return None if _is_int(v) and 0 <= v < n else f"not a seat of {n} players (0..{n - 1})"
+        if kind == _TEAM:
+            return None if _is_int(v) and -1 <= v <= 1 else "not a team (0, 1 or -1)"
+        if kind == _BOOL:
+            return None if isinstance(v, bool) else "not true or false"
+        if kind == _CARD:
+            return None if self.card_ok(v) else f"not a card of variant {self.variant}"
+        if kind == _CARDS:
+            if not isinstance(v, list):
+                return "not a list of cards"
+            bad = next((c for c in v if not self.card_ok(c)), None)
+            return None if bad is None else f"holds {bad!r}, not a card of variant {self.variant}"
+        if kind == _COLOR:
+            return None if isinstance(v, str) and v in COLORS else "not a color letter"
+        if kind == _REASON:
+            return None if isinstance(v, str) and v.upper() in DrawReason.__members__ \
+                else "not a draw reason (docs/trace.md)"
+        if kind == _DIR:
+            return None if v in (1, -1) and not isinstance(v, bool) else "not 1 or -1"
+        if kind == _SIDE:
+            return None if v in ("light", "dark") else "not light or dark"
+        if kind == _HANDS:
+            if not isinstance(v, list) or len(v) != n:
+                return f"not a list of {n} hands"
+            for h in v:
+                if (why := self.wrong(_CARDS, h)) is not None:
+                    return why
+            return None
+        if kind in (_PER_SEAT, _TEAMS):
+            if kind == _TEAMS and v is None:
+                return None
+            m = n if kind == _PER_SEAT else 2
+            return None if isinstance(v, list) and len(v) == m and all(map(_is_int, v)) \
+                else f"not a list of {m} integers"
+        if kind == _SEATS:
+            return None if isinstance(v, list) and all(self.wrong(_SEAT, s) is None for s in v) \
+                else f"not a list of seats 0..{n - 1}"
+        if kind == _DRAWS:
+            ok = isinstance(v, list) and all(
+                isinstance(d, list) and len(d) == 2 and self.wrong(_SEAT, d[0]) is None
+                and self.card_ok(d[1]) for d in v)
+            return None if ok else "not a list of [seat, card] pairs"
+        raise AssertionError(kind)
+
+
+def validate(events, lines=None) -> None:
+    """Check a trace against docs/trace.md; TraceError naming the first thing wrong.
+
+    Checked: it starts with one `game_start` whose variant and players agree with its
+    rules, ends with one `game_end`, and every event between is of a known type with
+    its fields present and of the right kind (seats within the game, card codes of the
+    variant's deck, color letters, draw reasons).  Not checked: that the game it
+    records follows the rules (replaying it through an engine does that).
+    `lines`: the line number of each event in its file, for the messages.
+    """
+    events = list(events)
+    if not events:
+        raise TraceError("the trace is empty: no events (expected game_start ... game_end)")
+
+    def where(i, e):
+        at = f"line {lines[i]}, " if lines else ""
+        return f"{at}event {i + 1} ({str(e.get('e'))[:40]!r})"
+
+    game = None
+    for i, e in enumerate(events):
+        if not isinstance(e, dict) or "e" not in e:
+            raise TraceError(f"event {i + 1} is not a trace event (no 'e' field)")
+        t = e["e"]
+        if not isinstance(t, str) or t not in EVENT_FIELDS:
+            raise TraceError(f"{where(i, e)}: unknown event type (docs/trace.md lists them)")
+        if (i == 0) != (t == "game_start"):
+            raise TraceError(f"{where(i, e)}: " + ("a trace starts with game_start" if i == 0
+                                                    else "a second game_start"))
+        if t == "game_end" and i != len(events) - 1:
+            raise TraceError(f"{where(i + 1, events[i + 1])}: an event after game_end")
+        required, optional = EVENT_FIELDS[t]
+        for key in required:
+            if key not in e:
+                raise TraceError(f"{where(i, e)}: no field {key!r}")
+        if t == "game_start":
+            for key, kind in required.items():
+                if (why := _wrong_plain(kind, e[key])) is not None:
+                    raise TraceError(f"{where(i, e)}: {key} {_short(e[key])} is {why}")
+            try:
+                game = _Game(e)
+            except TraceError as exc:
+                raise TraceError(f"{where(i, e)}: {exc}") from None
+            continue
+        if t in _ONLY:
+            trait, name = _ONLY[t]
+            if not (game.sides == 2 if trait == "two-sided" else game.launcher):
+                raise TraceError(f"{where(i, e)}: an event of {name}, not of variant "
+                                 f"{game.variant}")
+        for key, kind in {**required, **{k: v for k, v in optional.items() if k in e}}.items():
+            if (why := game.wrong(kind, e[key])) is not None:
+                raise TraceError(f"{where(i, e)}: {key} {_short(e[key])} is {why}")
+    last = events[-1]
+    if last["e"] != "game_end":
+        raise TraceError(f"the trace stops at {where(len(events) - 1, last)} without "
+                         f"game_end: truncated?")
+
+
+def _short(v) -> str:
+    text = json.dumps(v) if not isinstance(v, str) else repr(v)
+    return text if len(text) <= 40 else text[:37] + "..."

@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Callable, NamedTuple
 
+import numpy as np
+
 from .cards import COLORS, SIDES
 from .rng import DK_USER
 from .rules import RulesError
@@ -116,9 +118,12 @@ class Observation:
         """Uniform integer in [0, n) from the game's seeded generator (reproducible)."""
         if self._bounded is None:
             raise RuntimeError("this observation is no longer live")
+        # checked here, for both engines alike: the C one would truncate 2.5 to 2
+        if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
+            raise TypeError(f"invalid randint({n!r}): n must be an integer 1 <= n < 2**32")
         if not 1 <= n < 1 << 32:
-            raise ValueError("randint(n) needs 1 <= n < 2**32")
-        return int(self._bounded(n))
+            raise ValueError(f"invalid randint({n!r}): n must be an integer 1 <= n < 2**32")
+        return int(self._bounded(int(n)))
 
 
 @dataclass
@@ -180,6 +185,7 @@ class UserSeat:
                 return p
 
     def decide(self, raw: RawState, decision: int, arg: int, bounded=None) -> int:
+        """The user policy's answer to `decision` (argument `arg`) in `raw`, engine-coded."""
         p = self.seat
         name = DECISIONS[decision]
         hand = raw.hands[p]
@@ -383,33 +389,44 @@ class ReferenceUserSeat:
                                 partial(g.dec.bounded, p, DK_USER))
 
     def choose_play(self, g, p) -> int:
+        """The play decision (a hand index or draw), asked of the user policy."""
         return self._ask(g, "play")
 
     def choose_replacement(self, g, p) -> int:
+        """The legal card after a failed challenge, asked of the user policy."""
         return self._ask(g, "replacement")
 
     def choose_color(self, g, p) -> int:
+        """The color to name, asked of the user policy."""
         return self._ask(g, "color")
 
     def wants_challenge(self, g, p, offender, prev_color) -> bool:
+        """Whether to challenge the Wild Draw of `offender`, asked of the user policy."""
         return bool(self._ask(g, "challenge", offender | (prev_color + 1) << 8))
 
     def forgets_uno(self, g, p) -> bool:
+        """Whether the seat forgets to say UNO, asked of the user policy."""
         return bool(self._ask(g, "call_uno"))
 
     def catches(self, g, p, forgetter) -> bool:
+        """Whether to catch `forgetter`, asked of the user policy."""
         return bool(self._ask(g, "catch", forgetter))
 
     def plays_drawn(self, g, p, bluff: bool) -> bool:
+        """Whether to play the card just drawn, asked of the user policy."""
         return bool(self._ask(g, "play_drawn", int(bluff) | g.last_drawn << 1))
 
     def choose_target(self, g, p, card) -> int:
+        """Whom `card` aims at, asked of the user policy."""
         return self._ask(g, "target", card)
 
     def choose_discard(self, g, p, need) -> int:
+        """The card to put down (`need` to go), asked of the user policy."""
         return self._ask(g, "discard", need)
     def choose_stack(self, g, p, total) -> int:
+        """Stack on the `total` cards pending or take them, asked of the user policy."""
         return self._ask(g, "stack", total)
 
     def wants_jump(self, g, p, card) -> bool:
+        """Whether to jump in with `card`, asked of the user policy."""
         return bool(self._ask(g, "jump_in", card))

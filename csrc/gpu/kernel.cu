@@ -18,6 +18,13 @@
  * multiply-add (-fmad=false here, -ffp-contract=off on the CPU) and with
  * IEEE division: both targets round every operation the same way.
  */
+/* The GPU build (uno.h UNO_OWN_TABLE): a game's re-paired table (the F1 switch) is this
+   thread's room in the block's `uno_gpu_rooms`, not a field of every game's state. */
+#define UNO_GPU_BUILD 1
+struct uno_table;
+__shared__ struct uno_table *uno_gpu_rooms; /* NULL without the switch */
+#define UNO_GPU_ROOM() (uno_gpu_rooms + threadIdx.x)
+
 #include "table.c"
 #include "round.c"
 #include "extras.c"
@@ -78,11 +85,13 @@ extern "C" __global__ void uno_gpu_games(const uno_config *cfg, const uno_table 
     uno_block_copy(&t, table, sizeof t);
     uno_block_copy(&c, cfg, sizeof c);
     uno_block_copy(p, pol, sizeof p);
+    if (threadIdx.x == 0)
+        uno_gpu_rooms = out[GP_OWN] ? (uno_table *)out[GP_OWN] + (int64_t)blockIdx.x * blockDim.x
+                                    : NULL;
     __syncthreads();
     const int np = c.players;
     const int64_t tid = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     const int64_t stride = (int64_t)gridDim.x * blockDim.x;
-    uno_table *own = out[GP_OWN] ? (uno_table *)out[GP_OWN] + tid : NULL;
     const uint64_t k[4] = {key[0], key[1], key[2], key[3]};
     for (int64_t i = tid; i < n; i += stride) {
         const int64_t r0 = i * rows_per_game;
@@ -102,7 +111,7 @@ extern "C" __global__ void uno_gpu_games(const uno_config *cfg, const uno_table 
         uno_result res;
         const uint64_t game = first + (uint64_t)i;
         uno_rng_seed(&rng, k, game);
-        int st = play_game(&c, &t, p, &rng, NULL, &res, &rows, game, NULL, 1, own);
+        int st = play_game(&c, &t, p, &rng, NULL, &res, &rows, game, NULL, 1, -1, NULL);
         ((int32_t *)out[GP_STATUS])[i] = st;
         ((int32_t *)out[GP_N_ROWS])[i] = (int32_t)rows.n;
         ((int64_t *)out[GP_GAME])[i] = (int64_t)game;

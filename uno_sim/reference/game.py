@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 from ..cards import (COLORS, NO_COLOR, SIDES, STACK_FAMILY, DrawReason, Effect, Starter,
                      deck_for)
 from ..policies import seat_policies
-from ..results import FORCE_POINTS, SEAT_COUNTERS, GameResult
+from ..results import (FORCE_POINTS, MAX_GAME_TURNS, MAX_ROUNDS, MAX_TURNS, SEAT_COUNTERS,
+                       GameLimitError, GameResult, limit_message)
 from ..rng import DK_BLUFF, DecisionStreams, Rng, deal_state, key_from_seed
 from ..rules import STACKING, Rules, RulesError
 from ..scenario import scenario_deck
@@ -74,6 +75,13 @@ class Force:
 
 
 class Game(Effects):
+    # The C engine's safety limits (docs/engine.md "Safety limits"): past them the game
+    # stops with GameLimitError at the same turn as in the C engine.
+    max_turns = MAX_TURNS  # turns in one round
+    max_rounds = MAX_ROUNDS  # rounds in one game
+    max_game_turns = MAX_GAME_TURNS  # turns in one game, checked before each round
+    limit_name = "the game"  # how GameLimitError names the game
+
     def __init__(self, rules: Rules, policies, rng: Rng, trace: bool = False, deck=None):
         self.rules = rules
         self.deck = deck or deck_for(rules)
@@ -663,8 +671,12 @@ class Game(Effects):
         p = self.start_round(dealer, deck_order)
         self.round_row = {"dealer": dealer, "starter": self.side_kinds[self.side][self.discard[0]],
                           "turns0": turns0, "reshuffles0": reshuffles0}
+        taken = 0  # turns taken this round (jump-ins add to self.turns, not to this)
         try:
             while p is not None:
+                if taken >= self.max_turns:
+                    raise self.limit()
+                taken += 1
                 self.turns += 1
                 p = self.take_turn(p)
             winner = self.last_player  # who played the last card (C-H4: maybe a jumper)
@@ -672,6 +684,11 @@ class Game(Effects):
             self.stalemates += 1
             return None
         return winner
+
+    def limit(self) -> GameLimitError:
+        """The error of a game past the safety limits, with the trace so far."""
+        return GameLimitError(limit_message(self.limit_name, self.max_turns, self.max_rounds,
+                                            self.max_game_turns), self.events)
 
     def hand_value(self, s: int) -> int:
         return sum(self.kind(c).value for c in self.hands[s])
@@ -756,6 +773,8 @@ class Game(Effects):
             self.set_ranks()
         dealer = self.choose_dealer()
         while True:
+            if self.rounds >= self.max_rounds or self.turns >= self.max_game_turns:
+                raise self.limit()
             winner = self.play_round(dealer)
             if self.score_round(winner):
                 break
@@ -770,10 +789,18 @@ class Game(Effects):
 
 
 def play_game(rules: Rules | None = None, policies="greedy", seed: int = 0, game: int = 0,
-              trace: bool = False) -> GameResult:
-    """Play one complete game with the reference engine."""
+              trace: bool = False, *, max_turns: int = 0, max_rounds: int = 0) -> GameResult:
+    """Play one complete game with the reference engine.
+
+    ``max_turns`` and ``max_rounds`` (0: the defaults) lower the safety limits as in
+    `uno_sim.engine.play_game`; past a limit GameLimitError is raised, with the trace so
+    far in its ``events`` when `trace` is on."""
     rules = rules or Rules()
     g = Game(rules, policies, Rng(key_from_seed(seed), game), trace=trace)
+    if max_turns < 0 or max_rounds < 0:
+        raise ValueError("max_turns and max_rounds must be >= 0")
+    g.max_turns = max_turns or g.max_turns
+    g.max_rounds = max_rounds or g.max_rounds
     return g.play_game(seed=seed, game=game)
 
 
@@ -814,5 +841,6 @@ def play_forced(rules: Rules | None = None, policies="greedy", seed: int = 0, ga
     if g.specs[seat].name == "user":
         raise RulesError(f"invalid seat {seat}: counterfactuals need a built-in policy")
     g.force = Force(seat=seat, kind=kind, index=index, value=value)
+    g.limit_name = f"game {game}"
     res = g.play_game(seed=seed, game=game)
     return res, g.force

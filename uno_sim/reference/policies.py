@@ -346,4 +346,8 @@ def make_policy(spec, streams: DecisionStreams, seat: int):
     if spec.name == "user":
         from ..userpolicy import ReferenceUserSeat
         return ReferenceUserSeat(spec, seat)
+    if spec.name not in POLICY_CLASSES:  # pimc, ismcts: csrc/search.c only
+        from ..rules import RulesError
+        raise RulesError(f"the reference engine has no search players: {spec} needs the C "
+                         f"engine (--engine c)")
     return POLICY_CLASSES[spec.name](spec, SeatStreams(streams, seat))

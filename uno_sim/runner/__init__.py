@@ -11,6 +11,12 @@ rename), the shard's summary JSON last: a shard counts as done exactly when its
 summary exists.  A run killed at any moment keeps every finished shard, and
 `resume()` computes only the missing ones.
 
+Integrity.  Every shard record carries the SHA-256 of its own content and the
+sizes and SHA-256 of its row files; `check_run` (behind `verify`, `merge`,
+`resume` and `finalize`) checks them all, every name in the folder and
+summary.json.  `resume()` computes damaged shards again; nothing reads,
+removes or overwrites a file the run did not write.
+
 Layout of an output directory::
 
     DIR/manifest.json                 what the run is (rules, policies, seed, plan)
@@ -35,14 +41,12 @@ from .aggregate import RunResult, aggregate, merge_aggregates
 from .columns import (BATCH, PROGRESS_BATCH, ROUND_COLUMNS, SCHEMA_VERSION, games_frame,
                       play_columns, reference_games, rounds_frame, win_matrix)
 from .errors import RunError
-from .execute import dask_client, merge, resume, run_shard, simulate
-from .storage import (DEFAULT_SHARD, MANIFEST_FORMAT, MAX_SHARDS, Plan, finalize, is_complete,
-                      load, lock_out, make_manifest, manifest_id, part_path, prepare_out,
-                      shard_done)
+from .execute import dask_client, merge, resume, run_shard, simulate, verify
+from .storage import (DEFAULT_SHARD, MANIFEST_FORMAT, MAX_SHARDS, Check, DiskError, Plan,
+                      check_run, finalize, is_complete, load, lock_out, make_manifest,
+                      manifest_id, part_path, prepare_out, shard_done)
 
-__all__ = ["RunResult", "aggregate", "merge_aggregates", "BATCH",
-           "PROGRESS_BATCH", "ROUND_COLUMNS", "SCHEMA_VERSION", "games_frame", "play_columns",
-           "reference_games", "rounds_frame", "win_matrix", "RunError", "dask_client", "merge",
-           "resume", "run_shard", "simulate", "DEFAULT_SHARD", "MANIFEST_FORMAT", "MAX_SHARDS",
-           "Plan", "finalize", "is_complete", "load", "lock_out", "make_manifest", "manifest_id",
-           "part_path", "prepare_out", "shard_done"]
+# The public API (the other names above are the rooms' own, importable for tests and tools)
+__all__ = ["simulate", "resume", "merge", "verify", "load", "is_complete", "RunResult",
+           "RunError", "play_columns", "games_frame", "rounds_frame", "win_matrix", "SCHEMA_VERSION",
+           "DEFAULT_SHARD"]

@@ -26,6 +26,7 @@ def _hist_add(a: list, b: list) -> list:
 
 
 def aggregate(cols: dict) -> dict:
+    """Exact, mergeable aggregates (counts and histograms) of the games in `cols`."""
     n, p = cols["scores"].shape
     agg = {
         "games": int(n),
@@ -46,6 +47,7 @@ def aggregate(cols: dict) -> dict:
 
 
 def merge_aggregates(aggs) -> dict:
+    """The aggregates of the union of the games of each of `aggs` (shards of one run)."""
     total = None
     for a in aggs:
         if total is None:
@@ -75,6 +77,15 @@ def _hist_median(hist) -> float:
 
 
 class RunResult:
+    """The result of a run: its settings, exact aggregates and, unless summary_only, its games.
+
+    Tables (Polars frames): `win_shares()` per seat with 95% Wilson intervals, `seats()` one
+    row per seat with every counter, `summary_frame()` the summary as metric/value rows,
+    `games` and `rounds` one row per game / round.  `summary()` is the same summary as a
+    dict (summary.json), `summary_text()` as the CLI prints it.  In a notebook the result
+    shows itself as its settings and the table of win shares.
+    """
+
     def __init__(self, manifest: dict, agg: dict, cols: dict | None = None,
                  out: str | None = None, wall: float | None = None,
                  played: int | None = None):
@@ -92,6 +103,7 @@ class RunResult:
 
     @property
     def n_games(self) -> int:
+        """The number of games in the run."""
         return self.agg["games"]
 
     @property
@@ -113,17 +125,95 @@ class RunResult:
 
         if self.out is None or self.manifest.get("summary_only"):
             raise RunError("this run kept aggregates only (summary_only): no per-game rows")
-        path = os.path.join(self.out, f"{what}.parquet")
-        if not os.path.exists(path):
+        # the run's own parts, by name, in game order: never another file in the folder
+        n = self.manifest["n_shards"]
+        parts = [os.path.join(self.out, f"{what}.parquet", f"part-{i:06d}.parquet")
+                 for i in range(n)]
+        parts = [p for p in parts if os.path.exists(p)]
+        if not parts:
             return None
-        return pl.read_parquet(path)
+        return pl.read_parquet(parts)
 
-    def win_shares(self):
-        """[(seat, share, low, high)] with 95% Wilson intervals."""
+    def _shares(self) -> list[tuple]:
         n = self.n_games
         return [(s, w / n, *wilson(w, n)) for s, w in enumerate(self.agg["wins"])]
 
+    def win_shares(self):
+        """Per seat: its policy, wins, share of the games won and its 95% Wilson interval
+        (Polars DataFrame: seat, policy, wins, share, low, high).
+
+        A shared win counts 1/k to each of its k winners; ``.rows()`` gives the
+        (seat, policy, wins, share, low, high) tuples.
+        """
+        import polars as pl
+
+        return pl.DataFrame(
+            [(s, str(self.policies[s]), float(self.agg["wins"][s]), sh, lo, hi)
+             for s, sh, lo, hi in self._shares()],
+            schema=[("seat", pl.Int64), ("policy", pl.Utf8), ("wins", pl.Float64),
+                    ("share", pl.Float64), ("low", pl.Float64), ("high", pl.Float64)],
+            orient="row")
+
+    def seats(self):
+        """The long per-seat table: one row per seat with its policy, win share and interval,
+        and every per-seat counter (totals over the run, and per game: `_per_game`)."""
+        import polars as pl
+
+        n = self.n_games
+        frame = self.win_shares()
+        counters = {k: v for k, v in self.agg["seats"].items()}
+        return frame.with_columns(
+            [pl.Series(k, v, dtype=pl.Int64) for k, v in counters.items()]
+            + [pl.Series(f"{k}_per_game", [x / n for x in v], dtype=pl.Float64)
+               for k, v in counters.items()])
+
+    def summary_frame(self):
+        """The summary as a Polars DataFrame of (metric, value) rows: the run's figures, then
+        each seat's win share with its interval (`win_share_S`, `win_share_S_low`...)."""
+        import polars as pl
+
+        s = self.summary()
+        rows = [(k, float(v)) for k, v in s.items()
+                if isinstance(v, (int, float)) and not isinstance(v, bool)]
+        for w in s["win_share"]:
+            rows += [(f"win_share_{w['seat']}", w["share"]),
+                     (f"win_share_{w['seat']}_low", w["low"]),
+                     (f"win_share_{w['seat']}_high", w["high"])]
+        for w in s.get("team_win_share", []):
+            rows += [(f"team_win_share_{w['team']}", w["share"]),
+                     (f"team_win_share_{w['team']}_low", w["low"]),
+                     (f"team_win_share_{w['team']}_high", w["high"])]
+        return pl.DataFrame(rows, schema=[("metric", pl.Utf8), ("value", pl.Float64)],
+                            orient="row")
+
+    def _settings_line(self) -> str:
+        r = self.rules
+        return (f"{r.variant}, {r.players} players, {r.scoring} scoring to {r.target}; "
+                f"policies {', '.join(str(p) for p in self.policies)}; seed {self.seed}; "
+                f"{self.n_games:,} games")
+
+    def _repr_markdown_(self) -> str:
+        """A notebook's view: the settings and the table of win shares (Markdown)."""
+        lines = [f"**uno-sim run**: {self._settings_line()}", "",
+                 "| seat | policy | win share | 95% interval |", "|---:|---|---:|---|"]
+        for seat, policy, _, share, lo, hi in self.win_shares().rows():
+            lines.append(f"| {seat} | {policy} | {share:.4f} | [{lo:.4f}, {hi:.4f}] |")
+        return "\n".join(lines) + "\n"
+
+    def _repr_html_(self) -> str:
+        """A notebook's view: the settings and the table of win shares (HTML)."""
+        import html
+
+        rows = "".join(
+            f"<tr><td>{seat}</td><td>{html.escape(policy)}</td><td>{share:.4f}</td>"
+            f"<td>[{lo:.4f}, {hi:.4f}]</td></tr>"
+            for seat, policy, _, share, lo, hi in self.win_shares().rows())
+        return (f"<div><p><b>uno-sim run</b>: {html.escape(self._settings_line())}</p>"
+                "<table><thead><tr><th>seat</th><th>policy</th><th>win share</th>"
+                f"<th>95% interval</th></tr></thead><tbody>{rows}</tbody></table></div>")
+
     def summary(self) -> dict:
+        """The summary as a dict (what summary.json holds and `--format json` prints)."""
         a, n = self.agg, self.n_games
         out = {
             "schema_version": SCHEMA_VERSION,
@@ -137,7 +227,7 @@ class RunResult:
             "turns_per_round_mean": a["turns"] / max(1, a["rounds"]),
             "points_per_round": a["points"] / max(1, a["rounds"]),
             "win_share": [{"seat": s, "share": sh, "low": lo, "high": hi}
-                          for s, sh, lo, hi in self.win_shares()],
+                          for s, sh, lo, hi in self._shares()],
             "reshuffles": a["reshuffles"],
             "stalemates": a["stalemates"],
             **{k: sum(v) for k, v in a["seats"].items() if k != "rounds_won"},
@@ -157,6 +247,7 @@ class RunResult:
         return out
 
     def summary_text(self) -> str:
+        """The summary as `uno-sim run` prints it."""
         s, r = self.summary(), self.rules
         med_turns = (f", median {s['turns_per_round_median']:g}"
                      if "turns_per_round_median" in s else "")

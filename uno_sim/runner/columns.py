@@ -37,6 +37,7 @@ def reference_games(rules, policies, seed: int, first_game: int, n_games: int) -
     rows = {k: [] for k in ("game", *ROUND_COLUMNS)}
     for g in range(first_game, first_game + n_games):
         game = Game(rules, policies, Rng(key, g))
+        game.limit_name = f"game {g}"  # as the C engine's batch names it
         r = game.play_game(seed=seed, game=g)
         for row in game.round_rows:
             rows["game"].append(g)

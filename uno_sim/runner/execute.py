@@ -22,9 +22,11 @@ from ..rules import Rules
 from .aggregate import RunResult, aggregate, merge_aggregates
 from .columns import games_frame, play_columns, rounds_frame
 from .errors import RunError
-from .storage import (DEFAULT_SHARD, MAX_SHARDS, Plan, _atomic_write_parquet, _atomic_write_text,
-                      _clean_tmp, _read_manifest, _shard_base, _shard_ok, finalize, is_complete,
-                      load, lock_out, make_manifest, manifest_id, parquet_metadata, prepare_out)
+from .storage import (DEFAULT_SHARD, MAX_SHARDS, Check, Plan, _atomic_write_parquet,
+                      _atomic_write_text, _clean_tmp, _read_manifest, _shard_base, _shard_ok,
+                      check_run, finalize, lock_out, make_manifest, manifest_id,
+                      parquet_metadata, prepare_out, record_digest, refuse_foreign,
+                      remove_shard)
 
 def run_shard(manifest: dict, i: int, out: str | None, keep_cols: bool = False,
               on_batch=None, cols: dict | None = None):
@@ -49,6 +51,7 @@ def run_shard(manifest: dict, i: int, out: str | None, keep_cols: bool = False,
                                                         parquet_metadata(manifest, "rounds"))
         record = {"shard": i, "manifest": manifest_id(manifest), "first_game": first,
                   "games": n, "aggregates": agg, "files": files}
+        record["sha256"] = record_digest(record)
         _atomic_write_text(base + ".json", json.dumps(record))
     return agg, (cols if keep_cols else None)
 
@@ -73,10 +76,9 @@ def _execute(manifest, shards, out, n_jobs, backend, scheduler, keep_cols, progr
     if backend == "dask":
         client, own = dask_client(scheduler)
         try:
-            with joblib.parallel_config(backend="dask", client=client):
-                for i, agg, cols in joblib.Parallel(n_jobs=n_jobs, return_as="generator")(tasks()):
-                    progress.update(plan.shard(i)[1])
-                    yield i, agg, cols
+            for i, agg, cols in _dask_shards(client, manifest, shards, out, n_jobs, keep_cols):
+                progress.update(plan.shard(i)[1])
+                yield i, agg, cols
         finally:
             if own:
                 client.close()
@@ -240,9 +242,11 @@ def _pool_pass(kind, manifest, shards, out, n_jobs, keep_cols, progress):
         _FORK_GAMES = None
         if not ok:  # interrupted or broken: end the workers now, not after their shards
             if kind == "fork":
-                for proc in list(getattr(ex, "_processes", {}).values()):
-                    if proc.is_alive():
-                        proc.terminate()
+                procs = [p for p in getattr(ex, "_processes", {}).values() if p.is_alive()]
+                for proc in procs:
+                    proc.terminate()
+                for proc in procs:  # gone before the run removes what they half wrote
+                    proc.join(timeout=2)
                 ex.shutdown(wait=False, cancel_futures=True)
             else:
                 ex.shutdown(wait=False, kill_workers=True)
@@ -261,6 +265,46 @@ def _quiet_loky_tracker() -> None:
     current = os.environ.get("PYTHONWARNINGS", "")
     if LOKY_TRACKER_QUIET not in current:
         os.environ["PYTHONWARNINGS"] = ",".join(filter(None, [current, LOKY_TRACKER_QUIET]))
+
+
+def _dask_shards(client, manifest, shards, out, n_jobs, keep_cols):
+    """Shards on a Dask cluster, yielding results as they finish: a bounded window of
+    futures in flight (twice the cluster's threads or --jobs, whichever is more), so a
+    run of a million shards does not flood the scheduler.  A lost worker's shard is
+    retried by the scheduler; a shard whose workers die more often than it allows
+    (distributed.scheduler.allowed-failures) stops the run with one line."""
+    from distributed import as_completed
+
+    threads = sum(client.nthreads().values()) or 1
+    window = 2 * max(threads, n_jobs if n_jobs > 0 else 1)
+    todo = iter(shards)
+
+    def submit(i):
+        return client.submit(_run_shard_indexed, manifest, i, out, keep_cols, pure=False)
+
+    running = [submit(i) for _, i in zip(range(window), todo)]
+    done = as_completed(running, loop=client.loop)
+    try:
+        for fut in done:
+            try:
+                i, agg, cols = fut.result()
+            except Exception as exc:
+                if type(exc).__name__ != "KilledWorker":
+                    raise
+                where = (f"the finished shards are kept in {out}: `uno-sim run --resume "
+                         f"{out}` computes the rest" if out else "run it again")
+                raise RunError(f"Dask workers died running a shard, more often than the "
+                               f"scheduler retries it; {where}") from None
+            running.remove(fut)
+            nxt = next(todo, None)
+            if nxt is not None:
+                fut2 = submit(nxt)
+                running.append(fut2)
+                done.add(fut2)
+            yield i, agg, cols
+    finally:
+        if running:  # interrupted or failed: the shards in flight are not wanted
+            client.cancel(running)
 
 
 RAY_BLOCK = 64  # shards per joblib call on Ray
@@ -465,7 +509,12 @@ def simulate(variant: str | None = None, games: int = 1000, players: int | None 
     manifest = make_manifest(rules, specs, seed, int(games), shard_size, summary_only, engine)
     plan = Plan(int(games), shard_size)
     if shard is not None:
-        k, m = shard
+        if not (isinstance(shard, (tuple, list)) and len(shard) == 2
+                and all(isinstance(x, (int, np.integer)) and not isinstance(x, bool)
+                        for x in shard)):
+            raise RunError(f"invalid shard {shard!r}: expected a pair of integers (K, M), "
+                           f"e.g. (7, 100) for task 7 of 100")
+        k, m = (int(x) for x in shard)
         if out is None:
             raise RunError("--shard needs --out: the array tasks meet in one directory")
         if not (isinstance(m, int) and m >= 1 and isinstance(k, int) and 0 <= k < m):
@@ -484,6 +533,10 @@ def simulate(variant: str | None = None, games: int = 1000, players: int | None 
                                   scheduler, progress, keep)
         if out is not None:
             return finalize(out, manifest, wall)
+    except BaseException:
+        if lock is not None:  # the workers are gone: what they half wrote goes too
+            _clean_tmp(out)
+        raise
     finally:
         if lock is not None:
             os.close(lock)
@@ -495,13 +548,15 @@ def simulate(variant: str | None = None, games: int = 1000, players: int | None 
 
 
 @contextmanager
-def _held_run(out: str, verb: str):
+def _held_run(out: str, verb: str, shared: bool = False):
     """The manifest of the run in `out`, with `out` locked for this process meanwhile;
     RunError naming `verb` when there is no run there."""
+    if not os.path.isdir(out):
+        raise RunError(f"cannot {verb} {out!r}: no such directory")
     manifest = _read_manifest(out)
     if manifest is None:
         raise RunError(f"cannot {verb} {out!r}: no manifest.json there")
-    lock = lock_out(out)
+    lock = lock_out(out, shared)
     try:
         yield manifest
     finally:
@@ -510,15 +565,28 @@ def _held_run(out: str, verb: str):
 
 def resume(out: str, n_jobs: int = 1, backend: str = "local", scheduler: str | None = None,
            progress: bool | None = None) -> RunResult:
-    """Finish an interrupted run: compute only the shards missing from `out`, then merge."""
+    """Finish an interrupted run, or repair a damaged one: every shard record and row
+    file is checked (`check_run`); the shards missing or damaged are computed again, then
+    the run is merged.  A folder holding files the run did not write is refused."""
     with _held_run(out, "resume") as manifest:
-        if is_complete(out):
-            return load(out)
+        check = check_run(out, manifest)
+        refuse_foreign(check)
+        if check.ok:
+            return RunResult(manifest, check.total, out=out)
         check_backend(backend, Rules.from_dict(manifest["rules"]),
                       [parse_policy(s) for s in manifest["policies"]], manifest["engine"])
         _clean_tmp(out)
-        todo = [i for i in range(manifest["n_shards"]) if not _shard_ok(out, i, manifest)]
-        _, _, wall = _drive(manifest, todo, out, n_jobs, backend, scheduler, progress, False)
+        todo = sorted(check.missing + list(check.damaged))
+        if todo and check.complete:  # no longer complete until the damage is repaired
+            os.unlink(os.path.join(out, "summary.json"))
+        for i in check.damaged:
+            remove_shard(out, i)
+        try:
+            _, _, wall = _drive(manifest, todo, out, n_jobs, backend, scheduler, progress,
+                                False)
+        except BaseException:
+            _clean_tmp(out)  # the workers are gone: what they half wrote goes too
+            raise
         plan = Plan(manifest["games"], manifest["shard_size"])
         last = plan.n_shards - 1
         played = len(todo) * plan.shard_size
@@ -528,8 +596,19 @@ def resume(out: str, n_jobs: int = 1, backend: str = "local", scheduler: str | N
 
 
 def merge(out: str) -> RunResult:
-    """Check that every shard of an array-job run is present and from one manifest; merge."""
+    """Check that every shard of an array-job run is present, intact and from one
+    manifest; merge.  A damaged shard or a foreign file is one line (`--resume` computes
+    damaged shards again)."""
     with _held_run(out, "merge") as manifest:
-        if is_complete(out):
-            return load(out)
+        check = check_run(out, manifest)
+        refuse_foreign(check)
+        if check.ok:
+            return RunResult(manifest, check.total, out=out)
         return finalize(out, manifest)
+
+
+def verify(out: str) -> Check:
+    """Check the run in `out` without changing it: every record, row file, name and the
+    summary (`check_run`).  Returns the Check; its `.problems()` are one line each."""
+    with _held_run(out, "verify", shared=True) as manifest:
+        return check_run(out, manifest)

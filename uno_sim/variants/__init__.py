@@ -66,6 +66,7 @@ class Switch:
             object.__setattr__(self, "c_field", self.name)
 
     def choices(self) -> tuple:
+        """The values a choice switch takes (read from the registry when they are a function)."""
         return self.values() if callable(self.values) else self.values
 
     def values_text(self) -> str:
@@ -92,6 +93,7 @@ class Switch:
 
 
 def _no_lines(rules) -> list[str]:
+    """No summary lines: the default of Variant.summary."""
     return []
 
 
@@ -197,6 +199,7 @@ def variants() -> tuple[Variant, ...]:
 
 
 def variant_names() -> tuple[str, ...]:
+    """The names of the registered variants, in registration order."""
     return tuple(v.name for v in variants())
 
 

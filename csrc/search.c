@@ -1,0 +1,1003 @@
+/*
+ * search.c - the search players pimc and ismcts (docs/policies.md "Search players") and
+ * what they stand on: uno.h's "clone a game, force a decision, play on".
+ *
+ * A game with a search seat is recorded.  Every seat's policy is wrapped in a user
+ * policy whose callback (record_decide) asks the seat's own policy (or the search) and
+ * notes the answer in the journal of the turn; at the start of every turn the engine's
+ * turn loop calls uno_search_turn, which keeps a snapshot of the game (uno_game_clone)
+ * and empties the journal.  The wrapped policies answer exactly as the policies
+ * themselves (the same functions, drawing the same random numbers): a game's course
+ * does not depend on the recording (tests/test_search.py).
+ *
+ * To value an answer `a` at a decision of the search seat o, the search
+ *   1. samples a state o cannot tell from the true one at the start of the turn
+ *      (determinize: the snapshot with the cards o cannot see dealt again);
+ *   2. gives the copy new random streams from the search's own stream (its `seeded`,
+ *      its deal stream, its decision streams), so that the true future never leaks;
+ *   3. replays the turn: a uno_script answers the journal's decisions in order, then
+ *      `a` at the decision being searched; an entry that does not fit the copy (the
+ *      sampled state does not follow the public record) drops the sample;
+ *   4. plays on, every seat by the rollout policy, to the end of the round or of the
+ *      game (uno_policy.value), and scores it for o.
+ * pimc averages each answer over samples x rollouts (the same sampled states and
+ * streams for every answer: common random numbers); ismcts grows a tree over o's
+ * information sets (below).
+ */
+#include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine_internal.h"
+
+#define JOURNAL_MAX 1024 /* decisions in one turn; more: the turn is not searched */
+#define TREE_ACTIONS 64  /* answers a tree node keeps (the first ones in legal order) */
+#define TREE_DEPTH 64    /* tree nodes on one iteration's path */
+
+/* ------------------------------------------------------------------------- */
+/* Cloning and scripts (uno.h)                                                */
+/* ------------------------------------------------------------------------- */
+
+void uno_game_clone(uno_game *dst, const uno_game *src)
+{
+    memcpy(dst, src, offsetof(uno_game, own));
+}
+
+static int is_search(const uno_policy *pol)
+{
+    return pol->id == UNO_POLICY_PIMC || pol->id == UNO_POLICY_ISMCTS;
+}
+
+int uno_search_any(const uno_policy *pol, int players)
+{
+    for (int s = 0; s < players; s++)
+        if (is_search(&pol[s]))
+            return 1;
+    return 0;
+}
+
+static int holds(const uno_game *g, int p, int card)
+{
+    int r = uno_rank(g, card);
+    return (int)((g->hand[p].w[r >> 6] >> (r & 63)) & 1);
+}
+
+/* An engine answer (card id or UNO_DRAW, color, seat, 0/1) as a user policy gives it. */
+static int user_answer(const uno_game *g, int p, int decision, int ans)
+{
+    switch (decision) {
+    case UNO_DEC_PLAY:
+    case UNO_DEC_STACK:
+        if (ans == UNO_DRAW)
+            return UNO_DRAW;
+        /* fall through */
+    case UNO_DEC_REPLACEMENT:
+    case UNO_DEC_DISCARD:
+        return uno_hand_index(g, p, ans);
+    default:
+        return ans;
+    }
+}
+
+/* Whether an engine answer fits seat p's decision in g (a card held and playable). */
+static int answer_fits(const uno_game *g, int p, int decision, int ans)
+{
+    switch (decision) {
+    case UNO_DEC_PLAY:
+    case UNO_DEC_STACK:
+        if (ans == UNO_DRAW)
+            return 1;
+        /* fall through */
+    case UNO_DEC_REPLACEMENT:
+        return ans >= 0 && ans < g->t->n_cards && holds(g, p, ans) && uno_playable(g, ans);
+    case UNO_DEC_DISCARD:
+        return ans >= 0 && ans < g->t->n_cards && holds(g, p, ans);
+    default:
+        return 1;
+    }
+}
+
+/* The script's callback: every decision of a scripted game. */
+static int script_decide(void *ctx, uno_game *g, int seat, int decision, int arg)
+{
+    uno_script *s = (uno_script *)ctx;
+    int ans;
+    if (s->next < s->n) {
+        const uno_script_entry *e = &s->e[s->next++];
+        /* a drawn card's decision names the card: one o may not have seen */
+        int same_arg = decision == UNO_DEC_PLAY_DRAWN ? (e->arg & 1) == (arg & 1) : e->arg == arg;
+        if (e->seat != seat || e->decision != decision || !same_arg)
+            longjmp(*s->diverged, 1);
+        ans = e->answer;
+    } else {
+        if (!s->hook)
+            longjmp(*s->diverged, 1);
+        ans = s->hook(s->ctx, g, seat, decision, arg);
+    }
+    if (!answer_fits(g, seat, decision, ans))
+        longjmp(*s->diverged, 1);
+    return user_answer(g, seat, decision, ans);
+}
+
+void uno_script_attach(uno_game *g, uno_script *s)
+{
+    for (int p = 0; p < g->n; p++) {
+        memset(&s->pol[p], 0, sizeof s->pol[p]);
+        s->pol[p].id = UNO_POLICY_USER;
+        s->pol[p].challenge_threshold = 0.5;
+        s->pol[p].suspect = -1;
+        s->pol[p].decide = script_decide;
+        s->pol[p].ctx = s;
+    }
+    g->pol = s->pol;
+}
+
+/* A decision of seat p by the policies `pols` (the public decision functions). */
+static int dispatch(uno_game *g, const uno_policy *pols, int p, int decision, int arg)
+{
+    const uno_policy *keep = g->pol;
+    int ans;
+    g->pol = pols;
+    switch (decision) {
+    case UNO_DEC_PLAY:
+        ans = uno_choose_play(g, p);
+        break;
+    case UNO_DEC_REPLACEMENT:
+        ans = uno_choose_replacement(g, p);
+        break;
+    case UNO_DEC_COLOR:
+        ans = uno_choose_color(g, p);
+        break;
+    case UNO_DEC_CHALLENGE:
+        ans = uno_wants_challenge(g, p, arg & 0xff, (arg >> 8) - 1);
+        break;
+    case UNO_DEC_FORGET_UNO:
+        ans = uno_forgets_uno(g, p);
+        break;
+    case UNO_DEC_CATCH:
+        ans = uno_catches(g, p, arg);
+        break;
+    case UNO_DEC_PLAY_DRAWN:
+        ans = uno_plays_drawn(g, p, arg & 1);
+        break;
+    case UNO_DEC_TARGET:
+        ans = uno_choose_target(g, p, arg);
+        break;
+    case UNO_DEC_STACK:
+        ans = uno_choose_stack(g, p, arg);
+        break;
+    case UNO_DEC_JUMP_IN:
+        ans = uno_wants_jump(g, p, arg);
+        break;
+    default: /* UNO_DEC_DISCARD */
+        ans = uno_choose_discard(g, p, arg);
+        break;
+    }
+    g->pol = keep;
+    return ans;
+}
+
+/* ------------------------------------------------------------------------- */
+/* The recorder                                                               */
+/* ------------------------------------------------------------------------- */
+
+typedef struct tree_node {
+    uint64_t key;
+    int32_t m;                   /* answers kept */
+    int32_t ans[TREE_ACTIONS];   /* engine answers */
+    int32_t n[TREE_ACTIONS];     /* iterations that took the answer */
+    int32_t avail[TREE_ACTIONS]; /* iterations in which it was legal here */
+    double w[TREE_ACTIONS];      /* their total value */
+} tree_node;
+
+struct uno_search {
+    uno_game *g;                            /* the game recorded */
+    const uno_policy *orig;                 /* the seats' own policies */
+    uno_policy wrap[UNO_MAX_PLAYERS];       /* every seat: record_decide */
+    uno_policy fallback[UNO_MAX_PLAYERS];   /* orig, a search seat as its rollout policy */
+    int has_snap, snap_seat;
+    int n_journal, overflow;
+    /* uno_play_fork: the decision to fork at (-1 none), decisions seen, the fork's result */
+    int64_t fork_at, seen;
+    uno_result *fork_res;
+    uno_script_entry journal[JOURNAL_MAX];
+    /* the tree of ismcts: nodes[0] the root; slot[] an open-addressing index */
+    tree_node *nodes;
+    int32_t *slot;
+    int cap, used, slots;
+    uno_game snap;  /* the game at the start of the turn (up to `own`) */
+    uno_game world; /* a sampled state */
+    uno_game sim;   /* a rollout */
+};
+
+static int search_decide(struct uno_search *x, uno_game *g, int o, int decision, int arg);
+static void fork_here(struct uno_search *x, uno_game *g, int seat, int decision, int arg, int ans);
+
+/* Every decision of a recorded game: the seat's own policy answers, the journal notes it. */
+static int record_decide(void *ctx, uno_game *g, int seat, int decision, int arg)
+{
+    struct uno_search *x = (struct uno_search *)ctx;
+    int ans = is_search(&x->orig[seat]) ? search_decide(x, g, seat, decision, arg)
+                                        : dispatch(g, x->orig, seat, decision, arg);
+    if (UNO_UNLIKELY(x->seen++ == x->fork_at))
+        fork_here(x, g, seat, decision, arg, ans);
+    if (x->n_journal < JOURNAL_MAX) {
+        uno_script_entry *e = &x->journal[x->n_journal++];
+        e->seat = seat;
+        e->decision = decision;
+        e->arg = arg;
+        e->answer = ans;
+    } else {
+        x->overflow = 1;
+    }
+    return user_answer(g, seat, decision, ans);
+}
+
+int uno_search_begin(uno_game *g)
+{
+    struct uno_search *x = (struct uno_search *)calloc(1, sizeof *x);
+    if (!x)
+        return 0;
+    x->g = g;
+    x->orig = g->pol;
+    x->fork_at = -1;
+    for (int s = 0; s < g->n; s++) {
+        x->wrap[s] = g->pol[s];
+        x->wrap[s].id = UNO_POLICY_USER;
+        x->wrap[s].decide = record_decide;
+        x->wrap[s].ctx = x;
+        x->fallback[s] = g->pol[s];
+        if (is_search(&g->pol[s]))
+            x->fallback[s].id = g->pol[s].rollout;
+    }
+    g->pol = x->wrap;
+    g->search = x;
+    return 1;
+}
+
+void uno_search_end(uno_game *g)
+{
+    struct uno_search *x = g->search;
+    if (!x)
+        return;
+    g->pol = x->orig;
+    g->search = NULL;
+    free(x->nodes);
+    free(x->slot);
+    free(x);
+}
+
+void uno_search_turn(uno_game *g, int p)
+{
+    struct uno_search *x = g->search;
+    uno_draw_settle(g); /* the pile's order is fixed from here: a sample may rebuild it */
+    uno_game_clone(&x->snap, g);
+    x->has_snap = 1;
+    x->snap_seat = p;
+    x->n_journal = 0;
+    x->overflow = 0;
+}
+
+/* ------------------------------------------------------------------------- */
+/* Determinization                                                            */
+/* ------------------------------------------------------------------------- */
+
+/*
+ * A state seat o cannot tell from the true one (x->snap, the start of the turn), given
+ * the game now (`now`, at the decision), into w; 0 when the turn cannot be rebuilt.
+ * The constraints, all of them public to o (docs/rules.md P1):
+ *   1. o's own hand and the discard pile of the snapshot stay as they are;
+ *   2. every other seat keeps its hand size, the draw pile its size;
+ *   3. a card o sees now (its hand, the discard pile) that another seat held at the
+ *      snapshot stays in that seat's hand (it was seen to leave it this turn: played,
+ *      put down, or passed to o by an exchange);
+ *   4. a card o sees now that was drawn this turn (the top of the snapshot's draw pile,
+ *      in draw order) stays at its place in the pile;
+ *   5. the cards a challenge showed o (uno_game.reveal, C12) that o has not seen since
+ *      (not in its hand, not in the discard pile) go to the offender's hand while it
+ *      has room (they may have left it unseen, e.g. through a reshuffle: a bias, never
+ *      a leak);
+ *   6. a two-sided deck (F6): a card in another seat's hand, and each card that was on
+ *      top of the draw pile during the turn, is replaced only by a card with the same
+ *      kind on its other face (those faces are visible);
+ *   7. the rest (the hidden cards) is dealt uniformly at random over the free places.
+ * Ignored: uno_game.failed (the colors a seat drew on: what it held then is not what
+ * it holds now), the policies' past answers (no opponent model) and the launcher's
+ * state, which the copy keeps as it is (uno_game.silent is public).  A turn with a
+ * reshuffle (C15) or a flip (F3) before the decision is not rebuilt (0).
+ */
+static int determinize(const struct uno_search *x, const uno_game *now, int o, uno_rng *r,
+                       uno_game *w)
+{
+    const uno_game *s = &x->snap;
+    const uno_table *t = s->t;
+    const int nc = t->n_cards, side = s->side, two = s->two_sided;
+    uno_game_clone(w, s);
+    if (now->reshuffles != s->reshuffles || now->side != s->side || now->rounds != s->rounds)
+        return 0;
+    const int k = s->n_draw - now->n_draw; /* cards drawn this turn */
+    if (k < 0 || s->bag != 0)
+        return 0;
+    uint8_t known[UNO_MAX_CARDS + 1], vis[UNO_MAX_CARDS + 1];
+    int8_t pin_seat[UNO_MAX_CARDS + 1];
+    int16_t pin_pos[UNO_MAX_CARDS + 1];
+    memset(known, 0, sizeof known);
+    memset(vis, 0, sizeof vis);
+    memset(pin_seat, -1, sizeof pin_seat);
+    for (int i = 0; i <= UNO_MAX_CARDS; i++)
+        pin_pos[i] = -1;
+    UNO_BITS_FOR(s->hand[o], q)
+        known[uno_card_at(s, q)] = 1;
+    for (int i = 0; i < s->n_discard; i++)
+        known[s->discard[i]] = 1;
+    UNO_BITS_FOR(now->hand[o], q)
+        vis[uno_card_at(now, q)] = 1;
+    for (int i = 0; i < now->n_discard; i++)
+        vis[now->discard[i]] = 1;
+    /* each other seat's room and the other-face kinds of its unpinned cards (F6) */
+    int room[UNO_MAX_PLAYERS];
+    uint8_t kinds[UNO_MAX_PLAYERS][UNO_HAND_CAP];
+    int n_kinds[UNO_MAX_PLAYERS];
+    for (int q = 0; q < s->n; q++) {
+        room[q] = 0;
+        n_kinds[q] = 0;
+        if (q == o)
+            continue;
+        room[q] = s->hand_n[q];
+        UNO_BITS_FOR(s->hand[q], rk) {
+            int c = uno_card_at(s, rk);
+            if (vis[c] && !known[c]) { /* 3 */
+                pin_seat[c] = (int8_t)q;
+                room[q]--;
+            } else if (two) {
+                kinds[q][n_kinds[q]++] = t->card_kind[side ^ 1][c];
+            }
+        }
+    }
+    for (int j = 0; j < k; j++) { /* 4 */
+        int pos = s->n_draw - 1 - j, c = s->draw[pos];
+        if (vis[c] && !known[c] && pin_seat[c] < 0)
+            pin_pos[c] = (int16_t)pos;
+    }
+    int off = s->reveal_from[o]; /* 5 */
+    if (off >= 0 && off != o && off < s->n) {
+        for (int i = 0; i < s->reveal_n[o] && room[off] > 0; i++) {
+            int c = s->reveal[o][i];
+            if (known[c] || vis[c] || pin_seat[c] >= 0 || pin_pos[c] >= 0)
+                continue;
+            if (two) { /* only where one of the offender's other faces shows its kind */
+                int kd = t->card_kind[side ^ 1][c], f = -1;
+                for (int i2 = 0; i2 < n_kinds[off] && f < 0; i2++)
+                    if (kinds[off][i2] == kd)
+                        f = i2;
+                if (f < 0)
+                    continue;
+                kinds[off][f] = kinds[off][--n_kinds[off]];
+            }
+            pin_seat[c] = (int8_t)off;
+            room[off]--;
+        }
+    }
+    /* the pool: every card not known nor pinned, in card order, then shuffled */
+    uint8_t pool[UNO_MAX_CARDS];
+    int np = 0;
+    for (int c = 0; c < nc; c++)
+        if (!known[c] && pin_seat[c] < 0 && pin_pos[c] < 0)
+            pool[np++] = (uint8_t)c;
+    int slots = 0;
+    for (int q = 0; q < s->n; q++)
+        slots += room[q];
+    int pile_free = s->n_draw;
+    for (int c = 0; c < nc; c++)
+        pile_free -= pin_pos[c] >= 0;
+    if (slots + pile_free != np)
+        return 0;
+    uno_rng_shuffle_u8(r, pool, np);
+    uint8_t used[UNO_MAX_CARDS];
+    memset(used, 0, (size_t)np);
+    /* the new hands and pile */
+    for (int q = 0; q < s->n; q++) {
+        if (q == o)
+            continue;
+        memset(&w->hand[q], 0, sizeof w->hand[q]);
+        memset(&w->hand_alt[q], 0, sizeof w->hand_alt[q]);
+        w->hand_n[q] = 0;
+    }
+    for (int c = 0; c < nc; c++)
+        if (pin_seat[c] >= 0)
+            uno_hand_add(w, pin_seat[c], c);
+    uint8_t placed[UNO_MAX_CARDS]; /* pile places filled */
+    memset(placed, 0, sizeof placed);
+    for (int c = 0; c < nc; c++)
+        if (pin_pos[c] >= 0) {
+            w->draw[pin_pos[c]] = (uint8_t)c;
+            placed[pin_pos[c]] = 1;
+        }
+    if (two) { /* 6: the places whose other face is seen, by kind */
+        for (int q = 0; q < s->n; q++) {
+            if (q == o)
+                continue;
+            /* in kind order: the places do not depend on which card shows which kind */
+            int cnt[UNO_MAX_KINDS];
+            memset(cnt, 0, sizeof cnt);
+            for (int i = 0; i < n_kinds[q]; i++)
+                cnt[kinds[q][i]]++;
+            for (int kd = 0; kd < t->n_kinds; kd++)
+                for (; cnt[kd] > 0; cnt[kd]--) {
+                    int f = -1;
+                    for (int i = 0; i < np && f < 0; i++)
+                        if (!used[i] && t->card_kind[side ^ 1][pool[i]] == kd)
+                            f = i;
+                    if (f < 0)
+                        return 0;
+                    used[f] = 1;
+                    uno_hand_add(w, q, pool[f]);
+                }
+        }
+        for (int j = 0; j <= k && s->n_draw - 1 - j >= 0; j++) {
+            int pos = s->n_draw - 1 - j;
+            if (placed[pos])
+                continue;
+            int kd = t->card_kind[side ^ 1][s->draw[pos]], f = -1;
+            for (int i = 0; i < np && f < 0; i++)
+                if (!used[i] && t->card_kind[side ^ 1][pool[i]] == kd)
+                    f = i;
+            if (f < 0)
+                return 0;
+            used[f] = 1;
+            w->draw[pos] = pool[f];
+            placed[pos] = 1;
+        }
+    }
+    int i = 0; /* 7 */
+    for (int q = 0; q < s->n; q++) {
+        if (q == o)
+            continue;
+        while (w->hand_n[q] < s->hand_n[q]) {
+            while (used[i])
+                i++;
+            used[i] = 1;
+            uno_hand_add(w, q, pool[i]);
+        }
+    }
+    for (int pos = 0; pos < s->n_draw; pos++) {
+        if (placed[pos])
+            continue;
+        while (used[i])
+            i++;
+        used[i] = 1;
+        w->draw[pos] = pool[i];
+    }
+    w->bag = 0;
+    return 1;
+}
+
+/* ------------------------------------------------------------------------- */
+/* Rollouts                                                                   */
+/* ------------------------------------------------------------------------- */
+
+/* The copy's own random streams (its seed state, deal stream and decision streams). */
+static void reseed(uno_game *g, const uint64_t key[4], uint64_t idx)
+{
+    uno_rng_seed(&g->seeded, key, idx);
+    uno_rng_seed_deal(&g->deal, &g->seeded, (uint64_t)g->rounds);
+    uno_dec_round(g, (uint64_t)g->rounds);
+}
+
+/* Whether the copy at the searched decision shows what the true game shows. */
+static int same_public(const uno_game *a, const uno_game *b)
+{
+    if (a->n_draw != b->n_draw || a->n_discard != b->n_discard || a->color != b->color ||
+        a->top_face != b->top_face || a->side != b->side || a->direction != b->direction ||
+        a->discard[a->n_discard - 1] != b->discard[b->n_discard - 1])
+        return 0;
+    for (int q = 0; q < a->n; q++)
+        if (a->hand_n[q] != b->hand_n[q])
+            return 0;
+    return 1;
+}
+
+/* What a finished rollout is worth to seat o: 1 won, 0 lost (shared wins count as won). */
+static double game_value(const uno_game *g, const uno_result *res, int o)
+{
+    if (res->status != UNO_OK)
+        return 0.0;
+    if (g->cfg->teams && res->team >= 0)
+        return res->team == o % 2;
+    for (int i = 0; i < res->n_winners; i++)
+        if (res->winners[i] == o)
+            return 1.0;
+    return 0.0;
+}
+
+/* The root decision's check, common to both searches' hooks. */
+typedef struct root_check {
+    const uno_game *real;
+    int o, decision, arg, reached;
+} root_check;
+
+static int at_root(root_check *rc, const uno_game *g, int seat, int decision, int arg)
+{
+    return !rc->reached && seat == rc->o && decision == rc->decision && arg == rc->arg &&
+           same_public(g, rc->real);
+}
+
+/*
+ * Plays the copy x->sim (scripted by sc, hooked at the searched decision) to the end of
+ * its round or game; its value for o into *v.  0: it diverged (the sample is dropped).
+ */
+static int run(struct uno_search *x, uno_script *sc, root_check *rc, int value, double *v)
+{
+    uno_game *sim = &x->sim;
+    jmp_buf jb;
+    sc->diverged = &jb;
+    sc->next = 0;
+    sim->bail = &jb;
+    sim->search = NULL;
+    sim->tr = NULL;
+    sim->rows = NULL;
+    sim->force = NULL;
+    sim->fast_max = sim->cfg->seven_o                    ? UNO_FAST_NO
+                    : sim->cfg->stacking || sim->launcher ? UNO_FAST_WILD
+                                                          : UNO_FAST_DRAW;
+    uno_script_attach(sim, sc);
+    if (setjmp(jb))
+        return 0;
+    int w = uno_round_continue(sim, x->snap_seat);
+    if (!rc->reached)
+        return 0;
+    const int o = rc->o;
+    if (value == UNO_VALUE_ROUND) {
+        *v = w >= 0 && (w == o || (sim->cfg->teams && w % 2 == o % 2));
+        return 1;
+    }
+    uno_result res;
+    uno_game_finish(sim, w, &res);
+    *v = game_value(sim, &res, o);
+    return 1;
+}
+
+/* Every seat of a rollout: seat o's rollout policy (its knobs as fallback[o] holds them). */
+static void rollout_policies(const struct uno_search *x, int o, uno_policy *out)
+{
+    for (int s = 0; s < x->g->n; s++)
+        out[s] = x->fallback[o];
+}
+
+/* ------------------------------------------------------------------------- */
+/* pimc                                                                       */
+/* ------------------------------------------------------------------------- */
+
+typedef struct pimc_hook {
+    root_check rc;
+    int answer;
+    const uno_policy *after;
+} pimc_hook;
+
+static int pimc_answer(void *ctx, uno_game *g, int seat, int decision, int arg)
+{
+    pimc_hook *h = (pimc_hook *)ctx;
+    if (!at_root(&h->rc, g, seat, decision, arg))
+        longjmp(*g->bail, 1);
+    h->rc.reached = 1;
+    g->pol = h->after; /* the rollout policies from here on */
+    return h->answer;
+}
+
+/* The index of the best of the m answers, or -1 when every sample was dropped. */
+static int pimc(struct uno_search *x, uno_game *g, int o, int decision, int arg, const int *ans,
+                int m, const uint64_t key[4], const uint64_t key2[4])
+{
+    const uno_policy *pol = &x->orig[o];
+    uno_policy after[UNO_MAX_PLAYERS];
+    rollout_policies(x, o, after);
+    double sum[UNO_MAX_ACTIONS], tmp[UNO_MAX_ACTIONS];
+    for (int a = 0; a < m; a++)
+        sum[a] = 0.0;
+    int kept = 0;
+    pimc_hook h;
+    uno_script sc;
+    memset(&sc, 0, sizeof sc);
+    sc.e = x->journal;
+    sc.n = x->n_journal;
+    sc.hook = pimc_answer;
+    sc.ctx = &h;
+    h.after = after;
+    for (int s = 0; s < pol->samples; s++) {
+        uno_rng r;
+        uno_rng_seed(&r, key, (uint64_t)s);
+        if (pol->cheat)
+            uno_game_clone(&x->world, &x->snap);
+        else if (!determinize(x, g, o, &r, &x->world))
+            continue;
+        int ok = 1;
+        for (int a = 0; a < m; a++)
+            tmp[a] = 0.0;
+        for (int k = 0; k < pol->rollouts && ok; k++)
+            for (int a = 0; a < m && ok; a++) {
+                uno_game_clone(&x->sim, &x->world);
+                reseed(&x->sim, key2, (uint64_t)s * (uint64_t)pol->rollouts + (uint64_t)k);
+                h.rc.real = g;
+                h.rc.o = o;
+                h.rc.decision = decision;
+                h.rc.arg = arg;
+                h.rc.reached = 0;
+                h.answer = ans[a];
+                double v = 0.0;
+                ok = run(x, &sc, &h.rc, pol->value, &v);
+                tmp[a] += v;
+            }
+        if (!ok)
+            continue;
+        kept++;
+        for (int a = 0; a < m; a++)
+            sum[a] += tmp[a];
+    }
+    if (!kept)
+        return -1;
+    int best = 0;
+    for (int a = 1; a < m; a++)
+        if (sum[a] > sum[best])
+            best = a;
+    return best;
+}
+
+/* ------------------------------------------------------------------------- */
+/* ismcts                                                                     */
+/* ------------------------------------------------------------------------- */
+
+/*
+ * Single-observer ISMCTS: one tree per decision, over o's information sets.  A node is
+ * one of o's decisions, keyed by its parent, the answer that led to it and what o
+ * observes there (the decision, its own hand, the top card, the color, the direction,
+ * the side, every hand's size, the draw pile's size): states that differ only in cards
+ * o cannot see share a node.  Each iteration samples a state (determinize), replays the
+ * turn, then descends by UCB (the answers' mean value plus c * sqrt(ln(availability) /
+ * visits), availability counting the iterations in which an answer was legal at the
+ * node), adds one node, plays on by the rollout policies and backs the value up the
+ * path.  The other seats play the rollout policy throughout (they have no tree).  The
+ * answer is the root's most visited.
+ */
+typedef struct tree_iter {
+    root_check rc;
+    struct uno_search *x;
+    const uno_policy *rollout; /* every seat by the rollout policy */
+    uno_policy tree_pol[UNO_MAX_PLAYERS];
+    double c;
+    uint64_t key; /* the key of the node just left, with its answer */
+    int depth;
+    int path_node[TREE_DEPTH], path_act[TREE_DEPTH];
+} tree_iter;
+
+static uint64_t observe(const uno_game *g, int o, int decision, int arg)
+{
+    uint64_t h = uno_rng_mix((uint64_t)decision * 131u + (uint64_t)(uint32_t)arg);
+    for (int i = 0; i < UNO_HAND_WORDS; i++)
+        h = uno_rng_mix(h ^ g->hand[o].w[i]);
+    h = uno_rng_mix(h ^ ((uint64_t)g->discard[g->n_discard - 1] << 8) ^
+                    ((uint64_t)(g->color + 1) << 16) ^ ((uint64_t)(g->direction + 1) << 24) ^
+                    ((uint64_t)g->side << 28) ^ ((uint64_t)g->n_draw << 32));
+    for (int q = 0; q < g->n; q++)
+        h = uno_rng_mix(h ^ ((uint64_t)g->hand_n[q] << (8 * (q & 3))) ^ (uint64_t)q << 40);
+    return h;
+}
+
+/* The node of `key`, or a new one (*created) with the answers ans[0..m); -1: no room. */
+static int tree_node_for(struct uno_search *x, uint64_t key, const int *ans, int m, int *created)
+{
+    uint32_t mask = (uint32_t)x->slots - 1, i = (uint32_t)key & mask;
+    *created = 0;
+    for (;; i = (i + 1) & mask) {
+        int32_t at = x->slot[i];
+        if (at < 0)
+            break;
+        if (x->nodes[at].key == key)
+            return at;
+    }
+    if (x->used >= x->cap)
+        return -1;
+    int at = x->used++;
+    tree_node *nd = &x->nodes[at];
+    nd->key = key;
+    nd->m = m < TREE_ACTIONS ? m : TREE_ACTIONS;
+    for (int a = 0; a < nd->m; a++) {
+        nd->ans[a] = ans[a];
+        nd->n[a] = nd->avail[a] = 0;
+        nd->w[a] = 0.0;
+    }
+    x->slot[i] = at;
+    *created = 1;
+    return at;
+}
+
+/* UCB at node `at` over the answers legal now (ans[0..m)); its index in the node. */
+static int tree_select(tree_node *nd, const int *ans, int m, double c)
+{
+    int best = -1;
+    double best_s = 0.0;
+    int legal[TREE_ACTIONS], nl = 0;
+    for (int a = 0; a < nd->m; a++)
+        for (int j = 0; j < m; j++)
+            if (ans[j] == nd->ans[a]) {
+                legal[nl++] = a;
+                nd->avail[a]++;
+                break;
+            }
+    for (int j = 0; j < nl; j++) {
+        int a = legal[j];
+        if (nd->n[a] == 0)
+            return a; /* every legal answer once first, in legal order */
+        double s = nd->w[a] / nd->n[a] + c * sqrt(log((double)nd->avail[a]) / nd->n[a]);
+        if (best < 0 || s > best_s) {
+            best = a;
+            best_s = s;
+        }
+    }
+    return best;
+}
+
+static int legal_answers(const uno_game *g, int o, int decision, int arg, int *ans);
+
+/* A decision of o in the tree: select, or add a node and leave the tree. */
+static int tree_step(tree_iter *it, uno_game *g, int decision, int arg, int root)
+{
+    struct uno_search *x = it->x;
+    const int o = it->rc.o;
+    int ans[UNO_MAX_ACTIONS];
+    int m = legal_answers(g, o, decision, arg, ans);
+    if (decision == UNO_DEC_FORGET_UNO)
+        return 0; /* a search player never forgets UNO */
+    if (m == 1)
+        return ans[0];
+    uint64_t key = root ? 0 : uno_rng_mix(it->key ^ observe(g, o, decision, arg));
+    int created = 0;
+    int at = it->depth < TREE_DEPTH ? tree_node_for(x, key, ans, m, &created) : -1;
+    if (at < 0) { /* no room: the rollout policy from here on */
+        g->pol = it->rollout;
+        return dispatch(g, it->rollout, o, decision, arg);
+    }
+    tree_node *nd = &x->nodes[at];
+    int a = tree_select(nd, ans, m, it->c);
+    if (a < 0) { /* none of the node's answers is legal here (a hash collision) */
+        g->pol = it->rollout;
+        return dispatch(g, it->rollout, o, decision, arg);
+    }
+    it->path_node[it->depth] = at;
+    it->path_act[it->depth++] = a;
+    it->key = uno_rng_mix(key + (uint64_t)(nd->ans[a] + 2) * UINT64_C(0x9E3779B97F4A7C15));
+    g->pol = created && !root ? it->rollout : it->tree_pol;
+    return nd->ans[a];
+}
+
+static int tree_root(void *ctx, uno_game *g, int seat, int decision, int arg)
+{
+    tree_iter *it = (tree_iter *)ctx;
+    if (!at_root(&it->rc, g, seat, decision, arg))
+        longjmp(*g->bail, 1);
+    it->rc.reached = 1;
+    return tree_step(it, g, decision, arg, 1);
+}
+
+/* o's decisions below the root (a user policy's callback: a user answer). */
+static int tree_decide(void *ctx, uno_game *g, int seat, int decision, int arg)
+{
+    tree_iter *it = (tree_iter *)ctx;
+    return user_answer(g, seat, decision, tree_step(it, g, decision, arg, 0));
+}
+
+static int tree_alloc(struct uno_search *x, int cap)
+{
+    if (x->cap < cap) {
+        free(x->nodes);
+        free(x->slot);
+        x->nodes = (tree_node *)malloc((size_t)cap * sizeof *x->nodes);
+        int slots = 1;
+        while (slots < 2 * cap)
+            slots *= 2;
+        x->slot = (int32_t *)malloc((size_t)slots * sizeof *x->slot);
+        if (!x->nodes || !x->slot) {
+            free(x->nodes);
+            free(x->slot);
+            x->nodes = NULL;
+            x->slot = NULL;
+            x->cap = 0;
+            return 0;
+        }
+        x->cap = cap;
+        x->slots = slots;
+    }
+    x->used = 0;
+    memset(x->slot, -1, (size_t)x->slots * sizeof *x->slot);
+    return 1;
+}
+
+static int ismcts(struct uno_search *x, uno_game *g, int o, int decision, int arg, const int *ans,
+                  int m, const uint64_t key[4], const uint64_t key2[4])
+{
+    const uno_policy *pol = &x->orig[o];
+    if (!tree_alloc(x, pol->iterations + 1))
+        return -1;
+    int created;
+    tree_node_for(x, 0, ans, m, &created); /* the root: node 0, key 0 */
+    uno_policy after[UNO_MAX_PLAYERS];
+    rollout_policies(x, o, after);
+    tree_iter it;
+    memset(&it, 0, sizeof it);
+    it.x = x;
+    it.rollout = after;
+    it.c = pol->c;
+    for (int s = 0; s < g->n; s++)
+        it.tree_pol[s] = after[s];
+    memset(&it.tree_pol[o], 0, sizeof it.tree_pol[o]);
+    it.tree_pol[o].id = UNO_POLICY_USER;
+    it.tree_pol[o].challenge_threshold = 0.5;
+    it.tree_pol[o].suspect = -1;
+    it.tree_pol[o].decide = tree_decide;
+    it.tree_pol[o].ctx = &it;
+    uno_script sc;
+    memset(&sc, 0, sizeof sc);
+    sc.e = x->journal;
+    sc.n = x->n_journal;
+    sc.hook = tree_root;
+    sc.ctx = &it;
+    for (int s = 0; s < pol->iterations; s++) {
+        uno_rng r;
+        uno_rng_seed(&r, key, (uint64_t)s);
+        if (pol->cheat)
+            uno_game_clone(&x->world, &x->snap);
+        else if (!determinize(x, g, o, &r, &x->world))
+            continue;
+        uno_game_clone(&x->sim, &x->world);
+        reseed(&x->sim, key2, (uint64_t)s);
+        it.rc.real = g;
+        it.rc.o = o;
+        it.rc.decision = decision;
+        it.rc.arg = arg;
+        it.rc.reached = 0;
+        it.depth = 0;
+        it.key = 0;
+        double v = 0.0;
+        if (!run(x, &sc, &it.rc, pol->value, &v))
+            continue;
+        for (int d = 0; d < it.depth; d++) {
+            tree_node *nd = &x->nodes[it.path_node[d]];
+            nd->n[it.path_act[d]]++;
+            nd->w[it.path_act[d]] += v;
+        }
+    }
+    const tree_node *root = &x->nodes[0];
+    int best = -1;
+    for (int a = 0; a < root->m; a++)
+        if (root->n[a] > 0 && (best < 0 || root->n[a] > root->n[best]))
+            best = a;
+    if (best < 0)
+        return -1;
+    for (int j = 0; j < m; j++)
+        if (ans[j] == root->ans[best])
+            return j;
+    return -1;
+}
+
+/* ------------------------------------------------------------------------- */
+/* The search player's decisions                                              */
+/* ------------------------------------------------------------------------- */
+
+/* The legal answers of o's decision as engine answers (uno_legal_actions' order). */
+static int legal_answers(const uno_game *g, int o, int decision, int arg, int *ans)
+{
+    int32_t acts[UNO_MAX_ACTIONS];
+    int m = uno_legal_actions(g, o, decision, arg, acts);
+    for (int i = 0; i < m; i++) {
+        int a = acts[i];
+        switch (decision) {
+        case UNO_DEC_PLAY:
+        case UNO_DEC_REPLACEMENT:
+        case UNO_DEC_STACK:
+        case UNO_DEC_DISCARD:
+            ans[i] = a == UNO_DRAW ? UNO_DRAW : uno_hand_card(g, o, a >> 1);
+            break;
+        default:
+            ans[i] = a;
+        }
+    }
+    return m;
+}
+
+static int search_decide(struct uno_search *x, uno_game *g, int o, int decision, int arg)
+{
+    const uno_policy *pol = &x->orig[o];
+    if (decision == UNO_DEC_FORGET_UNO)
+        return 0; /* never forgets: forgetting can only cost (C13) */
+    int ans[UNO_MAX_ACTIONS];
+    int m = legal_answers(g, o, decision, arg, ans);
+    if (m == 1)
+        return ans[0];
+    /* one draw of the seat's search stream per searched decision: every sample and
+       rollout derives from it, nothing from the game's own streams */
+    uint64_t w = uno_dec_next(g, o, UNO_DK_SEARCH);
+    if (m < 1 || !x->has_snap || x->overflow || x->snap.rounds != g->rounds)
+        return dispatch(g, x->fallback, o, decision, arg);
+    const uint64_t key[4] = {w, UINT64_C(0x5345415243480001), (uint64_t)decision, 1};
+    const uint64_t key2[4] = {w, UINT64_C(0x5345415243480002), (uint64_t)decision, 2};
+    int best = pol->id == UNO_POLICY_PIMC ? pimc(x, g, o, decision, arg, ans, m, key, key2)
+                                          : ismcts(x, g, o, decision, arg, ans, m, key, key2);
+    return best >= 0 ? ans[best] : dispatch(g, x->fallback, o, decision, arg);
+}
+
+/* ------------------------------------------------------------------------- */
+/* The fork check (uno_play_fork)                                             */
+/* ------------------------------------------------------------------------- */
+
+typedef struct fork_hook {
+    root_check rc;
+    int answer;
+    const uno_game *real;
+    const uno_policy *after;
+} fork_hook;
+
+/* The forked decision: the real answer; then the seats' own policies, with the decision
+   streams where the real game's stand after it. */
+static int fork_answer(void *ctx, uno_game *g, int seat, int decision, int arg)
+{
+    fork_hook *h = (fork_hook *)ctx;
+    if (!at_root(&h->rc, g, seat, decision, arg))
+        longjmp(*g->bail, 1);
+    h->rc.reached = 1;
+    memcpy(g->dec_n, h->real->dec_n, sizeof g->dec_n);
+    g->pol = h->after;
+    return h->answer;
+}
+
+/* The true state at the start of the turn, replayed to this decision, played to the end. */
+static void fork_here(struct uno_search *x, uno_game *g, int seat, int decision, int arg, int ans)
+{
+    uno_result *res = x->fork_res;
+    res->status = -1;
+    if (!x->has_snap || x->overflow || x->snap.rounds != g->rounds)
+        return;
+    fork_hook h;
+    uno_script sc;
+    memset(&sc, 0, sizeof sc);
+    memset(&h, 0, sizeof h);
+    sc.e = x->journal;
+    sc.n = x->n_journal;
+    sc.hook = fork_answer;
+    sc.ctx = &h;
+    h.rc.real = g;
+    h.rc.o = seat;
+    h.rc.decision = decision;
+    h.rc.arg = arg;
+    h.answer = ans;
+    h.real = g;
+    h.after = x->orig;
+    uno_game_clone(&x->sim, &x->snap);
+    uno_game *sim = &x->sim;
+    jmp_buf jb;
+    sc.diverged = &jb;
+    sim->bail = &jb;
+    sim->search = NULL;
+    sim->tr = NULL;
+    sim->rows = NULL;
+    sim->fast_max = sim->cfg->seven_o                    ? UNO_FAST_NO
+                    : sim->cfg->stacking || sim->launcher ? UNO_FAST_WILD
+                                                          : UNO_FAST_DRAW;
+    uno_script_attach(sim, &sc);
+    if (setjmp(jb)) {
+        res->status = -2;
+        return;
+    }
+    int w = uno_round_continue(sim, x->snap_seat);
+    if (!h.rc.reached) {
+        res->status = -3;
+        return;
+    }
+    uno_game_finish(sim, w, res);
+}
+
+void uno_search_fork(uno_game *g, int64_t at, uno_result *fork)
+{
+    g->search->fork_at = at;
+    g->search->fork_res = fork;
+    fork->status = -1;
+}

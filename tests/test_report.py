@@ -1,0 +1,241 @@
+"""The studies report as a reader meets it: the answers first, each setup once, one number
+format per column, light HTML, readable figures, the example notebook with its outputs."""
+
+import collections
+import json
+import os
+import re
+
+import polars as pl
+import pytest
+
+pytest.importorskip("matplotlib")
+
+HERE = os.path.dirname(__file__)
+INTERVAL = re.compile(r"([+-]?\d+\.(\d+)) \[([+-]?\d+\.(\d+)), ([+-]?\d+\.(\d+))\]")
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory):
+    """A small report: one variant with a restricted card, one without (E1)."""
+    from uno_sim.analysis.report import build
+
+    out = str(tmp_path_factory.mktemp("report"))
+    res = build("classic,extreme", games=30, seed=1, out=out, players="2",
+                balance_players="2,3", trace_games=10, card_games=20, n_boot=20,
+                command="uno-sim report --games 30", progress=False)
+    md = open(res["md"], encoding="utf-8").read()
+    html = open(res["html"], encoding="utf-8").read()
+    js = json.load(open(res["json"], encoding="utf-8"))
+    return {"out": out, "md": md, "html": html, "json": js}
+
+
+def _sections(md: str) -> list[tuple[int, str, list[str]]]:
+    """(line number of the heading, title, lines) of each `## ` section."""
+    out = []
+    for n, line in enumerate(md.splitlines()):
+        if line.startswith("## "):
+            out.append((n, line[3:], []))
+        elif out:
+            out[-1][2].append(line)
+    return out
+
+
+def _tables(lines):
+    """Each Markdown table of `lines` as (header cells, rows of cells)."""
+    tables, cur = [], None
+    for line in lines:
+        if line.startswith("|"):
+            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            if cur is None:
+                cur = (cells, [])
+                tables.append(cur)
+            elif not set(line) <= set("|-"):
+                cur[1].append(cells)
+        else:
+            cur = None
+    return tables
+
+
+@pytest.mark.slow
+def test_the_report_opens_with_the_answers_and_their_intervals(report):
+    secs = _sections(report["md"])
+    line, title, lines = secs[0]
+    assert title.startswith("Summary") and line < 10
+    assert len(lines) <= 45  # one screenful
+    tables = _tables(lines)
+    assert len(tables) == 3  # bluff, challenge, balance
+    for head, rows in tables:
+        assert rows and "details" in head
+        assert all(INTERVAL.search(" ".join(r)) for r in rows)
+    # every link of the summary leads to a section of the report
+    titles = {t for _, t, _ in secs}
+    from uno_sim.analysis.doc import slug
+
+    anchors = set(re.findall(r"\]\(#([^)]+)\)", "\n".join(lines)))
+    assert anchors and anchors <= {slug(t) for t in titles}
+    assert "No restricted card, nothing to bluff or challenge: extreme." in "\n".join(lines)
+
+
+@pytest.mark.slow
+def test_the_summary_reads_the_numbers_of_the_sections(report):
+    """No separate numbers: the summary's bluff value is the section's table, formatted."""
+    from uno_sim.analysis.common import fmt_ci
+
+    secs = report["json"]["sections"]
+    summary, bluff = secs[0], next(s for s in secs if s["title"] == "Bluff: classic, 2 players")
+    overall = next(t for t in bluff["tables"]
+                   if t["caption"].startswith("Value of a bluff overall"))
+    never = next(r for r in overall["records"] if r["against"] == "never")
+    row = summary["tables"][0]["records"][0]
+    assert row["bluff vs a table that never challenges"] == fmt_ci(
+        never["d_game_win"], never["d_game_win_low"], never["d_game_win_high"])
+    length = next(t for s in secs if s["title"].startswith("Balance: game length")
+                  for t in s["tables"] if t["caption"].startswith("Game length"))
+    two = next(r for r in length["records"] if r["players"] == 2)
+    bal = next(r for r in summary["tables"][2]["records"] if r["players"] == 2)
+    assert bal["rounds per game"] == fmt_ci(two["rounds_mean"], two["rounds_mean_low"],
+                                            two["rounds_mean_high"], 2, signed=False)
+
+
+@pytest.mark.slow
+def test_no_sentence_is_repeated_and_captions_do_not_restate_the_setup(report):
+    md = report["md"]
+    texts = []
+    for line in md.splitlines():
+        if not line.strip() or line.startswith(("|", "#", "```")):
+            continue
+        m = re.match(r"!\[(.*)\]\((.*)\)", line)
+        texts.append(m.group(1) if m else line.strip("*"))
+    sentences = collections.Counter(s.strip() for t in texts
+                                    for s in re.split(r"(?<=\.)\s+(?=[A-Z*])", t)
+                                    if len(s.strip()) > 30)
+    worst = sentences.most_common(1)[0]
+    assert worst[1] <= 3, worst
+    captions = re.findall(r"^\*([^*].*)\*$", md, flags=re.M)
+    alts = re.findall(r"^!\[(.*?)\]", md, flags=re.M)
+    assert captions and alts
+    for text in captions + alts:  # the setup is stated by the section, not by every caption
+        assert "seed" not in text and "policies:" not in text, text
+    assert all(len(a) <= 120 for a in alts)
+    # each section states its setup once
+    for _, title, lines in _sections(md):
+        setups = [ln for ln in lines if ln.startswith("**Setup")]
+        assert len(setups) <= 2, title
+
+
+@pytest.mark.slow
+def test_a_column_prints_its_numbers_one_way(report):
+    number = re.compile(r"^[+-]?[\d,]+(\.(\d+))?$")
+    checked = 0
+    for head, rows in _tables(report["md"].splitlines()):
+        for j, col in enumerate(head):
+            cells = [r[j] for r in rows if j < len(r) and number.match(r[j])]
+            assert not [r[j] for r in rows if j < len(r) and re.search(r"\de[+-]\d", r[j])], col
+            decimals = {len(m.group(2) or "") for c in cells for m in [number.match(c)]}
+            assert len(decimals) <= 1, (col, decimals)
+            checked += bool(cells)
+            for r in rows:  # an interval has the digits of its estimate
+                for m in INTERVAL.finditer(r[j] if j < len(r) else ""):
+                    assert len({len(m.group(2)), len(m.group(4)), len(m.group(6))}) == 1
+    assert checked > 50
+
+
+@pytest.mark.slow
+def test_the_html_links_its_figures(report):
+    html, out = report["html"], report["out"]
+    assert "data:image" not in html
+    srcs = re.findall(r'<img alt="[^"]+" src="([^"]+)"', html)
+    assert srcs and all(os.path.exists(os.path.join(out, s)) for s in srcs)
+    assert len(html) < 2 * len(report["md"])
+    assert '<a href="#bluff-classic-2-players">' in html  # the summary's links work there too
+
+
+def test_column_formats():
+    from uno_sim.analysis.doc import _rows
+
+    f = pl.DataFrame({"rule": ["a", "b"], "points": [193748, 12], "share": [0.5, 0.06343],
+                      "share_low": [0.49, -0.000648], "share_high": [0.51, 0.07],
+                      "d_points": [-34.86, -2.618], "d_points_low": [-40.1, -5.0],
+                      "d_points_high": [-30.0, 0.1], "p": [0.03, 1e-7],
+                      "weight": [0.5, None], "low": [0.1, None], "high": [0.9, float("nan")]})
+    rows = _rows(f)
+    assert rows[0] == ["a", "193,748", "0.5000", "0.4900", "0.5100", "-34.86", "-40.10",
+                       "-30.00", "0.0300", "0.5000", "0.1000", "0.9000"]
+    assert rows[1] == ["b", "12", "0.0634", "-0.0006", "0.0700", "-2.62", "-5.00", "0.10",
+                       "<0.0001", "-", "-", "-"]
+
+
+def test_fmt_ci_never_prints_minus_zero():
+    from uno_sim.analysis.common import fmt_ci
+
+    assert fmt_ci(0.0123, -0.00004, 0.02) == "+0.0123 [+0.0000, +0.0200]"
+    assert fmt_ci(0.0123, -0.0004, 0.02, 3) == "+0.012 [+0.000, +0.020]"
+
+
+def test_later_answers_plug_into_the_summary():
+    from uno_sim.analysis import summary
+
+    def strongest(results, extra):
+        if "strongest" not in extra:
+            return None
+        return summary.Answer("Do the answers hold for the strongest player?", extra["strongest"])
+
+    sec = summary.section(summary.Results(), "intro", extra={"strongest": "Yes [0.1, 0.2]."},
+                          later=[strongest])
+    texts = [b[1] for b in sec.blocks if b[0] == "p"]
+    assert texts[-1].startswith("**Do the answers hold for the strongest player?** Yes")
+    assert len(summary.section(summary.Results(), "intro", later=[strongest]).blocks) == 1
+
+
+def test_a_long_setup_footer_does_not_overlap_the_axis_label():
+    """The footer of a figure with a long setup (4-player bluff values) stays clear of the
+    x-axis label and its tick labels."""
+    from uno_sim.analysis.common import Setup, new_figure
+
+    setup = Setup("classic", 4, 10_000, 1, "seat 0 plain greedy (each bluff decision replayed "
+                  "both ways); " + "; ".join(f"table rule{i}: greedy(challenge=posterior,"
+                                              f"challenge_threshold=0.{i},suspect=0)"
+                                              for i in range(6)), unit="games")
+    fig, axes = new_figure(setup, "title", ncols=2, width=5.0, height=4.4)
+    for ax in axes:
+        ax.set_xticks(range(6), ["1", "2", "3", "4", "5", "6+"])
+        ax.set_xlabel("next player's hand size")
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()
+    r = canvas.get_renderer()
+    foot = fig._supxlabel.get_window_extent(r)
+    for ax in axes:
+        label = ax.xaxis.label.get_window_extent(r)
+        assert label.y0 > foot.y1  # the label sits above the footer
+
+
+def test_card_kinds_print_names_not_codes():
+    from uno_sim.analysis.balance import deck_kinds
+    from uno_sim.rules import Rules
+
+    for v in ("house-2018", "hello-kitty"):
+        kinds = deck_kinds(Rules(variant=v))
+        assert not [k for k in kinds if ":" in k or k in ("WX", "WBM")], kinds
+    assert "Custom Wild (draw three)" in deck_kinds(Rules(variant="house-2018"))
+
+
+def test_the_example_notebook_is_committed_with_its_outputs():
+    nbformat = pytest.importorskip("nbformat")
+    nb = nbformat.read(os.path.join(HERE, "..", "analysis", "example.ipynb"), as_version=4)
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    assert all(c.get("execution_count") for c in code)
+    outputs = [o for c in code for o in c.get("outputs", [])]
+    assert not [o for o in outputs if o.get("output_type") == "error"]
+    assert any("image/png" in o.get("data", {}) for o in outputs)
+
+
+def test_the_notebook_extras_have_the_progress_widget():
+    """tqdm.auto draws a widget in a Jupyter kernel: it needs ipywidgets."""
+    tomllib = pytest.importorskip("tomllib")
+    with open(os.path.join(HERE, "..", "pyproject.toml"), "rb") as f:
+        extras = tomllib.load(f)["project"]["optional-dependencies"]
+    for name in ("analysis", "test"):
+        assert any(d.split(">")[0].split("=")[0].strip() == "ipywidgets" for d in extras[name])

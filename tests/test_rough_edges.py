@@ -1,0 +1,156 @@
+"""What a user meets at the command line: intervals, help texts, resume, completion."""
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from uno_sim.cli import main
+
+
+def out_of(capsys, *argv):
+    status = main(list(argv))
+    cap = capsys.readouterr()
+    return status, cap.out, cap.err
+
+
+def test_tournament_intervals_stay_inside_0_1_and_even_is_explained(capsys):
+    # greedy beats a greedy that draws voluntarily in almost every deal: a normal interval
+    # around 0.996 ran past 1 here
+    status, out, _ = out_of(capsys, "tournament", "--policy", "greedy", "--policy",
+                            "greedy(voluntary_draw=0.3)", "--players", "2,3", "--deals", "400")
+    assert status == 0
+    rows = re.findall(r"A wins ([\d.]+) \[([\d.]+), ([\d.]+)\] \(even ([\d.]+)", out)
+    assert len(rows) == 2
+    for share, lo, hi, _ in rows:
+        assert 0 <= float(lo) <= float(share) <= float(hi) <= 1
+    assert float(rows[0][0]) < 1  # some deal was lost: the case the normal interval broke
+    assert "even: A's share of the seats" in out.splitlines()[0] + out.splitlines()[1]
+    assert rows[1][3] == "0.667"
+
+
+def test_share_ci_stays_inside_0_1_near_the_edge():
+    from uno_sim.stats import share_ci
+
+    m, lo, hi = share_ci([1.0] * 397 + [0.5, 0.0, 0.0])
+    assert lo < m < hi <= 1
+
+
+def test_rules_of_one_variant_show_that_variant_as_the_default(capsys):
+    _, out, _ = out_of(capsys, "rules", "--variant", "flip")
+    lines = out.splitlines()
+    assert lines[0].startswith("variant ") and lines[2].strip() == "default: flip"
+    _, out, _ = out_of(capsys, "rules")
+    assert out.splitlines()[2].strip() == "default: classic"
+
+
+def test_rule_help_lists_only_rule_switches(capsys):
+    with pytest.raises(SystemExit):
+        main(["run", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    listed = text.split("rule switch (repeatable):")[1].split("--deck")[0]
+    assert "edition" in listed and "stacking" in listed
+    for flag in ("variant", "players", "deck"):
+        assert not re.search(rf"\b{flag}\b", listed), flag
+
+
+def test_policies_lines_fit_in_100_columns(capsys):
+    _, out, _ = out_of(capsys, "policies")
+    assert "bluff" in out and max(map(len, out.splitlines())) <= 100
+
+
+def test_resume_of_a_finished_run_says_there_is_nothing_to_do(tmp_path, capsys):
+    out = str(tmp_path / "r")
+    assert main(["run", "--games", "30", "--players", "3", "--rule", "target=100",
+                 "--out", out]) == 0
+    capsys.readouterr()
+    status, text, _ = out_of(capsys, "run", "--resume", out)
+    assert status == 0
+    assert text.splitlines()[0] == "nothing to do: all 30 games are done"
+    assert "win share" in text  # and the summary
+
+
+def test_report_refuses_jobs_0_before_making_its_folder(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    status, _, err = out_of(capsys, "report", "--jobs", "0")
+    assert status == 2 and "--jobs '0'" in err
+    assert not (tmp_path / "reports").exists()
+
+
+def complete(line):
+    """What `uno-sim` offers for the last word of `line`: argcomplete's finder on the CLI's
+    parser, in process (the bash test below goes through the installed script)."""
+    import argcomplete
+
+    from uno_sim.cli import _add_completers, build_parser
+
+    parser = build_parser()
+    _add_completers(parser)
+    finder = argcomplete.CompletionFinder(parser)
+    prequote, prefix, _, words, wordbreak = argcomplete.split_line(line, len(line))
+    return [w.rstrip() for w in finder._get_completions(words, prefix, prequote, wordbreak)]
+
+
+def test_completion_of_commands_options_and_values():
+    assert complete("uno-sim ru") == ["run", "rules"]
+    assert complete("uno-sim run --var") == ["--variant"]
+    assert complete("uno-sim report --var") == ["--variant", "--variants"]
+    assert complete("uno-sim run --variant fl") == ["flip"]
+    assert "all" in complete("uno-sim bench --variant ")
+    assert complete("uno-sim run --policy gr") == ["greedy"]
+    assert complete("uno-sim run --rule sta") == ["stacking="]
+    assert complete("uno-sim run --rule stacking=") == [
+        "stacking=none", "stacking=draw2", "stacking=draw4", "stacking=both"]
+    assert complete("uno-sim run --rule jump_in=") == ["jump_in=true", "jump_in=false"]
+    assert not [w for w in complete("uno-sim run --rule ") if w.split("=")[0] in
+                ("variant", "players", "deck")]
+    assert {"bluff", "challenge", "balance"} <= set(complete("uno-sim study "))
+    assert {"bash", "zsh", "fish"} <= set(complete("uno-sim completion "))
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+def test_bash_completes_a_rule_name_without_a_trailing_space(capsys):
+    assert main(["completion", "bash"]) == 0
+    script = capsys.readouterr().out
+    bindir = os.path.dirname(sys.executable)  # where the uno-sim script is installed
+
+    def reply(*words):
+        line = " ".join(words)
+        code = (script + f"\nCOMP_LINE='{line}'; COMP_POINT=${{#COMP_LINE}}; "
+                f"COMP_WORDS=({line}); COMP_CWORD={len(words) - 1}; "
+                '_python_argcomplete uno-sim; printf "[%s]\\n" "${COMPREPLY[@]}"')
+        env = dict(os.environ, PATH=bindir + os.pathsep + os.environ.get("PATH", ""))
+        return subprocess.run(["bash", "-c", code], capture_output=True, text=True, env=env,
+                              timeout=60).stdout.split("\n")[:-1]
+
+    if not shutil.which("uno-sim", path=bindir):
+        pytest.skip("the uno-sim script is not installed next to this Python")
+    assert reply("uno-sim", "run", "--rule", "sta") == ["[stacking=]"]
+    assert reply("uno-sim", "run", "--variant", "fl") == ["[flip ]"]
+
+
+@pytest.mark.parametrize("shell,needle", [("bash", "complete "), ("zsh", "#compdef uno-sim"),
+                                          ("fish", "complete --command uno-sim")])
+def test_completion_scripts_for_each_shell(shell, needle, capsys):
+    assert main(["completion", shell]) == 0
+    assert needle in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("flags,parallel", [([], True), (["-n", "0"], False),
+                                            (["-p", "no:xdist"], False)])
+def test_pytest_runs_on_workers_unless_told_otherwise(flags, parallel):
+    # the README's `python -m pytest -q` spreads the suite over the cores (pytest-xdist)
+    pytest.importorskip("xdist")
+    here = os.path.dirname(os.path.abspath(__file__))
+    one = os.path.join(here, "test_api_docs.py") + "::test_help_says_where_to_start"
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("PYTEST_XDIST", "PYTEST_ADDOPTS"))}  # not this run's settings
+    p = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *flags, one],
+                       capture_output=True, text=True, timeout=120, env=env,
+                       cwd=os.path.dirname(here))
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "1 passed" in p.stdout
+    assert bool(re.search(r"\b\d+ workers? \[1 item\]", p.stdout)) == parallel, p.stdout
