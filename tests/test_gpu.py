@@ -258,6 +258,21 @@ def test_refuses_user_policies():
         gpu.check_config(Rules(), specs)
 
 
+@pytest.mark.parametrize("player", ["pimc", "ismcts"])
+def test_refuses_search_players(player):
+    """The search players (search.c) are CPU only: refused in one line naming the seat."""
+    with pytest.raises(RunError, match=f"seat 1's policy {player}.*CPU only"):
+        gpu.check_config(Rules(), seat_policies(["greedy", player, "greedy", "greedy"], 4))
+
+
+def test_cli_refuses_search_players_in_one_line():
+    proc = _cli("run", "--games", "10", "--backend", "gpu", "--policy", "pimc",
+                "--summary-only")
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.strip() == ("uno-sim: error: --backend gpu cannot run seat 0's policy "
+                                   "pimc (CPU only)")
+
+
 def test_simulate_refuses_before_writing(tmp_path):
     from uno_sim.runner.execute import simulate
 
