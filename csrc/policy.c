@@ -203,17 +203,20 @@ UNO_HD int uno_answer_ok(const uno_game *g, int p, int decision, int r)
    (uno_play_game's setjmp). */
 UNO_HD static int call_user(uno_game *g, int p, int decision, int arg)
 {
+#if UNO_DEVICE
+    /* CPU only (no callback, no longjmp on a GPU): the GPU runner refuses user policies
+       before a game starts.  No indirect call in device code keeps the stack static. */
+    (void)g, (void)p, (void)decision, (void)arg;
+    __trap();
+    return UNO_DRAW;
+#else
     const uno_policy *pol = &g->pol[p];
     uno_draw_settle(g); /* the observation shows the draw pile's top (F6) */
     int r = pol->decide(pol->ctx, g, p, decision, arg);
-    if (r == UNO_DECIDE_ABORT || !uno_answer_ok(g, p, decision, r)) {
-#if UNO_DEVICE
-        __trap(); /* CPU only: the GPU runner refuses user policies before a game starts */
-#else
+    if (r == UNO_DECIDE_ABORT || !uno_answer_ok(g, p, decision, r))
         longjmp(*g->bail, 1);
-#endif
-    }
     return r;
+#endif
 }
 
 /* A user policy's hand index (or UNO_DRAW) as the card it names. */

@@ -875,12 +875,12 @@ UNO_HD static UNO_INLINE int turns_from(uno_game *g, int p, int32_t limit, const
     for (int32_t turn = 0;; turn++) {
         if (turn >= limit)
             return LIMIT;
-#if !UNO_DEVICE /* the search players: CPU only */
+#if !UNO_DEVICE /* the search players and the environment's hook: CPU only */
         if (UNO_UNLIKELY(g->search != NULL))
             uno_search_turn(g, p);
-#endif
         if (UNO_UNLIKELY(g->on_turn != NULL))
             g->on_turn(g->on_turn_ctx, g, p);
+#endif
         g->turns++;
         int next = take_turn(g, p, house, 0);
         CHECK_CARDS(g, p, "after a turn");
@@ -906,8 +906,10 @@ UNO_HD static int house_rules(const uno_config *cfg)
  */
 UNO_HD int uno_round_play(uno_game *g, int dealer, const uint8_t *deck)
 {
+#if !UNO_DEVICE /* the environment's hook: CPU only */
     if (UNO_UNLIKELY(g->on_turn != NULL))
         g->on_turn(g->on_turn_ctx, g, -1 - dealer);
+#endif
     g->round_dealer = dealer;
     g->round_turns0 = g->turns;
     g->round_reshuffles0 = g->reshuffles;

@@ -94,9 +94,15 @@ def nvrtc_options(arch: str | None = None) -> tuple:
     return opts + ((f"--gpu-architecture={arch}",) if arch else ())
 
 
+STACK_BYTES = 16384  # per-thread stack: a game's state and its frames, with room to spare
+
+
 @functools.lru_cache(maxsize=None)
 def _kernel():
     cupy = _cupy()
+    rt = cupy.cuda.runtime
+    # the engine's frames (a uno_game of 5 KB among them) are above CUDA's default 1 KB
+    rt.deviceSetLimit(getattr(rt, "cudaLimitStackSize", 0), STACK_BYTES)
     mod = cupy.RawModule(code=KERNEL.read_text(), options=nvrtc_options(), backend="nvrtc")
     return mod.get_function("uno_gpu_games")
 
