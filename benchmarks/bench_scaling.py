@@ -38,7 +38,8 @@ def build_bare(tmp: str) -> str:
     exe = os.path.join(tmp, "bench")
     subprocess.run(["gcc", "-O3", "-ffp-contract=off", "-march=native", "-I", str(ROOT / "csrc"),
                     "-I", tmp, *map(str, sorted((ROOT / "csrc").glob("*.c"))),
-                    str(ROOT / "benchmarks" / "c" / "bench_main.c"), "-o", exe, "-lm"], check=True)
+                    str(ROOT / "benchmarks" / "c" / "bench_main.c"), "-o", exe, "-lm"],
+                   check=True)
     return exe
 
 
