@@ -14,7 +14,7 @@ See docs/studies.md.
 
 from __future__ import annotations
 
-STUDIES = ("bluff", "challenge", "balance")
+STUDIES = ("bluff", "challenge", "exploit", "balance")
 
 
 def __getattr__(name):
@@ -49,10 +49,10 @@ def run_study(name: str, variant: str = "classic", players=None, games: int = 10
 
         return balance.study(variant, parse_players(players, range(2, 11)), games, seed, out,
                              **kw)
-    from . import bluff, challenge
+    from . import bluff, challenge, exploit
 
     ks = parse_players(players, (2, 4))
-    mod = bluff if name == "bluff" else challenge
+    mod = {"bluff": bluff, "challenge": challenge, "exploit": exploit}[name]
     results = [mod.study(variant, k, games, seed, out, **kw) for k in ks]
     if len(results) == 1:
         return results[0]

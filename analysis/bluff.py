@@ -259,33 +259,68 @@ def values_figure(eff: pl.DataFrame, setup: Setup, path: str) -> str:
 
 def study(variant: str = "classic", players: int = 2, games: int = 1000, seed: int = 0,
           out: str | None = None, game: FamilyGame | None = None, values=None,
-          value_games: int | None = None, n_boot: int = 300, n_jobs: int = 1) -> StudyResult:
+          value_games: int | None = None, n_boot: int = 300, n_jobs: int = 1,
+          focal=None, table=None, every: int = 1) -> StudyResult:
     """Counterfactual bluff values and the bluffer's best responses for one variant and K.
 
     `game`: a solved `bluffgame.FamilyGame` to reuse (the challenge study reads
     the same one); `values`: a stand-in for `uno_sim.counterfactual.decision_values`;
-    `value_games`: games of the counterfactual runs (default `games`).
+    `value_games`: games of the counterfactual runs (default `games`).  `focal`,
+    `table`: policy specs (any built-in policy) for the counterfactual values: seat
+    0 plays `focal` (default greedy) and every other seat `table` (default greedy)
+    instead of plain greedy against the never / always / equilibrium challenge rules;
+    the section then adds how often the focal seat bluffs, by state, and what its
+    answers are worth (`uno_sim.analysis.strongplay`); `every` > 1 replays one decision
+    point in `every` there (a search player's decisions are expensive).
     """
+    from .common import policy_text
+
     out, setup = make_setup(variant, players, games, seed, out, "bluff")
     if game is None:
         game = bluffgame.solve(variant, players, games, seed, n_boot=n_boot, n_jobs=n_jobs)
     vg = value_games or games
-    against = against_rules(game)
-    eq = against[-1].label if len(against) > len(AGAINST) else None
-    frame = bluff_values(variant, players, vg, seed, against=against, n_jobs=n_jobs,
-                         values=values)
+    custom = focal is not None or table is not None
+    if custom:
+        from . import strongplay
+
+        focal, table = focal or "greedy", table or "greedy"
+        frame = strongplay.decision_values("bluff", variant, players, focal, table, vg, seed,
+                                           n_jobs, values, every)
+        frame = frame.with_columns(pl.lit(policy_text(table)).alias("against"))
+        labels, eq = [policy_text(table)], None
+        who = (f"seat 0 {policy_text(focal)} (each bluff decision replayed both ways); "
+               f"every other seat {policy_text(table)}")
+    else:
+        against = against_rules(game)
+        eq = against[-1].label if len(against) > len(AGAINST) else None
+        frame = bluff_values(variant, players, vg, seed, against=against, n_jobs=n_jobs,
+                             values=values)
+        labels = [c.label for c in against]
+        who = ("seat 0 plain greedy (each bluff decision replayed both ways); "
+               + "; ".join(f"table {c.label}: {c.spec(players)}" for c in against))
     overall = decision_effects(frame, by=["against"])
     eff_next = by_state(frame, "other_size", extra=("against",))
     eff_own = by_state(frame, "own_size", extra=("against",))
-    vsetup = Setup(variant, players, vg, seed,
-                   "seat 0 plain greedy (each bluff decision replayed both ways); "
-                   + "; ".join(f"table {c.label}: {c.spec(players)}" for c in against),
-                   setup.rules, unit="games")
+    vsetup = Setup(variant, players, vg, seed, who, setup.rules, unit="games")
     where = f"{variant}, {players} players"
     sec = Section(f"Bluff: {where}")
     sec.setup(vsetup.text() + ".", "counterfactual values")
     sec.method("bluff-values", VALUES_METHOD)
-    sec.p(values_reading(eff_next, overall, players, [c.label for c in against], eq))
+    sec.p(values_reading(eff_next, overall, players, labels, eq))
+    decisions = {}
+    if custom:
+        from . import strongplay
+
+        decisions = {"by_next": strongplay.decision_table(frame, "other_size"),
+                     "by_own": strongplay.decision_table(frame, "own_size")}
+        sec.p(strongplay.reading("bluff", decisions["by_next"], policy_text(focal),
+                                 policy_text(table)))
+        for key, what in (("by_next", "the next player's"), ("by_own", "seat 0's own")):
+            if not decisions[key].is_empty():
+                sec.table(f"How often seat 0 bluffs and what it gains, by {what} hand size, "
+                          f"{where}: acts (share of the points where it bluffs), value (of "
+                          f"bluffing instead of not), choice (its own answer less the other); "
+                          f"95% intervals clustered by game", decisions[key])
     fig1 = values_figure(eff_next, vsetup,
                          os.path.join(out, f"bluff-values-{variant}-{players}p.png"))
     sec.figure(f"Value of a bluff by the next player's hand size, {where}: bluff minus honest "
@@ -316,6 +351,7 @@ def study(variant: str = "classic", players: int = 2, games: int = 1000, seed: i
     sec.table(f"Bluffer's best response per challenge rule, {where}; bootstrap 95% intervals "
               f"over {game.boot.n_boot} resamples of games", br)
     return StudyResult("bluff", [sec], data={
+        **{f"decisions_{k}": v for k, v in decisions.items()},
         "values": frame, "values_overall": overall, "values_by_next": eff_next,
         "values_by_own": eff_own, "game": game, "best_response": br, "rule_effects": eff,
         "setup": setup, "values_setup": vsetup}, figures=[fig1, fig2])

@@ -48,11 +48,18 @@ RULES_METHOD = (
 
 
 def challenge_values(variant: str, players: int, games: int, seed: int, n_jobs: int = 1,
-                     values=None) -> pl.DataFrame:
+                     values=None, focal=None, table=None, every: int = 1) -> pl.DataFrame:
     """Counterfactual challenge decision points of seat 1 (plain greedy, as every seat
-    but seat 0, which bluffs whenever it can)."""
-    pols = [OFFENDER.spec(players)] + ["greedy"] * (players - 1)
-    return run_values("challenge", variant, players, pols, 1, games, seed, n_jobs, values)
+    but seat 0, which bluffs whenever it can); with `focal` or `table`, seat 1 plays
+    `focal` (default greedy) and every other seat `table` (default greedy)."""
+    if focal is not None or table is not None:
+        from .strongplay import seats
+
+        pols = seats("challenge", players, focal or "greedy", table or "greedy")
+    else:
+        pols = [OFFENDER.spec(players)] + ["greedy"] * (players - 1)
+    return run_values("challenge", variant, players, pols, 1, games, seed, n_jobs, values,
+                      every)
 
 
 def break_even_tables(frame: pl.DataFrame, metric: str = "game_win", n_boot: int = 300,
@@ -204,20 +211,31 @@ def mix_figure(mix: pl.DataFrame, game: FamilyGame, setup: Setup, path: str) -> 
 
 def study(variant: str = "classic", players: int = 2, games: int = 1000, seed: int = 0,
           out: str | None = None, game: FamilyGame | None = None, values=None,
-          value_games: int | None = None, n_boot: int = 300, n_jobs: int = 1) -> StudyResult:
+          value_games: int | None = None, n_boot: int = 300, n_jobs: int = 1,
+          focal=None, table=None, every: int = 1) -> StudyResult:
     """Break-even posterior, challengers' best responses and the equilibrium for one
-    variant and K (arguments as `bluff.study`)."""
+    variant and K (arguments as `bluff.study`; with `focal` / `table`, seat 1 plays
+    `focal` and every other seat, the offender included, `table`)."""
+    from .common import policy_text
+
     out, setup = make_setup(variant, players, games, seed, out, "challenge")
     if game is None:
         game = bluffgame.solve(variant, players, games, seed, n_boot=n_boot, n_jobs=n_jobs)
     vg = value_games or games
-    frame = challenge_values(variant, players, vg, seed, n_jobs=n_jobs, values=values)
+    custom = focal is not None or table is not None
+    if custom:
+        focal, table = focal or "greedy", table or "greedy"
+    frame = challenge_values(variant, players, vg, seed, n_jobs=n_jobs, values=values,
+                             focal=focal, table=table, every=every)
     be, be_by = break_even_tables(frame, n_boot=n_boot, seed=seed)
     by_truth = decision_effects(frame, by=["truth"]) if frame.height else pl.DataFrame()
     who = "seat 1" if players == 2 else "seats 1-3" if players == 4 else f"seats 1-{players - 1}"
     others = "" if players == 2 else \
         " (restricted cards played on it by any seat; the others never bluff)"
     vsetup = Setup(variant, players, vg, seed,
+                   f"seat 1 {policy_text(focal)}, every other seat {policy_text(table)}; seat "
+                   f"1's challenge decisions (restricted cards played on it by any seat) "
+                   "replayed both ways" if custom else
                    f"seat 0 {OFFENDER.spec(players)} (bluffs whenever it can); {who} plain "
                    f"greedy; seat 1's challenge decisions{others} replayed both ways",
                    setup.rules, unit="games")
@@ -226,6 +244,21 @@ def study(variant: str = "classic", players: int = 2, games: int = 1000, seed: i
     sec.setup(vsetup.text() + ".", "counterfactual values")
     sec.method("challenge-values", VALUES_METHOD)
     sec.p(break_even_reading(be, be_by))
+    decisions = {}
+    if custom:
+        from . import strongplay
+
+        decisions = {"by_offender": strongplay.decision_table(frame, "other_size"),
+                     "by_own": strongplay.decision_table(frame, "own_size")}
+        sec.p(strongplay.reading("challenge", decisions["by_offender"], policy_text(focal),
+                                 policy_text(table)))
+        for key, what in (("by_offender", "the offender's (after playing)"),
+                          ("by_own", "seat 1's own")):
+            if not decisions[key].is_empty():
+                sec.table(f"How often seat 1 challenges and what it gains, by {what} hand "
+                          f"size, {where}: acts (share of the points where it challenges), "
+                          f"value (of challenging instead of not), choice (its own answer "
+                          f"less the other); 95% intervals clustered by game", decisions[key])
     if not by_truth.is_empty():
         sec.table(f"Value of challenging a bluff (truth 1) and a legal card (truth 0), paired "
                   f"and unpaired SEs, {where}",
@@ -269,6 +302,7 @@ def study(variant: str = "classic", players: int = 2, games: int = 1000, seed: i
               f"{fmt_ci(*game.boot.value, signed=False)}",
               mix.filter(pl.col("high") > 0.005))
     return StudyResult("challenge", [sec], data={
+        **{f"decisions_{k}": v for k, v in decisions.items()},
         "values": frame, "break_even": be, "break_even_by_size": be_by,
         "values_by_truth": by_truth, "game": game, "best_response": br, "mixes": mix,
         "setup": setup, "values_setup": vsetup}, figures=[fig])

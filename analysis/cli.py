@@ -10,7 +10,8 @@ import sys
 def add_commands(sub, parse_count) -> None:
     from . import STUDIES
 
-    p = sub.add_parser("study", help="run one study (bluff, challenge, balance) with figures",
+    p = sub.add_parser("study", help="run one study (bluff, challenge, exploit, balance) "
+                                     "with figures",
                        description="Run one study over fresh simulations; print its readings "
                                    "and tables as Markdown and write the figures, study.md "
                                    "and study.json (its tables as records, and its setup) to "
@@ -27,6 +28,23 @@ def add_commands(sub, parse_count) -> None:
                    help="worker processes for the simulations, -1 for all cores (default 1)")
     p.add_argument("--boot", default="300",
                    help="bootstrap resamples of the bluff and challenge studies (default 300)")
+    p.add_argument("--fresh-games", default=None,
+                   help="exploit: fresh games that measure each best reply's gain (default "
+                        "--games)")
+    p.add_argument("--rounds", default=None,
+                   help="exploit: double-oracle rounds at most (default 3)")
+    p.add_argument("--value-games", default=None,
+                   help="games of the counterfactual values (bluff, challenge: default "
+                        "--games; exploit's screen: default min(--games, 500))")
+    p.add_argument("--focal", metavar="SPEC", default=None,
+                   help="bluff, challenge: the counterfactual values and decision tables with "
+                        "this policy at the deciding seat (seat 0 bluffs, seat 1 challenges)")
+    p.add_argument("--table", metavar="SPEC", default=None,
+                   help="bluff, challenge: ... and this policy at every other seat (default "
+                        "greedy)")
+    p.add_argument("--every", default=None,
+                   help="bluff, challenge with --focal/--table: replay one decision point in "
+                        "N (default 1: every one; for expensive policies)")
     p.set_defaults(func=lambda args: _cmd_study(args, parse_count))
 
     p = sub.add_parser("report", help="run every study and write a Markdown and HTML report",
@@ -53,6 +71,15 @@ def add_commands(sub, parse_count) -> None:
                    help="traced games per player count for turns and reshuffles (default 200)")
     p.add_argument("--card-games", default="1000",
                    help="traced four-player games for the card values (default 1000)")
+    p.add_argument("--exploit-games", default=None,
+                   help="search games of the exploitability section, the first of --games "
+                        "(default min(--games, 1000); 0 leaves the section out)")
+    p.add_argument("--exploit-fresh", default=None,
+                   help="fresh games that measure each best reply (default 2 x "
+                        "--exploit-games)")
+    p.add_argument("--exploit-rounds", default="2",
+                   help="double-oracle rounds at most in the exploitability section "
+                        "(default 2)")
     p.set_defaults(func=lambda args: _cmd_report(args, parse_count))
 
 
@@ -148,6 +175,28 @@ def _cmd_study(args, parse_count) -> int:
         from .common import StudyError
         raise StudyError(f"invalid --variant {args.variant!r}: a study takes one variant")
     kw = {} if args.name == "balance" else {"n_boot": _boot(parse_count, args.boot)}
+    if args.value_games is not None and args.name != "balance":
+        kw["value_games"] = _games(parse_count, args.value_games, "value-games")
+    for opt, names in (("fresh_games", ("exploit",)), ("rounds", ("exploit",)),
+                       ("every", ("bluff", "challenge")),
+                       ("focal", ("bluff", "challenge")), ("table", ("bluff", "challenge"))):
+        val = getattr(args, opt)
+        if val is None:
+            continue
+        flag = "--" + opt.replace("_", "-")
+        if args.name not in names:
+            from .common import StudyError
+            raise StudyError(f"invalid {flag} for the {args.name} study: only for "
+                             f"{' and '.join(names)}")
+        if opt == "fresh_games":
+            val = _games(parse_count, val, "fresh-games")
+        elif opt in ("rounds", "every"):
+            val = parse_count(val, opt)
+        else:
+            from uno_sim.policies import parse_policy
+
+            parse_policy(val)  # a bad spec is one line before anything runs
+        kw[opt] = val
     jobs = parse_jobs(args.jobs)  # every value checked before --out is touched
     out = _writable_out(os.path.join("studies", args.name) if args.out is None else args.out)
     try:
@@ -175,6 +224,12 @@ def _cmd_report(args, parse_count) -> int:
     trace_games = _games(parse_count, args.trace_games, "trace-games")
     card_games = _games(parse_count, args.card_games, "card-games")
     jobs, boot = parse_jobs(args.jobs), _boot(parse_count, args.boot)
+    exploit_games = None if args.exploit_games is None else \
+        (0 if str(args.exploit_games).strip() == "0" else
+         _games(parse_count, args.exploit_games, "exploit-games"))
+    exploit_fresh = _games(parse_count, args.exploit_fresh, "exploit-fresh") \
+        if args.exploit_fresh else None
+    exploit_rounds = parse_count(args.exploit_rounds, "exploit-rounds")
     _writable_out(args.out)  # after every value is checked
     cmd = "uno-sim " + " ".join(shlex.quote(a) for a in sys.argv[1:]) \
         if sys.argv and "report" in sys.argv[1:] else None
@@ -182,7 +237,8 @@ def _cmd_report(args, parse_count) -> int:
         res = build(args.variants, games, args.seed, args.out, args.players, command=cmd,
                     n_jobs=jobs, n_boot=boot,
                     value_games=value_games, trace_games=trace_games, card_games=card_games,
-                    progress=None)
+                    progress=None, exploit_games=exploit_games, exploit_fresh=exploit_fresh,
+                    exploit_rounds=exploit_rounds)
     finally:
         _mark_output(args.out)
     print(f"report in {res['md']}, {res['html']} and {res['json']} ({res['seconds']:.0f} s)")

@@ -192,13 +192,15 @@ def break_even_posterior(frame: pl.DataFrame, metric: str = "game_win", by=(),
 
 
 def run_values(kind: str, variant: str, players: int, policies: list, seat: int, games: int,
-               seed: int, n_jobs: int = 1, values=None) -> pl.DataFrame:
-    """`uno_sim.counterfactual.decision_values` (or `values`, same signature) for one setup."""
+               seed: int, n_jobs: int = 1, values=None, every: int = 1) -> pl.DataFrame:
+    """`uno_sim.counterfactual.decision_values` (or `values`, same signature) for one setup;
+    `every` > 1 replays one decision point in `every` (for expensive policies)."""
     if values is None:
         try:
             from uno_sim.counterfactual import decision_values as values
         except ImportError:
             raise StudyError("this build of uno_sim has no counterfactual API "
                              "(uno_sim.counterfactual.decision_values)") from None
+    kw = {"every": every} if every != 1 else {}
     return values(kind, variant=variant, players=players, policies=list(policies), seat=seat,
-                  games=games, seed=seed, n_jobs=n_jobs)
+                  games=games, seed=seed, n_jobs=n_jobs, **kw)

@@ -20,8 +20,8 @@ import os
 import time
 
 from .common import parse_players, parse_variants, restricted_cards
-from .doc import (Section, link_repeated_setups, render_html, render_markdown, sections_json,
-                  split_methods, write_json)
+from .doc import (Section, StudyResult, link_repeated_setups, render_html, render_markdown,
+                  sections_json, split_methods, write_json)
 from . import summary
 
 from uno_sim import __version__
@@ -31,23 +31,30 @@ def build(variants="all", games: int = 2000, seed: int = 0, out: str = "reports/
           players="2,4", balance_players="2-10", trace_games: int = 200, card_games: int = 1000,
           command: str | None = None, n_jobs: int = 1, log=None, n_boot: int = 300,
           value_games: int | None = None, progress: bool | None = None,
-          extra: dict | None = None) -> dict:
+          exploit_games: int | None = None, exploit_fresh: int | None = None,
+          exploit_rounds: int = 2, extra: dict | None = None) -> dict:
     """Run the studies and write the report; returns {'md', 'html', 'json': paths, 'seconds'}.
 
     The bluff and challenge studies share one solved game per variant and
     player count (`games` per pair of rules) and run their counterfactual
     values over `value_games` games (default `games`).  `progress`: a bar over
     the steps (a study of a variant) on stderr or in a notebook (uno_sim.progress;
-    None: when one of them is there).  `extra`: results the report's own studies do not hold,
-    for the summary's later answers (`summary.LATER_ANSWERS`).
+    None: when one of them is there).  The exploitability section of each variant and
+    player count (`uno_sim.analysis.exploit`) searches on the first `exploit_games`
+    games of the same game (default min(games, 1000); 0 leaves it out), measures on
+    `exploit_fresh` fresh games (default twice that) and runs `exploit_rounds`
+    double-oracle rounds at most.  `extra`: results the report's own studies do not
+    hold, for the summary's later answers (`summary.LATER_ANSWERS`).
     """
     from uno_sim.progress import bar
 
-    from . import balance, bluff, bluffgame, challenge
+    from . import balance, bluff, bluffgame, challenge, exploit
 
     names = parse_variants(variants)
     ks = parse_players(players, (2, 4))
     vg = value_games or games
+    eg = min(games, 1000) if exploit_games is None else min(exploit_games, games)
+    ef = exploit_fresh or 2 * eg
     bks = parse_players(balance_players, range(2, 11))
     os.makedirs(out, exist_ok=True)
     t0 = time.perf_counter()
@@ -79,6 +86,13 @@ def build(variants="all", games: int = 2000, seed: int = 0, out: str = "reports/
                 results.add(r.name, v, k, r)
                 sections += r.sections
                 setups += r.to_json()["setups"]
+            if eg:
+                say(f"exploitability: {v}, {k} players")
+                ex = exploit.solve(v, k, eg, seed, game=game, fresh_games=ef,
+                                   rounds=exploit_rounds, n_boot=n_boot, n_jobs=n_jobs)
+                sec = exploit.section(ex)
+                results.add("exploit", v, k, StudyResult("exploit", [sec], data={"exploit": ex}))
+                sections.append(sec)
             pbar.update(1)
         say(f"balance: {v}, players {bks[0]}-{bks[-1]}")
         r = balance.study(v, bks, games, seed, out, trace_games=trace_games,
@@ -92,11 +106,15 @@ def build(variants="all", games: int = 2000, seed: int = 0, out: str = "reports/
     seconds = time.perf_counter() - t0
     cmd = command or (f"uno-sim report --variants {','.join(names)} --games {games} "
                       f"--seed {seed} --players {','.join(map(str, ks))} --boot {n_boot} "
-                      f"--out {out}")
+                      f"--exploit-games {eg} --exploit-fresh {ef} --exploit-rounds "
+                      f"{exploit_rounds} --out {out}")
     head = Section("How this report was made")
     head.code(cmd)
     head.p(f"uno-sim {__version__}; variants {', '.join(names)}; {games:,} games per arm and "
-           f"per player count ({vg:,} for the counterfactual bluff and challenge values); "
+           f"per player count ({vg:,} for the counterfactual bluff and challenge values"
+           + (f"; the exploitability sections search on the first {eg:,} of them and measure "
+              f"on {ef:,} fresh games, {exploit_rounds} double-oracle round(s) at most"
+              if eg else "; no exploitability section") + "); "
            f"{n_boot} bootstrap resamples; seed {seed}; computed in {seconds:.0f} s on "
            f"{datetime.date.today().isoformat()}. Every number, figure and reading of this "
            "report comes from this run; the same command reproduces it exactly.")

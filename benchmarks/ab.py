@@ -98,7 +98,9 @@ class Policy(ctypes.Structure):  # uno_policy, field for field
         ("target", I32), ("stack", ctypes.c_double), ("jump_in", ctypes.c_double)] + [
         (n, I32) for n in ("bluff_next", "bluff_own", "challenge_offender", "challenge_own",
                            "suspect", "challenge_posterior")] + [
-        ("challenge_prior", ctypes.c_double), ("decide", P), ("ctx", P)]
+        ("challenge_prior", ctypes.c_double), ("bluff_join", I32), ("challenge_join", I32),
+        ("samples", I32), ("rollouts", I32), ("iterations", I32), ("c", ctypes.c_double),
+        ("rollout", I32), ("value", I32), ("cheat", I32), ("decide", P), ("ctx", P)]
 
 
 class Columns(ctypes.Structure):  # uno_columns

@@ -29,11 +29,14 @@ UNO_HD static inline int pick(uno_game *g, int p, int kind, int n)
 /*
  * The bluff knob with its state conditions (reference.BuiltinPolicy.tries_bluff):
  * asked only when p holds a card that would be a bluff; nothing is drawn
- * unless the next player holds <= bluff_next cards and p <= bluff_own.
+ * unless the next player holds <= bluff_next cards and p <= bluff_own (or
+ * either, with bluff_join UNO_JOIN_OR).
  */
 UNO_HD static inline int tries_bluff(uno_game *g, int p, const uno_policy *pol)
 {
-    if (g->hand_n[uno_next(g, p)] > pol->bluff_next || g->hand_n[p] > pol->bluff_own)
+    int near = g->hand_n[uno_next(g, p)] <= pol->bluff_next;
+    int low = g->hand_n[p] <= pol->bluff_own;
+    if (pol->bluff_join == UNO_JOIN_OR ? !(near || low) : !(near && low))
         return 0;
     return uno_dec_bernoulli(g, p, UNO_DK_BLUFF, pol->bluff);
 }
@@ -559,7 +562,9 @@ UNO_HD double uno_bluff_probability(const uno_game *g, int victim, int offender,
 
 /*
  * reference.BuiltinPolicy.wants_challenge: only a card played by the suspect
- * (any seat when suspect < 0), only in the chosen states; then by the estimate
+ * (any seat when suspect < 0), only in the chosen states (offender <=
+ * challenge_offender and victim <= challenge_own, or either with
+ * challenge_join UNO_JOIN_OR); then by the estimate
  * (auto), by the posterior (posterior) or with probability `challenge`.
  *
  * The posterior P(bluff | the card was played) = q b / (q b + (1 - q)): q the
@@ -570,8 +575,10 @@ UNO_HD double uno_bluff_probability(const uno_game *g, int victim, int offender,
 UNO_HD static int builtin_challenge(uno_game *g, int victim, int offender, int prev_color,
                              const uno_policy *pol)
 {
+    int near = g->hand_n[offender] <= pol->challenge_offender;
+    int low = g->hand_n[victim] <= pol->challenge_own;
     if ((pol->suspect >= 0 && offender != pol->suspect) ||
-        g->hand_n[offender] > pol->challenge_offender || g->hand_n[victim] > pol->challenge_own)
+        (pol->challenge_join == UNO_JOIN_OR ? !(near || low) : !(near && low)))
         return 0;
     if (pol->challenge_auto)
         return uno_bluff_probability(g, victim, offender, prev_color) > pol->challenge_threshold;

@@ -195,7 +195,9 @@ UNO_HD int uno_config_check(const uno_config *cfg, const uno_table *t, const uno
             q->challenge_threshold > 1.0 || (q->id == UNO_POLICY_USER && !q->decide) ||
             q->bluff_next < 0 || q->bluff_own < 0 || q->challenge_offender < 0 ||
             q->challenge_own < 0 || q->suspect < -1 || q->suspect >= n ||
-            !(q->challenge_prior >= 0.0) || q->challenge_prior > 1.0)
+            !(q->challenge_prior >= 0.0) || q->challenge_prior > 1.0 ||
+            q->bluff_join < UNO_JOIN_AND || q->bluff_join > UNO_JOIN_OR ||
+            q->challenge_join < UNO_JOIN_AND || q->challenge_join > UNO_JOIN_OR)
             return UNO_ERR_CONFIG;
         if ((q->id == UNO_POLICY_PIMC || q->id == UNO_POLICY_ISMCTS) &&
             (q->samples < 1 || q->rollouts < 1 || q->iterations < 1 || !(q->c >= 0.0) ||

@@ -411,6 +411,9 @@ struct uno_game;
  */
 typedef int (*uno_decide_fn)(void *ctx, struct uno_game *g, int seat, int decision, int arg);
 
+/* How a policy's two size conditions combine (uno_policy bluff_join, challenge_join). */
+enum { UNO_JOIN_AND = 0, UNO_JOIN_OR = 1 };
+
 #if defined(__cplusplus)
 /* C++ (the GPU build) reserves the word: the field below is uno_catch there, same layout */
 #define catch uno_catch
@@ -432,10 +435,13 @@ typedef struct uno_policy {
     /* State conditions (UNO_ANY: none).  A bluff is tried only when the next player
        holds <= bluff_next cards and this seat <= bluff_own; a challenge only when the
        offender holds <= challenge_offender cards (after playing it), this seat <=
-       challenge_own, and the offender is `suspect` (-1: anyone). */
+       challenge_own, and the offender is `suspect` (-1: anyone).  With bluff_join
+       (challenge_join) UNO_JOIN_OR, either size condition is enough instead of both. */
     int32_t bluff_next, bluff_own, challenge_offender, challenge_own, suspect;
     int32_t challenge_posterior; /* 1: challenge when the posterior P(bluff) > threshold */
     double challenge_prior;      /* the offender's assumed bluff rate, for the posterior */
+    int32_t bluff_join;          /* UNO_JOIN_*: how bluff_next and bluff_own combine */
+    int32_t challenge_join;      /* UNO_JOIN_*: how challenge_offender and challenge_own do */
     /* Search players (UNO_POLICY_PIMC, UNO_POLICY_ISMCTS; search.c).  The fields above hold
        the rollout policy's knobs: the seat's answer where nothing can be searched. */
     int32_t samples;    /* pimc: sampled states per decision, 1.. */

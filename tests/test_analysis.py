@@ -480,8 +480,10 @@ def test_report_renders(tmp_path):
     assert md.splitlines()[0].startswith("# ")
     assert md.split("\n## ")[1].startswith("Summary")  # the answers come first
     assert "uno-sim report --games 30" in md.split("\n## ")[2]  # then how it was made
-    for name in ("Bluff", "Challenge", "Balance"):
+    for name in ("Bluff", "Challenge", "Exploitability", "Balance"):
         assert name in md and name in html
+    assert "Exploitability: classic, 2 players" in md
+    assert "How exploitable is the reported equilibrium?" in md.split("\n## ")[1]
     assert "data:image" not in html and html.count('<img alt="') >= 4
     import json
 
@@ -525,7 +527,7 @@ def test_cli_study_and_report(tmp_path, capsys):
     assert main(["report", "--games", "0"]) == 2
     assert main(["report", "--jobs", "0"]) == 2
     assert "invalid --jobs '0'" in capsys.readouterr().err
-    assert set(STUDIES) == {"bluff", "challenge", "balance"}
+    assert set(STUDIES) == {"bluff", "challenge", "exploit", "balance"}
 
 
 def test_example_notebook_runs():

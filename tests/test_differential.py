@@ -87,13 +87,15 @@ def policy_set(name: str, players: int, rng: random.Random):
     if name == "one":
         return [spec("greedy" if s % 4 < 2 else "random", "most" if s % 2 else "random",
                      **(ONE_A if s % 2 == 0 else ONE_B)) for s in range(players)]
-    if name == "conditioned":  # the state conditions and the posterior at their extremes
+    if name == "conditioned":  # the state conditions (joined by and / or) and the posterior
         pool = [
             "greedy(bluff=1,bluff_next=1,challenge=1,challenge_offender=2)",
             "random(bluff=1,bluff_own=0,challenge=posterior,challenge_prior=1,"
             "challenge_threshold=0)",
             "strategic(bluff=0.5,bluff_next=255,bluff_own=3,challenge=posterior,"
             "challenge_prior=0,challenge_own=0)",
+            "greedy(bluff=1,bluff_next=1,bluff_own=3,bluff_join=or,challenge=1,"
+            "challenge_offender=1,challenge_own=2,challenge_join=or)",
             f"greedy(bluff=1,challenge=1,suspect={players - 1},challenge_own=255)",
             "greedy(bluff=0.9,bluff_next=0,challenge=posterior,challenge_prior=0.5,"
             "challenge_threshold=0.5,challenge_offender=0)",

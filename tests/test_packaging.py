@@ -31,7 +31,7 @@ def test_studies_import_as_uno_sim_analysis_whatever_the_working_directory(tmp_p
     assert r.returncode == 0, r.stderr
     folder, studies = r.stdout.splitlines()
     assert folder == os.path.realpath(os.path.join(ROOT, "analysis"))
-    assert studies == "('bluff', 'challenge', 'balance')"
+    assert studies == "('bluff', 'challenge', 'exploit', 'balance')"
 
 
 def test_python_m_uno_sim_finds_the_study_commands_beside_a_stray_analysis_folder(tmp_path):

@@ -64,7 +64,7 @@ def test_the_report_opens_with_the_answers_and_their_intervals(report):
     assert title.startswith("Summary") and line < 10
     assert len(lines) <= 45  # one screenful
     tables = _tables(lines)
-    assert len(tables) == 3  # bluff, challenge, balance
+    assert len(tables) == 4  # bluff, challenge, balance, exploitability
     for head, rows in tables:
         assert rows and "details" in head
         assert all(INTERVAL.search(" ".join(r)) for r in rows)

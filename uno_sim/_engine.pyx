@@ -216,6 +216,8 @@ cdef void _fill_policy(uno_policy *q, dict f) except *:
         q.suspect = f.pop("suspect")
         q.challenge_posterior = f.pop("challenge_posterior")
         q.challenge_prior = f.pop("challenge_prior")
+        q.bluff_join = f.pop("bluff_join")
+        q.challenge_join = f.pop("challenge_join")
         q.samples = f.pop("samples")
         q.rollouts = f.pop("rollouts")
         q.iterations = f.pop("iterations")

@@ -34,7 +34,7 @@ import numpy as np
 import polars as pl
 
 from .engine import GameLimitError, _setup
-from .policies import seat_policies
+from .policies import SEARCH_NAMES, seat_policies
 from .results import FORCE_POINTS
 from .rng import MASK64, key_from_seed
 from .rules import Rules, RulesError
@@ -59,7 +59,8 @@ def win_share(winners, seat: int, teams: bool) -> float:
     return 1.0 if teams else 1.0 / len(winners)
 
 
-def _chunk(rules: Rules, policies, seat: int, kind: int, seed: int, games) -> dict:
+def _chunk(rules: Rules, policies, seat: int, kind: int, seed: int, games,
+           every: int = 1) -> dict:
     """The rows of games `games` (one worker's share)."""
     rules, specs, eng = _setup(rules, policies)
     key = key_from_seed(seed)
@@ -71,6 +72,8 @@ def _chunk(rules: Rules, policies, seat: int, kind: int, seed: int, games) -> di
         except GameLimitError:  # an endless game (docs/engine.md): no decision to value
             continue
         for i, pt in enumerate(seen["points"]):
+            if (i + int(game)) % every:  # one point in `every`, a different one per game
+                continue
             out = []
             try:
                 for value in (0, 1):
@@ -102,7 +105,7 @@ def _chunk(rules: Rules, policies, seat: int, kind: int, seed: int, games) -> di
 
 def decision_values(kind: str, *, variant: str = "classic", players: int = 2, policies="greedy",
                     seat: int = 0, games: int = 1000, seed: int = 0, rules=None,
-                    first_game: int = 0, n_jobs: int = 1) -> pl.DataFrame:
+                    first_game: int = 0, n_jobs: int = 1, every: int = 1) -> pl.DataFrame:
     """One row per decision point of `seat` in games first_game .. first_game + games - 1.
 
     `kind`: ``"bluff"`` or ``"challenge"``.  `rules` (a Rules) overrides
@@ -119,7 +122,14 @@ def decision_values(kind: str, *, variant: str = "classic", players: int = 2, po
     an alternative, that never ends (the engine's safety limit, docs/engine.md) has no
     value: its points are left out.
 
-    The seat must play a built-in policy.  Results do not depend on `n_jobs`.
+    `every`: replay only one decision point in `every` (point i of game g when
+    (i + g) % every == 0: a systematic sample, offset per game), for policies whose
+    decisions are expensive (the search players); the others are still answered by the
+    policy, they are only not replayed both ways.
+
+    The seat must play a built-in policy other than a search player (pimc, ismcts: their
+    decisions go through the search, which the forcing does not reach); search players may
+    play the other seats.  Results do not depend on `n_jobs`.
     """
     if kind not in KINDS:
         raise RulesError(f"invalid kind {kind!r}: expected bluff or challenge")
@@ -132,20 +142,28 @@ def decision_values(kind: str, *, variant: str = "classic", players: int = 2, po
         raise RulesError(f"invalid seat {seat!r}: expected 0..{rules.players - 1}")
     if specs[seat].name == "user":
         raise RulesError(f"invalid seat {seat}: counterfactuals need a built-in policy there")
+    if specs[seat].name in SEARCH_NAMES:
+        # a search seat answers through the search (search.c), which the forced decision
+        # points do not reach: its points would go uncounted or unforced
+        raise RulesError(f"invalid seat {seat}: counterfactuals cannot force the decisions of "
+                         f"the search player {specs[seat]} yet; it may play the other seats")
     if isinstance(games, bool) or not isinstance(games, (int, np.integer)) or games < 0:
         raise RulesError(f"invalid games {games!r}: expected an integer >= 0")
     policies = [str(s) for s in specs]
+    if isinstance(every, bool) or not isinstance(every, (int, np.integer)) or every < 1:
+        raise RulesError(f"invalid every {every!r}: expected an integer >= 1")
     ids = np.arange(first_game, first_game + games, dtype=np.int64)
     if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or not (n_jobs >= 1 or n_jobs == -1):
         raise RulesError(f"invalid n_jobs {n_jobs!r}: expected a positive integer or -1")
     jobs = os.cpu_count() or 1 if n_jobs == -1 else n_jobs
     if jobs == 1 or games < 2:
-        parts = [_chunk(rules, policies, seat, KINDS[kind], seed, ids)]
+        parts = [_chunk(rules, policies, seat, KINDS[kind], seed, ids, int(every))]
     else:
         from joblib import Parallel, delayed
 
         chunks = [c for c in np.array_split(ids, max(1, min(games, 4 * jobs))) if len(c)]
         parts = Parallel(n_jobs=jobs)(
-            delayed(_chunk)(rules, policies, seat, KINDS[kind], seed, c) for c in chunks)
+            delayed(_chunk)(rules, policies, seat, KINDS[kind], seed, c, int(every))
+            for c in chunks)
     frames = [pl.DataFrame(p, schema=COLUMNS) for p in parts]
     return pl.concat(frames) if frames else pl.DataFrame(schema=COLUMNS)

@@ -22,6 +22,7 @@ from .rules import RulesError
 
 COLOR_RULES = ("most", "random", "smart")  # uno.h UNO_COLOR_*
 TARGET_RULES = ("most", "fewest", "next", "random")  # uno.h UNO_TARGET_*
+JOIN_RULES = ("and", "or")  # uno.h UNO_JOIN_*: how two size conditions combine
 AUTO = "auto"  # challenge=auto: challenge when the estimated P(bluff) > challenge_threshold
 POSTERIOR = "posterior"  # challenge=posterior: when the posterior P(bluff) > challenge_threshold
 ANY = "any"  # a state condition that always holds
@@ -234,6 +235,12 @@ KNOBS = (
     Knob("challenge_prior", "prob", _same(0.5),
          "with challenge=posterior, the assumed rate at which the player who "
          "played the WD4 bluffs when it can (C12)"),
+    Knob("bluff_join", "choice", _same("and"),
+         "how bluff_next and bluff_own combine: and (both must hold) or or (either is "
+         "enough)", values=JOIN_RULES),
+    Knob("challenge_join", "choice", _same("and"),
+         "how challenge_offender and challenge_own combine: and (both) or or (either)",
+         values=JOIN_RULES),
 )
 KNOB = {k.name: k for k in KNOBS}
 
@@ -323,6 +330,7 @@ class PolicySpec:
 
     @property
     def is_search(self) -> bool:
+        """Whether this is a search player (pimc, ismcts): C engine only."""
         return self.name in SEARCH_NAMES
 
     def knob(self, key):

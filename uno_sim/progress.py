@@ -80,6 +80,7 @@ class BestEffort:
         return bool(select.select([], [fd], [], 0)[1])
 
     def write(self, text: str) -> int:
+        """Writes `text` if the stream takes it at once; returns the characters written."""
         if self.dead:
             return 0
         try:
@@ -93,6 +94,7 @@ class BestEffort:
             return 0
 
     def flush(self) -> None:
+        """Flushes the stream; an error marks it dead instead of raising."""
         if not self.dead:
             try:
                 self.stream.flush()
@@ -100,12 +102,14 @@ class BestEffort:
                 self.dead = True
 
     def isatty(self) -> bool:
+        """Whether the live stream is a terminal (False once dead)."""
         try:
             return not self.dead and self.stream.isatty()
         except (OSError, ValueError, AttributeError):
             return False
 
     def fileno(self) -> int:
+        """The stream's file descriptor."""
         return self.stream.fileno()
 
     def __getattr__(self, name):  # encoding and the like

@@ -212,6 +212,10 @@ class UnoVectorEnv(VectorEnv):
         return self._obs(), {}
 
     def step(self, actions):
+        """Answers every game's pending decision with `actions` (one legal action id per game)
+        and plays on to each learning seat's next decision; a finished game restarts in the
+        same step (its last observation in info["final_obs"]).  Returns (obs, rewards,
+        terminations, truncations, info) as arrays over the games."""
         if not self._reset_done:
             raise RuntimeError("step() before reset(): call reset() first")
         r = self._step(actions)
@@ -283,6 +287,8 @@ class UnoSingleEnv(gymnasium.Env):
         return self._obs(), {}
 
     def step(self, action):
+        """Answers the learning seat's decision with `action` and plays on to its next one;
+        returns (obs, reward, terminated, truncated, info)."""
         if self._state != "playing":
             raise RuntimeError("step() outside an episode: call reset() first")
         c = self._c.core

@@ -39,9 +39,12 @@ class BuiltinPolicy:
         """The bluff knob with its state conditions (policy.c tries_bluff).
 
         Asked only when p holds a card that would be a bluff; nothing is drawn
-        unless the next player holds <= bluff_next cards and p <= bluff_own.
+        unless the next player holds <= bluff_next cards and p <= bluff_own (either
+        one with bluff_join "or").
         """
-        if len(g.hands[g.adv(p, 1)]) > self.bluff_next or len(g.hands[p]) > self.bluff_own:
+        near = len(g.hands[g.adv(p, 1)]) <= self.bluff_next
+        low = len(g.hands[p]) <= self.bluff_own
+        if not ((near or low) if self.bluff_join == "or" else (near and low)):
             return False
         return self.rand.bernoulli(DK_BLUFF, self.bluff)
 
@@ -78,9 +81,10 @@ class BuiltinPolicy:
         the offender could bluff (bluff_probability), b its assumed bluff rate
         (challenge_prior); one who could not bluff plays the card when it holds one.
         """
+        near = len(g.hands[offender]) <= self.challenge_offender
+        low = len(g.hands[p]) <= self.challenge_own
         if ((self.suspect >= 0 and offender != self.suspect)
-                or len(g.hands[offender]) > self.challenge_offender
-                or len(g.hands[p]) > self.challenge_own):
+                or not ((near or low) if self.challenge_join == "or" else (near and low))):
             return False
         if self.challenge_auto:
             return bluff_probability(g, p, offender, prev_color) > self.challenge_threshold
