@@ -35,7 +35,8 @@ def _one_player_count(text) -> int:
     return counts[0]
 
 
-def _rules_from(args) -> Rules:
+def _rule_switches(args) -> dict:
+    """The --rule KEY=VALUE switches as {key: value}; a malformed or repeated one is one line."""
     switches = {}
     for item in args.rule or []:
         key, sep, value = item.partition("=")
@@ -45,6 +46,11 @@ def _rules_from(args) -> Rules:
         if key in switches:
             raise UsageError(f"invalid --rule {item!r}: {key} is given twice")
         switches[key] = parse_rule_value(key, value.strip())
+    return switches
+
+
+def _rules_from(args) -> Rules:
+    switches = _rule_switches(args)
     players = None if args.players is None else _one_player_count(args.players)
     for key, flag in (("players", players), ("variant", args.variant)):
         if flag is None:
@@ -451,15 +457,7 @@ def cmd_league(args) -> int:
         v.strip() for v in args.variant.split(",")]
     for v in variants:
         Rules(variant=v)  # validates the name
-    switches = {}
-    for item in args.rule or []:
-        key, sep, value = item.partition("=")
-        key = key.strip()
-        if not sep:
-            raise UsageError(f"invalid --rule {item!r}: expected KEY=VALUE")
-        if key in switches:
-            raise UsageError(f"invalid --rule {item!r}: {key} is given twice")
-        switches[key] = parse_rule_value(key, value.strip())
+    switches = _rule_switches(args)
 
     def estimate(league):
         print(_league_estimate_line(league, left_out), file=sys.stderr, flush=True)

@@ -90,6 +90,8 @@ def check_config(rules, specs, engine: str = "c", trace: bool = False) -> None:
 
 
 def nvrtc_options(arch: str | None = None) -> tuple:
+    """NVRTC's options for the kernel: IEEE rounding (no fused multiply-add, no fast math),
+    the engine's headers, and the target architecture when given."""
     opts = (*NVRTC_OPTIONS, f"-I{CSRC}")
     return opts + ((f"--gpu-architecture={arch}",) if arch else ())
 
