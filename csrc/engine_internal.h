@@ -55,7 +55,7 @@
 /* Helpers (reference.Game)                                                   */
 /* ------------------------------------------------------------------------- */
 
-static inline int adv(const uno_game *g, int p, int steps)
+UNO_HD static inline int adv(const uno_game *g, int p, int steps)
 {
     for (int i = 0; i < steps; i++)
         p = uno_next(g, p);
@@ -63,14 +63,14 @@ static inline int adv(const uno_game *g, int p, int steps)
 }
 
 /* One list of the trace: seat s's hand, in hand order. */
-static inline void uno_trace_hand(uno_game *g, int s)
+UNO_HD static inline void uno_trace_hand(uno_game *g, int s)
 {
     uint8_t cards[UNO_HAND_CAP];
     int n = uno_hand_cards(g, s, cards);
     uno_trace_cards(g->tr, cards, n);
 }
 
-static inline void skip(uno_game *g, int victim)
+UNO_HD static inline void skip(uno_game *g, int victim)
 {
     if (g->tr)
         uno_trace_event(g->tr, UNO_EV_SKIP, victim, 0, 0, 0);
@@ -80,37 +80,38 @@ static inline void skip(uno_game *g, int victim)
 /* round.c: what the rare rules call back into                                */
 /* ------------------------------------------------------------------------- */
 
-UNO_INTERNAL int uno_reshuffle(uno_game *g);                               /* C15 */
-UNO_INTERNAL UNO_NOCLONE int uno_draw_cards(uno_game *g, int p, int k, int reason);
-UNO_INTERNAL int uno_draw_while(uno_game *g, int p, uint8_t *got, int playable); /* C-H2, F4 */
-UNO_INTERNAL void uno_draw_until(uno_game *g, int p, int reason);          /* F4 */
-UNO_INTERNAL int uno_has_legal_play(const uno_game *g, int p);             /* C7 */
-UNO_INTERNAL int uno_play_card(uno_game *g, int p, int card);              /* reference.Game.play */
+UNO_HD UNO_INTERNAL int uno_reshuffle(uno_game *g);                               /* C15 */
+UNO_HD UNO_INTERNAL UNO_NOCLONE int uno_draw_cards(uno_game *g, int p, int k, int reason);
+UNO_HD UNO_INTERNAL int uno_draw_while(uno_game *g, int p, uint8_t *got, int playable); /* C-H2, F4 */
+UNO_HD UNO_INTERNAL void uno_draw_until(uno_game *g, int p, int reason);          /* F4 */
+UNO_HD UNO_INTERNAL int uno_has_legal_play(const uno_game *g, int p);             /* C7 */
+UNO_HD UNO_INTERNAL int uno_play_card(uno_game *g, int p, int card);              /* reference.Game.play */
 /* reference.Game.play_round: the winning seat, -1 for a stalemate, LIMIT, or -3 - card */
-UNO_INTERNAL int uno_round_play(uno_game *g, int dealer, const uint8_t *deck);
+UNO_HD UNO_INTERNAL int uno_round_play(uno_game *g, int dealer, const uint8_t *deck);
 
 /* ------------------------------------------------------------------------- */
 /* extras.c: the rare rules, each a cold call from round.c                    */
 /* ------------------------------------------------------------------------- */
 
-UNO_INTERNAL UNO_COLD void uno_presses(uno_game *g, int by, int to, int n, int reason);     /* E2, E7 */
-UNO_INTERNAL UNO_COLD int uno_press_turn(uno_game *g, int p, int forced);                   /* E3 */
-UNO_INTERNAL UNO_COLD int uno_resolve_hit(uno_game *g, int p, int card, int k, int out, int starter);
-UNO_INTERNAL UNO_COLD void uno_discard_all(uno_game *g, int p, int card);                   /* E4 */
-UNO_INTERNAL UNO_COLD void uno_fewest_draw(uno_game *g, int p, int k, int out);             /* H2 */
-UNO_INTERNAL UNO_COLD void uno_swap_hands(uno_game *g, int p, int card);                    /* S2 */
-UNO_INTERNAL UNO_COLD void uno_shuffle_hands(uno_game *g, int p);                           /* S2 */
-UNO_INTERNAL UNO_COLD int uno_custom(uno_game *g, int p, int k, int out);                   /* S3 */
-UNO_INTERNAL UNO_COLD int uno_try_stack(uno_game *g, int victim, int k, int pend);          /* C-H1 */
-UNO_INTERNAL UNO_COLD int uno_draw_until_playable(uno_game *g, int p);                      /* C-H2 */
-UNO_INTERNAL UNO_COLD int uno_jump_turn(uno_game *g);                                       /* C-H4 */
-UNO_INTERNAL UNO_COLD void uno_seven_o(uno_game *g, int p, int card, int face);             /* C-H5 */
+UNO_HD UNO_INTERNAL UNO_COLD void uno_presses(uno_game *g, int by, int to, int n, int reason);     /* E2, E7 */
+UNO_HD UNO_INTERNAL UNO_COLD int uno_press_turn(uno_game *g, int p, int forced);                   /* E3 */
+UNO_HD UNO_INTERNAL UNO_COLD int uno_resolve_hit(uno_game *g, int p, int card, int k, int out, int starter);
+UNO_HD UNO_INTERNAL UNO_COLD void uno_discard_all(uno_game *g, int p, int card);                   /* E4 */
+UNO_HD UNO_INTERNAL UNO_COLD void uno_fewest_draw(uno_game *g, int p, int k, int out);             /* H2 */
+UNO_HD UNO_INTERNAL UNO_COLD void uno_swap_hands(uno_game *g, int p, int card);                    /* S2 */
+UNO_HD UNO_INTERNAL UNO_COLD void uno_shuffle_hands(uno_game *g, int p);                           /* S2 */
+UNO_HD UNO_INTERNAL UNO_COLD int uno_custom(uno_game *g, int p, int k, int out);                   /* S3 */
+UNO_HD UNO_INTERNAL UNO_COLD int uno_try_stack(uno_game *g, int victim, int k, int pend);          /* C-H1 */
+UNO_HD UNO_INTERNAL UNO_COLD int uno_draw_until_playable(uno_game *g, int p);                      /* C-H2 */
+UNO_HD UNO_INTERNAL UNO_COLD int uno_jump_turn(uno_game *g);                                       /* C-H4 */
+UNO_HD UNO_INTERNAL UNO_COLD void uno_seven_o(uno_game *g, int p, int card, int face);             /* C-H5 */
 
 /* ------------------------------------------------------------------------- */
 /* search.c: the recorder of a game with a search seat                        */
 /* ------------------------------------------------------------------------- */
 
 /* The start of seat p's turn in a game with a search seat (g->search): its snapshot. */
+#if !defined(__CUDACC_RTC__) /* CPU only (search.c, env.c): not in the GPU build */
 UNO_INTERNAL UNO_COLD void uno_search_turn(uno_game *g, int p);
 /* play_game / uno_play_round with a search seat: set up (1) or fail to (0, no memory),
    and release. */
@@ -125,5 +126,6 @@ UNO_INTERNAL UNO_COLD int uno_cf_challenge_answer(uno_game *g, int victim, int o
                                                   int prev_color, int a);
 /* uno_play_fork: fork the recorded game at its at-th decision into *fork. */
 UNO_INTERNAL void uno_search_fork(uno_game *g, int64_t at, uno_result *fork);
+#endif
 
 #endif /* UNO_ENGINE_INTERNAL_H */

@@ -7,12 +7,14 @@
  * playable, C-H4 jump-in, C-H5 Seven-O); rule IDs are those of
  * docs/rules.md.  Each function names its twin in uno_sim/reference.py.
  */
+#if !defined(__CUDACC_RTC__) /* NVRTC: no C library (uno_port.h) */
 #include <string.h>
+#endif
 
 #include "engine_internal.h"
 
 /* reference.weighted: index i with probability w[i] / sum(w), one bounded draw (E2). */
-static int weighted(uno_rng *r, const int32_t *w, int n)
+UNO_HD static int weighted(uno_rng *r, const int32_t *w, int n)
 {
     uint32_t total = 0;
     for (int i = 0; i < n; i++)
@@ -30,7 +32,7 @@ static int weighted(uno_rng *r, const int32_t *w, int n)
  * reference.Game.launcher_law (E2): the cards this press fires, before the cap
  * at what the launcher holds; the table's randomness (the deal stream).
  */
-static int launcher_law(uno_game *g)
+UNO_HD static int launcher_law(uno_game *g)
 {
     const uno_config *c = g->cfg;
     if (c->launcher == UNO_LAUNCHER_DIST)
@@ -47,7 +49,7 @@ static int launcher_law(uno_game *g)
  * `to`, who takes what it fires; an empty launcher is first reloaded with the
  * discards but the top card.  Returns the cards fired, -1 when it held nothing.
  */
-static UNO_COLD int press(uno_game *g, int by, int to, int reason)
+UNO_HD static UNO_COLD int press(uno_game *g, int by, int to, int reason)
 {
     if (g->n_draw == 0)
         uno_reshuffle(g);
@@ -75,14 +77,14 @@ static UNO_COLD int press(uno_game *g, int by, int to, int reason)
     return fired;
 }
 
-UNO_COLD void uno_presses(uno_game *g, int by, int to, int n, int reason)
+UNO_HD UNO_COLD void uno_presses(uno_game *g, int by, int to, int n, int reason)
 {
     for (int i = 0; i < n; i++)
         press(g, by, to, reason);
 }
 
 /* reference.Game.draw_until_playable (C-H2): one at a time until a playable card. */
-UNO_COLD int uno_draw_until_playable(uno_game *g, int p)
+UNO_HD UNO_COLD int uno_draw_until_playable(uno_game *g, int p)
 {
     uint8_t got[UNO_MAX_CARDS];
     int n = uno_draw_while(g, p, got, 1);
@@ -96,7 +98,7 @@ UNO_COLD int uno_draw_until_playable(uno_game *g, int p)
 }
 
 /* reference.Game.try_stack (C-H1): the victim may answer with a draw card. */
-UNO_COLD int uno_try_stack(uno_game *g, int victim, int k, int pend)
+UNO_HD UNO_COLD int uno_try_stack(uno_game *g, int victim, int k, int pend)
 {
     int total = pend + g->t->amount[k];
     int any = 0;
@@ -121,7 +123,7 @@ UNO_COLD int uno_try_stack(uno_game *g, int victim, int k, int pend)
 }
 
 /* reference.Game.seven_o (C-H5): a 7 swaps p's hand with a target's, a 0 passes all on. */
-UNO_COLD void uno_seven_o(uno_game *g, int p, int card, int face)
+UNO_HD UNO_COLD void uno_seven_o(uno_game *g, int p, int card, int face)
 {
     uno_hand tmp;
     if (face == 7) {
@@ -166,7 +168,7 @@ UNO_COLD void uno_seven_o(uno_game *g, int p, int card, int face)
 
 /* reference.Game.fewest_draw (H2): the seats holding the fewest cards draw; p left out when
    it went out. */
-UNO_COLD void uno_fewest_draw(uno_game *g, int p, int k, int out)
+UNO_HD UNO_COLD void uno_fewest_draw(uno_game *g, int p, int k, int out)
 {
     int seats[UNO_MAX_PLAYERS], m = 0, low = UNO_HAND_CAP + 1;
     for (int i = 0, q = p; i < g->n_active; i++, q = uno_next(g, q))
@@ -181,7 +183,7 @@ UNO_COLD void uno_fewest_draw(uno_game *g, int p, int k, int out)
 }
 
 /* reference.Game.swap_hands (S2): p swaps hands with the opponent it picks. */
-UNO_COLD void uno_swap_hands(uno_game *g, int p, int card)
+UNO_HD UNO_COLD void uno_swap_hands(uno_game *g, int p, int card)
 {
     int q = uno_choose_target(g, p, card);
     if (q == p)
@@ -196,7 +198,7 @@ UNO_COLD void uno_swap_hands(uno_game *g, int p, int card)
 
 /* reference.Game.shuffle_hands (S2 exchange=shuffle): every hand gathered in seat order,
    shuffled by the table, dealt one at a time clockwise from p's left. */
-UNO_COLD void uno_shuffle_hands(uno_game *g, int p)
+UNO_HD UNO_COLD void uno_shuffle_hands(uno_game *g, int p)
 {
     uint8_t pile[UNO_MAX_CARDS];
     int np = 0;
@@ -224,7 +226,7 @@ UNO_COLD void uno_shuffle_hands(uno_game *g, int p)
 }
 
 /* reference.Game.put_down (S3): cards go under the top of the discard pile. */
-static void put_down(uno_game *g, int q, const uint8_t *cards, int m)
+UNO_HD static void put_down(uno_game *g, int q, const uint8_t *cards, int m)
 {
     int top = g->discard[g->n_discard - 1];
     memcpy(g->discard + g->n_discard - 1, cards, (size_t)m);
@@ -237,7 +239,7 @@ static void put_down(uno_game *g, int q, const uint8_t *cards, int m)
 }
 
 /* reference.Game.to_size (S3 seven, three): draw or (not on a last card) discard to `size`. */
-static void to_size(uno_game *g, int q, int size, int reason, int out)
+UNO_HD static void to_size(uno_game *g, int q, int size, int reason, int out)
 {
     int n = g->hand_n[q];
     if (n < size) {
@@ -255,7 +257,7 @@ static void to_size(uno_game *g, int q, int size, int reason, int out)
 }
 
 /* reference.Game.custom (S3): the customizable wild's rule; on a last card only its draws. */
-UNO_COLD int uno_custom(uno_game *g, int p, int k, int out)
+UNO_HD UNO_COLD int uno_custom(uno_game *g, int p, int k, int out)
 {
     int victim = uno_next(g, p);
     int reason = g->t->reason[k];
@@ -311,7 +313,7 @@ UNO_COLD int uno_custom(uno_game *g, int p, int k, int out)
  * The launcher's cards of resolve (reference.Game.resolve): Hit 2 (E5; as a
  * starter p is the dealer and the first player presses) and Extreme Hit (E6).
  */
-UNO_COLD int uno_resolve_hit(uno_game *g, int p, int card, int k, int out, int starter)
+UNO_HD UNO_COLD int uno_resolve_hit(uno_game *g, int p, int card, int k, int out, int starter)
 {
     const uno_table *t = g->t;
     int victim;
@@ -338,7 +340,7 @@ UNO_COLD int uno_resolve_hit(uno_game *g, int p, int card, int k, int out, int s
  * and on top of the discard pile: the rest of its color goes under it, in
  * hand order (the others keep theirs); the trace shows them after the play.
  */
-UNO_COLD void uno_discard_all(uno_game *g, int p, int card)
+UNO_HD UNO_COLD void uno_discard_all(uno_game *g, int p, int card)
 {
     const uno_table *t = g->t;
     const int side = g->side;
@@ -364,7 +366,7 @@ UNO_COLD void uno_discard_all(uno_game *g, int p, int card)
  * turn of the jumper, asked in play order from the seat after its player;
  * NO_STACK when nobody jumps.
  */
-UNO_COLD int uno_jump_turn(uno_game *g)
+UNO_HD UNO_COLD int uno_jump_turn(uno_game *g)
 {
     g->jump_open = 0;
     int top = g->discard[g->n_discard - 1];
@@ -410,7 +412,7 @@ UNO_COLD int uno_jump_turn(uno_game *g)
 }
 
 /* E3 (reference.Game.take_turn): press once; what fires joins the hand; the turn passes. */
-UNO_COLD int uno_press_turn(uno_game *g, int p, int forced)
+UNO_HD UNO_COLD int uno_press_turn(uno_game *g, int p, int forced)
 {
     if (press(g, p, p, forced ? UNO_R_CANNOT_PLAY : UNO_R_VOLUNTARY) >= 0)
         g->idle = 0;

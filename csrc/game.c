@@ -5,7 +5,9 @@
  * the rounds one after another through uno_round_play (round.c), scoring
  * (C17-C20) and the result; rule IDs are those of docs/rules.md.
  */
+#if !defined(__CUDACC_RTC__) /* NVRTC: no C library (uno_port.h) */
 #include <string.h>
+#endif
 
 #include "engine_internal.h"
 
@@ -14,13 +16,13 @@
 /* ------------------------------------------------------------------------- */
 
 /* C3: a number card is a printed 0-9; a deck file's plain kind (face above 31) is not. */
-static int is_number(const uno_table *t, int k)
+UNO_HD static int is_number(const uno_table *t, int k)
 {
     return t->effect[k] == UNO_NUMBER && t->face[k] <= 9;
 }
 
 /* reference.Game.choose_dealer (C3): highest number deals; ties draw again. */
-static int choose_dealer(uno_game *g)
+UNO_HD static int choose_dealer(uno_game *g)
 {
     const uno_table *t = g->t;
     int size = t->n_cards;
@@ -97,7 +99,7 @@ static int choose_dealer(uno_game *g)
 }
 
 /* C17: the points of s's hand, as a count of its cards per value (uno_table.value_of). */
-static inline int32_t hand_value_w(const uno_game *g, int s, const int W)
+UNO_HD static inline int32_t hand_value_w(const uno_game *g, int s, const int W)
 {
     const uno_table *t = g->t;
     const int side = g->side;
@@ -113,7 +115,7 @@ static inline int32_t hand_value_w(const uno_game *g, int s, const int W)
     return v;
 }
 
-static int32_t hand_value(const uno_game *g, int s)
+UNO_HD static int32_t hand_value(const uno_game *g, int s)
 {
     if (g->t->n_values[g->side] <= UNO_VALUE_CLASSES) /* no loop over the hand's cards */
         return uno_narrow(g->t) ? hand_value_w(g, s, 2) : hand_value_w(g, s, 4);
@@ -126,7 +128,7 @@ static int32_t hand_value(const uno_game *g, int s)
 }
 
 /* One row of uno_round_rows for the round just scored. */
-static void round_row(uno_game *g, int winner, const int32_t *points)
+UNO_HD static void round_row(uno_game *g, int winner, const int32_t *points)
 {
     uno_round_rows *r = g->rows;
     if (r->n >= r->cap) {
@@ -148,7 +150,7 @@ static void round_row(uno_game *g, int winner, const int32_t *points)
 }
 
 /* reference.Game.score_round (C17-C20): returns 1 when the game is over. */
-static int score_round(uno_game *g, int winner)
+UNO_HD static int score_round(uno_game *g, int winner)
 {
     const uno_config *r = g->cfg;
     int n = g->n;
@@ -216,7 +218,7 @@ static int score_round(uno_game *g, int winner)
 }
 
 /* reference.Game.result */
-static void result(const uno_game *g, uno_result *res)
+UNO_HD static void result(const uno_game *g, uno_result *res)
 {
     const uno_config *r = g->cfg;
     int n = g->n;
@@ -260,7 +262,7 @@ static void result(const uno_game *g, uno_result *res)
 }
 
 /* reference.Game.__init__ */
-static void init_game(uno_game *g, const uno_config *cfg, const uno_table *t,
+UNO_HD static void init_game(uno_game *g, const uno_config *cfg, const uno_table *t,
                       const uno_policy *pol, uno_rng *rng, uno_trace *tr)
 {
     g->cfg = cfg;
@@ -312,7 +314,7 @@ static void init_game(uno_game *g, const uno_config *cfg, const uno_table *t,
     g->jump_open = 0;
 }
 
-static int fail(uno_result *res, int status, int card)
+UNO_HD static int fail(uno_result *res, int status, int card)
 {
     memset(res, 0, sizeof *res);
     res->status = status;
@@ -322,7 +324,7 @@ static int fail(uno_result *res, int status, int card)
 }
 
 /* The deal passes to the left (C3): the dealer of the round after dealer's. */
-static int next_dealer(uno_game *g, int dealer)
+UNO_HD static int next_dealer(uno_game *g, int dealer)
 {
     int d = g->direction;
     g->direction = 1;
@@ -332,7 +334,7 @@ static int next_dealer(uno_game *g, int dealer)
 }
 
 /* The game's rounds from the one `dealer` deals to the end; fills res. */
-static int play_rounds(uno_game *g, int dealer, uno_result *res)
+UNO_HD static int play_rounds(uno_game *g, int dealer, uno_result *res)
 {
     const uno_config *cfg = g->cfg;
     for (;;) {
@@ -366,7 +368,7 @@ void uno_game_result(const uno_game *g, uno_result *res)
 }
 
 /* uno.h: the rest of a clone's game after its round ended with `winner`. */
-int uno_game_finish(uno_game *g, int winner, uno_result *res)
+UNO_HD int uno_game_finish(uno_game *g, int winner, uno_result *res)
 {
     if (winner == LIMIT)
         return fail(res, UNO_ERR_LIMIT, -1);
@@ -378,7 +380,7 @@ int uno_game_finish(uno_game *g, int winner, uno_result *res)
 }
 
 /* `checked`: the caller has already validated cfg against t and pol (once per batch). */
-static int play_game(const uno_config *cfg, const uno_table *t, const uno_policy *pol,
+UNO_HD static int play_game(const uno_config *cfg, const uno_table *t, const uno_policy *pol,
                      uno_rng *rng, uno_trace *tr, uno_result *res, uno_round_rows *rows,
                      uint64_t game_no, uno_force *force, int checked, int64_t fork_at,
                      uno_result *fork)
@@ -386,11 +388,12 @@ static int play_game(const uno_config *cfg, const uno_table *t, const uno_policy
     if (!checked && uno_config_check(cfg, t, pol) != UNO_OK)
         return fail(res, UNO_ERR_CONFIG, -1);
     uno_game g;
-    jmp_buf bail;
     init_game(&g, cfg, t, pol, rng, tr);
     g.force = force;
     g.rows = rows;
     g.game_no = game_no;
+#if !UNO_DEVICE /* the search players and a user policy's abort: CPU only */
+    jmp_buf bail;
     g.bail = &bail;
     if (UNO_UNLIKELY(fork != NULL || uno_search_any(pol, cfg->players)) &&
         !uno_search_begin(&g))
@@ -401,31 +404,37 @@ static int play_game(const uno_config *cfg, const uno_table *t, const uno_policy
         uno_search_end(&g);
         return fail(res, UNO_ERR_POLICY, -1);
     }
+#else
+    (void)fork_at;
+#endif
     if (cfg->repair && t->n_sides == 2) {
         /* F1 switch: a new pairing every game.  The table's cards, so it draws from the
            round-0 deal stream (seeded by init_game) before the dealer draw continues it:
            two arms with different policies get the same pairing and deals. */
-        memcpy(&g.own, t, sizeof g.own);
-        uno_rng_shuffle_u8(&g.deal, g.own.card_kind[1], t->n_cards);
-        uno_table_derive(&g.own, 1);
-        g.t = &g.own;
+        uno_table *own = UNO_OWN_TABLE(&g);
+        memcpy(own, t, sizeof *own);
+        uno_rng_shuffle_u8(&g.deal, own->card_kind[1], t->n_cards);
+        uno_table_derive(own, 1);
+        g.t = own;
         if (tr) {
             uno_trace_event(tr, UNO_EV_PAIRING, -1, 0, 0, 0);
-            uno_trace_cards(tr, g.own.card_kind[1], t->n_cards);
+            uno_trace_cards(tr, own->card_kind[1], t->n_cards);
         }
     }
     int st = play_rounds(&g, choose_dealer(&g), res);
+#if !UNO_DEVICE
     uno_search_end(&g);
+#endif
     return st;
 }
 
-int uno_play_game(const uno_config *cfg, const uno_table *t, const uno_policy *pol, uno_rng *rng,
+UNO_HD int uno_play_game(const uno_config *cfg, const uno_table *t, const uno_policy *pol, uno_rng *rng,
                   uno_trace *tr, uno_result *res)
 {
     return play_game(cfg, t, pol, rng, tr, res, NULL, 0, NULL, 0, -1, NULL);
 }
 
-int uno_play_forced(const uno_config *cfg, const uno_table *t, const uno_policy *pol,
+UNO_HD int uno_play_forced(const uno_config *cfg, const uno_table *t, const uno_policy *pol,
                     const uint64_t key[4], uint64_t game, uno_force *force, uno_trace *tr,
                     uno_result *res)
 {
@@ -438,7 +447,7 @@ int uno_play_forced(const uno_config *cfg, const uno_table *t, const uno_policy 
     return play_game(cfg, t, pol, &rng, tr, res, NULL, game, force, 0, -1, NULL);
 }
 
-int uno_play_fork(const uno_config *cfg, const uno_table *t, const uno_policy *pol,
+UNO_HD int uno_play_fork(const uno_config *cfg, const uno_table *t, const uno_policy *pol,
                   const uint64_t key[4], uint64_t game, int64_t at, uno_result *res,
                   uno_result *fork)
 {
@@ -447,7 +456,7 @@ int uno_play_fork(const uno_config *cfg, const uno_table *t, const uno_policy *p
     return play_game(cfg, t, pol, &rng, NULL, res, NULL, game, NULL, 0, at, fork);
 }
 
-int uno_play_round(const uno_config *cfg, const uno_table *t, const uno_policy *pol, uno_rng *rng,
+UNO_HD int uno_play_round(const uno_config *cfg, const uno_table *t, const uno_policy *pol, uno_rng *rng,
                    const uint8_t *deck, int dealer, const int32_t *scores, uno_trace *tr,
                    uno_result *res)
 {
@@ -465,8 +474,9 @@ int uno_play_round(const uno_config *cfg, const uno_table *t, const uno_policy *
         if (scores[s] < 0 || scores[s] > UNO_MAX_TARGET) /* keeps the sums in int32 */
             return fail(res, UNO_ERR_CONFIG, -1);
     uno_game g;
-    jmp_buf bail;
     init_game(&g, cfg, t, pol, rng, tr);
+#if !UNO_DEVICE /* the search players and a user policy's abort: CPU only */
+    jmp_buf bail;
     g.bail = &bail;
     if (uno_search_any(pol, cfg->players) && !uno_search_begin(&g))
         return fail(res, UNO_ERR_CONFIG, -1);
@@ -474,10 +484,13 @@ int uno_play_round(const uno_config *cfg, const uno_table *t, const uno_policy *
         uno_search_end(&g);
         return fail(res, UNO_ERR_POLICY, -1);
     }
+#endif
     if (scores)
         memcpy(g.scores, scores, (size_t)g.n * sizeof *scores);
     int winner = uno_round_play(&g, dealer, deck);
+#if !UNO_DEVICE
     uno_search_end(&g);
+#endif
     if (winner <= -3)
         return fail(res, UNO_ERR_STARTER, -3 - winner);
     if (winner == LIMIT)
@@ -487,7 +500,7 @@ int uno_play_round(const uno_config *cfg, const uno_table *t, const uno_policy *
     return UNO_OK;
 }
 
-int uno_play_games(const uno_config *cfg, const uno_table *t, const uno_policy *pol,
+UNO_HD int uno_play_games(const uno_config *cfg, const uno_table *t, const uno_policy *pol,
                    const uint64_t key[4], uint64_t first_game, int64_t n_games,
                    uno_columns *out)
 {
@@ -534,21 +547,22 @@ int uno_play_games(const uno_config *cfg, const uno_table *t, const uno_policy *
 }
 
 /* uno.h: a new game in g, up to its dealer draw (play_game without the batch's parts). */
-int uno_game_start(uno_game *g, const uno_config *cfg, const uno_table *t, const uno_policy *pol,
+UNO_HD int uno_game_start(uno_game *g, const uno_config *cfg, const uno_table *t, const uno_policy *pol,
                    uno_rng *rng)
 {
     init_game(g, cfg, t, pol, rng, NULL);
     if (cfg->repair && t->n_sides == 2) { /* as play_game */
-        memcpy(&g->own, t, sizeof g->own);
-        uno_rng_shuffle_u8(&g->deal, g->own.card_kind[1], t->n_cards);
-        uno_table_derive(&g->own, 1);
-        g->t = &g->own;
+        uno_table *own = UNO_OWN_TABLE(g);
+        memcpy(own, t, sizeof *own);
+        uno_rng_shuffle_u8(&g->deal, own->card_kind[1], t->n_cards);
+        uno_table_derive(own, 1);
+        g->t = own;
     }
     return choose_dealer(g);
 }
 
 /* uno.h: g's rounds from the one `dealer` deals to the end of the game. */
-int uno_game_rounds(uno_game *g, int dealer, uno_result *res)
+UNO_HD int uno_game_rounds(uno_game *g, int dealer, uno_result *res)
 {
     return play_rounds(g, dealer, res);
 }

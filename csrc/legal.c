@@ -6,7 +6,7 @@
  */
 #include "uno.h"
 
-int uno_legal_actions(const uno_game *g, int p, int decision, int arg, int32_t *out)
+UNO_HD int uno_legal_actions(const uno_game *g, int p, int decision, int arg, int32_t *out)
 {
     uint8_t cards[UNO_HAND_CAP];
     int n = 0, m, i, fair = 0;

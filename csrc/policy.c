@@ -21,7 +21,7 @@
 #define POLICY_INLINE inline
 #endif
 
-static inline int pick(uno_game *g, int p, int kind, int n)
+UNO_HD static inline int pick(uno_game *g, int p, int kind, int n)
 {
     return n == 1 ? 0 : (int)uno_dec_bounded(g, p, kind, (uint32_t)n);
 }
@@ -32,7 +32,7 @@ static inline int pick(uno_game *g, int p, int kind, int n)
  * unless the next player holds <= bluff_next cards and p <= bluff_own (or
  * either, with bluff_join UNO_JOIN_OR).
  */
-static inline int tries_bluff(uno_game *g, int p, const uno_policy *pol)
+UNO_HD static inline int tries_bluff(uno_game *g, int p, const uno_policy *pol)
 {
     int near = g->hand_n[uno_next(g, p)] <= pol->bluff_next;
     int low = g->hand_n[p] <= pol->bluff_own;
@@ -42,19 +42,19 @@ static inline int tries_bluff(uno_game *g, int p, const uno_policy *pol)
 }
 
 /* Whether p holds a restricted card that would be a bluff now (reference.holds_bluff). */
-static inline int holds_bluff(const uno_game *g, int p, int has_color)
+UNO_HD static inline int holds_bluff(const uno_game *g, int p, int has_color)
 {
     return has_color && uno_bits_meet(&g->hand[p], &g->t->restricted_mask[g->side]);
 }
 
 /* p's first card in hand order (rank order) among `cards` (first W words), or UNO_DRAW. */
-static inline int first_card_w(const uno_game *g, const uno_hand *cards, const int W)
+UNO_HD static inline int first_card_w(const uno_game *g, const uno_hand *cards, const int W)
 {
     int r = uno_bits_first_w(cards, W);
     return r < 0 ? UNO_DRAW : uno_card_at(g, r);
 }
 
-static inline int first_card(const uno_game *g, const uno_hand *cards)
+UNO_HD static inline int first_card(const uno_game *g, const uno_hand *cards)
 {
     return first_card_w(g, cards, UNO_HAND_WORDS);
 }
@@ -63,7 +63,7 @@ static inline int first_card(const uno_game *g, const uno_hand *cards)
  * The highest-value playable colored card, ties by card priority (the first in
  * hand order: hands are in priority order); else UNO_DRAW.
  */
-static inline int best_colored_w(const uno_game *g, int p, const int W)
+UNO_HD static inline int best_colored_w(const uno_game *g, int p, const int W)
 {
     const uno_hand *wild = &g->t->color_mask[g->side][0];
     uno_hand ok = uno_playable_cards_w(g, &g->hand[p], W);
@@ -72,13 +72,13 @@ static inline int best_colored_w(const uno_game *g, int p, const int W)
     return first_card_w(g, &ok, W);
 }
 
-static inline int best_colored(const uno_game *g, int p)
+UNO_HD static inline int best_colored(const uno_game *g, int p)
 {
     return best_colored_w(g, p, UNO_HAND_WORDS);
 }
 
 /* A legal restricted wild first (it also hurts the next player), else the first Wild. */
-static inline int best_wild_w(const uno_game *g, int p, int has_color, const int W)
+UNO_HD static inline int best_wild_w(const uno_game *g, int p, int has_color, const int W)
 {
     const uno_hand *wild = &g->t->color_mask[g->side][0];
     const uno_hand *rs = &g->t->restricted_mask[g->side];
@@ -93,13 +93,13 @@ static inline int best_wild_w(const uno_game *g, int p, int has_color, const int
     return first_card_w(g, &w, W);
 }
 
-static inline int best_wild(const uno_game *g, int p, int has_color)
+UNO_HD static inline int best_wild(const uno_game *g, int p, int has_color)
 {
     return best_wild_w(g, p, has_color, UNO_HAND_WORDS);
 }
 
 /* The k-th card of `cards` in hand order. */
-static inline int nth_card(const uno_game *g, const uno_hand *cards, int k)
+UNO_HD static inline int nth_card(const uno_game *g, const uno_hand *cards, int k)
 {
     return uno_card_at(g, uno_bits_select(cards, k));
 }
@@ -109,7 +109,7 @@ static inline int nth_card(const uno_game *g, const uno_hand *cards, int k)
  * their count, so the last word holds the k-th bit without testing it (ab.py: the
  * random policy 2-4% slower through uno_bits_select's loop).
  */
-static inline int select_w(const uno_hand *a, int k, const int W)
+UNO_HD static inline int select_w(const uno_hand *a, int k, const int W)
 {
     for (int i = 0; i < W; i++) {
         uint64_t w = a->w[i];
@@ -124,7 +124,7 @@ static inline int select_w(const uno_hand *a, int k, const int W)
     return -1;
 }
 
-static POLICY_INLINE int random_play_w(uno_game *g, int p, const uno_policy *pol, const int W)
+UNO_HD static POLICY_INLINE int random_play_w(uno_game *g, int p, const uno_policy *pol, const int W)
 {
     int has_color = uno_holds_color_w(g, p, W);
     int bluff_ok = has_color && uno_bits_meet_w(&g->hand[p], &g->t->restricted_mask[g->side], W) &&
@@ -139,13 +139,13 @@ static POLICY_INLINE int random_play_w(uno_game *g, int p, const uno_policy *pol
     return k == m ? UNO_DRAW : uno_card_at(g, select_w(&opts, k, W));
 }
 
-static int random_play(uno_game *g, int p, const uno_policy *pol)
+UNO_HD static int random_play(uno_game *g, int p, const uno_policy *pol)
 {
     return uno_narrow(g->t) ? random_play_w(g, p, pol, 2) : random_play_w(g, p, pol, 4);
 }
 
 /* The bluff knob (C7, C12): the restricted card to play illegally, or UNO_DRAW. */
-static int bluff_choice(uno_game *g, int p, const uno_policy *pol, int has_color)
+UNO_HD static int bluff_choice(uno_game *g, int p, const uno_policy *pol, int has_color)
 {
     if (holds_bluff(g, p, has_color) && tries_bluff(g, p, pol)) {
         uno_hand rs = uno_bits_and(&g->hand[p], &g->t->restricted_mask[g->side]);
@@ -160,7 +160,7 @@ static int bluff_choice(uno_game *g, int p, const uno_policy *pol, int has_color
  * priority order, highest value first), unless the voluntary_draw knob draws; else a
  * legal restricted wild, else a Wild.  Each question is one mask and one ctz.
  */
-static POLICY_INLINE int greedy_play_w(uno_game *g, int p, const uno_policy *pol, const int W)
+UNO_HD static POLICY_INLINE int greedy_play_w(uno_game *g, int p, const uno_policy *pol, const int W)
 {
     int has_color = uno_holds_color_w(g, p, W);
     if (pol->bluff > 0.0) {
@@ -171,7 +171,7 @@ static POLICY_INLINE int greedy_play_w(uno_game *g, int p, const uno_policy *pol
     return uno_greedy_honest_w(g, p, pol, has_color, W, 1);
 }
 
-static POLICY_INLINE int greedy_play(uno_game *g, int p, const uno_policy *pol)
+UNO_HD static POLICY_INLINE int greedy_play(uno_game *g, int p, const uno_policy *pol)
 {
     return uno_narrow(g->t) ? greedy_play_w(g, p, pol, 2) : greedy_play_w(g, p, pol, 4);
 }
@@ -183,7 +183,7 @@ static POLICY_INLINE int greedy_play(uno_game *g, int p, const uno_policy *pol)
  * against the legal set first; this keeps a callback that returns anything
  * else from indexing past the engine's arrays.
  */
-int uno_answer_ok(const uno_game *g, int p, int decision, int r)
+UNO_HD int uno_answer_ok(const uno_game *g, int p, int decision, int r)
 {
     switch (decision) {
     case UNO_DEC_PLAY:
@@ -204,18 +204,26 @@ int uno_answer_ok(const uno_game *g, int p, int decision, int r)
 
 /* A user policy's decision; an abort or an answer out of range ends the game
    (uno_play_game's setjmp). */
-static int call_user(uno_game *g, int p, int decision, int arg)
+UNO_HD static int call_user(uno_game *g, int p, int decision, int arg)
 {
+#if UNO_DEVICE
+    /* CPU only (no callback, no longjmp on a GPU): the GPU runner refuses user policies
+       before a game starts.  No indirect call in device code keeps the stack static. */
+    (void)g, (void)p, (void)decision, (void)arg;
+    __trap();
+    return UNO_DRAW;
+#else
     const uno_policy *pol = &g->pol[p];
     uno_draw_settle(g); /* the observation shows the draw pile's top (F6) */
     int r = pol->decide(pol->ctx, g, p, decision, arg);
     if (r == UNO_DECIDE_ABORT || !uno_answer_ok(g, p, decision, r))
         longjmp(*g->bail, 1);
     return r;
+#endif
 }
 
 /* A user policy's hand index (or UNO_DRAW) as the card it names. */
-static inline int user_card(const uno_game *g, int p, int i)
+UNO_HD static inline int user_card(const uno_game *g, int p, int i)
 {
     return i == UNO_DRAW ? UNO_DRAW : uno_hand_card(g, p, i);
 }
@@ -225,13 +233,13 @@ static inline int user_card(const uno_game *g, int p, int i)
 /* ------------------------------------------------------------------------- */
 
 /* The seat before p in the current direction (the one who plays after a Reverse). */
-static inline int prev_seat(const uno_game *g, int p)
+UNO_HD static inline int prev_seat(const uno_game *g, int p)
 {
     return g->next_seat[g->direction < 0][p]; /* the next seat the other way */
 }
 
 /* Fewest cards held by an opponent of p (reference.fewest_opponent). */
-static inline int fewest_opponent(const uno_game *g, int p)
+UNO_HD static inline int fewest_opponent(const uno_game *g, int p)
 {
     int low = UNO_HAND_CAP + 1;
     for (int q = 0; q < g->n; q++) { /* a minimum without a branch on the counts */
@@ -242,7 +250,7 @@ static inline int fewest_opponent(const uno_game *g, int p)
 }
 
 /* p's cards per color of the side in play (mine[c] counts color 4 * side + c). */
-static POLICY_INLINE void color_counts_w(const uno_game *g, int p, int mine[4], const int W)
+UNO_HD static POLICY_INLINE void color_counts_w(const uno_game *g, int p, int mine[4], const int W)
 {
     const int8_t *col = g->t->card_color[g->side];
     const uint8_t *un = g->t->unrank[g->side];
@@ -260,7 +268,7 @@ static POLICY_INLINE void color_counts_w(const uno_game *g, int p, int mine[4], 
         mine[col[un[r]] - base]++;
 }
 
-static void color_counts(const uno_game *g, int p, int mine[4])
+UNO_HD static void color_counts(const uno_game *g, int p, int mine[4])
 {
     if (uno_narrow(g->t))
         color_counts_w(g, p, mine, 2);
@@ -272,7 +280,7 @@ static void color_counts(const uno_game *g, int p, int mine[4])
  * F6: whether the other faces of q's hand (public: they face the table) hold
  * a wild, i.e. whether q keeps a wild after a Flip (reference.other_side_wild).
  */
-static int other_side_wild(const uno_game *g, int q)
+UNO_HD static int other_side_wild(const uno_game *g, int q)
 {
     return uno_bits_meet(&g->hand[q], &g->t->other_wild_mask[g->side]);
 }
@@ -291,7 +299,7 @@ typedef struct strategic_view {
     int bonus[UNO_WILD_CUSTOM + 1]; /* a colored card's score by its effect */
 } strategic_view;
 
-static POLICY_INLINE void strategic_turn(const uno_game *g, int p, strategic_view *v, const int W)
+UNO_HD static POLICY_INLINE void strategic_turn(const uno_game *g, int p, strategic_view *v, const int W)
 {
     color_counts_w(g, p, v->mine, W);
     int nx = uno_next(g, p);
@@ -313,7 +321,7 @@ static POLICY_INLINE void strategic_turn(const uno_game *g, int p, strategic_vie
 }
 
 /* How much p likes playing card c now, given the turn's view. */
-static inline int strategic_score(const uno_game *g, int c, const strategic_view *v)
+UNO_HD static inline int strategic_score(const uno_game *g, int c, const strategic_view *v)
 {
     const uno_table *t = g->t;
     int col = uno_color(g, c), val = uno_value(g, c), e = t->effect[t->card_kind[g->side][c]];
@@ -332,7 +340,7 @@ static inline int strategic_score(const uno_game *g, int c, const strategic_view
 
 /* The best legal (never bluffing) card by strategic_score, first in hand order on ties;
    else UNO_DRAW. */
-static POLICY_INLINE int strategic_best_w(const uno_game *g, int p, const int W)
+UNO_HD static POLICY_INLINE int strategic_best_w(const uno_game *g, int p, const int W)
 {
     int best = UNO_DRAW, best_score = 0;
     uno_hand legal = uno_legal_cards_w(g, p, W);
@@ -351,12 +359,12 @@ static POLICY_INLINE int strategic_best_w(const uno_game *g, int p, const int W)
     return best;
 }
 
-static int strategic_best(const uno_game *g, int p)
+UNO_HD static int strategic_best(const uno_game *g, int p)
 {
     return uno_narrow(g->t) ? strategic_best_w(g, p, 2) : strategic_best_w(g, p, 4);
 }
 
-static POLICY_INLINE int strategic_play_w(uno_game *g, int p, const uno_policy *pol, const int W)
+UNO_HD static POLICY_INLINE int strategic_play_w(uno_game *g, int p, const uno_policy *pol, const int W)
 {
     if (pol->bluff > 0.0) { /* bluff knob 0: tries_bluff draws nothing, never bluffs */
         int bluff = bluff_choice(g, p, pol, uno_holds_color_w(g, p, W));
@@ -370,7 +378,7 @@ static POLICY_INLINE int strategic_play_w(uno_game *g, int p, const uno_policy *
     return best;
 }
 
-static int strategic_play(uno_game *g, int p, const uno_policy *pol)
+UNO_HD static int strategic_play(uno_game *g, int p, const uno_policy *pol)
 {
     return uno_narrow(g->t) ? strategic_play_w(g, p, pol, 2) : strategic_play_w(g, p, pol, 4);
 }
@@ -379,7 +387,7 @@ static int strategic_play(uno_game *g, int p, const uno_policy *pol)
 /* The decisions                                                              */
 /* ------------------------------------------------------------------------- */
 
-static inline int builtin_play(uno_game *g, int p, const uno_policy *pol)
+UNO_HD static inline int builtin_play(uno_game *g, int p, const uno_policy *pol)
 {
     switch (pol->id) {
     case UNO_POLICY_RANDOM:
@@ -406,7 +414,7 @@ static inline int builtin_play(uno_game *g, int p, const uno_policy *pol)
  * it is among the first UNO_CF_MAX, and 1 when it is the point to force (its
  * round noted), else 0.
  */
-static POLICY_COLD int cf_point(uno_game *g, int own, int other, int natural, int truth,
+UNO_HD static POLICY_COLD int cf_point(uno_game *g, int own, int other, int natural, int truth,
                                 double q)
 {
     uno_force *f = g->force;
@@ -427,7 +435,7 @@ static POLICY_COLD int cf_point(uno_game *g, int own, int other, int natural, in
     return 1;
 }
 
-static POLICY_COLD int forced_play(uno_game *g, int p, const uno_policy *pol)
+UNO_HD static POLICY_COLD int forced_play(uno_game *g, int p, const uno_policy *pol)
 {
     uno_force *f = g->force;
     if (!holds_bluff(g, p, uno_holds_color(g, p)))
@@ -450,6 +458,7 @@ static POLICY_COLD int forced_play(uno_game *g, int p, const uno_policy *pol)
     return builtin_play(g, p, &honest);
 }
 
+#if !defined(UNO_GPU_BUILD) /* search.c is host code */
 /* A bluff decision point of a search seat being forced (search.c): as forced_play, with
    the search's own answer `natural` already made; 1 when it is the point to force. */
 int uno_cf_bluff_point(uno_game *g, int p, int natural)
@@ -459,8 +468,9 @@ int uno_cf_bluff_point(uno_game *g, int p, int natural)
     return cf_point(g, g->hand_n[p], g->hand_n[uno_next(g, p)],
                     natural >= 0 && uno_restricted(g, natural), -1, -1.0);
 }
+#endif
 
-int uno_choose_play(uno_game *g, int p)
+UNO_HD int uno_choose_play(uno_game *g, int p)
 {
     const uno_policy *pol = &g->pol[p];
     if (__builtin_expect(g->force != NULL, 0) && g->force->kind == UNO_CF_BLUFF &&
@@ -478,7 +488,7 @@ int uno_choose_play(uno_game *g, int p)
     }
 }
 
-int uno_choose_replacement(uno_game *g, int p)
+UNO_HD int uno_choose_replacement(uno_game *g, int p)
 {
     int has_color = uno_holds_color(g, p);
     int id = g->pol[p].id;
@@ -499,7 +509,7 @@ int uno_choose_replacement(uno_game *g, int p)
 }
 
 /* One of the four colors of the side in play: 4 * side .. 4 * side + 3. */
-int uno_choose_color(uno_game *g, int p)
+UNO_HD int uno_choose_color(uno_game *g, int p)
 {
     const uno_policy *pol = &g->pol[p];
     if (pol->id == UNO_POLICY_USER)
@@ -536,7 +546,7 @@ int uno_choose_color(uno_game *g, int p)
  * that color, h the offender's hand size.  Evaluated in this exact order in
  * both engines (no contraction: -ffp-contract=off).
  */
-double uno_bluff_probability(const uno_game *g, int victim, int offender, int prev_color)
+UNO_HD double uno_bluff_probability(const uno_game *g, int victim, int offender, int prev_color)
 {
     if (prev_color < 0)
         return 0.0;
@@ -574,7 +584,7 @@ double uno_bluff_probability(const uno_game *g, int victim, int offender, int pr
  * b the offender's assumed bluff rate when it could; a player who could not
  * bluff is taken to play the card whenever it holds one.
  */
-static int builtin_challenge(uno_game *g, int victim, int offender, int prev_color,
+UNO_HD static int builtin_challenge(uno_game *g, int victim, int offender, int prev_color,
                              const uno_policy *pol)
 {
     int near = g->hand_n[offender] <= pol->challenge_offender;
@@ -594,15 +604,15 @@ static int builtin_challenge(uno_game *g, int victim, int offender, int prev_col
 }
 
 /* Whether p holds a card of `color` (a WD4 played with it in hand was a bluff, C7). */
-static int holds_that_color(const uno_game *g, int p, int color)
+UNO_HD static int holds_that_color(const uno_game *g, int p, int color)
 {
     return uno_bits_meet(&g->hand[p], uno_color_cards(g, color));
 }
 
-static POLICY_COLD int forced_challenge(uno_game *g, int victim, int offender, int prev_color,
+UNO_HD static POLICY_COLD int forced_challenge(uno_game *g, int victim, int offender, int prev_color,
                                         int a);
 
-int uno_wants_challenge(uno_game *g, int victim, int offender, int prev_color)
+UNO_HD int uno_wants_challenge(uno_game *g, int victim, int offender, int prev_color)
 {
     const uno_policy *pol = &g->pol[victim];
     if (pol->id == UNO_POLICY_USER)
@@ -615,7 +625,7 @@ int uno_wants_challenge(uno_game *g, int victim, int offender, int prev_color)
 }
 
 /* A challenge decision point of the seat being forced (see forced_play). */
-static POLICY_COLD int forced_challenge(uno_game *g, int victim, int offender, int prev_color,
+UNO_HD static POLICY_COLD int forced_challenge(uno_game *g, int victim, int offender, int prev_color,
                                         int a)
 {
     int truth = prev_color >= 0 && holds_that_color(g, offender, prev_color);
@@ -624,14 +634,16 @@ static POLICY_COLD int forced_challenge(uno_game *g, int victim, int offender, i
                                                                            : a;
 }
 
+#if !defined(UNO_GPU_BUILD) /* search.c is host code */
 /* A challenge decision point of a search seat being forced (search.c): the search's own
    answer `a`, or the forced one. */
 int uno_cf_challenge_answer(uno_game *g, int victim, int offender, int prev_color, int a)
 {
     return forced_challenge(g, victim, offender, prev_color, a);
 }
+#endif
 
-int uno_forgets_uno(uno_game *g, int p)
+UNO_HD int uno_forgets_uno(uno_game *g, int p)
 {
     const uno_policy *pol = &g->pol[p];
     if (pol->id == UNO_POLICY_USER)
@@ -639,7 +651,7 @@ int uno_forgets_uno(uno_game *g, int p)
     return uno_dec_bernoulli(g, p, UNO_DK_UNO, pol->forget_uno);
 }
 
-int uno_catches(uno_game *g, int q, int p)
+UNO_HD int uno_catches(uno_game *g, int q, int p)
 {
     const uno_policy *pol = &g->pol[q];
     if (pol->id == UNO_POLICY_USER)
@@ -653,7 +665,7 @@ int uno_catches(uno_game *g, int q, int p)
  * order from p; `card` is the card that targets (passed to a user policy).
  * uno_target_candidates writes them into cand[] and returns how many.
  */
-int uno_target_candidates(const uno_game *g, int p, int *cand)
+UNO_HD int uno_target_candidates(const uno_game *g, int p, int *cand)
 {
     int m = 0;
     for (int i = 0, q = p, n = g->n_active - 1; i < n; i++) {
@@ -665,7 +677,7 @@ int uno_target_candidates(const uno_game *g, int p, int *cand)
 }
 
 /* Returns p itself only when there is no candidate. */
-int uno_choose_target(uno_game *g, int p, int card)
+UNO_HD int uno_choose_target(uno_game *g, int p, int card)
 {
     const uno_policy *pol = &g->pol[p];
     if (pol->id == UNO_POLICY_USER)
@@ -699,7 +711,7 @@ int uno_choose_target(uno_game *g, int p, int card)
  * and strategic the highest value (first in hand order on ties).  Nothing is
  * drawn from the generator without a legal answer.
  */
-int uno_choose_stack(uno_game *g, int p, int total)
+UNO_HD int uno_choose_stack(uno_game *g, int p, int total)
 {
     const uno_policy *pol = &g->pol[p];
     if (pol->id == UNO_POLICY_USER)
@@ -719,7 +731,7 @@ int uno_choose_stack(uno_game *g, int p, int total)
 }
 
 /* C-H4 (reference.BuiltinPolicy.wants_jump). */
-int uno_wants_jump(uno_game *g, int p, int card)
+UNO_HD int uno_wants_jump(uno_game *g, int p, int card)
 {
     const uno_policy *pol = &g->pol[p];
     if (pol->id == UNO_POLICY_USER)
@@ -727,7 +739,7 @@ int uno_wants_jump(uno_game *g, int p, int card)
     return uno_dec_bernoulli(g, p, UNO_DK_JUMP, pol->jump_in);
 }
 
-int uno_plays_drawn(uno_game *g, int p, int bluff)
+UNO_HD int uno_plays_drawn(uno_game *g, int p, int bluff)
 {
     const uno_policy *pol = &g->pol[p];
     if (pol->id == UNO_POLICY_USER)
@@ -743,7 +755,7 @@ int uno_plays_drawn(uno_game *g, int p, int bluff)
  * down its highest-value card, the first in hand order on ties, and draws no
  * random number.
  */
-int uno_choose_discard(uno_game *g, int p, int need)
+UNO_HD int uno_choose_discard(uno_game *g, int p, int need)
 {
     const uno_policy *pol = &g->pol[p];
     if (pol->id == UNO_POLICY_USER)

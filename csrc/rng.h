@@ -13,12 +13,12 @@
 #ifndef UNO_RNG_H
 #define UNO_RNG_H
 
-#include <stdint.h>
+#include "uno_port.h"
 
 #ifndef UNO_CHECK
 #define UNO_CHECK 0
 #endif
-#if UNO_CHECK
+#if UNO_CHECK && !UNO_DEVICE
 #include <assert.h>
 #endif
 
@@ -26,7 +26,7 @@ typedef struct uno_rng {
     uint64_t s[4];
 } uno_rng;
 
-static inline uint64_t uno_rng_rotl(uint64_t x, int k)
+UNO_HD static inline uint64_t uno_rng_rotl(uint64_t x, int k)
 {
     return (x << k) | (x >> (64 - k));
 }
@@ -37,7 +37,7 @@ static inline uint64_t uno_rng_rotl(uint64_t x, int k)
  * differ in only a few bits), or its first outputs are visibly correlated;
  * this avalanche mix spreads every input bit over the whole word.
  */
-static inline uint64_t uno_rng_mix(uint64_t z)
+UNO_HD static inline uint64_t uno_rng_mix(uint64_t z)
 {
     z += UINT64_C(0x9E3779B97F4A7C15);
     z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
@@ -55,7 +55,7 @@ static inline uint64_t uno_rng_mix(uint64_t z)
  * multiplier before mixing so that consecutive games do not feed mix()
  * inputs that differ in a single low bit.
  */
-static inline void uno_rng_seed(uno_rng *r, const uint64_t key[4], uint64_t game)
+UNO_HD static inline void uno_rng_seed(uno_rng *r, const uint64_t key[4], uint64_t game)
 {
     uint64_t g = game * UINT64_C(0xD1B54A32D192ED03);
     for (int i = 0; i < 4; i++)
@@ -81,7 +81,7 @@ static inline void uno_rng_seed(uno_rng *r, const uint64_t key[4], uint64_t game
 #define UNO_RNG_DEAL_TAG UINT64_C(0x243F6A8885A308D3)   /* pi's fraction */
 #define UNO_RNG_ROUND_MULTIPLIER UINT64_C(0x9E6C63D0676A9A99)
 
-static inline void uno_rng_seed_deal(uno_rng *deal, const uno_rng *seeded, uint64_t round)
+UNO_HD static inline void uno_rng_seed_deal(uno_rng *deal, const uno_rng *seeded, uint64_t round)
 {
     uint64_t r = UNO_RNG_DEAL_TAG ^ (round * UNO_RNG_ROUND_MULTIPLIER);
     for (int i = 0; i < 4; i++)
@@ -114,14 +114,14 @@ static inline void uno_rng_seed_deal(uno_rng *deal, const uno_rng *seeded, uint6
 #define UNO_RNG_GAMMA UINT64_C(0x9E3779B97F4A7C15)
 #define UNO_DK_SLOTS 16 /* streams per seat; the kinds are uno_decision_kind (uno.h) */
 
-static inline uint64_t uno_rng_dec_round_key(const uno_rng *seeded, uint64_t round)
+UNO_HD static inline uint64_t uno_rng_dec_round_key(const uno_rng *seeded, uint64_t round)
 {
     uint64_t r = UNO_RNG_DEC_TAG ^ (round * UNO_RNG_ROUND_MULTIPLIER);
     return uno_rng_mix(seeded->s[0] ^ uno_rng_mix(seeded->s[1] ^ r));
 }
 
 /* The n-th 64-bit word of stream (seat, kind) of the round whose key is `round_key`. */
-static inline uint64_t uno_rng_dec_word(uint64_t round_key, int seat, int kind, uint32_t n)
+UNO_HD static inline uint64_t uno_rng_dec_word(uint64_t round_key, int seat, int kind, uint32_t n)
 {
     uint64_t id = (uint64_t)(seat * UNO_DK_SLOTS + kind + 1);
     uint64_t stream = uno_rng_mix(round_key ^ (id * UNO_RNG_DEC_MULT));
@@ -129,7 +129,7 @@ static inline uint64_t uno_rng_dec_word(uint64_t round_key, int seat, int kind, 
 }
 
 /* Raw xoshiro256** step: one uniformly distributed 64-bit word. */
-static inline uint64_t uno_rng_next(uno_rng *r)
+UNO_HD static inline uint64_t uno_rng_next(uno_rng *r)
 {
     uint64_t *s = r->s;
     const uint64_t result = uno_rng_rotl(s[1] * 5, 7) * 9;
@@ -145,9 +145,12 @@ static inline uint64_t uno_rng_next(uno_rng *r)
 }
 
 /* High and low 64 bits of x * n. */
-static inline uint64_t uno_rng_mul_hi_lo(uint64_t x, uint32_t n, uint64_t *lo)
+UNO_HD static inline uint64_t uno_rng_mul_hi_lo(uint64_t x, uint32_t n, uint64_t *lo)
 {
-#ifdef __SIZEOF_INT128__
+#if UNO_DEVICE
+    *lo = x * n;
+    return __umul64hi(x, n);
+#elif defined(__SIZEOF_INT128__)
     __extension__ typedef unsigned __int128 uno_u128;
     uno_u128 m = (uno_u128)x * n;
     *lo = (uint64_t)m;
@@ -171,9 +174,9 @@ static inline uint64_t uno_rng_mul_hi_lo(uint64_t x, uint32_t n, uint64_t *lo)
  * for the small n used by card games almost never happens.  `x % n` would
  * be both slower and biased.
  */
-static inline uint32_t uno_rng_bounded(uno_rng *r, uint32_t n)
+UNO_HD static inline uint32_t uno_rng_bounded(uno_rng *r, uint32_t n)
 {
-#if UNO_CHECK
+#if UNO_CHECK && !UNO_DEVICE
     assert(n >= 1);
 #endif
     uint64_t l;
@@ -193,7 +196,7 @@ static inline uint32_t uno_rng_bounded(uno_rng *r, uint32_t n)
  * exactly what a double's mantissa can hold, so every value is a multiple of
  * 2^-53 and the result is never rounded up to 1.0.
  */
-static inline double uno_rng_uniform(uno_rng *r)
+UNO_HD static inline double uno_rng_uniform(uno_rng *r)
 {
     return (double)(uno_rng_next(r) >> 11) * 0x1.0p-53;
 }
@@ -206,7 +209,7 @@ static inline double uno_rng_uniform(uno_rng *r)
  * decision had not been random at all - it keeps runs comparable across
  * strategy settings, and a deterministic strategy costs nothing.
  */
-static inline int uno_rng_bernoulli(uno_rng *r, double p)
+UNO_HD static inline int uno_rng_bernoulli(uno_rng *r, double p)
 {
     if (p <= 0.0)
         return 0;
@@ -219,7 +222,7 @@ static inline int uno_rng_bernoulli(uno_rng *r, double p)
  * Fisher-Yates shuffle of n card ids, in the fixed order i = n-1 .. 1 so the
  * Python reference engine can reproduce the exact same permutation.
  */
-static inline void uno_rng_shuffle_u8(uno_rng *r, uint8_t *a, int n)
+UNO_HD static inline void uno_rng_shuffle_u8(uno_rng *r, uint8_t *a, int n)
 {
     /* The state lives in a local copy while shuffling: stores through a
        uint8_t pointer may alias anything, so with r->s the compiler would
@@ -241,7 +244,7 @@ static inline void uno_rng_shuffle_u8(uno_rng *r, uint8_t *a, int n)
  * a card above it), then returns the card.  Drawing the cards one by one this way gives
  * the cards and the generator's numbers of uno_rng_shuffle_u8 in the same order.
  */
-static inline int uno_rng_lazy_take(uno_rng *r, uint8_t *a, int i, int *bag)
+UNO_HD static inline int uno_rng_lazy_take(uno_rng *r, uint8_t *a, int i, int *bag)
 {
     if (*bag > i) {
         if (i > 0) {

@@ -15,9 +15,11 @@
  * No allocation happens while playing: the whole state is one uno_game on
  * the caller's stack.  Tracing is behind `if (g->tr)`.
  */
+#if !defined(__CUDACC_RTC__) /* NVRTC: no C library (uno_port.h) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#endif
 
 #include "engine_internal.h"
 
@@ -26,7 +28,7 @@
 /* ------------------------------------------------------------------------- */
 
 #if UNO_CHECK
-static void check_cards(const uno_game *g, int seat, const char *where)
+UNO_HD static void check_cards(const uno_game *g, int seat, const char *where)
 {
     int seen[UNO_MAX_CARDS] = {0};
     int total = g->n_draw + g->n_discard;
@@ -59,11 +61,18 @@ static void check_cards(const uno_game *g, int seat, const char *where)
     if (g->n_discard < 1 && !bad)
         bad = "empty discard pile";
     if (bad) {
+#if UNO_DEVICE
+        printf("uno_sim UNO_CHECK: card conservation violated %s: %s (card %d; %d cards counted, "
+               "deck %d) at seat %d, round %d, turn %d\n",
+               where, bad, card, total, g->t->n_cards, seat, g->rounds, g->turns);
+        __trap();
+#else
         fprintf(stderr,
                 "uno_sim UNO_CHECK: card conservation violated %s: %s (card %d; %d cards counted, "
                 "deck %d) at seat %d, round %d, turn %d\n",
                 where, bad, card, total, g->t->n_cards, seat, g->rounds, g->turns);
         abort();
+#endif
     }
 }
 #ifdef UNO_CHECK_INJECT_LOSS
@@ -82,13 +91,13 @@ static void check_cards(const uno_game *g, int seat, const char *where)
 #define CHECK_CARDS(g, seat, where) ((void)0)
 #endif
 
-static inline int teammates(const uno_game *g, int p, int q)
+UNO_HD static inline int teammates(const uno_game *g, int p, int q)
 {
     return g->cfg->teams && (p % 2 == q % 2);
 }
 
 /* reference.Game.reshuffle (C15): the discard pile but its top becomes the draw pile. */
-int uno_reshuffle(uno_game *g)
+UNO_HD int uno_reshuffle(uno_game *g)
 {
     if (g->n_discard <= 1)
         return 0;
@@ -105,7 +114,7 @@ int uno_reshuffle(uno_game *g)
 }
 
 /* reference.Game.draw: up to k cards (fewer when nothing is left, C15); returns the count. */
-UNO_NOCLONE int uno_draw_cards(uno_game *g, int p, int k, int reason)
+UNO_HD UNO_NOCLONE int uno_draw_cards(uno_game *g, int p, int k, int reason)
 {
     uint8_t got[UNO_MAX_CARDS];
     int n = 0;
@@ -129,7 +138,7 @@ UNO_NOCLONE int uno_draw_cards(uno_game *g, int p, int k, int reason)
 
 /* uno_draw_cards(g, p, 1, reason) for a turn's own draw (C8: no penalty) from a draw pile
    that is not empty, with no trace: the turn's common case, inline. */
-static inline int draw_one(uno_game *g, int p)
+UNO_HD static inline int draw_one(uno_game *g, int p)
 {
     int card = uno_draw_pop(g);
     uno_hand_add(g, p, card);
@@ -143,7 +152,7 @@ static inline int draw_one(uno_game *g, int p)
  * a playable card when `playable` (C-H2), else a card of the active color (F4).  Returns
  * how many; the caller counts and traces them.
  */
-int uno_draw_while(uno_game *g, int p, uint8_t *got, int playable)
+UNO_HD int uno_draw_while(uno_game *g, int p, uint8_t *got, int playable)
 {
     int n = 0;
     while (g->n_draw > 0 || uno_reshuffle(g)) {
@@ -157,7 +166,7 @@ int uno_draw_while(uno_game *g, int p, uint8_t *got, int playable)
 }
 
 /* reference.Game.draw_until (F4): draw until a card of the active color, or nothing is left. */
-void uno_draw_until(uno_game *g, int p, int reason)
+UNO_HD void uno_draw_until(uno_game *g, int p, int reason)
 {
     uint8_t got[UNO_MAX_CARDS];
     int n = uno_draw_while(g, p, got, 0);
@@ -171,7 +180,7 @@ void uno_draw_until(uno_game *g, int p, int reason)
 
 /* uno_choose_color, its most common case inline: a built-in policy naming the color it
    holds most of, in a deck of at most 128 cards. */
-static inline int choose_color(uno_game *g, int p)
+UNO_HD static inline int choose_color(uno_game *g, int p)
 {
     const uno_policy *pol = &g->pol[p];
     if (pol->id != UNO_POLICY_USER && pol->color == UNO_COLOR_MOST && uno_narrow(g->t)) {
@@ -183,7 +192,7 @@ static inline int choose_color(uno_game *g, int p)
 }
 
 /* reference.Game.penalty: what draw card kind k makes p draw, plus `extra`. */
-static void penalty(uno_game *g, int p, int k, int reason, int extra)
+UNO_HD static void penalty(uno_game *g, int p, int k, int reason, int extra)
 {
     if (g->t->effect[k] == UNO_WILD_DRAW_COLOR) {
         uno_draw_until(g, p, reason);
@@ -195,7 +204,7 @@ static void penalty(uno_game *g, int p, int k, int reason, int extra)
 }
 
 /* reference.Game.uno_check (C13). */
-static void uno_check(uno_game *g, int p)
+UNO_HD static void uno_check(uno_game *g, int p)
 {
     int forgot = uno_forgets_uno(g, p);
     if (g->tr)
@@ -221,10 +230,10 @@ static void uno_check(uno_game *g, int p)
     }
 }
 
-static void reverse_u8(uint8_t *a, int n)
+UNO_HD static void reverse_u8(uint8_t *a, int n)
 {
     int i = 0, j = n - 1;
-#if defined(__GNUC__)
+#if defined(__GNUC__) && !UNO_DEVICE
     /* eight bytes from each end at a time, each word byte-reversed: a[i..i+8) and
        a[j-7..j] trade places while they do not overlap */
     for (; j - i >= 15; i += 8, j -= 8) {
@@ -252,7 +261,7 @@ static void reverse_u8(uint8_t *a, int n)
  */
 /* Every hand turns over (g->side has just changed): the other side's bitsets, kept in
    step, take over. */
-static void hands_turn_over(uno_game *g)
+UNO_HD static void hands_turn_over(uno_game *g)
 {
     for (int s = 0; s < g->n; s++) {
         uno_hand h = g->hand[s];
@@ -261,7 +270,7 @@ static void hands_turn_over(uno_game *g)
     }
 }
 
-static void flip(uno_game *g, int p, int out)
+UNO_HD static void flip(uno_game *g, int p, int out)
 {
     g->side ^= 1;
     hands_turn_over(g);
@@ -285,19 +294,19 @@ static void flip(uno_game *g, int p, int out)
 }
 
 /* reference.Game.has_legal_play: a playable card that would not be a bluff (C7). */
-static UNO_INLINE int has_legal_play_w(const uno_game *g, int p, const int W)
+UNO_HD static UNO_INLINE int has_legal_play_w(const uno_game *g, int p, const int W)
 {
     uno_hand legal = uno_legal_cards_w(g, p, W);
     return uno_bits_first_w(&legal, W) >= 0;
 }
 
 /* The same at the deck's width: inline in the turn, and behind uno_has_legal_play elsewhere. */
-static UNO_INLINE int has_legal_play(const uno_game *g, int p)
+UNO_HD static UNO_INLINE int has_legal_play(const uno_game *g, int p)
 {
     return uno_narrow(g->t) ? has_legal_play_w(g, p, 2) : has_legal_play_w(g, p, 4);
 }
 
-int uno_has_legal_play(const uno_game *g, int p)
+UNO_HD int uno_has_legal_play(const uno_game *g, int p)
 {
     return has_legal_play(g, p);
 }
@@ -309,7 +318,7 @@ int uno_has_legal_play(const uno_game *g, int p)
  * Returns the next seat to play, ROUND_OVER, or -3 - card for a card that
  * cannot start.
  */
-static UNO_INLINE int resolve(uno_game *g, int p, int card, int bluff, int prev_color, int prev_face,
+UNO_HD static UNO_INLINE int resolve(uno_game *g, int p, int card, int bluff, int prev_color, int prev_face,
                    int starter, const int lean)
 {
     const uno_table *t = g->t;
@@ -466,7 +475,7 @@ static UNO_INLINE int resolve(uno_game *g, int p, int card, int bluff, int prev_
 }
 
 /* reference.Game.play: p plays `card`, which it holds.  `lean`: a constant, see take_turn. */
-static UNO_INLINE int play_card(uno_game *g, int p, int card, const int lean)
+UNO_HD static UNO_INLINE int play_card(uno_game *g, int p, int card, const int lean)
 {
 #if UNO_CHECK
     assert(card >= 0 && card < g->t->n_cards);
@@ -506,13 +515,13 @@ static UNO_INLINE int play_card(uno_game *g, int p, int card, const int lean)
     return resolve(g, p, card, bluff, prev_color, prev_face, 0, lean);
 }
 
-int uno_play_card(uno_game *g, int p, int card)
+UNO_HD int uno_play_card(uno_game *g, int p, int card)
 {
     return play_card(g, p, card, 0);
 }
 
 /* uno_play_card in a lean round (take_turn) */
-static UNO_NOINLINE int play_card_lean(uno_game *g, int p, int card)
+UNO_HD static UNO_NOINLINE int play_card_lean(uno_game *g, int p, int card)
 {
     return play_card(g, p, card, 1);
 }
@@ -523,7 +532,7 @@ static UNO_NOINLINE int play_card_lean(uno_game *g, int p, int card)
  * play_card's color and UNO call (C13), for a card that is not p's last, in a game
  * without a trace (and without stacking for a draw card).
  */
-static inline int play_action(uno_game *g, int p, int card, int f)
+UNO_HD static inline int play_action(uno_game *g, int p, int card, int f)
 {
     const uno_table *t = g->t;
     const int side = g->side;
@@ -565,7 +574,7 @@ static inline int play_action(uno_game *g, int p, int card, int f)
  * UNO call (C13) as play_card makes it, nothing traced, and an effect play_action
  * resolves, if any.  `lean`: a constant, see take_turn.
  */
-static inline int play(uno_game *g, int p, int card, const int lean)
+UNO_HD static inline int play(uno_game *g, int p, int card, const int lean)
 {
     const uno_table *t = g->t;
     const int side = g->side;
@@ -587,7 +596,7 @@ static inline int play(uno_game *g, int p, int card, const int lean)
 }
 
 /* C-H4: p is about to play `card`; the next turn first offers a jump-in on it. */
-static inline void open_jump(uno_game *g, int p, int card)
+UNO_HD static inline void open_jump(uno_game *g, int p, int card)
 {
     g->jump_open = 1;
     g->last_player = p;
@@ -600,7 +609,7 @@ static inline void open_jump(uno_game *g, int p, int card)
  * rule C-H1..C-H5 is on (play_round calls a copy without their tests when none
  * is).  `lean`: the round is known to be lean_round's kind, so its tests go.
  */
-static UNO_INLINE int take_turn(uno_game *g, int p, const int house, const int lean)
+UNO_HD static UNO_INLINE int take_turn(uno_game *g, int p, const int house, const int lean)
 {
     const uno_config *cfg = g->cfg;
     if (house && g->jump_open) { /* C-H4: a jump-in on the last card played takes this turn */
@@ -678,7 +687,7 @@ static UNO_INLINE int take_turn(uno_game *g, int p, const int house, const int l
  * generator and the pile's ends are locals here: through g, every byte stored into the
  * pile or word into a hand could alias them and would reload them card by card.
  */
-static UNO_INLINE void deal(uno_game *g, const int *order, int n_deal, int hand_size,
+UNO_HD static UNO_INLINE void deal(uno_game *g, const int *order, int n_deal, int hand_size,
                             const int two_sided)
 {
     const uint8_t *rank = g->t->rank[0], *dark = g->t->rank[1];
@@ -697,6 +706,7 @@ static UNO_INLINE void deal(uno_game *g, const int *order, int n_deal, int hand_
     g->bag = bag;
 }
 
+#if !UNO_DEVICE
 /* 0, 1, .., 255: a new round's draw pile before its shuffle, copied at once. */
 static const uint8_t uno_identity[UNO_MAX_CARDS + 1] = {
 #define UNO_ID4(i) (i), (i) + 1, (i) + 2, (i) + 3
@@ -707,13 +717,14 @@ static const uint8_t uno_identity[UNO_MAX_CARDS + 1] = {
 #undef UNO_ID16
 #undef UNO_ID4
 };
+#endif
 
 /*
  * reference.Game.start_round: shuffle (or take `deck`, top card first),
  * deal (C4), turn up the starter (C5).  Returns the first player, or
  * -3 - card for a starter that cannot start.
  */
-static int start_round(uno_game *g, int dealer, const uint8_t *deck)
+UNO_HD static int start_round(uno_game *g, int dealer, const uint8_t *deck)
 {
     const uno_table *t = g->t;
     int size = t->n_cards;
@@ -730,7 +741,12 @@ static int start_round(uno_game *g, int dealer, const uint8_t *deck)
     g->n_draw = size;
     g->bag = 0;
     if (!deck) {
+#if UNO_DEVICE
+        for (int i = 0; i < size; i++) /* no host table on a GPU */
+            pile[i] = (uint8_t)i;
+#else
         memcpy(pile, uno_identity, (size_t)size); /* pile[i] = i */
+#endif
         uno_draw_shuffle(g, size);
         if (g->tr) /* the trace records the whole deck order */
             uno_draw_settle(g);
@@ -817,7 +833,7 @@ static int start_round(uno_game *g, int dealer, const uint8_t *deck)
  * forced (counterfactuals), no trace, a draw pile (no launcher), a deck of at most
  * 128 cards (uno_narrow); play_round adds: no house rule.
  */
-static int lean_round(const uno_game *g)
+UNO_HD static int lean_round(const uno_game *g)
 {
     if (g->tr || g->force || g->launcher || !uno_narrow(g->t))
         return 0;
@@ -831,7 +847,7 @@ static int lean_round(const uno_game *g)
 
 /* uno_round_play's loop for a lean round (lean_round), in a function of its own: in the
    same function as the other copies it would share their registers and slow them. */
-static UNO_NOINLINE int turns_lean(uno_game *g, int p, int32_t limit)
+UNO_HD static UNO_NOINLINE int turns_lean(uno_game *g, int p, int32_t limit)
 {
     for (int32_t turn = 0;; turn++) {
         if (turn >= limit)
@@ -854,15 +870,17 @@ static UNO_NOINLINE int turns_lean(uno_game *g, int p, int32_t limit)
  * stalemate, or LIMIT after `limit` turns.  `house`: a constant (see take_turn).  A game
  * with a search seat (g->search) notes the state at the start of every turn first.
  */
-static UNO_INLINE int turns_from(uno_game *g, int p, int32_t limit, const int house)
+UNO_HD static UNO_INLINE int turns_from(uno_game *g, int p, int32_t limit, const int house)
 {
     for (int32_t turn = 0;; turn++) {
         if (turn >= limit)
             return LIMIT;
+#if !UNO_DEVICE /* the search players and the environment's hook: CPU only */
         if (UNO_UNLIKELY(g->search != NULL))
             uno_search_turn(g, p);
         if (UNO_UNLIKELY(g->on_turn != NULL))
             g->on_turn(g->on_turn_ctx, g, p);
+#endif
         g->turns++;
         int next = take_turn(g, p, house, 0);
         CHECK_CARDS(g, p, "after a turn");
@@ -876,7 +894,7 @@ static UNO_INLINE int turns_from(uno_game *g, int p, int32_t limit, const int ho
     }
 }
 
-static int house_rules(const uno_config *cfg)
+UNO_HD static int house_rules(const uno_config *cfg)
 {
     return cfg->stacking || cfg->draw_until_playable || cfg->forced_play || cfg->jump_in ||
            cfg->seven_o;
@@ -886,10 +904,12 @@ static int house_rules(const uno_config *cfg)
  * reference.Game.play_round: the winning seat, -1 for a stalemate, LIMIT,
  * or -3 - card.
  */
-int uno_round_play(uno_game *g, int dealer, const uint8_t *deck)
+UNO_HD int uno_round_play(uno_game *g, int dealer, const uint8_t *deck)
 {
+#if !UNO_DEVICE /* the environment's hook: CPU only */
     if (UNO_UNLIKELY(g->on_turn != NULL))
         g->on_turn(g->on_turn_ctx, g, -1 - dealer);
+#endif
     g->round_dealer = dealer;
     g->round_turns0 = g->turns;
     g->round_reshuffles0 = g->reshuffles;
@@ -906,7 +926,7 @@ int uno_round_play(uno_game *g, int dealer, const uint8_t *deck)
 }
 
 /* uno.h: the round of g (a clone) on from the start of seat p's turn. */
-int uno_round_continue(uno_game *g, int p)
+UNO_HD int uno_round_continue(uno_game *g, int p)
 {
     const uno_config *cfg = g->cfg;
     int32_t limit = cfg->max_turns > 0 ? cfg->max_turns : UNO_MAX_TURNS;

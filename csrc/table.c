@@ -4,11 +4,13 @@
  * (uno_table_derive), and the check of a configuration against a table and
  * its policies (uno_config_check).  Nothing here plays.
  */
+#if !defined(__CUDACC_RTC__) /* NVRTC: no C library (uno_port.h) */
 #include <string.h>
+#endif
 
 #include "engine_internal.h"
 
-int uno_table_init(uno_table *t, int n_kinds, const int32_t *color, const int32_t *face,
+UNO_HD int uno_table_init(uno_table *t, int n_kinds, const int32_t *color, const int32_t *face,
                    const int32_t *value, const int32_t *effect, const int32_t *amount,
                    const int32_t *restricted, const int32_t *starter, const int32_t *reason,
                    int n_cards, const int32_t *card_kind, const int32_t *dark_kind)
@@ -59,7 +61,7 @@ int uno_table_init(uno_table *t, int n_kinds, const int32_t *color, const int32_
 
 /* The uno_fast_class of kind k (uno.h): unrestricted, a colored number, Skip or Reverse,
    a Wild, or a colored draw card of amount 1 or more. */
-static int fast_class(const uno_table *t, int k)
+UNO_HD static int fast_class(const uno_table *t, int k)
 {
     if (t->restricted[k])
         return UNO_FAST_NO;
@@ -79,7 +81,7 @@ static int fast_class(const uno_table *t, int k)
     }
 }
 
-void uno_table_derive(uno_table *t, int side)
+UNO_HD void uno_table_derive(uno_table *t, int side)
 {
     const int n = t->n_cards;
     t->restricted_colored[side] = 0;
@@ -146,7 +148,7 @@ void uno_table_derive(uno_table *t, int side)
     }
 }
 
-int uno_config_check(const uno_config *cfg, const uno_table *t, const uno_policy *pol)
+UNO_HD int uno_config_check(const uno_config *cfg, const uno_table *t, const uno_policy *pol)
 {
     int n = cfg->players;
     if (n < 2 || n > UNO_MAX_PLAYERS || cfg->hand_size < 1 || n * cfg->hand_size + 1 > t->n_cards)

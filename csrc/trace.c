@@ -4,38 +4,47 @@
  * Only called when a trace was asked for, so plain realloc doubling is
  * enough; a failed allocation drops records instead of stopping the game.
  */
+#if !defined(__CUDACC_RTC__) /* NVRTC: no C library (uno_port.h) */
 #include <stdlib.h>
 #include <string.h>
+#endif
 
 #include "uno.h"
 
-void uno_trace_init(uno_trace *tr)
+UNO_HD void uno_trace_init(uno_trace *tr)
 {
     memset(tr, 0, sizeof *tr);
 }
 
-void uno_trace_free(uno_trace *tr)
+UNO_HD void uno_trace_free(uno_trace *tr)
 {
+#if !UNO_DEVICE /* traces are CPU only */
     free(tr->ev);
     free(tr->data);
+#endif
     uno_trace_init(tr);
 }
 
-void uno_trace_clear(uno_trace *tr)
+UNO_HD void uno_trace_clear(uno_trace *tr)
 {
     tr->n_ev = 0;
     tr->n_data = 0;
     tr->failed = 0;
 }
 
-static int grow(void **buf, int64_t *cap, int64_t need, size_t item)
+UNO_HD static int grow(void **buf, int64_t *cap, int64_t need, size_t item)
 {
     if (need <= *cap)
         return 1;
     int64_t c = *cap ? *cap : 256;
     while (c < need)
         c *= 2;
+#if UNO_DEVICE /* traces are CPU only: every record is dropped */
+    void *p = NULL;
+    (void)item;
+#else
     void *p = realloc(*buf, (size_t)c * item);
+#endif
     if (!p)
         return 0;
     *buf = p;
@@ -43,7 +52,7 @@ static int grow(void **buf, int64_t *cap, int64_t need, size_t item)
     return 1;
 }
 
-void uno_trace_event(uno_trace *tr, int type, int p, int a, int b, int c)
+UNO_HD void uno_trace_event(uno_trace *tr, int type, int p, int a, int b, int c)
 {
     if (tr->failed || !grow((void **)&tr->ev, &tr->cap_ev, tr->n_ev + 1, sizeof(uno_event))) {
         tr->failed = 1;
@@ -60,7 +69,7 @@ void uno_trace_event(uno_trace *tr, int type, int p, int a, int b, int c)
 }
 
 /* Room for n more data items; the last event's list area grows with them. */
-static int reserve(uno_trace *tr, int64_t n)
+UNO_HD static int reserve(uno_trace *tr, int64_t n)
 {
     if (tr->failed || tr->n_ev == 0)
         return 0;
@@ -72,7 +81,7 @@ static int reserve(uno_trace *tr, int64_t n)
     return 1;
 }
 
-void uno_trace_cards(uno_trace *tr, const uint8_t *cards, int n)
+UNO_HD void uno_trace_cards(uno_trace *tr, const uint8_t *cards, int n)
 {
     if (!reserve(tr, (int64_t)n + 1))
         return;
@@ -83,7 +92,7 @@ void uno_trace_cards(uno_trace *tr, const uint8_t *cards, int n)
     tr->n_data += n + 1;
 }
 
-void uno_trace_ints(uno_trace *tr, const int32_t *v, int n)
+UNO_HD void uno_trace_ints(uno_trace *tr, const int32_t *v, int n)
 {
     if (!reserve(tr, (int64_t)n + 1))
         return;
@@ -93,7 +102,7 @@ void uno_trace_ints(uno_trace *tr, const int32_t *v, int n)
     tr->n_data += n + 1;
 }
 
-int64_t uno_trace_open(uno_trace *tr)
+UNO_HD int64_t uno_trace_open(uno_trace *tr)
 {
     if (!reserve(tr, 1))
         return -1;
@@ -101,14 +110,14 @@ int64_t uno_trace_open(uno_trace *tr)
     return tr->n_data++;
 }
 
-void uno_trace_push(uno_trace *tr, int32_t v)
+UNO_HD void uno_trace_push(uno_trace *tr, int32_t v)
 {
     if (!reserve(tr, 1))
         return;
     tr->data[tr->n_data++] = v;
 }
 
-void uno_trace_close(uno_trace *tr, int64_t at)
+UNO_HD void uno_trace_close(uno_trace *tr, int64_t at)
 {
     if (tr->failed || at < 0)
         return;

@@ -116,9 +116,10 @@
 #ifndef UNO_H
 #define UNO_H
 
+#include "uno_port.h"
+#if !defined(__CUDACC_RTC__)
 #include <setjmp.h>
-#include <stdint.h>
-#include <string.h>
+#endif
 
 #include "rng.h"
 
@@ -282,6 +283,11 @@ enum { UNO_EXCHANGE_SWAP = 0, UNO_EXCHANGE_SHUFFLE = 1 };
  * cards.DeckTable.arrays(); the per-card columns are derived from card_kind
  * so that the hot loop reads one byte per question.
  */
+/* A hand: a bitset over the ranks of a side (see "hand" above). */
+typedef struct uno_hand {
+    uint64_t w[UNO_HAND_WORDS];
+} uno_hand;
+
 typedef struct uno_table {
     int32_t n_kinds, n_cards;
     int32_t n_sides; /* 1, or 2 for a two-faced deck (F1) */
@@ -317,9 +323,7 @@ typedef struct uno_table {
        wilds, color -1; c = 1..8: colors 0..7), the cards of face f (f < 32, faces_ok[side]
        when every face of the side is below 32), the restricted cards and the cards whose
        other face is a wild (F6) */
-    struct uno_hand {
-        uint64_t w[UNO_HAND_WORDS];
-    } color_mask[2][9], face_mask[2][32], restricted_mask[2], other_wild_mask[2];
+    struct uno_hand color_mask[2][9], face_mask[2][32], restricted_mask[2], other_wild_mask[2];
     /* The same without the wilds (greedy's colored cards): colored_mask[side][c] is
        color_mask[side][c], but empty for c = 0; colored_face_mask[side][f] is
        face_mask[side][f] less the wilds */
@@ -331,19 +335,18 @@ typedef struct uno_table {
     struct uno_hand value_mask[2][UNO_VALUE_CLASSES];
     uint8_t faces_ok[2];
 } uno_table;
-typedef struct uno_hand uno_hand;
 
 /*
  * Returns 0, or -1 when a column is out of range (sizes, ids, enums).
  * `dark_kind` (NULL for a one-sided deck) gives each card's side-1 kind.
  */
-int uno_table_init(uno_table *t, int n_kinds, const int32_t *color, const int32_t *face,
+UNO_HD int uno_table_init(uno_table *t, int n_kinds, const int32_t *color, const int32_t *face,
                    const int32_t *value, const int32_t *effect, const int32_t *amount,
                    const int32_t *restricted, const int32_t *starter, const int32_t *reason,
                    int n_cards, const int32_t *card_kind, const int32_t *dark_kind);
 
 /* Recomputes the per-card columns of `side` from t->card_kind[side] (after a re-pairing). */
-void uno_table_derive(uno_table *t, int side);
+UNO_HD void uno_table_derive(uno_table *t, int side);
 
 
 /* A policy (policies.py, RULES.md P2): built in, or a user's Python policy. */
@@ -411,6 +414,10 @@ typedef int (*uno_decide_fn)(void *ctx, struct uno_game *g, int seat, int decisi
 /* How a policy's two size conditions combine (uno_policy bluff_join, challenge_join). */
 enum { UNO_JOIN_AND = 0, UNO_JOIN_OR = 1 };
 
+#if defined(__cplusplus)
+/* C++ (the GPU build) reserves the word: the field below is uno_catch there, same layout */
+#define catch uno_catch
+#endif
 typedef struct uno_policy {
     int32_t id;         /* UNO_POLICY_* */
     int32_t color;      /* UNO_COLOR_*: the color named on a wild */
@@ -502,17 +509,17 @@ typedef struct uno_trace {
     int failed;
 } uno_trace;
 
-void uno_trace_init(uno_trace *tr);
-void uno_trace_free(uno_trace *tr);
-void uno_trace_clear(uno_trace *tr);
+UNO_HD void uno_trace_init(uno_trace *tr);
+UNO_HD void uno_trace_free(uno_trace *tr);
+UNO_HD void uno_trace_clear(uno_trace *tr);
 /* Append an event; its lists (below) follow until the next event. */
-void uno_trace_event(uno_trace *tr, int type, int p, int a, int b, int c);
-void uno_trace_cards(uno_trace *tr, const uint8_t *cards, int n); /* one list */
-void uno_trace_ints(uno_trace *tr, const int32_t *v, int n);      /* one list */
+UNO_HD void uno_trace_event(uno_trace *tr, int type, int p, int a, int b, int c);
+UNO_HD void uno_trace_cards(uno_trace *tr, const uint8_t *cards, int n); /* one list */
+UNO_HD void uno_trace_ints(uno_trace *tr, const int32_t *v, int n);      /* one list */
 /* A list of unknown length: open it, push items, close it. */
-int64_t uno_trace_open(uno_trace *tr);
-void uno_trace_push(uno_trace *tr, int32_t v);
-void uno_trace_close(uno_trace *tr, int64_t at);
+UNO_HD int64_t uno_trace_open(uno_trace *tr);
+UNO_HD void uno_trace_push(uno_trace *tr, int32_t v);
+UNO_HD void uno_trace_close(uno_trace *tr, int64_t at);
 
 /* Per-seat counters, in the order of reference.SEAT_COUNTERS. */
 enum {
@@ -651,7 +658,11 @@ typedef struct uno_game {
     int reveal_from[UNO_MAX_PLAYERS]; /* challenger -> offender whose hand it saw, or -1 */
     int reveal_n[UNO_MAX_PLAYERS];
     uint8_t reveal[UNO_MAX_PLAYERS][UNO_HAND_CAP];
-    jmp_buf *bail; /* longjmp target when a user policy aborts */
+#if defined(__CUDACC_RTC__)
+    void *bail; /* no setjmp on a GPU: never set there */
+#else
+    jmp_buf *bail; /* longjmp target when a user policy aborts (CPU only) */
+#endif
     int hand_n[UNO_MAX_PLAYERS];
     int last_drawn; /* the last card drawn by draw_cards / draw_until_playable, or -1 */
     int n_draw, n_discard;
@@ -683,17 +694,28 @@ typedef struct uno_game {
     void *on_turn_ctx;
     /* the game's re-paired copy of the table (cfg->repair); t points to it.  Last: a
        snapshot of the game (uno_game_clone) copies every field before it */
+#if !defined(UNO_GPU_BUILD)
     uno_table own;
+#endif
 } uno_game;
 
+/* Room for a game's re-paired table (the F1 switch): its `own` field on the CPU; in the GPU
+   build (csrc/gpu/kernel.cu) a table per thread that the kernel provides only when the
+   switch is on, so that a game's state stays small there. */
+#if defined(UNO_GPU_BUILD)
+#define UNO_OWN_TABLE(g) UNO_GPU_ROOM()
+#else
+#define UNO_OWN_TABLE(g) (&(g)->own)
+#endif
+
 /* Decision draws (rng.h, "Decision streams"): seat p's stream of kind k this round. */
-static inline uint64_t uno_dec_next(uno_game *g, int p, int k)
+UNO_HD static inline uint64_t uno_dec_next(uno_game *g, int p, int k)
 {
     return uno_rng_dec_word(g->dec_key, p, k, g->dec_n[p][k]++);
 }
 
 /* Uniform integer in [0, n) from seat p's stream k: uno_rng_bounded's method. */
-static inline uint32_t uno_dec_bounded(uno_game *g, int p, int k, uint32_t n)
+UNO_HD static inline uint32_t uno_dec_bounded(uno_game *g, int p, int k, uint32_t n)
 {
     uint64_t l;
     uint64_t hi = uno_rng_mul_hi_lo(uno_dec_next(g, p, k), n, &l);
@@ -706,7 +728,7 @@ static inline uint32_t uno_dec_bounded(uno_game *g, int p, int k, uint32_t n)
 }
 
 /* True with probability q from seat p's stream k; q <= 0 or >= 1 draws nothing. */
-static inline int uno_dec_bernoulli(uno_game *g, int p, int k, double q)
+UNO_HD static inline int uno_dec_bernoulli(uno_game *g, int p, int k, double q)
 {
     if (q <= 0.0)
         return 0;
@@ -716,7 +738,7 @@ static inline int uno_dec_bernoulli(uno_game *g, int p, int k, double q)
 }
 
 /* A new round's decision streams (start_round, init_game). */
-static inline void uno_dec_round(uno_game *g, uint64_t round)
+UNO_HD static inline void uno_dec_round(uno_game *g, uint64_t round)
 {
     g->dec_key = uno_rng_dec_round_key(&g->seeded, round);
     memset(g->dec_n, 0, (size_t)g->n * sizeof g->dec_n[0]);
@@ -725,22 +747,22 @@ static inline void uno_dec_round(uno_game *g, uint64_t round)
 /* Queries on a state, shared by the engine and the policies. */
 
 /* The color / face / value / restriction of a card on the side in play. */
-static inline int uno_color(const uno_game *g, int card)
+UNO_HD static inline int uno_color(const uno_game *g, int card)
 {
     return g->t->card_color[g->side][card];
 }
 
-static inline int uno_face(const uno_game *g, int card)
+UNO_HD static inline int uno_face(const uno_game *g, int card)
 {
     return g->t->card_face[g->side][card];
 }
 
-static inline int uno_value(const uno_game *g, int card)
+UNO_HD static inline int uno_value(const uno_game *g, int card)
 {
     return g->t->card_value[g->side][card];
 }
 
-static inline int uno_restricted(const uno_game *g, int card)
+UNO_HD static inline int uno_restricted(const uno_game *g, int card)
 {
     return g->t->card_restricted[g->side][card];
 }
@@ -751,24 +773,24 @@ static inline int uno_restricted(const uno_game *g, int card)
  * pile (draw[n_draw - 1]); a policy must not ask it about its own hand.
  * One-sided decks: the card's only kind.
  */
-static inline int uno_other_kind(const uno_game *g, int card)
+UNO_HD static inline int uno_other_kind(const uno_game *g, int card)
 {
     return g->t->card_kind[g->t->n_sides == 2 ? g->side ^ 1 : 0][card];
 }
 
 /* C6 without the wild clause: the active color, or the top card's face. */
-static inline int uno_matches(const uno_game *g, int card)
+UNO_HD static inline int uno_matches(const uno_game *g, int card)
 {
     return uno_color(g, card) == g->color || uno_face(g, card) == g->top_face;
 }
 
-static inline int uno_playable(const uno_game *g, int card)
+UNO_HD static inline int uno_playable(const uno_game *g, int card)
 {
     return uno_color(g, card) == UNO_NO_COLOR || uno_matches(g, card);
 }
 
 /* C-H1: the stacking family of a card, the bit of uno_config.stacking it belongs to. */
-static inline int uno_stack_family(const uno_game *g, int card)
+UNO_HD static inline int uno_stack_family(const uno_game *g, int card)
 {
     int e = g->t->effect[g->t->card_kind[g->side][card]];
     return e == UNO_DRAW_CARDS ? 1 : e == UNO_WILD_DRAW ? 2 : 0;
@@ -779,7 +801,7 @@ static inline int uno_stack_family(const uno_game *g, int card)
  * both families enabled, the same family or (under both) a wild draw card on
  * a colored one, and playable (C6).  reference.Game.can_stack.
  */
-static inline int uno_can_stack(const uno_game *g, int card)
+UNO_HD static inline int uno_can_stack(const uno_game *g, int card)
 {
     int mode = g->cfg->stacking, f = uno_stack_family(g, card);
     int top = uno_stack_family(g, g->discard[g->n_discard - 1]);
@@ -787,9 +809,11 @@ static inline int uno_can_stack(const uno_game *g, int card)
 }
 
 /* Bitsets over ranks (uno_hand). */
-static UNO_ALWAYS_INLINE int uno_ctz64(uint64_t x)
+UNO_HD static UNO_ALWAYS_INLINE int uno_ctz64(uint64_t x)
 {
-#if defined(__GNUC__)
+#if UNO_DEVICE
+    return __ffsll((long long)x) - 1;
+#elif defined(__GNUC__)
     return __builtin_ctzll(x);
 #else
     int n = 0;
@@ -803,9 +827,11 @@ static UNO_ALWAYS_INLINE int uno_ctz64(uint64_t x)
 
 /* The popcnt instruction where the target has it; else an inline SWAR count (GCC's
    __builtin_popcountll would be a libgcc call there). */
-static UNO_ALWAYS_INLINE int uno_popcount64(uint64_t x)
+UNO_HD static UNO_ALWAYS_INLINE int uno_popcount64(uint64_t x)
 {
-#if defined(__GNUC__) && defined(__POPCNT__)
+#if UNO_DEVICE
+    return __popcll(x);
+#elif defined(__GNUC__) && defined(__POPCNT__)
     return __builtin_popcountll(x);
 #else
     x = x - ((x >> 1) & UINT64_C(0x5555555555555555));
@@ -816,7 +842,7 @@ static UNO_ALWAYS_INLINE int uno_popcount64(uint64_t x)
 }
 
 /* a & m */
-static inline uno_hand uno_bits_and(const uno_hand *a, const uno_hand *m)
+UNO_HD static inline uno_hand uno_bits_and(const uno_hand *a, const uno_hand *m)
 {
     uno_hand r;
     for (int i = 0; i < UNO_HAND_WORDS; i++)
@@ -824,7 +850,7 @@ static inline uno_hand uno_bits_and(const uno_hand *a, const uno_hand *m)
     return r;
 }
 
-static inline int uno_bits_any(const uno_hand *a)
+UNO_HD static inline int uno_bits_any(const uno_hand *a)
 {
     uint64_t x = 0;
     for (int i = 0; i < UNO_HAND_WORDS; i++)
@@ -838,12 +864,12 @@ static inline int uno_bits_any(const uno_hand *a)
  * as a constant W (2 or 4, chosen once per call by uno_narrow) so that each is
  * compiled for both widths from one source; the others read all four.
  */
-static inline int uno_narrow(const uno_table *t)
+UNO_HD static inline int uno_narrow(const uno_table *t)
 {
     return t->n_cards <= 128;
 }
 
-static UNO_ALWAYS_INLINE int uno_bits_meet_w(const uno_hand *a, const uno_hand *m, const int W)
+UNO_HD static UNO_ALWAYS_INLINE int uno_bits_meet_w(const uno_hand *a, const uno_hand *m, const int W)
 {
     uint64_t x = 0;
     for (int i = 0; i < W; i++)
@@ -851,12 +877,12 @@ static UNO_ALWAYS_INLINE int uno_bits_meet_w(const uno_hand *a, const uno_hand *
     return x != 0;
 }
 
-static inline int uno_bits_meet(const uno_hand *a, const uno_hand *m)
+UNO_HD static inline int uno_bits_meet(const uno_hand *a, const uno_hand *m)
 {
     return uno_bits_meet_w(a, m, UNO_HAND_WORDS);
 }
 
-static UNO_ALWAYS_INLINE int uno_bits_count_w(const uno_hand *a, const int W)
+UNO_HD static UNO_ALWAYS_INLINE int uno_bits_count_w(const uno_hand *a, const int W)
 {
     int n = 0;
     for (int i = 0; i < W; i++)
@@ -864,13 +890,13 @@ static UNO_ALWAYS_INLINE int uno_bits_count_w(const uno_hand *a, const int W)
     return n;
 }
 
-static inline int uno_bits_count(const uno_hand *a)
+UNO_HD static inline int uno_bits_count(const uno_hand *a)
 {
     return uno_bits_count_w(a, UNO_HAND_WORDS);
 }
 
 /* The lowest set rank of a (its first W words), or -1 when they are empty. */
-static UNO_ALWAYS_INLINE int uno_bits_first_w(const uno_hand *a, const int W)
+UNO_HD static UNO_ALWAYS_INLINE int uno_bits_first_w(const uno_hand *a, const int W)
 {
     if (W == 2) { /* no branch on which word holds it (data-dependent, mispredicted) */
         const uint64_t w0 = a->w[0], w1 = a->w[1];
@@ -884,13 +910,13 @@ static UNO_ALWAYS_INLINE int uno_bits_first_w(const uno_hand *a, const int W)
     return -1;
 }
 
-static inline int uno_bits_first(const uno_hand *a)
+UNO_HD static inline int uno_bits_first(const uno_hand *a)
 {
     return uno_bits_first_w(a, UNO_HAND_WORDS);
 }
 
 /* The rank of the k-th set bit of a (k < uno_bits_count(a)). */
-static inline int uno_bits_select(const uno_hand *a, int k)
+UNO_HD static inline int uno_bits_select(const uno_hand *a, int k)
 {
     for (int i = 0; i < UNO_HAND_WORDS; i++) {
         uint64_t w = a->w[i];
@@ -906,7 +932,7 @@ static inline int uno_bits_select(const uno_hand *a, int k)
 }
 
 /* How many set bits of a lie below rank r: a card's hand index. */
-static inline int uno_bits_below(const uno_hand *a, int r)
+UNO_HD static inline int uno_bits_below(const uno_hand *a, int r)
 {
     int n = 0;
     for (int i = 0; i < r >> 6; i++)
@@ -916,12 +942,12 @@ static inline int uno_bits_below(const uno_hand *a, int r)
     return n;
 }
 
-static UNO_ALWAYS_INLINE void uno_bits_set(uno_hand *a, int r)
+UNO_HD static UNO_ALWAYS_INLINE void uno_bits_set(uno_hand *a, int r)
 {
     a->w[r >> 6] |= UINT64_C(1) << (r & 63);
 }
 
-static UNO_ALWAYS_INLINE void uno_bits_clear(uno_hand *a, int r)
+UNO_HD static UNO_ALWAYS_INLINE void uno_bits_clear(uno_hand *a, int r)
 {
     a->w[r >> 6] &= ~(UINT64_C(1) << (r & 63));
 }
@@ -935,18 +961,18 @@ static UNO_ALWAYS_INLINE void uno_bits_clear(uno_hand *a, int r)
             for (int r = 64 * uno_i_ + uno_ctz64(uno_w_), uno_once_ = 1; uno_once_; uno_once_ = 0)
 
 /* Cards of a hand (ranks of the side in play). */
-static inline int uno_rank(const uno_game *g, int card)
+UNO_HD static inline int uno_rank(const uno_game *g, int card)
 {
     return g->t->rank[g->side][card];
 }
 
-static UNO_ALWAYS_INLINE int uno_card_at(const uno_game *g, int r)
+UNO_HD static UNO_ALWAYS_INLINE int uno_card_at(const uno_game *g, int r)
 {
     return g->t->unrank[g->side][r];
 }
 
 /* p now holds `card` (never held before). */
-static UNO_ALWAYS_INLINE void uno_hand_add(uno_game *g, int p, int card)
+UNO_HD static UNO_ALWAYS_INLINE void uno_hand_add(uno_game *g, int p, int card)
 {
     uno_bits_set(&g->hand[p], g->t->rank[g->side][card]);
     if (g->two_sided)
@@ -955,7 +981,7 @@ static UNO_ALWAYS_INLINE void uno_hand_add(uno_game *g, int p, int card)
 }
 
 /* p gives up `card` (held). */
-static UNO_ALWAYS_INLINE void uno_hand_remove(uno_game *g, int p, int card)
+UNO_HD static UNO_ALWAYS_INLINE void uno_hand_remove(uno_game *g, int p, int card)
 {
     uno_bits_clear(&g->hand[p], g->t->rank[g->side][card]);
     if (g->two_sided)
@@ -964,7 +990,7 @@ static UNO_ALWAYS_INLINE void uno_hand_remove(uno_game *g, int p, int card)
 }
 
 /* Seats a and b exchange their hands (both representations). */
-static inline void uno_hands_swap(uno_game *g, int a, int b)
+UNO_HD static inline void uno_hands_swap(uno_game *g, int a, int b)
 {
     uno_hand tmp = g->hand[a];
     g->hand[a] = g->hand[b];
@@ -978,19 +1004,19 @@ static inline void uno_hands_swap(uno_game *g, int a, int b)
 }
 
 /* The card at hand index i of p (0 <= i < hand_n[p]): the i-th in rank order. */
-static inline int uno_hand_card(const uno_game *g, int p, int i)
+UNO_HD static inline int uno_hand_card(const uno_game *g, int p, int i)
 {
     return g->t->unrank[g->side][uno_bits_select(&g->hand[p], i)];
 }
 
 /* The hand index of a card p holds. */
-static inline int uno_hand_index(const uno_game *g, int p, int card)
+UNO_HD static inline int uno_hand_index(const uno_game *g, int p, int card)
 {
     return uno_bits_below(&g->hand[p], g->t->rank[g->side][card]);
 }
 
 /* p's cards in hand order (rank order) into out[]; returns how many. */
-static inline int uno_hand_cards(const uno_game *g, int p, uint8_t *out)
+UNO_HD static inline int uno_hand_cards(const uno_game *g, int p, uint8_t *out)
 {
     const uint8_t *un = g->t->unrank[g->side];
     int n = 0;
@@ -1000,14 +1026,14 @@ static inline int uno_hand_cards(const uno_game *g, int p, uint8_t *out)
 }
 
 /* The cards of the active color (a colorless card when there is none), on the side in play. */
-static UNO_ALWAYS_INLINE const uno_hand *uno_color_cards(const uno_game *g, int color)
+UNO_HD static UNO_ALWAYS_INLINE const uno_hand *uno_color_cards(const uno_game *g, int color)
 {
     return &g->t->color_mask[g->side][color + 1];
 }
 
 /* A deck of at most 128 cards (uno_narrow): p's count of each of the four colors of the
    side in play, as four popcounts (no loop whose length is the hand's). */
-static UNO_ALWAYS_INLINE void uno_color_counts_narrow(const uno_game *g, int p, int mine[4])
+UNO_HD static UNO_ALWAYS_INLINE void uno_color_counts_narrow(const uno_game *g, int p, int mine[4])
 {
     const uno_hand *m = &g->t->color_mask[g->side][1 + 4 * g->side], *h = &g->hand[p];
     for (int c = 0; c < 4; c++)
@@ -1015,7 +1041,7 @@ static UNO_ALWAYS_INLINE void uno_color_counts_narrow(const uno_game *g, int p, 
 }
 
 /* The first of the four colors with the highest score. */
-static UNO_ALWAYS_INLINE int uno_best_color(const int score[4])
+UNO_HD static UNO_ALWAYS_INLINE int uno_best_color(const int score[4])
 {
     int best = 0;
     for (int c = 1; c < 4; c++)
@@ -1025,12 +1051,12 @@ static UNO_ALWAYS_INLINE int uno_best_color(const int score[4])
 }
 
 /* Whether p holds a card of the active color: what makes a restricted card a bluff (C7). */
-static UNO_ALWAYS_INLINE int uno_holds_color_w(const uno_game *g, int p, const int W)
+UNO_HD static UNO_ALWAYS_INLINE int uno_holds_color_w(const uno_game *g, int p, const int W)
 {
     return uno_bits_meet_w(&g->hand[p], uno_color_cards(g, g->color), W);
 }
 
-static inline int uno_holds_color(const uno_game *g, int p)
+UNO_HD static inline int uno_holds_color(const uno_game *g, int p)
 {
     return uno_holds_color_w(g, p, UNO_HAND_WORDS);
 }
@@ -1039,7 +1065,7 @@ static inline int uno_holds_color(const uno_game *g, int p)
  * The cards of hand h that are playable now (C6: a wild, the active color or the
  * top card's face); words W.. of the answer are zero.
  */
-static UNO_ALWAYS_INLINE uno_hand uno_playable_cards_w(const uno_game *g, const uno_hand *h, const int W)
+UNO_HD static UNO_ALWAYS_INLINE uno_hand uno_playable_cards_w(const uno_game *g, const uno_hand *h, const int W)
 {
     const uno_table *t = g->t;
     const int side = g->side;
@@ -1062,7 +1088,7 @@ static UNO_ALWAYS_INLINE uno_hand uno_playable_cards_w(const uno_game *g, const 
     return r;
 }
 
-static inline uno_hand uno_playable_cards(const uno_game *g, const uno_hand *h)
+UNO_HD static inline uno_hand uno_playable_cards(const uno_game *g, const uno_hand *h)
 {
     return uno_playable_cards_w(g, h, UNO_HAND_WORDS);
 }
@@ -1071,7 +1097,7 @@ static inline uno_hand uno_playable_cards(const uno_game *g, const uno_hand *h)
  * The legal plays of p (reference.Game.has_legal_play's cards): playable and not a
  * bluff (a restricted card while holding the active color, C7).
  */
-static UNO_ALWAYS_INLINE uno_hand uno_legal_cards_w(const uno_game *g, int p, const int W)
+UNO_HD static UNO_ALWAYS_INLINE uno_hand uno_legal_cards_w(const uno_game *g, int p, const int W)
 {
     uno_hand r = uno_playable_cards_w(g, &g->hand[p], W);
     if (uno_holds_color_w(g, p, W)) {
@@ -1082,13 +1108,13 @@ static UNO_ALWAYS_INLINE uno_hand uno_legal_cards_w(const uno_game *g, int p, co
     return r;
 }
 
-static inline uno_hand uno_legal_cards(const uno_game *g, int p)
+UNO_HD static inline uno_hand uno_legal_cards(const uno_game *g, int p)
 {
     return uno_legal_cards_w(g, p, UNO_HAND_WORDS);
 }
 
 /* The card of the lowest rank among `cards` (its first W words), or UNO_DRAW when none. */
-static UNO_ALWAYS_INLINE int uno_first_card_w(const uno_game *g, const uno_hand *cards, const int W)
+UNO_HD static UNO_ALWAYS_INLINE int uno_first_card_w(const uno_game *g, const uno_hand *cards, const int W)
 {
     int r = uno_bits_first_w(cards, W);
     return r < 0 ? UNO_DRAW : uno_card_at(g, r);
@@ -1103,7 +1129,7 @@ static UNO_ALWAYS_INLINE int uno_first_card_w(const uno_game *g, const uno_hand 
  * uno_holds_color_w's answer, or -1 to have it asked only when no colored card plays.
  * volunteer (a constant): 0 where the caller knows the voluntary_draw knob to be 0.
  */
-static UNO_ALWAYS_INLINE int uno_greedy_honest_w(uno_game *g, int p, const uno_policy *pol,
+UNO_HD static UNO_ALWAYS_INLINE int uno_greedy_honest_w(uno_game *g, int p, const uno_policy *pol,
                                                  int has_color,
                                       const int W, const int volunteer)
 {
@@ -1150,7 +1176,7 @@ static UNO_ALWAYS_INLINE int uno_greedy_honest_w(uno_game *g, int p, const uno_p
  * seat's active flag changes): for each seat and direction, the next active
  * seat walking that way.
  */
-static inline void uno_seats_update(uno_game *g)
+UNO_HD static inline void uno_seats_update(uno_game *g)
 {
     for (int d = 0; d < 2; d++) {
         int step = d ? 1 : -1;
@@ -1178,7 +1204,7 @@ static inline void uno_seats_update(uno_game *g)
  * order as the eager shuffle as long as every other use of it (and every look
  * at the pile's order) first settles the pending steps: the games are the same.
  */
-static inline void uno_draw_settle(uno_game *g)
+UNO_HD static inline void uno_draw_settle(uno_game *g)
 {
     /* the pending steps i = bag-1 .. 1 are exactly a shuffle of draw[0..bag) */
     uno_rng_shuffle_u8(&g->deal, g->draw, g->bag);
@@ -1186,34 +1212,34 @@ static inline void uno_draw_settle(uno_game *g)
 }
 
 /* The draw pile's n cards (draw[0..n)) are to be shuffled by the deal stream. */
-static inline void uno_draw_shuffle(uno_game *g, int n)
+UNO_HD static inline void uno_draw_shuffle(uno_game *g, int n)
 {
     g->n_draw = n;
     g->bag = n;
 }
 
 /* Takes the top card of the (non-empty) draw pile. */
-static UNO_ALWAYS_INLINE int uno_draw_pop(uno_game *g)
+UNO_HD static UNO_ALWAYS_INLINE int uno_draw_pop(uno_game *g)
 {
     int i = --g->n_draw;
     return uno_rng_lazy_take(&g->deal, g->draw, i, &g->bag);
 }
 
 /* The seat after p in the current direction, skipping eliminated seats. */
-static UNO_ALWAYS_INLINE int uno_next(const uno_game *g, int p)
+UNO_HD static UNO_ALWAYS_INLINE int uno_next(const uno_game *g, int p)
 {
     return g->next_seat[g->direction > 0][p];
 }
 
 /* Validates a config against a table; returns UNO_OK or UNO_ERR_CONFIG. */
-int uno_config_check(const uno_config *cfg, const uno_table *t, const uno_policy *pol);
+UNO_HD int uno_config_check(const uno_config *cfg, const uno_table *t, const uno_policy *pol);
 
 /*
  * Play one complete game (reference.play_game) with the generator `rng`
  * (seeded by the caller: uno_rng_seed(rng, key, game)).  `pol` holds one
  * policy per seat; `tr` may be NULL.  Returns res->status.
  */
-int uno_play_game(const uno_config *cfg, const uno_table *t, const uno_policy *pol, uno_rng *rng,
+UNO_HD int uno_play_game(const uno_config *cfg, const uno_table *t, const uno_policy *pol, uno_rng *rng,
                   uno_trace *tr, uno_result *res);
 
 /*
@@ -1221,7 +1247,7 @@ int uno_play_game(const uno_config *cfg, const uno_table *t, const uno_policy *p
  * card first; NULL: shuffled) dealt by `dealer`, starting from `scores`
  * (NULL: zeros), then scored.  Returns res->status.
  */
-int uno_play_round(const uno_config *cfg, const uno_table *t, const uno_policy *pol, uno_rng *rng,
+UNO_HD int uno_play_round(const uno_config *cfg, const uno_table *t, const uno_policy *pol, uno_rng *rng,
                    const uint8_t *deck, int dealer, const int32_t *scores, uno_trace *tr,
                    uno_result *res);
 
@@ -1262,7 +1288,7 @@ typedef struct uno_columns {
  * (stopping there); UNO_ERR_CONFIG before any game when the configuration is
  * invalid (checked once for the batch).
  */
-int uno_play_games(const uno_config *cfg, const uno_table *t, const uno_policy *pol,
+UNO_HD int uno_play_games(const uno_config *cfg, const uno_table *t, const uno_policy *pol,
                    const uint64_t key[4], uint64_t first_game, int64_t n_games,
                    uno_columns *out);
 
@@ -1271,35 +1297,35 @@ int uno_play_games(const uno_config *cfg, const uno_table *t, const uno_policy *
  * reference.py.  Each dispatches on g->pol[p].id; a user policy's decision
  * goes through its callback (an abort longjmps to g->bail).
  */
-int uno_choose_play(uno_game *g, int p);
-int uno_choose_replacement(uno_game *g, int p);
-int uno_choose_color(uno_game *g, int p);
-int uno_wants_challenge(uno_game *g, int victim, int offender, int prev_color);
-int uno_forgets_uno(uno_game *g, int p);
-int uno_catches(uno_game *g, int q, int p);
-int uno_plays_drawn(uno_game *g, int p, int bluff);
+UNO_HD int uno_choose_play(uno_game *g, int p);
+UNO_HD int uno_choose_replacement(uno_game *g, int p);
+UNO_HD int uno_choose_color(uno_game *g, int p);
+UNO_HD int uno_wants_challenge(uno_game *g, int victim, int offender, int prev_color);
+UNO_HD int uno_forgets_uno(uno_game *g, int p);
+UNO_HD int uno_catches(uno_game *g, int q, int p);
+UNO_HD int uno_plays_drawn(uno_game *g, int p, int bluff);
 /* P2: the opponent a targeted card of p aims at (see policy.c). */
-int uno_choose_target(uno_game *g, int p, int card);
+UNO_HD int uno_choose_target(uno_game *g, int p, int card);
 /* P2: the seats a targeted card of p may aim at, in play order, into cand[UNO_MAX_PLAYERS];
    returns how many (see policy.c). */
-int uno_target_candidates(const uno_game *g, int p, int *cand);
+UNO_HD int uno_target_candidates(const uno_game *g, int p, int *cand);
 /* S3: the hand index of a card p puts down, `need` still to go (see policy.c). */
-int uno_choose_discard(uno_game *g, int p, int need);
+UNO_HD int uno_choose_discard(uno_game *g, int p, int need);
 /* C-H1: a hand index answering a pending `total`, or UNO_DRAW (see policy.c). */
-int uno_choose_stack(uno_game *g, int p, int total);
+UNO_HD int uno_choose_stack(uno_game *g, int p, int total);
 /* C-H4: whether p jumps in with its card identical to `card`. */
-int uno_wants_jump(uno_game *g, int p, int card);
+UNO_HD int uno_wants_jump(uno_game *g, int p, int card);
 /*
  * Plays game `game` of the run `key` (as uno_play_games does) with `force`
  * (see uno_force): its decision points are counted and described, and the
  * `force->index`-th one answered `force->value`.  Returns res->status.
  */
-int uno_play_forced(const uno_config *cfg, const uno_table *t, const uno_policy *pol,
+UNO_HD int uno_play_forced(const uno_config *cfg, const uno_table *t, const uno_policy *pol,
                     const uint64_t key[4], uint64_t game, uno_force *force, uno_trace *tr,
                     uno_result *res);
 
 /* Whether a user policy's answer r to `decision` is in range for seat p (see policy.c). */
-int uno_answer_ok(const uno_game *g, int p, int decision, int r);
+UNO_HD int uno_answer_ok(const uno_game *g, int p, int decision, int r);
 
 /*
  * The legal actions of seat p at `decision` (enum uno_decision; `arg` as passed to
@@ -1319,9 +1345,9 @@ int uno_answer_ok(const uno_game *g, int p, int decision, int r);
  *   the others (yes/no)  1, 0
  */
 #define UNO_MAX_ACTIONS (UNO_HAND_CAP + 1)
-int uno_legal_actions(const uno_game *g, int p, int decision, int arg, int32_t *out);
+UNO_HD int uno_legal_actions(const uno_game *g, int p, int decision, int arg, int32_t *out);
 /* reference.bluff_probability: what `victim` can estimate (see policy.c). */
-double uno_bluff_probability(const uno_game *g, int victim, int offender, int prev_color);
+UNO_HD double uno_bluff_probability(const uno_game *g, int victim, int offender, int prev_color);
 
 /*
  * Clone a game, force a decision, play on (search.c).
@@ -1358,14 +1384,20 @@ typedef struct uno_script {
     int n, next;               /* how many; the next to answer */
     uno_script_hook hook;      /* answers once they are spent (NULL: the clone diverged) */
     void *ctx;                 /* passed to hook */
+#if defined(__CUDACC_RTC__)
+    void *diverged; /* no setjmp on a GPU: CPU only */
+#else
     jmp_buf *diverged;         /* longjmp target of an entry that does not fit */
+#endif
     uno_policy pol[UNO_MAX_PLAYERS]; /* filled by uno_script_attach: every seat calls the script */
 } uno_script;
 #define UNO_CONTINUE_LIMIT (-2)
+#if !defined(__CUDACC_RTC__) /* CPU only (search.c, env.c): not in the GPU build */
 void uno_game_clone(struct uno_game *dst, const struct uno_game *src);
 void uno_script_attach(struct uno_game *g, uno_script *s);
-int uno_round_continue(struct uno_game *g, int p);
-int uno_game_finish(struct uno_game *g, int winner, uno_result *res);
+#endif
+UNO_HD int uno_round_continue(struct uno_game *g, int p);
+UNO_HD int uno_game_finish(struct uno_game *g, int winner, uno_result *res);
 /*
  * A check of the above on a real game: plays game `game` of the run `key` recorded, and
  * at its at-th decision (0-based, every seat's decisions counted) clones the game as it
@@ -1375,11 +1407,13 @@ int uno_game_finish(struct uno_game *g, int winner, uno_result *res);
  * was not reached or had no snapshot; -2, -3: the replay did not follow).  The game's
  * own result goes to *res: both must equal uno_play_game's (tests/test_search.py).
  */
-int uno_play_fork(const uno_config *cfg, const uno_table *t, const uno_policy *pol,
+UNO_HD int uno_play_fork(const uno_config *cfg, const uno_table *t, const uno_policy *pol,
                   const uint64_t key[4], uint64_t game, int64_t at, uno_result *res,
                   uno_result *fork);
 /* Whether any seat of pol (players seats) is a search player. */
+#if !defined(__CUDACC_RTC__) /* CPU only (search.c, env.c): not in the GPU build */
 int uno_search_any(const uno_policy *pol, int players);
+#endif
 
 /*
  * Game pieces for a stepping environment (game.c): a new game in g as uno_play_game
@@ -1387,9 +1421,9 @@ int uno_search_any(const uno_policy *pol, int players);
  * of F1 into g->own), returning the first dealer; and g's rounds from the one `dealer`
  * deals to the end of the game (what uno_play_game plays after the dealer draw).
  */
-int uno_game_start(struct uno_game *g, const uno_config *cfg, const uno_table *t,
+UNO_HD int uno_game_start(struct uno_game *g, const uno_config *cfg, const uno_table *t,
                    const uno_policy *pol, uno_rng *rng);
-int uno_game_rounds(struct uno_game *g, int dealer, uno_result *res);
+UNO_HD int uno_game_rounds(struct uno_game *g, int dealer, uno_result *res);
 
 /*
  * Observations and action masks of a learning seat (env.c; docs/env.md "Observation",
@@ -1418,6 +1452,7 @@ typedef struct uno_obs_layout {
     float scale[UNO_OB_COUNT];
     int32_t a_draw, a_yes, a_no, a_color, a_target; /* first ids of the action blocks */
 } uno_obs_layout;
+#if !defined(__CUDACC_RTC__) /* CPU only (search.c, env.c): not in the GPU build */
 void uno_obs_layout_init(uno_obs_layout *L, int n_kinds, int seats, int flip, int extreme);
 void uno_observe(const struct uno_game *g, const uno_obs_layout *L, int seat, int decision,
                  int arg, float *o, int8_t *m, int16_t *kind_index);
@@ -1466,5 +1501,6 @@ const struct uno_game *uno_venv_game(const uno_venv *v, int i);
 /* Env i's count of finished episodes, and the result of its last finished game. */
 int64_t uno_venv_episodes(const uno_venv *v, int i);
 const uno_result *uno_venv_result(const uno_venv *v, int i);
+#endif
 
 #endif /* UNO_H */

@@ -154,3 +154,15 @@ def test_pytest_runs_on_workers_unless_told_otherwise(flags, parallel):
     assert p.returncode == 0, p.stdout + p.stderr
     assert "1 passed" in p.stdout
     assert bool(re.search(r"\b\d+ workers? \[1 item\]", p.stdout)) == parallel, p.stdout
+
+
+def test_tournament_share_stays_a_share_in_team_play():
+    """C20: a team win credits both of the team's seats; A's share of the wins is still a
+    share (it ran up to 2 before)."""
+    from uno_sim.rules import Rules
+    from uno_sim.tournament import play_pair
+
+    r = play_pair("greedy", "greedy", players=4, deals=40, seed=3,
+                  rules=Rules(players=4, teams=True))
+    assert 0.0 <= r.low <= r.share <= r.high <= 1.0
+    assert r.share == pytest.approx(r.even, abs=0.15)  # the same player on both teams

@@ -330,6 +330,16 @@ cdef class Engine:
         if tr != NULL and tr.failed:
             raise MemoryError("out of memory while recording the trace")
 
+    def raw(self):
+        """The bytes of what the C engine plays: (uno_config, uno_table, uno_policy[10]).
+
+        The GPU runner (uno_sim.gpu) uploads them as they are: the structs have the
+        same layout on both targets (uno_port.h).
+        """
+        return ((<char *>&self.cfg)[:sizeof(uno_config)],
+                (<char *>&self.table)[:sizeof(uno_table)],
+                (<char *>self.pol)[:sizeof(uno_policy) * 10])
+
     cdef dict _result(self, uno_result *res):
         cdef int n = self.cfg.players
         return {

@@ -58,19 +58,31 @@ def is_search(policy: str) -> bool:
     return getattr(parse_policy(policy), "is_search", False)
 
 
-def time_games(rules: Rules, policy: str, games: int, repeats: int, seed: int = 1) -> dict:
+def time_games(rules: Rules, policy: str, games: int, repeats: int, seed: int = 1,
+               backend: str = "cpu") -> dict:
     """Median wall time of `repeats` calls playing `games` complete games each.  A search
     player takes seat 0 only, the other seats greedy; `ms_per_search_turn` is then the
-    time per turn of seat 0 (the games' turns / players: most of the time is its)."""
+    time per turn of seat 0 (the games' turns / players: most of the time is its).
+    `backend` gpu: on the GPU, the columns copied back included; the warm-up call compiles
+    the kernel."""
     from . import engine
 
     search = is_search(policy)
     specs = [policy] + ["greedy"] * (rules.players - 1) if search else [policy] * rules.players
-    engine.play_games(rules, specs, seed=seed, first_game=0, n_games=max(1, games // 10))
+    play = engine.play_games
+    if backend == "gpu":
+        from . import gpu
+        from .policies import parse_policy
+
+        specs = [parse_policy(s) for s in specs]
+
+        def play(rules, specs, seed, first_game, n_games):
+            return gpu.play_games(rules, specs, seed, first_game, n_games)
+    play(rules, specs, seed=seed, first_game=0, n_games=max(1, games // 10))
     times, cpu, rounds, turns = [], [], 0, 0
     for r in range(repeats):
         t0, c0 = time.perf_counter(), time.process_time()
-        cols = engine.play_games(rules, specs, seed=seed, first_game=r * games, n_games=games)
+        cols = play(rules, specs, seed=seed, first_game=r * games, n_games=games)
         times.append(time.perf_counter() - t0)
         cpu.append(time.process_time() - c0)
         rounds, turns = int(cols["rounds"].sum()), int(cols["turns"].sum())
@@ -113,7 +125,7 @@ def time_user(rules: Rules, policy: str, games: int, seed: int = 1) -> float:
 
 def run_bench(variants=("classic",), players=(2, 4, 7, 10), policy="greedy", games=20000,
               repeats=5, reference_games=0, user_games=0, out=print,
-              progress: bool | None = False) -> list[dict]:
+              progress: bool | None = False, backend: str = "cpu") -> list[dict]:
     """Time every (variant, players) cell; `progress`: a bar over the cells on stderr."""
     import sys
 
@@ -138,18 +150,19 @@ def run_bench(variants=("classic",), players=(2, 4, 7, 10), policy="greedy", gam
 
     try:
         return _run_bench(variants, players, policy, games, repeats, reference_games,
-                          user_games, out, pbar)
+                          user_games, out, pbar, backend)
     finally:
         pbar.close()
 
 
 def _run_bench(variants, players, policy, games, repeats, reference_games, user_games, out,
-               pbar) -> list[dict]:
+               pbar, backend="cpu") -> list[dict]:
     out(f"machine: {machine()}")
     out(f"commit:  {commit()}")
     who = "seat 0 (the others greedy)" if is_search(policy) else "every seat"
+    where = "one core" if backend == "cpu" else "one GPU (games/CPU-s: the host's CPU time)"
     out(f"policy {policy} at {who}; complete games to 500; median of {repeats} runs of "
-        f"{games} games; one core")
+        f"{games} games; {where}")
     out("")
     out(f"{'variant':<12} {'players':>7} {'games/s':>10} {'games/CPU-s':>11} {'rounds/s':>11} "
         f"{'ns/turn':>8} {'turns/game':>10}")
@@ -157,7 +170,7 @@ def _run_bench(variants, players, policy, games, repeats, reference_games, user_
     for v in variants:
         for p in players:
             rules = Rules(variant=v, players=p)
-            r = time_games(rules, policy, games, repeats)
+            r = time_games(rules, policy, games, repeats, backend=backend)
             row = {"variant": v, "players": p, **r}
             rows.append(row)
             pbar.update(1)

@@ -35,7 +35,8 @@ def _one_player_count(text) -> int:
     return counts[0]
 
 
-def _rules_from(args) -> Rules:
+def _rule_switches(args) -> dict:
+    """The --rule KEY=VALUE switches as {key: value}; a malformed or repeated one is one line."""
     switches = {}
     for item in args.rule or []:
         key, sep, value = item.partition("=")
@@ -45,6 +46,11 @@ def _rules_from(args) -> Rules:
         if key in switches:
             raise UsageError(f"invalid --rule {item!r}: {key} is given twice")
         switches[key] = parse_rule_value(key, value.strip())
+    return switches
+
+
+def _rules_from(args) -> Rules:
+    switches = _rule_switches(args)
     players = None if args.players is None else _one_player_count(args.players)
     for key, flag in (("players", players), ("variant", args.variant)):
         if flag is None:
@@ -451,15 +457,7 @@ def cmd_league(args) -> int:
         v.strip() for v in args.variant.split(",")]
     for v in variants:
         Rules(variant=v)  # validates the name
-    switches = {}
-    for item in args.rule or []:
-        key, sep, value = item.partition("=")
-        key = key.strip()
-        if not sep:
-            raise UsageError(f"invalid --rule {item!r}: expected KEY=VALUE")
-        if key in switches:
-            raise UsageError(f"invalid --rule {item!r}: {key} is given twice")
-        switches[key] = parse_rule_value(key, value.strip())
+    switches = _rule_switches(args)
 
     def estimate(league):
         print(_league_estimate_line(league, left_out), file=sys.stderr, flush=True)
@@ -499,12 +497,18 @@ def cmd_bench(args) -> int:
     variants = list(VARIANTS) if args.variant == "all" else args.variant.split(",")
     for v in variants:
         Rules(variant=v)  # validates the name
+    if args.backend == "gpu":  # fail fast, in one line, before any cell
+        from . import gpu
+
+        gpu.check_config(Rules(variant=variants[0], players=players[0]),
+                         seat_policies(args.policy, players[0]))
+        gpu.require()
     from .bench import is_search
 
     search = is_search(args.policy)  # a search player: a few games by default
     games = args.games or ("20" if search else "20000")
     repeats = args.repeats or ("1" if search else "5")
-    run_bench(variants=variants, players=players, policy=args.policy,
+    run_bench(variants=variants, players=players, policy=args.policy, backend=args.backend,
               games=parse_count(games, "games", MAX_GAMES, held),
               repeats=parse_count(repeats, "repeats", MAX_REPEATS),
               reference_games=_count_or_zero(args.reference_games, "reference-games",
@@ -697,9 +701,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--summary-only", action="store_true",
                    help="keep aggregates only, in constant memory (no per-game rows)")
     p.add_argument("--shard-size", default=str(10_000), help="games per shard (default 10000)")
-    p.add_argument("--backend", choices=("local", "dask", "ray"), default="local",
-                   help="local processes (joblib), a dask.distributed cluster or Ray (through "
-                        "joblib; the ray extra)")
+    p.add_argument("--backend", choices=("local", "dask", "ray", "gpu"), default="local",
+                   help="local processes (joblib), a dask.distributed cluster, Ray (through "
+                        "joblib; the ray extra) or one CUDA GPU (the gpu extra; the same games "
+                        "bit for bit)")
     p.add_argument("--scheduler", metavar="ADDRESS",
                    help="Dask scheduler, e.g. tcp://host:8786, or Ray address (default: the "
                         "running client, else a local cluster)")
@@ -769,6 +774,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="games per timed run (default 20000; 20 for a search player)")
     p.add_argument("--repeats", default=None,
                    help="timed runs; the median is shown (default 5; 1 for a search player)")
+    p.add_argument("--backend", choices=("cpu", "gpu"), default="cpu",
+                   help="time the C engine on one core (cpu, default) or the GPU kernel on one "
+                        "CUDA device (gpu: the gpu extra)")
     p.add_argument("--reference-games", default="0",
                    help="also time the Python reference engine on this many games")
     p.add_argument("--user-games", default="0",

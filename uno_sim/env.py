@@ -114,6 +114,21 @@ def _seat_specs(opponents, players: int) -> list:
     return specs
 
 
+
+def action_name(action_layout, card_codes, a: int) -> str:
+    """A readable name of action `a` of an action layout [(block, offset, size)]: "card R7",
+    "draw", "yes", "color 2", "target +1" (the single and the vector environments)."""
+    n = sum(size for _, _, size in action_layout)
+    for name, off, size in action_layout:
+        if off <= a < off + size:
+            i = a - off
+            if name == "card":
+                return f"card {card_codes[i]}"
+            if name == "color":
+                return f"color {i}"
+            return f"target +{i}" if name == "target" else name
+    raise ValueError(f"invalid action {a!r}: expected 0..{n - 1}")
+
 class _GreenletRunner:
     """Runs `play()` in a greenlet; `wait` switches back to the caller with the seat asked."""
 
@@ -382,16 +397,8 @@ class UnoEnv(AECEnv):
         return [(int(a), self.action_name(int(a))) for a in np.flatnonzero(self._seat.mask[s])]
 
     def action_name(self, a: int) -> str:
-        """A readable name of action `a`: "play R7", "draw", "yes", "color 2", "target +1"."""
-        for name, off, size in self.action_layout:
-            if off <= a < off + size:
-                i = a - off
-                if name == "card":
-                    return f"card {self.card_codes[i]}"
-                if name in ("color", "target"):
-                    return f"{name} {i}" if name == "color" else f"target +{i}"
-                return name
-        raise ValueError(f"invalid action {a!r}: expected 0..{self.n_actions - 1}")
+        """A readable name of action `a`: "card R7", "draw", "yes", "color 2", "target +1"."""
+        return action_name(self.action_layout, self.card_codes, a)
 
     def _stop(self):
         if self._runner is not None:

@@ -76,7 +76,10 @@ def play_pair(a, b, players: int = 2, deals: int = 1000, seed: int = 0, rules: R
         for first in range(0, deals, DEAL_BATCH):  # each game has its own seed: same games
             k = min(DEAL_BATCH, deals - first)
             cols = play_columns(rules, specs, seed, first, k, engine=engine)
-            score[first:first + k] += win_matrix(cols)[:, mine].sum(axis=1)
+            w = win_matrix(cols)  # a team win (C20) credits both of its seats: normalise
+            total = w.sum(axis=1)
+            score[first:first + k] += np.divide(w[:, mine].sum(axis=1), total,
+                                                out=np.zeros(k), where=total > 0)
     score /= players
     m, lo, hi = share_ci(list(score))
     return PairResult(str(sa), str(sb), players, deals, m, lo, hi, sum(base) / players)

@@ -139,15 +139,9 @@ class _Core:
 
     def action_name(self, a: int) -> str:
         """A readable name of action `a`: "card R7", "draw", "yes", "color 2", "target +1"."""
-        for name, off, size in self.action_layout:
-            if off <= a < off + size:
-                i = a - off
-                if name == "card":
-                    return f"card {self.card_codes[i]}"
-                if name == "color":
-                    return f"color {i}"
-                return f"target +{i}" if name == "target" else name
-        raise ValueError(f"invalid action {a!r}: expected 0..{self.n_actions - 1}")
+        from .env import action_name
+
+        return action_name(self.action_layout, self.card_codes, a)
 
 
 def _decision_name(d: int) -> str:

@@ -1,0 +1,367 @@
+"""The GPU build and `--backend gpu` (docs/engine.md "One source, two targets").
+
+Without a GPU: the engine compiles as C++ and as CUDA device code (NVRTC, nvcc
+when present), the state is small, and every refusal ends in one line with
+status 2.  With a GPU (CuPy and a CUDA device): the kernel plays every game of
+a grid of configurations bit for bit as the CPU does; skipped visibly otherwise.
+"""
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from uno_sim import gpu
+from uno_sim.policies import seat_policies
+from uno_sim.rules import Rules
+from uno_sim.runner.errors import RunError
+from uno_sim.runner.execute import _cut, gpu_blocks
+from uno_sim.runner.storage import Plan
+
+ROOT = Path(__file__).resolve().parent.parent
+CSRC = ROOT / "csrc"
+ENGINE_C = ["table.c", "round.c", "extras.c", "policy.c", "legal.c", "trace.c", "game.c"]
+CXX = shutil.which("g++") or shutil.which("c++")
+
+
+def _cli(*args):
+    return subprocess.run([sys.executable, "-m", "uno_sim.cli", *args], capture_output=True,
+                          text=True)
+
+
+def _nvrtc():
+    return gpu._libnvrtc() is not None
+
+
+def _nvcc():
+    found = shutil.which("nvcc")
+    if found:
+        return found
+    try:
+        import nvidia.cuda_nvcc as pkg
+    except ImportError:
+        return None
+    for d in pkg.__path__:
+        if (Path(d) / "bin" / "nvcc").is_file():
+            return str(Path(d) / "bin" / "nvcc")
+    return None
+
+
+def _gpu_ready():
+    try:
+        gpu.require()
+    except RunError as exc:
+        return str(exc)
+    return None
+
+
+# --- one source, two targets -------------------------------------------------------------
+
+@pytest.mark.skipif(CXX is None, reason="no C++ compiler")
+@pytest.mark.parametrize("name", ENGINE_C)
+def test_engine_sources_are_valid_cxx(name):
+    """The engine's files compile as C++ (the host side of the CUDA build): no implicit
+    void * casts, no C-only initialisers, no C++ keywords as names."""
+    for check in ([], ["-DUNO_CHECK=1"]):
+        proc = subprocess.run([CXX, "-x", "c++", "-std=c++17", "-fsyntax-only", "-Wall",
+                               "-I", str(CSRC), *check, str(CSRC / name)],
+                              capture_output=True, text=True)
+        assert proc.returncode == 0, proc.stderr
+
+
+@pytest.mark.skipif(not _nvrtc(), reason="no libnvrtc: pip install nvidia-cuda-nvrtc-cu12 to "
+                                         "check the engine as CUDA device code")
+@pytest.mark.parametrize("defines", [(), ("UNO_CHECK=1",)], ids=["plain", "checking"])
+def test_kernel_is_valid_device_code(defines):
+    """csrc/gpu/kernel.cu (every engine file as device code) passes NVRTC's front end for
+    sm_90: every function is UNO_HD, nothing CPU-only is left in device code."""
+    ok, log = gpu.nvrtc_compile("compute_90", defines, syntax_only=True)
+    assert ok, log
+
+
+# The full device builds take minutes: run them on request (UNO_SIM_DEVICE_BUILDS=1).
+DEVICE_BUILDS = os.environ.get("UNO_SIM_DEVICE_BUILDS") == "1"
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not DEVICE_BUILDS, reason="full device build: set UNO_SIM_DEVICE_BUILDS=1")
+@pytest.mark.skipif(not _nvrtc(), reason="no libnvrtc: pip install nvidia-cuda-nvrtc-cu12")
+def test_kernel_compiles_to_ptx():
+    """The whole build to PTX, as CuPy's RawModule does it at run time (about a minute)."""
+    ok, log = gpu.nvrtc_compile("compute_90")
+    assert ok, log
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not DEVICE_BUILDS, reason="full device build: set UNO_SIM_DEVICE_BUILDS=1")
+@pytest.mark.skipif(_nvcc() is None, reason="no nvcc (the nvidia-cuda-nvcc-cu12 wheel ships "
+                                            "none since 12.4): the NVRTC test covers device code")
+def test_kernel_compiles_with_nvcc(tmp_path):
+    """The full CUDA build, host and device (a few minutes on 2 cores)."""
+    proc = subprocess.run([_nvcc(), "-c", "-x", "cu", "--gpu-architecture=sm_90", "-fmad=false",
+                           "-I", str(CSRC), str(CSRC / "gpu" / "kernel.cu"),
+                           "-o", str(tmp_path / "kernel.o")], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="no C compiler")
+def test_gpu_game_state_is_small(tmp_path):
+    """In the GPU build (UNO_GPU_BUILD) a game's state holds no table of its own (the F1
+    switch's re-paired table is a per-thread room of the kernel's): a third of the deck
+    table, where the CPU's state holds one (docs/engine.md state sizes)."""
+    src = tmp_path / "size.c"
+    src.write_text('#include <stdio.h>\n#include "uno.h"\nint main(void) { printf("%zu %zu\\n",'
+                   ' sizeof(uno_game), sizeof(uno_table)); return 0; }\n')
+    sizes = {}
+    for build, flags in (("cpu", []), ("gpu", ["-DUNO_GPU_BUILD=1"])):
+        exe = tmp_path / build
+        subprocess.run(["gcc", "-std=c99", *flags, "-I", str(CSRC), str(src), "-o", str(exe)],
+                       check=True)
+        sizes[build] = tuple(map(int, subprocess.run([str(exe)], capture_output=True, text=True,
+                                                     check=True).stdout.split()))
+    (cpu, table), (gpu_state, _) = sizes["cpu"], sizes["gpu"]
+    assert gpu_state < table // 2 and cpu - gpu_state == table, sizes
+
+
+# --- the kernel's own code, built for the CPU ---------------------------------------------
+
+@pytest.fixture(scope="module")
+def host_kernel(tmp_path_factory):
+    """csrc/gpu/kernel.cu built as a CPU shared object (tests/c/kernel_host.cpp: one block of
+    one thread), called through ctypes with numpy arrays."""
+    if CXX is None:
+        pytest.skip("no C++ compiler")
+    import ctypes
+
+    so = tmp_path_factory.mktemp("kernel") / "kernel.so"
+    subprocess.run([CXX, "-std=c++17", "-O1", "-ffp-contract=off", "-shared", "-fPIC",
+                    "-I", str(CSRC), str(ROOT / "tests" / "c" / "kernel_host.cpp"),
+                    "-o", str(so)], check=True)
+    lib = ctypes.CDLL(str(so))
+    lib.uno_gpu_games.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p,
+                                  ctypes.c_void_p, ctypes.c_uint64, ctypes.c_int64,
+                                  ctypes.c_void_p, ctypes.c_int]
+    return lib
+
+
+def _host_play(lib, rules, specs, seed, first, n, rows):
+    """(outputs, status) of the CPU-built kernel for games first .. first + n - 1."""
+    from uno_sim.engine import _setup
+    from uno_sim.rng import key_from_seed
+
+    _, _, eng = _setup(rules, specs)
+    cfg, table, pol = eng.raw()
+    out = gpu.alloc(np, n, rules.players, rows)
+    own = np.zeros(len(table), np.uint8)  # one thread: one table
+    ptrs = gpu.pointers(out, lambda a: a.ctypes.data,
+                        own.ctypes.data if gpu._repairs(cfg, table) else 0)
+    key = np.asarray(key_from_seed(seed), np.uint64)
+    lib.uno_gpu_games(cfg, table, pol, key.ctypes.data, first, n, ptrs.ctypes.data, rows)
+    return out, out["status"]
+
+
+HOST_GRID = [("classic", 4, "greedy", {}), ("flip", 3, "strategic", {"flip_pairing": "game"}),
+             ("extreme", 4, "random", {}), ("classic", 4, "greedy", {"teams": True}),
+             ("house-2018", 5, "strategic(color=smart)", {})]
+
+
+@pytest.mark.parametrize("variant,players,policy,switches", HOST_GRID,
+                         ids=[f"{v}-{p}-{s}-{sw}" for v, p, s, sw in HOST_GRID])
+def test_kernel_code_plays_the_cpu_games(host_kernel, variant, players, policy, switches):
+    """The kernel's loop, row slots and columns (gpu.columns) give engine.play_games'
+    columns exactly (F1 flip_pairing=game: the per-thread table)."""
+    from uno_sim import engine
+
+    rules = Rules(variant=variant, players=players, **switches)
+    specs = seat_policies(policy, players)
+    out, status = _host_play(host_kernel, rules, specs, 7, 300, 60, 64)
+    assert (status == gpu.UNO_OK).all()
+    got = gpu.columns(out, 64)
+    want = engine.play_games(rules, specs, seed=7, first_game=300, n_games=60, rounds=True)
+    assert got.keys() == want.keys()
+    for k in want:
+        assert got[k].dtype == want[k].dtype, k
+        np.testing.assert_array_equal(got[k], want[k], err_msg=k)
+
+
+def test_kernel_code_flags_games_past_their_row_slots(host_kernel):
+    """A game with more rounds than its slots ends UNO_ERR_FULL (the batch is played again
+    with more room); the others are complete."""
+    from uno_sim import engine
+
+    rules, specs = Rules(), seat_policies("greedy", 4)
+    out, status = _host_play(host_kernel, rules, specs, 2, 0, 40, 12)
+    rounds = engine.play_games(rules, specs, seed=2, first_game=0, n_games=40)["rounds"]
+    assert (rounds > 12).any() and (rounds <= 12).any()
+    np.testing.assert_array_equal(status, np.where(rounds > 12, gpu.UNO_ERR_FULL, gpu.UNO_OK))
+
+
+# --- refusals (no GPU needed) ------------------------------------------------------------
+
+def test_no_cupy_is_one_line(monkeypatch):
+    monkeypatch.setitem(sys.modules, "cupy", None)  # import cupy raises ImportError
+    with pytest.raises(RunError, match=r"needs CuPy: pip install 'uno-sim\[gpu\]'"):
+        gpu.require()
+
+
+def test_no_device_is_one_line(monkeypatch):
+    class Runtime:
+        @staticmethod
+        def getDeviceCount():
+            raise RuntimeError("cudaErrorNoDevice: no CUDA-capable device is detected\nmore")
+
+    fake = type(sys)("cupy")
+    fake.cuda = type(sys)("cupy.cuda")
+    fake.cuda.runtime = Runtime
+    monkeypatch.setitem(sys.modules, "cupy", fake)
+    with pytest.raises(RunError) as info:
+        gpu.require()
+    assert str(info.value) == ("--backend gpu found no usable CUDA device (cudaErrorNoDevice: "
+                               "no CUDA-capable device is detected)")
+
+
+def test_cli_run_without_gpu_fails_fast():
+    if _gpu_ready() is None:
+        pytest.skip("a GPU is present: nothing is missing")
+    proc = _cli("run", "--games", "10", "--backend", "gpu", "--summary-only")
+    assert proc.returncode == 2
+    assert len(proc.stderr.strip().splitlines()) == 1 and "--backend gpu" in proc.stderr
+    assert proc.stdout == ""
+
+
+def test_cli_bench_without_gpu_fails_fast():
+    if _gpu_ready() is None:
+        pytest.skip("a GPU is present: nothing is missing")
+    proc = _cli("bench", "--backend", "gpu", "--variant", "classic", "--players", "4")
+    assert proc.returncode == 2
+    assert len(proc.stderr.strip().splitlines()) == 1 and "--backend gpu" in proc.stderr
+
+
+def test_cli_backend_choices():
+    proc = _cli("run", "--games", "10", "--backend", "tpu")
+    assert proc.returncode == 2 and "gpu" in proc.stderr
+    proc = _cli("bench", "--backend", "tpu")
+    assert proc.returncode == 2 and "'cpu', 'gpu'" in proc.stderr
+
+
+@pytest.mark.parametrize("engine,match", [("reference", "C engine only")])
+def test_refuses_other_engines(engine, match):
+    with pytest.raises(RunError, match=match):
+        gpu.check_config(Rules(), seat_policies("greedy", 4), engine=engine)
+
+
+def test_refuses_traces():
+    with pytest.raises(RunError, match="no traces"):
+        gpu.check_config(Rules(), seat_policies("greedy", 4), trace=True)
+
+
+def test_refuses_user_policies():
+    specs = seat_policies([lambda obs: obs.actions[0]] + ["greedy"] * 3, 4)
+    with pytest.raises(RunError, match="Python user policy"):
+        gpu.check_config(Rules(), specs)
+
+
+@pytest.mark.parametrize("player", ["pimc", "ismcts"])
+def test_refuses_search_players(player):
+    """The search players (search.c) are CPU only: refused in one line naming the seat."""
+    with pytest.raises(RunError, match=f"seat 1's policy {player}.*CPU only"):
+        gpu.check_config(Rules(), seat_policies(["greedy", player, "greedy", "greedy"], 4))
+
+
+def test_cli_refuses_search_players_in_one_line():
+    proc = _cli("run", "--games", "10", "--backend", "gpu", "--policy", "pimc",
+                "--summary-only")
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.strip() == ("uno-sim: error: --backend gpu cannot run seat 0's policy "
+                                   "pimc (CPU only)")
+
+
+def test_simulate_refuses_before_writing(tmp_path):
+    from uno_sim.runner.execute import simulate
+
+    with pytest.raises(RunError, match="--backend gpu"):
+        simulate(games=10, backend="gpu", out=str(tmp_path / "run"), engine="reference")
+    assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize("variant", ["classic", "flip", "extreme"])
+def test_builtin_policies_pass_the_check(variant):
+    for spec in ("random", "greedy", "strategic(color=smart)"):
+        gpu.check_config(Rules(variant=variant), seat_policies(spec, 4))
+
+
+# --- how the runner cuts launches into shards --------------------------------------------
+
+def test_gpu_blocks_are_runs_of_consecutive_shards():
+    plan = Plan(95, 10)  # 10 shards, the last of 5 games
+    assert list(gpu_blocks(plan, range(10), 30)) == [[0, 1, 2], [3, 4, 5], [6, 7, 8], [9]]
+    assert list(gpu_blocks(plan, [0, 1, 4, 5, 9], 100)) == [[0, 1], [4, 5], [9]]
+
+
+def test_cut_keeps_each_shards_rows():
+    from uno_sim import engine
+
+    cols = engine.play_games(Rules(), "greedy", seed=3, first_game=100, n_games=6, rounds=True)
+    part = _cut(cols, 2, 3, 102)
+    alone = engine.play_games(Rules(), "greedy", seed=3, first_game=102, n_games=3, rounds=True)
+    assert part.keys() == alone.keys()
+    for k in alone:
+        np.testing.assert_array_equal(part[k], alone[k], err_msg=k)
+
+
+# --- bit for bit on a GPU ----------------------------------------------------------------
+
+GRID = [
+    ("classic", 4, "greedy", {}),
+    ("classic", 2, "random", {}),
+    ("classic", 10, "strategic(color=smart)", {}),
+    ("classic", 4, "greedy(bluff=0.3,challenge=0.4,forget_uno=0.2,catch=0.7)", {}),
+    ("classic", 4, "strategic(challenge_threshold=0.3,challenge_prior=0.3)", {}),
+    ("classic", 3, "greedy(voluntary_draw=0.1)", {"drawn_card": "must"}),
+    ("classic", 4, "greedy", {"stacking": "both", "jump_in": True, "seven_o": True}),
+    ("classic", 4, "greedy", {"scoring": "elimination"}),
+    ("classic", 4, "greedy", {"teams": True}),
+    ("flip", 4, "greedy", {}),
+    ("flip", 4, "strategic", {"flip_pairing": "game"}),
+    ("extreme", 4, "greedy", {}),
+    ("hello-kitty", 4, "greedy", {}),
+    ("house-2018", 4, "strategic", {}),
+]
+
+
+def test_grid_is_playable_on_the_gpu_path():
+    """Every configuration of the GPU comparison below is valid and passes the GPU checks
+    (so that the comparison, run on a GPU machine, tests what it names)."""
+    for variant, players, policy, switches in GRID:
+        gpu.check_config(Rules(variant=variant, players=players, **switches),
+                         seat_policies(policy, players))
+
+
+@pytest.mark.skipif(_gpu_ready() is not None, reason=f"no GPU: {_gpu_ready()}")
+@pytest.mark.parametrize("variant,players,policy,switches", GRID,
+                         ids=[f"{v}-{p}-{s}-{sw}" for v, p, s, sw in GRID])
+def test_gpu_games_equal_cpu_games(variant, players, policy, switches):
+    from uno_sim import engine
+
+    rules = Rules(variant=variant, players=players, **switches)
+    specs = seat_policies(policy, players)
+    want = engine.play_games(rules, specs, seed=11, first_game=5_000, n_games=3_000, rounds=True)
+    got = gpu.play_games(rules, specs, 11, 5_000, 3_000)
+    assert got.keys() == want.keys()
+    for k in want:
+        assert got[k].dtype == want[k].dtype, k
+        np.testing.assert_array_equal(got[k], want[k], err_msg=k)
+
+
+@pytest.mark.skipif(_gpu_ready() is not None, reason=f"no GPU: {_gpu_ready()}")
+def test_gpu_run_equals_cpu_run(tmp_path):
+    from uno_sim.runner.execute import simulate
+
+    cpu = simulate(games=2_500, shard_size=1_000, seed=4, progress=False)
+    dev = simulate(games=2_500, shard_size=1_000, seed=4, backend="gpu", progress=False)
+    assert cpu.summary() == dev.summary()
+    assert cpu.games.equals(dev.games) and cpu.rounds.equals(dev.rounds)
