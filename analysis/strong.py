@@ -269,7 +269,7 @@ def strong_answer(results, extra: dict):
                                  "share a clear sign / clearly differ",
                      "answer": f"{agree} / {disagree} of {n}: "
                                + ("contradicted" if disagree else "confirmed" if agree
-                                  else "neither (every interval holds 0)")})
+                                  else "neither (no state where both are clearly signed)")})
     if not rows:
         return None
     return Answer("Do the answers hold for strong play?",

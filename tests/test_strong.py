@@ -93,6 +93,6 @@ def test_sections_render_with_tables_a_figure_and_summary_lines(tmp_path):
     assert any(q.startswith("bluff value") for q, _ in t.iter_rows())
     verdicts = [a for q, a in t.iter_rows() if q.startswith(("bluff:", "challenge:"))]
     assert len(verdicts) == 2
-    assert all(a.endswith(("contradicted", "confirmed", "(every interval holds 0)"))
+    assert all(a.endswith(("contradicted", "confirmed", "both are clearly signed)"))
                for a in verdicts)
     assert summary.answers(res, {}) == []  # nothing run, no strong-play line
