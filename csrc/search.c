@@ -738,6 +738,31 @@ static int pimc_answer(void *ctx, uno_game *g, int seat, int decision, int arg)
     return h->answer;
 }
 
+/* A script that replays this turn's journal, then answers from `hook`. */
+static void journal_script(uno_script *sc, const struct uno_search *x, uno_script_hook hook,
+                           void *ctx)
+{
+    memset(sc, 0, sizeof *sc);
+    sc->e = x->journal;
+    sc->n = x->n_journal;
+    sc->hook = hook;
+    sc->ctx = ctx;
+}
+
+/* The s-th state a search of seat o starts from, into x->world: the true turn-start
+   state under `cheat`, else a sample of it (determinize); 0 when the sample failed. */
+static int sample_world(struct uno_search *x, const uno_game *g, int o, const uno_policy *pol,
+                        const uint64_t key[4], uint64_t s)
+{
+    if (pol->cheat) {
+        uno_game_clone(&x->world, &x->snap);
+        return 1;
+    }
+    uno_rng r;
+    uno_rng_seed(&r, key, s);
+    return determinize(x, g, o, &r, &x->world);
+}
+
 /*
  * The index of the answer to play among the m answers, or -1 when every sample was
  * dropped.  Each sampled state gives every answer the same rollout streams (common
@@ -760,18 +785,10 @@ static int pimc(struct uno_search *x, uno_game *g, int o, int decision, int arg,
     int kept = 0;
     pimc_hook h;
     uno_script sc;
-    memset(&sc, 0, sizeof sc);
-    sc.e = x->journal;
-    sc.n = x->n_journal;
-    sc.hook = pimc_answer;
-    sc.ctx = &h;
+    journal_script(&sc, x, pimc_answer, &h);
     h.after = after;
     for (int s = 0; s < pol->samples; s++) {
-        uno_rng r;
-        uno_rng_seed(&r, key, (uint64_t)s);
-        if (pol->cheat)
-            uno_game_clone(&x->world, &x->snap);
-        else if (!determinize(x, g, o, &r, &x->world))
+        if (!sample_world(x, g, o, pol, key, (uint64_t)s))
             continue;
         int ok = 1;
         for (int a = 0; a < m; a++)
@@ -1009,17 +1026,9 @@ static int ismcts(struct uno_search *x, uno_game *g, int o, int decision, int ar
     it.tree_pol[o].decide = tree_decide;
     it.tree_pol[o].ctx = &it;
     uno_script sc;
-    memset(&sc, 0, sizeof sc);
-    sc.e = x->journal;
-    sc.n = x->n_journal;
-    sc.hook = tree_root;
-    sc.ctx = &it;
+    journal_script(&sc, x, tree_root, &it);
     for (int s = 0; s < pol->iterations; s++) {
-        uno_rng r;
-        uno_rng_seed(&r, key, (uint64_t)s);
-        if (pol->cheat)
-            uno_game_clone(&x->world, &x->snap);
-        else if (!determinize(x, g, o, &r, &x->world))
+        if (!sample_world(x, g, o, pol, key, (uint64_t)s))
             continue;
         uno_game_clone(&x->sim, &x->world);
         reseed(&x->sim, key2, (uint64_t)s);
