@@ -53,6 +53,12 @@ POSTERIOR = (0.25, 0.5, 0.75)
 _ORDER = {"never": 0, "next": 1, "own": 2, "offender": 1, "posterior": 2, "always": 3}
 
 
+def greedy_spec(knobs: dict) -> str:
+    """greedy with these knobs as a policy spec: "greedy(bluff=1,bluff_next=2)"."""
+    return "greedy" + ("(" + ",".join(f"{a}={b}" for a, b in knobs.items()) + ")"
+                       if knobs else "")
+
+
 @dataclass(frozen=True)
 class Rule:
     """One strategy of the bluffer (side "bluff") or of the challengers (side "challenge")."""
@@ -96,8 +102,8 @@ class Rule:
         return k
 
     def spec(self, players: int = 2) -> str:
-        k = self.knobs(players)
-        return "greedy" + ("(" + ",".join(f"{a}={b}" for a, b in k.items()) + ")" if k else "")
+        """The greedy policy spec that plays this rule at `players` players."""
+        return greedy_spec(self.knobs(players))
 
     def sort_key(self):
         return (_ORDER[self.family], self.param if self.param is not None else 0.0)
