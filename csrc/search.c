@@ -21,8 +21,8 @@
  *   4. plays on, every seat by the rollout policy, to the end of the round or of the
  *      game (uno_policy.value), and scores it for o.
  * pimc averages each answer over samples x rollouts (the same sampled states and
- * streams for every answer: common random numbers); ismcts grows a tree over o's
- * information sets (below).
+ * streams for every answer: common random numbers); ismcts spends a budget of
+ * iterations at the decision's information set (below).
  */
 #include <stddef.h>
 #include <stdlib.h>
@@ -31,8 +31,6 @@
 #include "engine_internal.h"
 
 #define JOURNAL_MAX 1024 /* decisions in one turn; more: the turn is not searched */
-#define TREE_ACTIONS 64  /* answers a tree node keeps (the first ones in legal order) */
-#define TREE_DEPTH 64    /* tree nodes on one iteration's path */
 
 /* sqrt and log of a positive finite double without libm (the engine links nothing else):
    Newton's iteration, and the exponent's bits plus the atanh series of the mantissa. */
@@ -213,15 +211,6 @@ static int dispatch(uno_game *g, const uno_policy *pols, int p, int decision, in
 /* The recorder                                                               */
 /* ------------------------------------------------------------------------- */
 
-typedef struct tree_node {
-    uint64_t key;
-    int32_t m;                   /* answers kept */
-    int32_t ans[TREE_ACTIONS];   /* engine answers */
-    int32_t n[TREE_ACTIONS];     /* iterations that took the answer */
-    int32_t avail[TREE_ACTIONS]; /* iterations in which it was legal here */
-    double w[TREE_ACTIONS];      /* their total value */
-} tree_node;
-
 struct uno_search {
     uno_game *g;                            /* the game recorded */
     const uno_policy *orig;                 /* the seats' own policies */
@@ -233,10 +222,6 @@ struct uno_search {
     int64_t fork_at, seen;
     uno_result *fork_res;
     uno_script_entry journal[JOURNAL_MAX];
-    /* the tree of ismcts: nodes[0] the root; slot[] an open-addressing index */
-    tree_node *nodes;
-    int32_t *slot;
-    int cap, used, slots;
     /* value=table: P(win the game | own score, best other score), by TABLE_STEP points */
     float *table;
     int table_n;
@@ -297,8 +282,6 @@ void uno_search_end(uno_game *g)
         return;
     g->pol = x->orig;
     g->search = NULL;
-    free(x->nodes);
-    free(x->slot);
     free(x->table);
     free(x);
 }
@@ -837,88 +820,31 @@ static int pimc(struct uno_search *x, uno_game *g, int o, int decision, int arg,
 /* ------------------------------------------------------------------------- */
 
 /*
- * Single-observer ISMCTS: one tree per decision, over o's information sets.  A node is
- * one of o's decisions, keyed by its parent, the answer that led to it and what o
- * observes there (the decision, its own hand, the top card, the color, the direction,
- * the side, every hand's size, the draw pile's size): states that differ only in cards
- * o cannot see share a node.  Each iteration samples a state (determinize), replays the
- * turn, then descends by UCB (the answers' mean value plus c * sqrt(ln(availability) /
- * visits), availability counting the iterations in which an answer was legal at the
- * node), adds one node, plays on by the rollout policies and backs the value up the
- * path.  The other seats play the rollout policy throughout (they have no tree).  The
- * answer is the root's most visited, if its mean value leads the rollout policy's own
- * answer's by more than PIMC_Z standard errors (values are 0 or 1); else that answer.
+ * Information-set Monte Carlo search, one node deep: the statistics are those of the
+ * decision's information set (every state o cannot tell from the true one shares them),
+ * `iterations` rollouts in all, each on a sampled state (determinize) with the turn
+ * replayed, one answer taken at the decision and every seat by the rollout policy
+ * after it.  o's later decisions have no nodes of their own: a tree of them (keyed by
+ * what o observes there, grown one node per iteration, UCB at every node) played
+ * clearly worse than the rollout policy there (benchmarks/results.md, "ismcts").
+ *   c == 0 (the default): the answers share each sampled state, every answer once on it
+ *     with the same rollout streams (ceil(iterations / m) states; common random
+ *     numbers), and the answer is chosen by pimc's rule (the best mean, if it leads the
+ *     rollout policy's answer `def` by PIMC_Z paired standard errors; else `def`).
+ *   c > 0: UCB1, one state per iteration: an answer not yet taken first (in legal
+ *     order), else the best mean value plus c * sqrt(ln(iterations so far) / visits);
+ *     the most visited answer is played.  Values from different states are not paired,
+ *     so no guard: a guard on their unpaired standard error almost never let the search
+ *     leave `def` (3 decisions in 1000).
  */
-typedef struct tree_iter {
-    root_check rc;
-    struct uno_search *x;
-    const uno_policy *rollout; /* every seat by the rollout policy */
-    uno_policy tree_pol[UNO_MAX_PLAYERS];
-    double c;
-    uint64_t key; /* the key of the node just left, with its answer */
-    int depth;
-    int path_node[TREE_DEPTH], path_act[TREE_DEPTH];
-} tree_iter;
-
-static uint64_t observe(const uno_game *g, int o, int decision, int arg)
-{
-    uint64_t h = uno_rng_mix((uint64_t)decision * 131u + (uint64_t)(uint32_t)arg);
-    for (int i = 0; i < UNO_HAND_WORDS; i++)
-        h = uno_rng_mix(h ^ g->hand[o].w[i]);
-    h = uno_rng_mix(h ^ ((uint64_t)g->discard[g->n_discard - 1] << 8) ^
-                    ((uint64_t)(g->color + 1) << 16) ^ ((uint64_t)(g->direction + 1) << 24) ^
-                    ((uint64_t)g->side << 28) ^ ((uint64_t)g->n_draw << 32));
-    for (int q = 0; q < g->n; q++)
-        h = uno_rng_mix(h ^ ((uint64_t)g->hand_n[q] << (8 * (q & 3))) ^ (uint64_t)q << 40);
-    return h;
-}
-
-/* The node of `key`, or a new one (*created) with the answers ans[0..m); -1: no room. */
-static int tree_node_for(struct uno_search *x, uint64_t key, const int *ans, int m, int *created)
-{
-    uint32_t mask = (uint32_t)x->slots - 1, i = (uint32_t)key & mask;
-    *created = 0;
-    for (;; i = (i + 1) & mask) {
-        int32_t at = x->slot[i];
-        if (at < 0)
-            break;
-        if (x->nodes[at].key == key)
-            return at;
-    }
-    if (x->used >= x->cap)
-        return -1;
-    int at = x->used++;
-    tree_node *nd = &x->nodes[at];
-    nd->key = key;
-    nd->m = m < TREE_ACTIONS ? m : TREE_ACTIONS;
-    for (int a = 0; a < nd->m; a++) {
-        nd->ans[a] = ans[a];
-        nd->n[a] = nd->avail[a] = 0;
-        nd->w[a] = 0.0;
-    }
-    x->slot[i] = at;
-    *created = 1;
-    return at;
-}
-
-/* UCB at node `at` over the answers legal now (ans[0..m)); its index in the node. */
-static int tree_select(tree_node *nd, const int *ans, int m, double c)
+static int ucb_pick(const int *n, const double *w, int m, int total, double c)
 {
     int best = -1;
     double best_s = 0.0;
-    int legal[TREE_ACTIONS], nl = 0;
-    for (int a = 0; a < nd->m; a++)
-        for (int j = 0; j < m; j++)
-            if (ans[j] == nd->ans[a]) {
-                legal[nl++] = a;
-                nd->avail[a]++;
-                break;
-            }
-    for (int j = 0; j < nl; j++) {
-        int a = legal[j];
-        if (nd->n[a] == 0)
-            return a; /* every legal answer once first, in legal order */
-        double s = nd->w[a] / nd->n[a] + c * s_sqrt(s_log((double)nd->avail[a]) / nd->n[a]);
+    for (int a = 0; a < m; a++) {
+        if (n[a] == 0)
+            return a;
+        double s = w[a] / n[a] + c * s_sqrt(s_log((double)total) / n[a]);
         if (best < 0 || s > best_s) {
             best = a;
             best_s = s;
@@ -927,149 +853,78 @@ static int tree_select(tree_node *nd, const int *ans, int m, double c)
     return best;
 }
 
-static int legal_answers(const uno_game *g, int o, int decision, int arg, int *ans);
-
-/* A decision of o in the tree: select, or add a node and leave the tree. */
-static int tree_step(tree_iter *it, uno_game *g, int decision, int arg, int root)
-{
-    struct uno_search *x = it->x;
-    const int o = it->rc.o;
-    int ans[UNO_MAX_ACTIONS];
-    int m = legal_answers(g, o, decision, arg, ans);
-    if (decision == UNO_DEC_FORGET_UNO)
-        return 0; /* a search player never forgets UNO */
-    if (m == 1)
-        return ans[0];
-    uint64_t key = root ? 0 : uno_rng_mix(it->key ^ observe(g, o, decision, arg));
-    int created = 0;
-    int at = it->depth < TREE_DEPTH ? tree_node_for(x, key, ans, m, &created) : -1;
-    if (at < 0) { /* no room: the rollout policy from here on */
-        g->pol = it->rollout;
-        return dispatch(g, it->rollout, o, decision, arg);
-    }
-    tree_node *nd = &x->nodes[at];
-    int a = tree_select(nd, ans, m, it->c);
-    if (a < 0) { /* none of the node's answers is legal here (a hash collision) */
-        g->pol = it->rollout;
-        return dispatch(g, it->rollout, o, decision, arg);
-    }
-    it->path_node[it->depth] = at;
-    it->path_act[it->depth++] = a;
-    it->key = uno_rng_mix(key + (uint64_t)(nd->ans[a] + 2) * UINT64_C(0x9E3779B97F4A7C15));
-    g->pol = created && !root ? it->rollout : it->tree_pol;
-    return nd->ans[a];
-}
-
-static int tree_root(void *ctx, uno_game *g, int seat, int decision, int arg)
-{
-    tree_iter *it = (tree_iter *)ctx;
-    if (!at_root(&it->rc, g, seat, decision, arg))
-        longjmp(*g->bail, 1);
-    it->rc.reached = 1;
-    return tree_step(it, g, decision, arg, 1);
-}
-
-/* o's decisions below the root (a user policy's callback: a user answer). */
-static int tree_decide(void *ctx, uno_game *g, int seat, int decision, int arg)
-{
-    tree_iter *it = (tree_iter *)ctx;
-    return user_answer(g, seat, decision, tree_step(it, g, decision, arg, 0));
-}
-
-static int tree_alloc(struct uno_search *x, int cap)
-{
-    if (x->cap < cap) {
-        free(x->nodes);
-        free(x->slot);
-        x->nodes = (tree_node *)malloc((size_t)cap * sizeof *x->nodes);
-        int slots = 1;
-        while (slots < 2 * cap)
-            slots *= 2;
-        x->slot = (int32_t *)malloc((size_t)slots * sizeof *x->slot);
-        if (!x->nodes || !x->slot) {
-            free(x->nodes);
-            free(x->slot);
-            x->nodes = NULL;
-            x->slot = NULL;
-            x->cap = 0;
-            return 0;
-        }
-        x->cap = cap;
-        x->slots = slots;
-    }
-    x->used = 0;
-    memset(x->slot, -1, (size_t)x->slots * sizeof *x->slot);
-    return 1;
-}
-
 static int ismcts(struct uno_search *x, uno_game *g, int o, int decision, int arg, const int *ans,
                   int m, int def, const uint64_t key[4], const uint64_t key2[4])
 {
     const uno_policy *pol = &x->orig[o];
-    if (!tree_alloc(x, pol->iterations + 1))
-        return -1;
-    int created;
-    tree_node_for(x, 0, ans, m, &created); /* the root: node 0, key 0 */
     uno_policy after[UNO_MAX_PLAYERS];
     rollout_policies(x, o, after);
-    tree_iter it;
-    memset(&it, 0, sizeof it);
-    it.x = x;
-    it.rollout = after;
-    it.c = pol->c;
-    for (int s = 0; s < g->n; s++)
-        it.tree_pol[s] = after[s];
-    memset(&it.tree_pol[o], 0, sizeof it.tree_pol[o]);
-    it.tree_pol[o].id = UNO_POLICY_USER;
-    it.tree_pol[o].challenge_threshold = 0.5;
-    it.tree_pol[o].suspect = -1;
-    it.tree_pol[o].decide = tree_decide;
-    it.tree_pol[o].ctx = &it;
+    int n[UNO_MAX_ACTIONS];
+    double w[UNO_MAX_ACTIONS], tmp[UNO_MAX_ACTIONS], d1[UNO_MAX_ACTIONS], d2[UNO_MAX_ACTIONS];
+    for (int a = 0; a < m; a++) {
+        n[a] = 0;
+        w[a] = d1[a] = d2[a] = 0.0;
+    }
+    pimc_hook h;
     uno_script sc;
-    journal_script(&sc, x, tree_root, &it);
-    for (int s = 0; s < pol->iterations; s++) {
+    journal_script(&sc, x, pimc_answer, &h);
+    h.after = after;
+    const int paired = !(pol->c > 0.0);
+    const int states = paired ? (pol->iterations + m - 1) / m : pol->iterations;
+    int kept = 0, total = 0;
+    for (int s = 0; s < states; s++) {
         if (!sample_world(x, g, o, pol, key, (uint64_t)s))
             continue;
-        uno_game_clone(&x->sim, &x->world);
-        reseed(&x->sim, key2, (uint64_t)s);
-        it.rc.real = g;
-        it.rc.o = o;
-        it.rc.decision = decision;
-        it.rc.arg = arg;
-        it.rc.reached = 0;
-        it.depth = 0;
-        it.key = 0;
-        double v = 0.0;
-        if (!run(x, &sc, &it.rc, pol->value, &v))
-            continue;
-        for (int d = 0; d < it.depth; d++) {
-            tree_node *nd = &x->nodes[it.path_node[d]];
-            nd->n[it.path_act[d]]++;
-            nd->w[it.path_act[d]] += v;
+        int ok = 1;
+        for (int j = 0; j < (paired ? m : 1) && ok; j++) {
+            int a = paired ? j : ucb_pick(n, w, m, total + 1, pol->c);
+            uno_game_clone(&x->sim, &x->world);
+            reseed(&x->sim, key2, (uint64_t)s);
+            h.rc.real = g;
+            h.rc.o = o;
+            h.rc.decision = decision;
+            h.rc.arg = arg;
+            h.rc.reached = 0;
+            h.answer = ans[a];
+            double v = 0.0;
+            ok = run(x, &sc, &h.rc, pol->value, &v);
+            if (ok) {
+                tmp[a] = v;
+                n[a]++;
+                w[a] += v;
+                total++;
+            }
+        }
+        if (paired && ok) {
+            kept++;
+            for (int a = 0; a < m; a++) {
+                double d = tmp[a] - tmp[def];
+                d1[a] += d;
+                d2[a] += d * d;
+            }
         }
     }
-    const tree_node *root = &x->nodes[0];
-    int best = -1, d = -1;
-    for (int a = 0; a < root->m; a++) {
-        if (root->n[a] > 0 && (best < 0 || root->n[a] > root->n[best]))
+    int best = -1;
+    if (paired) { /* pimc's rule over the paired differences */
+        if (!kept)
+            return -1;
+        best = def;
+        for (int a = 0; a < m; a++)
+            if (d1[a] > d1[best])
+                best = a;
+        if (best != def) {
+            double mean = d1[best] / kept,
+                   var = kept > 1 ? (d2[best] - kept * mean * mean) / (kept - 1) : 0.0;
+            double se = s_sqrt(var > 0.0 ? var / kept : 0.0);
+            if (!(kept > 1 && mean > PIMC_Z * se))
+                best = def;
+        }
+        return best;
+    }
+    for (int a = 0; a < m; a++) /* the most visited, the first of equals */
+        if (n[a] > 0 && (best < 0 || n[a] > n[best]))
             best = a;
-        if (root->ans[a] == ans[def])
-            d = a;
-    }
-    if (best < 0)
-        return -1;
-    if (d >= 0 && best != d) { /* as pimc: the most visited must lead def's mean clearly */
-        if (root->n[d] == 0)
-            return def;
-        double p1 = root->w[best] / root->n[best], p2 = root->w[d] / root->n[d];
-        double se = s_sqrt(p1 * (1.0 - p1) / root->n[best] + p2 * (1.0 - p2) / root->n[d]);
-        if (!(p1 - p2 > PIMC_Z * se))
-            return def;
-    }
-    for (int j = 0; j < m; j++)
-        if (ans[j] == root->ans[best])
-            return j;
-    return -1;
+    return best;
 }
 
 /* ------------------------------------------------------------------------- */

@@ -257,9 +257,11 @@ SEARCH_KNOBS = (
     Knob("rollouts", "count", _search(4, 4),
          "pimc: rollouts per sampled state and legal answer", only=("pimc",)),
     Knob("iterations", "count", _search(1000, 1000),
-         "ismcts: iterations per decision, one sampled state each", only=("ismcts",)),
-    Knob("c", "real", _search(0.7, 0.7),
-         "ismcts: the UCB exploration constant (value in [0, 1] per game)", only=("ismcts",)),
+         "ismcts: rollouts per decision, each on a sampled state", only=("ismcts",)),
+    Knob("c", "real", _search(0.0, 0.0),
+         "ismcts: 0: every answer once per sampled state, paired (iterations / answers "
+         "states); above 0: UCB1 with this exploration constant (values in [0, 1]), one "
+         "state per iteration, the most visited answer played", only=("ismcts",)),
     Knob("rollout", "choice", _search("greedy", "greedy"),
          "the built-in policy every seat plays in a rollout (with its default knobs); "
          "also this seat's answer where nothing can be searched", values=POLICY_NAMES),
@@ -314,9 +316,10 @@ POLICY_HELP = {
     "pimc": "search: every decision with more than one legal answer is tried on sampled "
             "states of the hidden cards, each answer followed by rollouts of the rollout "
             "policy; the answer with the best mean value is played (C engine only)",
-    "ismcts": "search: information-set Monte Carlo tree search over this seat's decisions, "
-              "one sampled state per iteration, UCB selection, rollouts by the rollout "
-              "policy; the most visited answer is played (C engine only)",
+    "ismcts": "search: information-set Monte Carlo search at the decision's information "
+              "set, a budget of iterations (rollouts by the rollout policy on sampled "
+              "states) shared by the answers in turn on common states (c=0) or by UCB1 "
+              "(c>0) (C engine only)",
 }
 
 
