@@ -506,6 +506,8 @@ static int determinize(const struct uno_search *x, const uno_game *now, int o, u
  * or more players); rounds that score nothing change nothing.  Then
  *   P(a, b) = q sum_k f(k) P(a + k, b) + (1 - q) sum_k f(k) P(a, b + k),
  * with P = 1 once a reaches the target and 0 once b does, solved from the top down.
+ * Measured and not taken: the product over the other seats of two-seat races (q = 1/2
+ * each) played about 0.02 better at four players, not clearly (benchmarks/results.md).
  */
 #define TABLE_STEP 5
 #define TABLE_ROUNDS 400
