@@ -228,7 +228,10 @@ struct uno_search {
     uno_policy wrap[UNO_MAX_PLAYERS];       /* every seat: record_decide */
     uno_policy fallback[UNO_MAX_PLAYERS];   /* orig, a search seat as its rollout policy */
     int has_snap, snap_seat;
+    int snap_start; /* 1: the snapshot is the round's start (uno_search_start), snap_seat
+                       its dealer; 0: the start of snap_seat's turn */
     int n_journal, overflow;
+    int64_t stats[UNO_MAX_PLAYERS][UNO_SEARCH_STATS]; /* per seat: uno.h UNO_SS_* */
     /* uno_play_fork: the decision to fork at (-1 none), decisions seen, the fork's result */
     int64_t fork_at, seen;
     uno_result *fork_res;
@@ -290,6 +293,16 @@ int uno_search_begin(uno_game *g)
     return 1;
 }
 
+void uno_search_stats(const uno_game *g, int64_t *stats)
+{
+    const struct uno_search *x = g->search;
+    if (!x)
+        return;
+    for (int s = 0; s < g->n; s++)
+        for (int k = 0; k < UNO_SEARCH_STATS; k++)
+            stats[s * UNO_SEARCH_STATS + k] += x->stats[s][k];
+}
+
 void uno_search_end(uno_game *g)
 {
     struct uno_search *x = g->search;
@@ -310,8 +323,24 @@ void uno_search_turn(uno_game *g, int p)
     uno_game_clone(&x->snap, g);
     x->has_snap = 1;
     x->snap_seat = p;
+    x->snap_start = 0;
     x->n_journal = 0;
     x->overflow = 0;
+}
+
+void uno_search_start(uno_game *g, int dealer)
+{
+    uno_search_turn(g, dealer);
+    g->search->snap_start = 1;
+    /* as uno_round_play sets it once the starter has acted (the starter is discard[0]) */
+    g->search->snap.round_starter = g->t->card_kind[g->side][g->discard[0]];
+}
+
+/* The snapshot's round, replayed by sim (a clone of it) on to its end (uno_round_*). */
+static int continue_snapshot(const struct uno_search *x, uno_game *sim)
+{
+    return x->snap_start ? uno_round_continue_starter(sim, x->snap_seat)
+                         : uno_round_continue(sim, x->snap_seat);
 }
 
 /* ------------------------------------------------------------------------- */
@@ -684,11 +713,15 @@ static int run(struct uno_search *x, uno_script *sc, root_check *rc, int value, 
                     : sim->cfg->stacking || sim->launcher ? UNO_FAST_WILD
                                                           : UNO_FAST_DRAW;
     uno_script_attach(sim, sc);
-    if (setjmp(jb))
+    if (setjmp(jb)) {
+        x->stats[rc->o][UNO_SS_DROPPED]++;
         return 0;
-    int w = uno_round_continue(sim, x->snap_seat);
-    if (!rc->reached)
+    }
+    int w = continue_snapshot(x, sim);
+    if (!rc->reached) {
+        x->stats[rc->o][UNO_SS_DROPPED]++;
         return 0;
+    }
     const int o = rc->o;
     if (value == UNO_VALUE_ROUND) {
         *v = w >= 0 && (w == o || (sim->cfg->teams && w % 2 == o % 2));
@@ -754,13 +787,17 @@ static void journal_script(uno_script *sc, const struct uno_search *x, uno_scrip
 static int sample_world(struct uno_search *x, const uno_game *g, int o, const uno_policy *pol,
                         const uint64_t key[4], uint64_t s)
 {
+    x->stats[o][UNO_SS_SAMPLES]++;
     if (pol->cheat) {
         uno_game_clone(&x->world, &x->snap);
         return 1;
     }
     uno_rng r;
     uno_rng_seed(&r, key, s);
-    return determinize(x, g, o, &r, &x->world);
+    if (determinize(x, g, o, &r, &x->world))
+        return 1;
+    x->stats[o][UNO_SS_DROPPED]++;
+    return 0;
 }
 
 /*
@@ -1158,8 +1195,10 @@ static int search_decide(struct uno_search *x, uno_game *g, int o, int decision,
     uint64_t w = uno_dec_next(g, o, UNO_DK_SEARCH);
     if (m < 1 || !x->has_snap || x->overflow || x->snap.rounds != g->rounds ||
         (pol->value == UNO_VALUE_TABLE && g->cfg->scoring == UNO_SCORING_STANDARD &&
-         !x->table && !table_build(x, o)))
+         !x->table && !table_build(x, o))) {
+        x->stats[o][UNO_SS_FALLBACK]++;
         return dispatch(g, x->fallback, o, decision, arg);
+    }
     const uint64_t key[4] = {w, UINT64_C(0x5345415243480001), (uint64_t)decision, 1};
     const uint64_t key2[4] = {w, UINT64_C(0x5345415243480002), (uint64_t)decision, 2};
     /* the rollout policy's own answer, its random draws wound back (and no decision point
@@ -1176,8 +1215,11 @@ static int search_decide(struct uno_search *x, uno_game *g, int o, int decision,
             def = i;
     int best = pol->id == UNO_POLICY_PIMC ? pimc(x, g, o, decision, arg, ans, m, def, key, key2)
                                           : ismcts(x, g, o, decision, arg, ans, m, def, key, key2);
-    if (best < 0)
+    if (best < 0) {
+        x->stats[o][UNO_SS_FALLBACK]++;
         return dispatch(g, x->fallback, o, decision, arg); /* forced there, if it must be */
+    }
+    x->stats[o][UNO_SS_SEARCHED]++;
     if (UNO_UNLIKELY(force != NULL) && force->seat == o)
         return forced_search(x, g, o, decision, arg, ans, m, ans[best], own, key, key2);
     return ans[best];
@@ -1245,7 +1287,7 @@ static void fork_here(struct uno_search *x, uno_game *g, int seat, int decision,
         res->status = -2;
         return;
     }
-    int w = uno_round_continue(sim, x->snap_seat);
+    int w = continue_snapshot(x, sim);
     if (!h.rc.reached) {
         res->status = -3;
         return;

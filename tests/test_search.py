@@ -70,12 +70,23 @@ def _events_first_action(events, seat):
     return None
 
 
-def _hidden_shuffles(variant, spec, decks=3, perms=4):
+def _starter_color(events, seat):
+    """The color seat names for the round's starter (C5: the first event after the deal)."""
+    for e in events:
+        if e["e"] == "color":
+            return ("color", e["color"]) if e.get("p") == seat else None
+        if e["e"] not in ("round_start", "dealer_draw"):
+            return None
+    return None
+
+
+def _hidden_shuffles(variant, spec, decks=3, perms=4, starter="number"):
     """Seat 0's first action in rounds whose hidden cards are permuted: the number of
     permutations that changed it, out of how many.  Seat 0 moves first in a round dealt
     from a chosen deck order (dealer 2, a number starter); the hidden cards are the other
     hands and the draw pile, permuted keeping every hand's size and, on the Flip deck,
-    every card's visible other face (F6)."""
+    every card's visible other face (F6).  starter="wild": the starter is a Wild instead,
+    and the action is the color seat 0 names for it before the first turn (C5)."""
     rules = Rules(variant=variant, players=3)
     _, _, eng = _setup(rules, [spec, "greedy", "greedy"])
     arrays = deck_for(rules).arrays()
@@ -83,17 +94,21 @@ def _hidden_shuffles(variant, spec, decks=3, perms=4):
     kinds = np.asarray(arrays["card_kind"])
     effect = np.asarray(arrays["effect"])
     face = np.asarray(arrays["face"])
+    wild = int(effect[deck_for(rules).kind_of_code("W")])
     n, hand = 3, 7
     key = key_from_seed(3)
     rng = np.random.default_rng(7)
     tested = changed = 0
-    for _ in range(60):
+    action = _events_first_action if starter == "number" else _starter_color
+    for _ in range(400):
         order = rng.permutation(eng.n_cards)
         k = kinds[order[n * hand]]
-        if effect[k] != 0 or face[k] > 9:  # a number starter: seat 0 (left of dealer 2) opens
-            continue
+        if starter == "number" and (effect[k] != 0 or face[k] > 9):
+            continue  # a number starter: seat 0 (left of dealer 2) opens
+        if starter == "wild" and effect[k] != wild:
+            continue  # a Wild starter: seat 0 (left of dealer 2) names its color
         hidden = [i for i in range(len(order)) if (i < n * hand and i % n != 0) or i > n * hand]
-        base = _events_first_action(eng.play_round(key, 0, list(order), 2, None)[1], 0)
+        base = action(eng.play_round(key, 0, list(order), 2, None)[1], 0)
         for _ in range(perms):
             new = order.copy()
             cards = order[hidden]
@@ -104,9 +119,9 @@ def _hidden_shuffles(variant, spec, decks=3, perms=4):
                     pos = [h for h, c in zip(hidden, cards) if dark[c] == d]
                     new[pos] = rng.permutation(order[pos])
             assert sorted(new) == sorted(order)
-            got = _events_first_action(eng.play_round(key, 0, list(new), 2, None)[1], 0)
+            got = action(eng.play_round(key, 0, list(new), 2, None)[1], 0)
             # a draw shows the card drawn, which the permutation may change
-            changed += got != base if base[0] == "play" else got[0] != "draw"
+            changed += got != base if base[0] != "draw" else got[0] != "draw"
             tested += 1
         if tested == decks * perms:
             break
@@ -122,6 +137,23 @@ def test_no_leak_hidden_cards_shuffled(variant, spec):
     cards never changes its first decision, for a fixed sample stream (the same seed and
     game)."""
     assert _hidden_shuffles(variant, spec)[0] == 0
+
+
+@pytest.mark.parametrize("spec", ["pimc(samples=6,rollouts=1,value=round)",
+                                  "ismcts(iterations=30,value=round)"])
+def test_no_leak_starter_color(spec):
+    """P1 before the first turn (C5): the color a search seat names for a Wild starter,
+    now searched from the round-start snapshot, never changes when the hidden cards are
+    permuted."""
+    assert _hidden_shuffles("classic", spec, starter="wild")[0] == 0
+
+
+def test_the_starter_no_leak_check_catches_a_cheat():
+    """The starter-color check can fail: a seat that sees every hand (cheat=1) names
+    another color for some permutations of the hidden cards."""
+    changed, tested = _hidden_shuffles("classic", "pimc(samples=6,rollouts=1,value=round,"
+                                                  "cheat=1)", decks=6, starter="wild")
+    assert changed > 0, tested
 
 
 def test_the_no_leak_check_catches_a_cheat():
@@ -144,6 +176,56 @@ def test_same_seed_same_games(spec):
     assert [(r.winner, r.scores, r.turns) for r in a] == [(r.winner, r.scores, r.turns) for r in b]
     cols = play_games(rules, [spec, "greedy"], seed=4, first_game=0, n_games=2)
     assert list(cols["turns"]) == [r.turns for r in a]
+
+
+def test_search_stats_columns():
+    """play_games reports each search seat's counters (docs/policies.md "Search players"):
+    per game and seat, decisions searched, answered by the rollout policy, samples drawn,
+    samples dropped; zeros for the other seats; no such column without a search seat."""
+    rules = Rules(players=3)
+    cols = play_games(rules, [FAST, "greedy", FAST_TREE], seed=4, first_game=0, n_games=2)
+    st = cols["search_stats"]
+    assert st.shape == (2, 3, 4) and st.dtype == np.int64
+    assert (st[:, 1] == 0).all()
+    for seat, per in ((0, 2), (2, 8)):  # samples per search: pimc's samples, ismcts's iterations
+        searched, fallback, samples, dropped = st[:, seat].sum(axis=0)
+        assert searched > 0 and 0 <= dropped <= samples
+        assert samples >= per * searched and samples % per == 0
+    assert "search_stats" not in play_games(rules, "greedy", seed=4, n_games=2)
+
+
+def _wild_starter_games(rules, spec, games):
+    """Game numbers of run 5 whose first round starts on a Wild whose color seat 0 names
+    (C5: the player left of the dealer; seat 1 deals at two players)."""
+    cols = play_games(rules, [spec, "greedy"], seed=5, first_game=0, n_games=games, rounds=True)
+    first = np.flatnonzero(cols["round_"] == 1)
+    wild = deck_for(rules).kind_of_code("W")
+    hit = (cols["round_starter"][first] == wild) & (cols["round_dealer"][first] == 1)
+    return cols, cols["round_game"][first][hit].tolist()
+
+
+def test_starter_color_is_searched():
+    """A decision before the round's first turn (C5: the color of a Wild starter) is
+    searched from the round-start snapshot: in one-round games (target 1) that start so,
+    the search seat's decisions answered by the rollout policy are fewer than those
+    games (each would count one)."""
+    rules = Rules(players=2, target=1)
+    cols, found = _wild_starter_games(rules, FAST, 400)
+    assert len(found) >= 3
+    fallback = cols["search_stats"][found, 0, 1]
+    assert fallback.sum() < len(found), fallback
+
+
+def test_fork_at_the_starter_color():
+    """uno_play_fork at the first decision of a game, the color of a Wild starter: the
+    round-start snapshot replays it (the fork was refused before: no turn had begun)."""
+    rules = Rules(players=2, target=1)
+    _, found = _wild_starter_games(rules, "greedy", 400)
+    _, _, eng = _setup(rules, ["greedy", "greedy"])
+    assert found
+    for g in found[:3]:
+        real, fork = eng.play_fork(key_from_seed(5), g, 0)
+        assert not isinstance(fork, int) and fork == real
 
 
 @pytest.mark.parametrize("scoring", ["elimination", "lowest"])
