@@ -62,7 +62,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     print(f"machine: {machine()}; {args.spec} at seat 0, the others greedy; "
           f"{args.games} games of run {args.seed}, {args.players} players")
-    print(f"{"rules":<50} {'decisions':>9} {'fallback %':>20} {'samples':>8} "
+    print(f"{'rules':<50} {'decisions':>9} {'fallback %':>20} {'samples':>8} "
           f"{'dropped %':>20} {'ms/dec':>7}")
     for variant, house in CASES:
         rules = Rules(variant=variant, players=args.players, **house)

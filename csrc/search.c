@@ -129,22 +129,57 @@ static int answer_fits(const uno_game *g, int p, int decision, int ans)
     }
 }
 
+/* A decision of another seat than s->observer that it is asked only because of the cards
+   it holds (hidden from the observer), when declined: no one sees that it was asked. */
+static int private_kind(const uno_script *s, int seat, int decision)
+{
+    return s->observer >= 0 && seat != s->observer &&
+           (decision == UNO_DEC_JUMP_IN || decision == UNO_DEC_STACK ||
+            decision == UNO_DEC_PLAY_DRAWN);
+}
+
+static int decline(int decision)
+{
+    return decision == UNO_DEC_STACK ? UNO_DRAW : 0;
+}
+
+/* Whether entry e answers the decision met (seat, decision, arg). */
+static int entry_fits(const uno_script *s, const uno_script_entry *e, int seat, int decision,
+                      int arg)
+{
+    if (e->seat != seat || e->decision != decision)
+        return 0;
+    if (decision == UNO_DEC_PLAY_DRAWN) /* the arg names the drawn card: o may not see it */
+        return private_kind(s, seat, decision) || (e->arg & 1) == (arg & 1);
+    return e->arg == arg;
+}
+
 /* The script's callback: every decision of a scripted game. */
 static int script_decide(void *ctx, uno_game *g, int seat, int decision, int arg)
 {
     uno_script *s = (uno_script *)ctx;
     int ans;
-    if (s->next < s->n) {
-        const uno_script_entry *e = &s->e[s->next++];
-        /* a drawn card's decision names the card: one o may not have seen */
-        int same_arg = decision == UNO_DEC_PLAY_DRAWN ? (e->arg & 1) == (arg & 1) : e->arg == arg;
-        if (e->seat != seat || e->decision != decision || !same_arg)
-            longjmp(*s->diverged, 1);
-        ans = e->answer;
-    } else {
-        if (!s->hook)
+    for (;;) {
+        if (s->next < s->n) {
+            const uno_script_entry *e = &s->e[s->next];
+            if (entry_fits(s, e, seat, decision, arg)) {
+                s->next++;
+                ans = e->answer;
+                break;
+            }
+            if (private_kind(s, e->seat, e->decision) && e->answer == decline(e->decision)) {
+                s->next++; /* declined, and not asked here: it changed nothing seen */
+                continue;
+            }
+        }
+        if (private_kind(s, seat, decision)) { /* asked here only: declined, as unseen */
+            ans = decline(decision);
+            break;
+        }
+        if (s->next < s->n || !s->hook)
             longjmp(*s->diverged, 1);
         ans = s->hook(s->ctx, g, seat, decision, arg);
+        break;
     }
     if (!answer_fits(g, seat, decision, ans))
         longjmp(*s->diverged, 1);
@@ -704,6 +739,7 @@ static int run(struct uno_search *x, uno_script *sc, root_check *rc, int value, 
     jmp_buf jb;
     sc->diverged = &jb;
     sc->next = 0;
+    sc->observer = rc->o; /* only what o sees must follow the record */
     sim->bail = &jb;
     sim->search = NULL;
     sim->tr = NULL;
@@ -776,6 +812,7 @@ static void journal_script(uno_script *sc, const struct uno_search *x, uno_scrip
                            void *ctx)
 {
     memset(sc, 0, sizeof *sc);
+    sc->observer = -1; /* run() names the searching seat */
     sc->e = x->journal;
     sc->n = x->n_journal;
     sc->hook = hook;
@@ -1262,6 +1299,7 @@ static void fork_here(struct uno_search *x, uno_game *g, int seat, int decision,
     memset(&h, 0, sizeof h);
     sc.e = x->journal;
     sc.n = x->n_journal;
+    sc.observer = -1; /* the true state: every entry fits exactly */
     sc.hook = fork_answer;
     sc.ctx = &h;
     h.rc.real = g;

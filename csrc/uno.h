@@ -1373,7 +1373,7 @@ UNO_HD double uno_bluff_probability(const uno_game *g, int victim, int offender,
  * Answers are the engine's: a card id (or UNO_DRAW) where a user policy answers a hand
  * index, else the user policy's answer.  An entry that does not fit the decision met
  * (another seat or decision, a card not held or not playable) longjmps to *s->diverged:
- * the clone does not follow the record.
+ * the clone does not follow the record (but see `observer`).
  */
 typedef struct uno_script_entry {
     int32_t seat, decision, arg, answer;
@@ -1384,6 +1384,12 @@ typedef struct uno_script {
     int n, next;               /* how many; the next to answer */
     uno_script_hook hook;      /* answers once they are spent (NULL: the clone diverged) */
     void *ctx;                 /* passed to hook */
+    /* -1: every entry must fit exactly.  A seat o: the clone is a state o cannot tell
+       from the true one, and only what o sees must fit: another seat's decisions that
+       are asked only because of the cards it holds (a jump-in, C-H4; a stack, C-H1;
+       playing a drawn card, C8) and were declined may be asked or not (declined again),
+       and whether its drawn card would be a bluff (C7) is not compared */
+    int observer;
 #if defined(__CUDACC_RTC__)
     void *diverged; /* no setjmp on a GPU: CPU only */
 #else
