@@ -108,6 +108,10 @@ UNO_HD int uno_reshuffle(uno_game *g)
     g->n_discard = 1;
     uno_draw_shuffle(g, m); /* taken as the cards are drawn */
     g->reshuffles++;
+#if !UNO_DEVICE /* the search players: CPU only */
+    if (UNO_UNLIKELY(g->search != NULL))
+        uno_search_event(g);
+#endif
     if (g->tr)
         uno_trace_event(g->tr, UNO_EV_RESHUFFLE, -1, m, 0, 0);
     return 1;
@@ -279,6 +283,10 @@ UNO_HD static void flip(uno_game *g, int p, int out)
     reverse_u8(g->draw, g->n_draw);
     int top = g->discard[g->n_discard - 1];
     g->top_face = uno_face(g, top);
+#if !UNO_DEVICE /* the search players: CPU only */
+    if (UNO_UNLIKELY(g->search != NULL))
+        uno_search_event(g);
+#endif
     if (g->tr)
         uno_trace_event(g->tr, UNO_EV_FLIP, p, g->side, top, 0);
     int col = uno_color(g, top);

@@ -33,6 +33,7 @@
 #define JOURNAL_MAX 1024 /* decisions in one turn; more: the turn is not searched */
 #define TREE_ACTIONS 64  /* answers a tree node keeps (the first ones in legal order) */
 #define TREE_DEPTH 64    /* tree nodes on one iteration's path */
+#define PRESS_MAX 256    /* launcher presses in one turn; more: the turn is not searched */
 
 /* sqrt and log of a positive finite double without libm (the engine links nothing else):
    Newton's iteration, and the exponent's bits plus the atanh series of the mantissa. */
@@ -267,6 +268,16 @@ struct uno_search {
                        its dealer; 0: the start of snap_seat's turn */
     int n_journal, overflow;
     int64_t stats[UNO_MAX_PLAYERS][UNO_SEARCH_STATS]; /* per seat: uno.h UNO_SS_* */
+    /* The turn's reshuffles and flips ("events", uno_search_event) and launcher presses
+       (uno_search_press) so far: `mid` is the game just after the last event, the
+       n_events-th; press_k[] what each press fired */
+    int n_events, n_press, has_mid, mid_at; /* mid_at: journal entries before mid */
+    int32_t press_k[PRESS_MAX];
+    /* A replay in progress (a clone whose `search` is this recorder, until its root):
+       events and presses met so far; mid_ready: the sample's state holds the true turn
+       start (x->world), and mid_world the sample of `mid` to put in at the n_events-th
+       event (mid_due: not yet put in); cur_o: the searching seat */
+    int sim_events, sim_press, mid_ready, mid_due, cur_o;
     /* uno_play_fork: the decision to fork at (-1 none), decisions seen, the fork's result */
     int64_t fork_at, seen;
     uno_result *fork_res;
@@ -279,6 +290,8 @@ struct uno_search {
     float *table;
     int table_n;
     uno_game snap;  /* the game at the start of the turn (up to `own`) */
+    uno_game mid;       /* the game just after the turn's last reshuffle or flip */
+    uno_game mid_world; /* a sampled state of mid (determinize) */
     uno_game world; /* a sampled state */
     uno_game sim;   /* a rollout */
 };
@@ -354,6 +367,8 @@ void uno_search_end(uno_game *g)
 void uno_search_turn(uno_game *g, int p)
 {
     struct uno_search *x = g->search;
+    if (g != x->g)
+        return; /* a replay (uno_search_event) */
     uno_draw_settle(g); /* the pile's order is fixed from here: a sample may rebuild it */
     uno_game_clone(&x->snap, g);
     x->has_snap = 1;
@@ -361,14 +376,89 @@ void uno_search_turn(uno_game *g, int p)
     x->snap_start = 0;
     x->n_journal = 0;
     x->overflow = 0;
+    x->n_events = x->n_press = x->has_mid = 0;
 }
 
 void uno_search_start(uno_game *g, int dealer)
 {
+    if (g != g->search->g)
+        return; /* a replay */
     uno_search_turn(g, dealer);
     g->search->snap_start = 1;
     /* as uno_round_play sets it once the starter has acted (the starter is discard[0]) */
     g->search->snap.round_starter = g->t->card_kind[g->side][g->discard[0]];
+}
+
+/*
+ * Within a turn, a reshuffle (C15) or a flip (F3) changes what the turn-start snapshot
+ * says about the cards: the reshuffled pile's order is new, a flip shows the other faces.
+ * The game keeps its state just after the turn's last such event (`mid`), and a search
+ * samples that state instead (determinize from mid): the replay starts from the true
+ * turn-start snapshot, follows the journal (the truth, so it meets the same events) and,
+ * at that event, takes the sample's hidden cards (the other hands and the draw pile) in
+ * place of the true ones, before any decision is asked of the true state; the rest of the
+ * journal, the decision searched and the rollout play on the sample.  A replay that meets
+ * the event in another public state, or reaches the decision without meeting it, is
+ * dropped: it never plays on with the true cards.  What the engine computed from the true
+ * cards before the event and still holds after it is public (the turn's outcome so far).
+ */
+
+/* Whether the replay g at an event shows what the game showed there (mid) to o. */
+static int same_at_event(const uno_game *g, const uno_game *mid, int o)
+{
+    if (g->n_draw != mid->n_draw || g->n_discard != mid->n_discard || g->side != mid->side ||
+        g->reshuffles != mid->reshuffles || g->discard[g->n_discard - 1] !=
+        mid->discard[mid->n_discard - 1] ||
+        memcmp(&g->hand[o], &mid->hand[o], sizeof g->hand[o]) != 0)
+        return 0;
+    for (int q = 0; q < g->n; q++)
+        if (g->hand_n[q] != mid->hand_n[q])
+            return 0;
+    return 1;
+}
+
+void uno_search_event(uno_game *g)
+{
+    struct uno_search *x = g->search;
+    if (g != x->g) { /* a replay: the sample goes in at the last event of the game's turn */
+        if (x->mid_due && ++x->sim_events == x->n_events) {
+            const int o = x->cur_o;
+            if (!same_at_event(g, &x->mid, o))
+                longjmp(*g->bail, 1);
+            const uno_game *w = &x->mid_world;
+            for (int q = 0; q < g->n; q++) {
+                if (q == o)
+                    continue;
+                g->hand[q] = w->hand[q];
+                g->hand_alt[q] = w->hand_alt[q];
+            }
+            memcpy(g->draw, w->draw, (size_t)g->n_draw);
+            g->bag = 0;
+            x->mid_due = 0;
+        }
+        return;
+    }
+    if (!x->has_snap)
+        return;
+    uno_draw_settle(g); /* as uno_search_turn */
+    uno_game_clone(&x->mid, g);
+    x->has_mid = 1;
+    x->mid_at = x->n_journal;
+    x->n_events++;
+}
+
+int uno_search_press(uno_game *g, int k)
+{
+    struct uno_search *x = g->search;
+    if (g != x->g) /* a replay: the press fires what it fired in the game (public) */
+        return x->sim_press < x->n_press ? x->press_k[x->sim_press++] : k;
+    if (x->has_snap) {
+        if (x->n_press < PRESS_MAX)
+            x->press_k[x->n_press++] = k;
+        else
+            x->overflow = 1;
+    }
+    return k;
 }
 
 /* The snapshot's round, replayed by sim (a clone of it) on to its end (uno_round_*). */
@@ -406,10 +496,9 @@ static int continue_snapshot(const struct uno_search *x, uno_game *sim)
  * state, which the copy keeps as it is (uno_game.silent is public).  A turn with a
  * reshuffle (C15) or a flip (F3) before the decision is not rebuilt (0).
  */
-static int determinize(const struct uno_search *x, const uno_game *now, int o, uno_rng *r,
-                       uno_game *w)
+static int determinize(const uno_game *s, const uno_game *now, int o, const uint16_t *nocolor,
+                       uno_rng *r, uno_game *w)
 {
-    const uno_game *s = &x->snap;
     const uno_table *t = s->t;
     const int nc = t->n_cards, side = s->side, two = s->two_sided;
     uno_game_clone(w, s);
@@ -548,6 +637,19 @@ static int determinize(const struct uno_search *x, const uno_game *now, int o, u
             w->draw[pos] = pool[f];
             placed[pos] = 1;
         }
+    }
+    for (int q = 0; q < s->n; q++) { /* 8: first the seats that hold none of some colors */
+        if (q == o || !nocolor[q])
+            continue;
+        for (int j = 0; j < np && w->hand_n[q] < s->hand_n[q]; j++) {
+            int col = t->card_color[side][pool[j]];
+            if (used[j] || (col != UNO_NO_COLOR && ((nocolor[q] >> col) & 1)))
+                continue;
+            used[j] = 1;
+            uno_hand_add(w, q, pool[j]);
+        }
+        if (w->hand_n[q] < s->hand_n[q])
+            return 0;
     }
     int i = 0; /* 7 */
     for (int q = 0; q < s->n; q++) {
@@ -723,10 +825,17 @@ typedef struct root_check {
     int o, decision, arg, reached;
 } root_check;
 
-static int at_root(root_check *rc, const uno_game *g, int seat, int decision, int arg)
+static int at_root(root_check *rc, uno_game *g, int seat, int decision, int arg)
 {
-    return !rc->reached && seat == rc->o && decision == rc->decision && arg == rc->arg &&
-           same_public(g, rc->real);
+    /* a replay with hooks: the sample must be in (uno_search_event), and none is needed
+       in the rollout */
+    if (g->search && g->search->mid_due)
+        return 0;
+    int ok = !rc->reached && seat == rc->o && decision == rc->decision && arg == rc->arg &&
+             same_public(g, rc->real);
+    if (ok)
+        g->search = NULL;
+    return ok;
 }
 
 /*
@@ -741,7 +850,10 @@ static int run(struct uno_search *x, uno_script *sc, root_check *rc, int value, 
     sc->next = 0;
     sc->observer = rc->o; /* only what o sees must follow the record */
     sim->bail = &jb;
-    sim->search = NULL;
+    /* the replay's hooks (uno_search_event, uno_search_press) until the root */
+    x->sim_events = x->sim_press = 0;
+    x->mid_due = x->mid_ready;
+    sim->search = x->mid_ready || x->n_press ? x : NULL;
     sim->tr = NULL;
     sim->rows = NULL;
     sim->force = NULL;
@@ -825,14 +937,38 @@ static int sample_world(struct uno_search *x, const uno_game *g, int o, const un
                         const uint64_t key[4], uint64_t s)
 {
     x->stats[o][UNO_SS_SAMPLES]++;
+    x->mid_ready = 0;
+    x->cur_o = o;
     if (pol->cheat) {
         uno_game_clone(&x->world, &x->snap);
         return 1;
     }
     uno_rng r;
     uno_rng_seed(&r, key, s);
-    if (determinize(x, g, o, &r, &x->world))
+    /* E4: a seat that played a Discard All since the state sampled held no other card of
+       its color then (they went with it, seen) */
+    const uno_game *from = x->has_mid ? &x->mid : &x->snap;
+    const uno_table *t = from->t;
+    uint16_t nocolor[UNO_MAX_PLAYERS];
+    memset(nocolor, 0, sizeof nocolor);
+    for (int i = x->has_mid ? x->mid_at : 0; i < x->n_journal; i++) {
+        const uno_script_entry *e = &x->journal[i];
+        if (e->seat == o || e->answer < 0 || e->answer >= t->n_cards ||
+            (e->decision != UNO_DEC_PLAY && e->decision != UNO_DEC_REPLACEMENT))
+            continue;
+        int kd = t->card_kind[from->side][e->answer], col = t->card_color[from->side][e->answer];
+        if (t->effect[kd] == UNO_DISCARD_ALL && col != UNO_NO_COLOR)
+            nocolor[e->seat] |= (uint16_t)(1u << col);
+    }
+    if (x->has_mid) { /* the true turn start, and a sample of the state after the event */
+        if (determinize(&x->mid, g, o, nocolor, &r, &x->mid_world)) {
+            uno_game_clone(&x->world, &x->snap);
+            x->mid_ready = 1;
+            return 1;
+        }
+    } else if (determinize(&x->snap, g, o, nocolor, &r, &x->world)) {
         return 1;
+    }
     x->stats[o][UNO_SS_DROPPED]++;
     return 0;
 }

@@ -209,6 +209,29 @@ def test_unseen_declines_keep_samples(variant, house):
     assert samples > 2000 and dropped / samples < 0.002, (dropped, samples)
 
 
+def test_decisions_after_a_flip_are_searched():
+    """F3 within a turn (a Flip played, then the color of the wild it turned up, and the
+    rest of the turn): the search samples the state just after the flip (the other faces
+    now seen, F6) and replays the turn through it, so no such decision is left to the
+    rollout policy and no sample is dropped (two fell back in these games before)."""
+    rules = Rules(variant="flip", players=2)
+    cols = play_games(rules, [FAST, "greedy"], seed=3, first_game=0, n_games=8)
+    searched, fallback, samples, dropped = cols["search_stats"][:, 0].sum(axis=0)
+    assert searched > 1000 and fallback == 0 and dropped == 0
+
+
+def test_discard_all_constrains_samples():
+    """E4: a seat that played a Discard All held no other card of its color (they went
+    with it, seen): the samples respect it, so none of them has that seat go out by
+    the Discard All and the turn's replay never stops short of the decision (23 samples
+    were dropped so in these games before)."""
+    rules = Rules(variant="extreme", players=3)
+    cols = play_games(rules, ["ismcts(iterations=16,value=round)"] +
+                      ["greedy(forget_uno=0.5)"] * 2, seed=1, first_game=0, n_games=6)
+    searched, fallback, samples, dropped = cols["search_stats"][:, 0].sum(axis=0)
+    assert searched > 300 and dropped == 0, (samples, dropped)
+
+
 def _wild_starter_games(rules, spec, games):
     """Game numbers of run 5 whose first round starts on a Wild whose color seat 0 names
     (C5: the player left of the dealer; seat 1 deals at two players)."""
