@@ -288,6 +288,27 @@ def test_jobs_do_not_change_search_games():
     assert one.equals(two)
 
 
+def test_run_result_search_stats():
+    """RunResult.search_stats(): the search seat's counters summed over the run's shards
+    (the same at --jobs 1 and 2, and as play_games gives them), and a line of the summary
+    text; no row without a search seat."""
+    from uno_sim.runner.execute import simulate
+
+    kw = dict(variant="classic", games=4, players=2, policies=[FAST, "greedy"], seed=9,
+              shard_size=2, progress=False)
+    one, two = simulate(n_jobs=1, **kw), simulate(n_jobs=2, **kw)
+    assert one.search_stats().equals(two.search_stats())
+    row = one.search_stats().row(0, named=True)
+    cols = play_games(Rules(players=2), [FAST, "greedy"], seed=9, first_game=0, n_games=4)
+    assert [row[k] for k in ("searched", "fallback", "samples", "dropped")] == \
+        cols["search_stats"][:, 0].sum(axis=0).tolist()
+    assert row["seat"] == 0 and row["searched"] > 0
+    assert "search seat 0:" in one.summary_text()
+    plain = simulate(variant="classic", games=2, players=2, policies=["greedy"] * 2, seed=9,
+                     progress=False)
+    assert plain.search_stats().height == 0 and "search seat" not in plain.summary_text()
+
+
 # (decision trace event, what shows that seat 0 answered that decision)
 KINDS = {
     "color": lambda e: e["e"] == "color" or (e["e"] == "play" and e.get("color") is not None),
