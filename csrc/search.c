@@ -6,18 +6,22 @@
  * policy whose callback (record_decide) asks the seat's own policy (or the search) and
  * notes the answer in the journal of the turn; at the start of every turn the engine's
  * turn loop calls uno_search_turn, which keeps a snapshot of the game (uno_game_clone)
- * and empties the journal.  The wrapped policies answer exactly as the policies
+ * and empties the journal (and so does uno_search_start at a round's start, before the
+ * starter's effect: the decisions before the first turn are searched too).  The
+ * wrapped policies answer exactly as the policies
  * themselves (the same functions, drawing the same random numbers): a game's course
  * does not depend on the recording (tests/test_search.py).
  *
  * To value an answer `a` at a decision of the search seat o, the search
  *   1. samples a state o cannot tell from the true one at the start of the turn
- *      (determinize: the snapshot with the cards o cannot see dealt again);
+ *      (determinize: the snapshot with the cards o cannot see dealt again), or after
+ *      the turn's last reshuffle or flip (uno_search_event, below);
  *   2. gives the copy new random streams from the search's own stream (its `seeded`,
  *      its deal stream, its decision streams), so that the true future never leaks;
  *   3. replays the turn: a uno_script answers the journal's decisions in order, then
  *      `a` at the decision being searched; an entry that does not fit the copy (the
- *      sampled state does not follow the public record) drops the sample;
+ *      sampled state does not follow the public record) drops the sample, but another
+ *      seat's declines that o cannot see need not fit (uno_script.observer);
  *   4. plays on, every seat by the rollout policy, to the end of the round or of the
  *      game (uno_policy.value), and scores it for o.
  * pimc averages each answer over samples x rollouts (the same sampled states and
@@ -473,8 +477,9 @@ static int continue_snapshot(const struct uno_search *x, uno_game *sim)
 /* ------------------------------------------------------------------------- */
 
 /*
- * A state seat o cannot tell from the true one (x->snap, the start of the turn), given
- * the game now (`now`, at the decision), into w; 0 when the turn cannot be rebuilt.
+ * A state seat o cannot tell from the true one (s: x->snap, the start of the turn or of
+ * the round, or x->mid, just after the turn's last reshuffle or flip), given the game now
+ * (`now`, at the decision), into w; 0 when the turn cannot be rebuilt from s.
  * The constraints, all of them public to o (docs/rules.md P1):
  *   1. o's own hand and the discard pile of the snapshot stay as they are;
  *   2. every other seat keeps its hand size, the draw pile its size;
@@ -490,11 +495,15 @@ static int continue_snapshot(const struct uno_search *x, uno_game *sim)
  *   6. a two-sided deck (F6): a card in another seat's hand, and each card that was on
  *      top of the draw pile during the turn, is replaced only by a card with the same
  *      kind on its other face (those faces are visible);
- *   7. the rest (the hidden cards) is dealt uniformly at random over the free places.
+ *   7. the rest (the hidden cards) is dealt uniformly at random over the free places;
+ *   8. a seat q with nocolor[q] (E4: it played a Discard All since s) gets its unpinned
+ *      cards among those of the other colors (and the wilds), first.
  * Ignored: uno_game.failed (the colors a seat drew on: what it held then is not what
- * it holds now), the policies' past answers (no opponent model) and the launcher's
- * state, which the copy keeps as it is (uno_game.silent is public).  A turn with a
- * reshuffle (C15) or a flip (F3) before the decision is not rebuilt (0).
+ * it holds now), the policies' past answers (no opponent model), which cards a
+ * reshuffle put in the draw pile (they are dealt with the other unseen cards: a bias),
+ * and the launcher's state, which the copy keeps as it is (uno_game.silent is public;
+ * the replay fires what each press fired: uno_search_press).  A reshuffle (C15) or a
+ * flip (F3) between s and now: 0 (the search samples x->mid instead, uno_search_event).
  */
 static int determinize(const uno_game *s, const uno_game *now, int o, const uint16_t *nocolor,
                        uno_rng *r, uno_game *w)

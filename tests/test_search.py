@@ -444,3 +444,16 @@ def test_pimc_beats_greedy():
 
     r = play_pair("pimc(samples=64)", "greedy", 2, deals=100, seed=2)
     assert r.low > 0.5, r.line()
+
+
+def test_bench_prints_the_search_counters(capsys):
+    """`uno-sim bench --policy pimc`: each cell has a line of the search seat's counters
+    (decisions, answered by the rollout policy, samples, dropped, CPU ms per decision)."""
+    from uno_sim.cli import main
+
+    assert main(["bench", "--policy", FAST, "--variant", "classic", "--players", "2",
+                 "--games", "2", "--repeats", "1"]) == 0
+    out = capsys.readouterr().out
+    line = next(x for x in out.splitlines() if x.strip().startswith("search:"))
+    assert "answered by the rollout policy" in line and "dropped" in line
+    assert "ms (CPU) per decision" in line
