@@ -148,6 +148,89 @@ def test_no_leak_starter_color(spec):
     assert _hidden_shuffles("classic", spec, starter="wild")[0] == 0
 
 
+def _challenge_after_drawn_wd4(spec, bases=3, perms=6):
+    """Seat 0's challenge of a Wild Draw Four that seat 1 drew and played at once (C7, C8,
+    C12), in rounds whose hidden cards are permuted.  Two players, dealer 0: seat 1 opens
+    on a number starter, draws (a Python policy) the Wild Draw Four put on top of the
+    pile and plays it at once, legally or not depending on its hidden hand.  Returns
+    (decisions changed, decisions tested, the legal flags met)."""
+    from uno_sim.userpolicy import DRAW_ACTION
+
+    state = {"first": True}
+
+    def drawer(obs):  # seat 1: draws on its first turn, plays what it drew, then the first
+        if obs.decision == "play" and state["first"]:
+            state["first"] = False
+            return DRAW_ACTION
+        return True if obs.decision == "play_drawn" else obs.actions[0]
+
+    rules = Rules(players=2)
+    _, _, eng = _setup(rules, [spec, drawer])
+    deck = deck_for(rules)
+    arrays = deck.arrays()
+    kinds = np.asarray(arrays["card_kind"])
+    effect, face = np.asarray(arrays["effect"]), np.asarray(arrays["face"])
+    wd4 = deck.kind_of_code("W+4")
+    key = key_from_seed(3)
+    rng = np.random.default_rng(11)
+    hand1 = list(range(0, 14, 2))  # seat 1's cards in the deal
+    pile = list(range(16, eng.n_cards))
+    colorless = np.asarray(arrays["color"])[kinds] < 0
+
+    def deal_hidden(order):
+        """order with seat 1's hand and the pile (but its top) dealt again at random."""
+        new = order.copy()
+        cards = rng.permutation(order[hand1 + pile])
+        plain = [c for c in cards if not colorless[c]]
+        new[hand1] = plain[:7]
+        rest = [c for c in cards if c not in set(plain[:7])]
+        new[pile] = rest
+        return new
+
+    def decision(order):
+        state["first"] = True
+        events = eng.play_round(key, 0, [int(c) for c in order], 0, None)[1]
+        at = next(i for i, e in enumerate(events) if e["e"] == "play")
+        assert events[at]["p"] == 1 and events[at]["card"] == "W+4"
+        nxt = events[at + 1]
+        return nxt["e"] == "challenge" and nxt.get("p") == 0, events[at]["legal"]
+
+    changed = tested = 0
+    legal = set()
+    for _ in range(bases):
+        order = rng.permutation(eng.n_cards)
+        for pos, want in ((15, lambda c: kinds[c] == wd4),
+                          (14, lambda c: effect[kinds[c]] == 0 and face[kinds[c]] <= 9)):
+            j = next(i for i in range(16, eng.n_cards) if want(order[i]))
+            order[pos], order[j] = order[j], order[pos]
+        order = deal_hidden(order)
+        base, flag = decision(order)
+        legal.add(flag)
+        for _ in range(perms):
+            got, flag = decision(deal_hidden(order))
+            legal.add(flag)
+            changed += got != base
+            tested += 1
+    return changed, tested, legal
+
+
+def test_no_leak_challenge_of_a_drawn_wd4():
+    """P1: whether the drawer of a Wild Draw Four played at once was bluffing depends on
+    its hidden hand, which the replay of the turn must not compare: the challenge does
+    not change when the hidden cards are permuted, although the play was a bluff in some
+    permutations and legal in others."""
+    changed, tested, legal = _challenge_after_drawn_wd4("pimc(samples=8,rollouts=1,value=round)")
+    assert legal == {True, False}
+    assert changed == 0, (changed, tested)
+
+
+def test_the_drawn_wd4_check_catches_a_cheat():
+    """The same check finds changed challenges for a seat that sees every hand."""
+    changed, tested, legal = _challenge_after_drawn_wd4(
+        "pimc(samples=8,rollouts=1,value=round,cheat=1)")
+    assert changed > 0, tested
+
+
 def test_the_starter_no_leak_check_catches_a_cheat():
     """The starter-color check can fail: a seat that sees every hand (cheat=1) names
     another color for some permutations of the hidden cards."""
