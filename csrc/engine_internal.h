@@ -119,7 +119,7 @@ UNO_INTERNAL UNO_COLD void uno_search_start(uno_game *g, int dealer);
 /* A reshuffle (C15) or a flip (F3) has just happened in a game with a search seat (or in
    a search's replay of the turn): the state from which a search samples the rest of the
    turn (search.c). */
-UNO_INTERNAL UNO_COLD void uno_search_event(uno_game *g);
+UNO_INTERNAL UNO_COLD void uno_search_event(uno_game *g, int reshuffle);
 /* A launcher press (E2) about to fire k cards in a game with a search seat: the cards it
    fires (k; in a search's replay of the turn, what the press fired in the game). */
 UNO_INTERNAL UNO_COLD int uno_search_press(uno_game *g, int k);

@@ -110,7 +110,7 @@ UNO_HD int uno_reshuffle(uno_game *g)
     g->reshuffles++;
 #if !UNO_DEVICE /* the search players: CPU only */
     if (UNO_UNLIKELY(g->search != NULL))
-        uno_search_event(g);
+        uno_search_event(g, 1);
 #endif
     if (g->tr)
         uno_trace_event(g->tr, UNO_EV_RESHUFFLE, -1, m, 0, 0);
@@ -285,7 +285,7 @@ UNO_HD static void flip(uno_game *g, int p, int out)
     g->top_face = uno_face(g, top);
 #if !UNO_DEVICE /* the search players: CPU only */
     if (UNO_UNLIKELY(g->search != NULL))
-        uno_search_event(g);
+        uno_search_event(g, 0);
 #endif
     if (g->tr)
         uno_trace_event(g->tr, UNO_EV_FLIP, p, g->side, top, 0);

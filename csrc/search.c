@@ -276,6 +276,7 @@ struct uno_search {
        (uno_search_press) so far: `mid` is the game just after the last event, the
        n_events-th; press_k[] what each press fired */
     int n_events, n_press, has_mid, mid_at; /* mid_at: journal entries before mid */
+    int mid_pile; /* the last event was a reshuffle: mid's draw pile holds the discards */
     int32_t press_k[PRESS_MAX];
     /* A replay in progress (a clone whose `search` is this recorder, until its root):
        events and presses met so far; mid_ready: the sample's state holds the true turn
@@ -421,7 +422,7 @@ static int same_at_event(const uno_game *g, const uno_game *mid, int o)
     return 1;
 }
 
-void uno_search_event(uno_game *g)
+void uno_search_event(uno_game *g, int reshuffle)
 {
     struct uno_search *x = g->search;
     if (g != x->g) { /* a replay: the sample goes in at the last event of the game's turn */
@@ -448,6 +449,7 @@ void uno_search_event(uno_game *g)
     uno_game_clone(&x->mid, g);
     x->has_mid = 1;
     x->mid_at = x->n_journal;
+    x->mid_pile = reshuffle;
     x->n_events++;
 }
 
@@ -497,16 +499,20 @@ static int continue_snapshot(const struct uno_search *x, uno_game *sim)
  *      kind on its other face (those faces are visible);
  *   7. the rest (the hidden cards) is dealt uniformly at random over the free places;
  *   8. a seat q with nocolor[q] (E4: it played a Discard All since s) gets its unpinned
- *      cards among those of the other colors (and the wilds), first.
+ *      cards among those of the other colors (and the wilds), first;
+ *   9. pile_known (s just after a reshuffle, C15): s's draw pile holds exactly the
+ *      former discards, in view until then: its free places get those cards, the other
+ *      hands the rest (and a card a challenge showed is pinned only if it is not there).
  * Ignored: uno_game.failed (the colors a seat drew on: what it held then is not what
  * it holds now), the policies' past answers (no opponent model), which cards a
- * reshuffle put in the draw pile (they are dealt with the other unseen cards: a bias),
+ * reshuffle of an earlier turn put in the draw pile and are still there (they are dealt
+ * with the other unseen cards: a bias),
  * and the launcher's state, which the copy keeps as it is (uno_game.silent is public;
  * the replay fires what each press fired: uno_search_press).  A reshuffle (C15) or a
  * flip (F3) between s and now: 0 (the search samples x->mid instead, uno_search_event).
  */
 static int determinize(const uno_game *s, const uno_game *now, int o, const uint16_t *nocolor,
-                       uno_rng *r, uno_game *w)
+                       int pile_known, uno_rng *r, uno_game *w)
 {
     const uno_table *t = s->t;
     const int nc = t->n_cards, side = s->side, two = s->two_sided;
@@ -557,11 +563,16 @@ static int determinize(const uno_game *s, const uno_game *now, int o, const uint
         if (vis[c] && !known[c] && pin_seat[c] < 0)
             pin_pos[c] = (int16_t)pos;
     }
+    /* 9: the cards of s's draw pile, when they are public (just reshuffled: C15) */
+    uint8_t in_pile[UNO_MAX_CARDS + 1];
+    memset(in_pile, 0, sizeof in_pile);
+    for (int i = 0; pile_known && i < s->n_draw; i++)
+        in_pile[s->draw[i]] = 1;
     int off = s->reveal_from[o]; /* 5 */
     if (off >= 0 && off != o && off < s->n) {
         for (int i = 0; i < s->reveal_n[o] && room[off] > 0; i++) {
             int c = s->reveal[o][i];
-            if (known[c] || vis[c] || pin_seat[c] >= 0 || pin_pos[c] >= 0)
+            if (known[c] || vis[c] || pin_seat[c] >= 0 || pin_pos[c] >= 0 || in_pile[c])
                 continue;
             if (two) { /* only where one of the offender's other faces shows its kind */
                 int kd = t->card_kind[side ^ 1][c], f = -1;
@@ -590,6 +601,13 @@ static int determinize(const uno_game *s, const uno_game *now, int o, const uint
         pile_free -= pin_pos[c] >= 0;
     if (slots + pile_free != np)
         return 0;
+    if (pile_known) { /* 9: exactly the pile's free places get the pile's cards */
+        int n_in = 0;
+        for (int j = 0; j < np; j++)
+            n_in += in_pile[pool[j]];
+        if (n_in != pile_free)
+            return 0;
+    }
     uno_rng_shuffle_u8(r, pool, np);
     uint8_t used[UNO_MAX_CARDS];
     memset(used, 0, (size_t)np);
@@ -624,7 +642,7 @@ static int determinize(const uno_game *s, const uno_game *now, int o, const uint
                 for (; cnt[kd] > 0; cnt[kd]--) {
                     int f = -1;
                     for (int i = 0; i < np && f < 0; i++)
-                        if (!used[i] && t->card_kind[side ^ 1][pool[i]] == kd)
+                        if (!used[i] && !in_pile[pool[i]] && t->card_kind[side ^ 1][pool[i]] == kd)
                             f = i;
                     if (f < 0)
                         return 0;
@@ -638,7 +656,8 @@ static int determinize(const uno_game *s, const uno_game *now, int o, const uint
                 continue;
             int kd = t->card_kind[side ^ 1][s->draw[pos]], f = -1;
             for (int i = 0; i < np && f < 0; i++)
-                if (!used[i] && t->card_kind[side ^ 1][pool[i]] == kd)
+                if (!used[i] && in_pile[pool[i]] == pile_known &&
+                    t->card_kind[side ^ 1][pool[i]] == kd)
                     f = i;
             if (f < 0)
                 return 0;
@@ -652,7 +671,7 @@ static int determinize(const uno_game *s, const uno_game *now, int o, const uint
             continue;
         for (int j = 0; j < np && w->hand_n[q] < s->hand_n[q]; j++) {
             int col = t->card_color[side][pool[j]];
-            if (used[j] || (col != UNO_NO_COLOR && ((nocolor[q] >> col) & 1)))
+            if (used[j] || in_pile[pool[j]] || (col != UNO_NO_COLOR && ((nocolor[q] >> col) & 1)))
                 continue;
             used[j] = 1;
             uno_hand_add(w, q, pool[j]);
@@ -665,16 +684,17 @@ static int determinize(const uno_game *s, const uno_game *now, int o, const uint
         if (q == o)
             continue;
         while (w->hand_n[q] < s->hand_n[q]) {
-            while (used[i])
+            while (used[i] || in_pile[pool[i]])
                 i++;
             used[i] = 1;
             uno_hand_add(w, q, pool[i]);
         }
     }
+    i = 0; /* every entry before i is used: the same as going on from i without 9 */
     for (int pos = 0; pos < s->n_draw; pos++) {
         if (placed[pos])
             continue;
-        while (used[i])
+        while (used[i] || in_pile[pool[i]] != pile_known)
             i++;
         used[i] = 1;
         w->draw[pos] = pool[i];
@@ -970,12 +990,12 @@ static int sample_world(struct uno_search *x, const uno_game *g, int o, const un
             nocolor[e->seat] |= (uint16_t)(1u << col);
     }
     if (x->has_mid) { /* the true turn start, and a sample of the state after the event */
-        if (determinize(&x->mid, g, o, nocolor, &r, &x->mid_world)) {
+        if (determinize(&x->mid, g, o, nocolor, x->mid_pile, &r, &x->mid_world)) {
             uno_game_clone(&x->world, &x->snap);
             x->mid_ready = 1;
             return 1;
         }
-    } else if (determinize(&x->snap, g, o, nocolor, &r, &x->world)) {
+    } else if (determinize(&x->snap, g, o, nocolor, 0, &r, &x->world)) {
         return 1;
     }
     x->stats[o][UNO_SS_DROPPED]++;
