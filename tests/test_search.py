@@ -239,6 +239,80 @@ def test_the_starter_no_leak_check_catches_a_cheat():
     assert changed > 0, tested
 
 
+def _color_after_flip(spec, bases=3, perms=4):
+    """The color seat 0 names in its first turn after a flip (F3), in rounds whose draw
+    pile is permuted: the number of permutations that changed it, out of how many.  Three
+    players, dealer 2: seat 0 holds a Flip of the starter's color and six cards that do
+    not play; the starter's dark face is a wild, so once the Flip is played the discards
+    turn over and seat 0 names a color, a decision after the flip within its turn (the
+    search samples the state after the flip).  The draw pile is permuted but for its top
+    and bottom cards (their other faces are seen before and after the flip, F6); the
+    other hands are not (after the flip both faces of their cards have been seen)."""
+    rules = Rules(variant="flip", players=3)
+    _, _, eng = _setup(rules, [spec, "greedy", "greedy"])
+    deck = deck_for(rules)
+    a = deck.arrays()
+    light, dark = np.asarray(a["card_kind"]), np.asarray(a["dark_kind"])
+    effect, face, color = np.asarray(a["effect"]), np.asarray(a["face"]), np.asarray(a["color"])
+    wild = effect[deck.kind_of_code("W")]
+    flip = effect[deck.kind_of_code("RF")]
+    key = key_from_seed(3)
+    rng = np.random.default_rng(5)
+    n = eng.n_cards
+    starters = [c for c in range(n) if effect[light[c]] == 0 and face[light[c]] <= 9
+                and effect[dark[c]] == wild]
+    changed = tested = 0
+    for _ in range(200):
+        st = int(rng.choice(starters))
+        c = color[light[st]]
+        flips = [x for x in range(n) if effect[light[x]] == flip and color[light[x]] == c]
+        other = [x for x in range(n) if x != st and color[light[x]] not in (c, -1)
+                 and effect[light[x]] == 0 and face[light[x]] != face[light[st]]]
+        f = int(rng.choice(flips))
+        mine = [f] + [int(v) for v in rng.choice(other, 6, replace=False)]
+        rest = [x for x in rng.permutation(n) if x != st and x not in mine]
+        order = np.empty(n, dtype=np.int64)
+        order[[0, 3, 6, 9, 12, 15, 18]] = mine
+        others = [i for i in range(21) if i % 3]
+        order[others] = rest[:14]
+        order[21] = st
+        order[22:] = rest[14:]
+
+        def decision(o):
+            ev = eng.play_round(key, 0, [int(v) for v in o], 2, None)[1]
+            i = next((i for i, e in enumerate(ev) if e["e"] == "flip" and e.get("p") == 0), None)
+            if i is None or ev[i + 1]["e"] != "color":
+                return None
+            return ev[i + 1]["color"]
+
+        base = decision(order)
+        if base is None:
+            continue
+        for _ in range(perms):
+            new = order.copy()
+            new[23:n - 1] = rng.permutation(order[23:n - 1])
+            changed += decision(new) != base
+            tested += 1
+        if tested == bases * perms:
+            break
+    return changed, tested
+
+
+@pytest.mark.parametrize("spec", ["pimc(samples=6,rollouts=1,value=round)",
+                                  "ismcts(iterations=30,value=round)"])
+def test_no_leak_after_a_flip_within_the_turn(spec):
+    """P1 after a flip within the turn: the sample of the state after the flip replaces
+    the true cards before the decision (a replay playing on the true draw pile would
+    change the color with the permutation)."""
+    changed, tested = _color_after_flip(spec)
+    assert tested == 12 and changed == 0
+
+
+def test_the_flip_no_leak_check_catches_a_cheat():
+    changed, tested = _color_after_flip("pimc(samples=6,rollouts=1,value=round,cheat=1)")
+    assert changed > 0, tested
+
+
 def test_the_no_leak_check_catches_a_cheat():
     """The same check on a seat that sees every hand (cheat=1) finds changed decisions:
     the check can fail."""
