@@ -278,6 +278,7 @@ struct uno_search {
     int n_events, n_press, has_mid, mid_at; /* mid_at: journal entries before mid */
     int mid_pile; /* the last event was a reshuffle: mid's draw pile holds the discards */
     int32_t press_k[PRESS_MAX];
+    uint8_t forbid[UNO_MAX_PLAYERS][UNO_MAX_CARDS]; /* sample_world: cards a seat lacks */
     /* A replay in progress (a clone whose `search` is this recorder, until its root):
        events and presses met so far; mid_ready: the sample's state holds the true turn
        start (x->world), and mid_world the sample of `mid` to put in at the n_events-th
@@ -498,8 +499,8 @@ static int continue_snapshot(const struct uno_search *x, uno_game *sim)
  *      top of the draw pile during the turn, is replaced only by a card with the same
  *      kind on its other face (those faces are visible);
  *   7. the rest (the hidden cards) is dealt uniformly at random over the free places;
- *   8. a seat q with nocolor[q] (E4: it played a Discard All since s) gets its unpinned
- *      cards among those of the other colors (and the wilds), first;
+ *   8. a seat q with cards it is known not to hold (forbid[q][card], any[q]: below) gets
+ *      its unpinned cards among the others, first;
  *   9. pile_known (s just after a reshuffle, C15): s's draw pile holds exactly the
  *      former discards, in view until then: its free places get those cards, the other
  *      hands the rest (and a card a challenge showed is pinned only if it is not there).
@@ -511,7 +512,8 @@ static int continue_snapshot(const struct uno_search *x, uno_game *sim)
  * the replay fires what each press fired: uno_search_press).  A reshuffle (C15) or a
  * flip (F3) between s and now: 0 (the search samples x->mid instead, uno_search_event).
  */
-static int determinize(const uno_game *s, const uno_game *now, int o, const uint16_t *nocolor,
+static int determinize(const uno_game *s, const uno_game *now, int o,
+                       const uint8_t (*forbid)[UNO_MAX_CARDS], const uint8_t *any,
                        int pile_known, uno_rng *r, uno_game *w)
 {
     const uno_table *t = s->t;
@@ -666,12 +668,11 @@ static int determinize(const uno_game *s, const uno_game *now, int o, const uint
             placed[pos] = 1;
         }
     }
-    for (int q = 0; q < s->n; q++) { /* 8: first the seats that hold none of some colors */
-        if (q == o || !nocolor[q])
+    for (int q = 0; q < s->n; q++) { /* 8: first the seats known not to hold some cards */
+        if (q == o || !any[q])
             continue;
         for (int j = 0; j < np && w->hand_n[q] < s->hand_n[q]; j++) {
-            int col = t->card_color[side][pool[j]];
-            if (used[j] || in_pile[pool[j]] || (col != UNO_NO_COLOR && ((nocolor[q] >> col) & 1)))
+            if (used[j] || in_pile[pool[j]] || forbid[q][pool[j]])
                 continue;
             used[j] = 1;
             uno_hand_add(w, q, pool[j]);
@@ -974,28 +975,55 @@ static int sample_world(struct uno_search *x, const uno_game *g, int o, const un
     }
     uno_rng r;
     uno_rng_seed(&r, key, s);
-    /* E4: a seat that played a Discard All since the state sampled held no other card of
-       its color then (they went with it, seen) */
+    /* Cards a seat is known not to hold in the state sampled (determinize's 8):
+       E4: a seat that played a Discard All since then held no other card of its color
+       (they went with it, seen);
+       C-H3: under forced_play, the turn's seat that drew at the start of its turn (and
+       was not made to play a replacement) held no playable card (else it could not
+       have drawn). */
     const uno_game *from = x->has_mid ? &x->mid : &x->snap;
     const uno_table *t = from->t;
-    uint16_t nocolor[UNO_MAX_PLAYERS];
-    memset(nocolor, 0, sizeof nocolor);
+    uint8_t any[UNO_MAX_PLAYERS];
+    memset(any, 0, sizeof any);
     for (int i = x->has_mid ? x->mid_at : 0; i < x->n_journal; i++) {
         const uno_script_entry *e = &x->journal[i];
         if (e->seat == o || e->answer < 0 || e->answer >= t->n_cards ||
             (e->decision != UNO_DEC_PLAY && e->decision != UNO_DEC_REPLACEMENT))
             continue;
         int kd = t->card_kind[from->side][e->answer], col = t->card_color[from->side][e->answer];
-        if (t->effect[kd] == UNO_DISCARD_ALL && col != UNO_NO_COLOR)
-            nocolor[e->seat] |= (uint16_t)(1u << col);
+        if (t->effect[kd] == UNO_DISCARD_ALL && col != UNO_NO_COLOR) {
+            if (!any[e->seat])
+                memset(x->forbid[e->seat], 0, sizeof x->forbid[e->seat]);
+            any[e->seat] = 1;
+            for (int c = 0; c < t->n_cards; c++)
+                x->forbid[e->seat][c] |= t->card_color[from->side][c] == col;
+        }
     }
+    const int p = x->snap_seat;
+    if (g->cfg->forced_play && !x->has_mid && !x->snap_start && p != o) {
+        int i = 0;
+        while (i < x->n_journal && x->journal[i].decision == UNO_DEC_JUMP_IN &&
+               x->journal[i].answer == 0)
+            i++; /* declined jump-ins change nothing */
+        const uno_script_entry *e = &x->journal[i], *next = e + 1;
+        if (i < x->n_journal && e->seat == p && e->decision == UNO_DEC_PLAY &&
+            e->answer == UNO_DRAW &&
+            !(i + 1 < x->n_journal && next->seat == p && next->decision == UNO_DEC_REPLACEMENT)) {
+            if (!any[p])
+                memset(x->forbid[p], 0, sizeof x->forbid[p]);
+            any[p] = 1;
+            for (int c = 0; c < t->n_cards; c++)
+                x->forbid[p][c] |= (uint8_t)uno_playable(&x->snap, c);
+        }
+    }
+    const uint8_t(*forbid)[UNO_MAX_CARDS] = x->forbid;
     if (x->has_mid) { /* the true turn start, and a sample of the state after the event */
-        if (determinize(&x->mid, g, o, nocolor, x->mid_pile, &r, &x->mid_world)) {
+        if (determinize(&x->mid, g, o, forbid, any, x->mid_pile, &r, &x->mid_world)) {
             uno_game_clone(&x->world, &x->snap);
             x->mid_ready = 1;
             return 1;
         }
-    } else if (determinize(&x->snap, g, o, nocolor, 0, &r, &x->world)) {
+    } else if (determinize(&x->snap, g, o, forbid, any, 0, &r, &x->world)) {
         return 1;
     }
     x->stats[o][UNO_SS_DROPPED]++;

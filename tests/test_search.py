@@ -389,6 +389,17 @@ def test_discard_all_constrains_samples():
     assert searched > 300 and dropped == 0, (samples, dropped)
 
 
+def test_forced_play_draw_constrains_samples():
+    """C-H3: under forced_play a seat that drew at the start of its turn (and was not
+    made to play a replacement) held no playable card: the samples respect it, so no
+    replay asks that seat for a replacement it was never asked in the game, and no
+    sample is dropped (33 were in these games before, 14 decisions fell back)."""
+    rules = Rules(players=2, forced_play=True)
+    cols = play_games(rules, [FAST, "greedy"], seed=7, first_game=0, n_games=6)
+    searched, fallback, samples, dropped = cols["search_stats"][:, 0].sum(axis=0)
+    assert searched > 500 and fallback == 0 and dropped == 0, (fallback, samples, dropped)
+
+
 def _wild_starter_games(rules, spec, games):
     """Game numbers of run 5 whose first round starts on a Wild whose color seat 0 names
     (C5: the player left of the dealer; seat 1 deals at two players)."""
