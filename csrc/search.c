@@ -1005,10 +1005,10 @@ static int sample_world(struct uno_search *x, const uno_game *g, int o, const un
         while (i < x->n_journal && x->journal[i].decision == UNO_DEC_JUMP_IN &&
                x->journal[i].answer == 0)
             i++; /* declined jump-ins change nothing */
-        const uno_script_entry *e = &x->journal[i], *next = e + 1;
-        if (i < x->n_journal && e->seat == p && e->decision == UNO_DEC_PLAY &&
-            e->answer == UNO_DRAW &&
-            !(i + 1 < x->n_journal && next->seat == p && next->decision == UNO_DEC_REPLACEMENT)) {
+        const uno_script_entry *e = i < x->n_journal ? &x->journal[i] : NULL;
+        const uno_script_entry *next = i + 1 < x->n_journal ? &x->journal[i + 1] : NULL;
+        if (e && e->seat == p && e->decision == UNO_DEC_PLAY && e->answer == UNO_DRAW &&
+            !(next && next->seat == p && next->decision == UNO_DEC_REPLACEMENT)) {
             if (!any[p])
                 memset(x->forbid[p], 0, sizeof x->forbid[p]);
             any[p] = 1;
