@@ -861,8 +861,11 @@ static int at_root(root_check *rc, uno_game *g, int seat, int decision, int arg)
        in the rollout */
     if (g->search && g->search->mid_due)
         return 0;
+    /* and o holds what it holds in the game (a sample that dealt o other cards, e.g. by
+       a shuffle of the hands on the copy's own stream, S2, is not o's situation) */
     int ok = !rc->reached && seat == rc->o && decision == rc->decision && arg == rc->arg &&
-             same_public(g, rc->real);
+             same_public(g, rc->real) &&
+             memcmp(&g->hand[rc->o], &rc->real->hand[rc->o], sizeof g->hand[rc->o]) == 0;
     if (ok)
         g->search = NULL;
     return ok;
