@@ -47,7 +47,7 @@ LEAGUE_PLAYERS = ("random", "greedy", "strategic", FOCAL, "ismcts(iterations=40)
 LEAGUE_TABLES = (("classic", 2), ("flip", 2), ("classic", 4))
 VALUE_TABLES = (("classic", 2), ("classic", 4), ("flip", 2))  # of the bluff/challenge values
 DEFAULT_DEALS = 48
-DEFAULT_GAMES = 200
+DEFAULT_GAMES = 300
 EVERY = 8  # one decision point in EVERY replayed both ways (strongplay.decision_values)
 MIN_POINTS = 20  # a state with fewer points has no row
 MAX_SIZE = 10**5
@@ -184,6 +184,15 @@ def verdict(greedy: int, other: int) -> str:
     return "undetermined"
 
 
+def why_undetermined(g: dict | None, o: dict | None) -> str:
+    """Which pooled value is not clearly signed when a verdict is 'undetermined'."""
+    gs, os_ = (sign_of(g) if g else 0), (sign_of(o) if o else 0)
+    if not gs and not os_:
+        return "neither value is clearly signed"
+    return "greedy's value is not clearly signed" if not gs else \
+        "the search player's value is not clearly signed"
+
+
 def compare(t: pl.DataFrame, focal: str, table: str) -> dict:
     """Greedy's arm (the first of `arms`) against the arm (`focal`, `table`) of one value
     table: the pooled verdict and per state (both arms with points) how many share a
@@ -245,8 +254,11 @@ def study(deals: int = DEFAULT_DEALS, games: int = DEFAULT_GAMES, seed: int = 0,
               "deals per pairing, each deal played once per seat rotation (uno_sim.league; "
               "docs/policies.md \"League\"); Bradley-Terry ratings on the Elo scale, greedy = "
               "0, with percentile 95% bootstrap intervals over deals (300 resamples); seed "
-              f"{seed}. The search budgets are low so that the report stays cheap: "
-              "`uno-sim league` plays bigger ones. `us/decision`: CPU microseconds per "
+              f"{seed}. The search budgets keep the report's strong-play sections to some "
+              "ten minutes on two cores: pimc at 16 samples of 2 rollouts (clearly stronger "
+              "than greedy at 2 players), ismcts at about the same CPU time per decision, "
+              "and the cheating pimc (`cheat=1`) at pimc's budget; `uno-sim league` plays "
+              "bigger ones. `us/decision`: CPU microseconds per "
               "decision in self-play, measured on the machine that made the report (the one "
               "number here that a rerun does not reproduce exactly).")
         for lg in leagues:
@@ -366,8 +378,10 @@ def setup_reading(t: pl.DataFrame, kind: str, where: str) -> str:
         parts.append(
             f"`{who}` against `{table}` {verb} at {_share(o, 'acts')} of {o['points']:,} "
             f"points, value {_ci(o, 'value')} ({_clear(o)}) against greedy's "
-            f"{_ci(g, 'value')} ({_clear(g)}): greedy's sign {c['pooled']}"
-            + ("" if c["pooled"] == "holds" else " for the search player")
+            f"{_ci(g, 'value')} ({_clear(g)}): greedy's sign "
+            + {"holds": "holds for the search player",
+               "contradicted": "is contradicted by the search player"}.get(
+                c["pooled"], f"is neither confirmed nor contradicted ({why_undetermined(g, o)})")
             + f"; by state, {c['agree']} of {c['states']} states share a clear sign and "
             f"{c['opposite']} are of clearly opposite signs")
     return f"{where}, {kind}: " + "; ".join(parts) + "."
@@ -444,7 +458,10 @@ def answer_rows(t: pl.DataFrame, variant: str, players: int, kind: str) -> list[
         rows.append({"question": f"{kind} value, {variant} {players}p: `{who}` against "
                                  f"`{table}` vs greedy against `{arms(kind)[0][1]}`",
                      "answer": f"{_ci(o, 'value')} ({verb} at {_share(o, 'acts')}) vs "
-                               f"{_ci(g, 'value')}: {c['pooled']}; states sharing a clear "
+                               f"{_ci(g, 'value')}: {c['pooled']}"
+                               + ("" if c["pooled"] != "undetermined"
+                                  else f" ({why_undetermined(g, o)})")
+                               + "; states sharing a clear "
                                f"sign {c['agree']}, opposite {c['opposite']}, of "
                                f"{c['states']}"})
     return rows

@@ -121,6 +121,13 @@ def test_the_verdict_follows_the_corrected_intervals():
     assert rows[0]["answer"].startswith("-0.050 [-0.070, -0.030]")
     assert ": holds;" in rows[0]["answer"] and ": contradicted;" in rows[1]["answer"]
     assert "sharing a clear sign 1, opposite 1, of 2" in rows[0]["answer"]
+    # greedy's value not clearly signed: no sign to hold, whatever the search player's
+    tables = {1: _table("challenge", [("all", *zero)], [("all", *neg)], [("all", *zero)])}
+    strong.holm_fill(tables)
+    rows = strong.answer_rows(tables[1], "flip", 2, "challenge")
+    assert [r["answer"].split(": ")[-1].split(";")[0] for r in rows] == [
+        "undetermined (greedy's value is not clearly signed)",
+        "undetermined (neither value is clearly signed)"]
 
 
 def test_holm_makes_a_nominally_clear_value_undetermined():
@@ -195,5 +202,5 @@ def test_sections_render_with_tables_a_figure_and_summary_lines(tmp_path, monkey
     verdicts = [a for q, a in t.iter_rows() if q.startswith(("bluff value", "challenge value"))]
     assert len(verdicts) == 2 * 2 * len(strong.VALUE_TABLES)
     assert all(len(INTERVAL.findall(a)) >= 2 and
-               re.search(r": (holds|contradicted|undetermined);", a) for a in verdicts)
+               re.search(r": (holds|contradicted|undetermined \([a-z' ]+\));", a) for a in verdicts)
     assert summary.answers(res, {}) == []  # nothing run, no strong-play line
