@@ -127,6 +127,9 @@ def _writable_out(out: str) -> str:
     not write is ever overwritten."""
     import json
 
+    from uno_sim.files import read_capped
+    from uno_sim.runner.storage import MANIFEST_MAX_BYTES
+
     from .common import StudyError
 
     if not out.strip():
@@ -134,8 +137,7 @@ def _writable_out(out: str) -> str:
     if os.path.isdir(out):
         held = _our_files(out)
         try:
-            with open(os.path.join(out, OUTPUT_MARK), encoding="utf-8") as f:
-                mark = json.load(f)
+            mark = json.loads(read_capped(os.path.join(out, OUTPUT_MARK), MANIFEST_MAX_BYTES))
             ours = set(mark["files"]) if mark.get("package") == "uno-sim" else None
         except (OSError, ValueError, TypeError, KeyError, AttributeError):
             ours = None
