@@ -425,11 +425,19 @@ def strong_answer(results, extra: dict):
                          "answer": f"`{s['player']}` "
                                    f"{fmt_ci(s['rating'], s['low'], s['high'], 0)}"
                          if s else "-"})
+    league_rows = len(rows)
     for (v, k, kind), t in res.get("tables", {}).items():
         rows += answer_rows(t, v, k, kind)
     if not rows:
         return None
     h = res.get("holm", {})
+    if len(rows) == league_rows:
+        return Answer("Do the answers hold for strong play?",
+                      "The strongest non-cheating search player against greedy in the league "
+                      "(Elo scale, 95% intervals)"
+                      + ("; too few bluff and challenge decision points for the values"
+                         if res.get("games") else "") + ": see the strong-play sections.",
+                      pl.DataFrame(rows))
     return Answer("Do the answers hold for strong play?",
                   "The strongest non-cheating search player against greedy in the league (Elo "
                   "scale, 95% intervals); then per setup and kind, the value of bluffing / "
