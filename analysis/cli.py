@@ -83,7 +83,8 @@ def add_commands(sub, parse_count) -> None:
     p.add_argument("--strong-deals", default="48",
                    help="deals per pairing of the strong-play league (default 48)")
     p.add_argument("--strong-games", default="300",
-                   help="games of the strong-play bluff and challenge values (default 300)")
+                   help="games per arm and table of the strong-play bluff and challenge "
+                        "values (default 300)")
     p.add_argument("--no-strong", action="store_true",
                    help="leave out the strong-play sections (league, search player's values)")
     p.set_defaults(func=lambda args: _cmd_report(args, parse_count))
