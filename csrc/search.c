@@ -499,8 +499,8 @@ static int continue_snapshot(const struct uno_search *x, uno_game *sim)
  *      top of the draw pile during the turn, is replaced only by a card with the same
  *      kind on its other face (those faces are visible);
  *   7. the rest (the hidden cards) is dealt uniformly at random over the free places;
- *   8. a seat q with cards it is known not to hold (forbid[q][card], any[q]: below) gets
- *      its unpinned cards among the others, first;
+ *   8. a seat q with cards it is known not to hold (any[q], forbid[q * UNO_MAX_CARDS +
+ *      card]: sample_world) gets its unpinned cards among the others, first;
  *   9. pile_known (s just after a reshuffle, C15): s's draw pile holds exactly the
  *      former discards, in view until then: its free places get those cards, the other
  *      hands the rest (and a card a challenge showed is pinned only if it is not there).
@@ -513,7 +513,7 @@ static int continue_snapshot(const struct uno_search *x, uno_game *sim)
  * flip (F3) between s and now: 0 (the search samples x->mid instead, uno_search_event).
  */
 static int determinize(const uno_game *s, const uno_game *now, int o,
-                       const uint8_t (*forbid)[UNO_MAX_CARDS], const uint8_t *any,
+                       const uint8_t *forbid, const uint8_t *any,
                        int pile_known, uno_rng *r, uno_game *w)
 {
     const uno_table *t = s->t;
@@ -672,7 +672,7 @@ static int determinize(const uno_game *s, const uno_game *now, int o,
         if (q == o || !any[q])
             continue;
         for (int j = 0; j < np && w->hand_n[q] < s->hand_n[q]; j++) {
-            if (used[j] || in_pile[pool[j]] || forbid[q][pool[j]])
+            if (used[j] || in_pile[pool[j]] || forbid[q * UNO_MAX_CARDS + pool[j]])
                 continue;
             used[j] = 1;
             uno_hand_add(w, q, pool[j]);
@@ -1019,7 +1019,7 @@ static int sample_world(struct uno_search *x, const uno_game *g, int o, const un
                 x->forbid[p][c] |= (uint8_t)uno_playable(&x->snap, c);
         }
     }
-    const uint8_t(*forbid)[UNO_MAX_CARDS] = x->forbid;
+    const uint8_t *forbid = &x->forbid[0][0]; /* [seat * UNO_MAX_CARDS + card] */
     if (x->has_mid) { /* the true turn start, and a sample of the state after the event */
         if (determinize(&x->mid, g, o, forbid, any, x->mid_pile, &r, &x->mid_world)) {
             uno_game_clone(&x->world, &x->snap);
