@@ -83,7 +83,8 @@ def add_commands(sub, parse_count) -> None:
     p.add_argument("--strong-deals", default="48",
                    help="deals per pairing of the strong-play league (default 48)")
     p.add_argument("--strong-games", default="300",
-                   help="games of the strong-play bluff and challenge values (default 300)")
+                   help="games per arm and table of the strong-play bluff and challenge "
+                        "values (default 300)")
     p.add_argument("--no-strong", action="store_true",
                    help="leave out the strong-play sections (league, search player's values)")
     p.set_defaults(func=lambda args: _cmd_report(args, parse_count))
@@ -126,6 +127,9 @@ def _writable_out(out: str) -> str:
     not write is ever overwritten."""
     import json
 
+    from uno_sim.files import read_capped
+    from uno_sim.runner.storage import MANIFEST_MAX_BYTES
+
     from .common import StudyError
 
     if not out.strip():
@@ -133,8 +137,7 @@ def _writable_out(out: str) -> str:
     if os.path.isdir(out):
         held = _our_files(out)
         try:
-            with open(os.path.join(out, OUTPUT_MARK), encoding="utf-8") as f:
-                mark = json.load(f)
+            mark = json.loads(read_capped(os.path.join(out, OUTPUT_MARK), MANIFEST_MAX_BYTES))
             ours = set(mark["files"]) if mark.get("package") == "uno-sim" else None
         except (OSError, ValueError, TypeError, KeyError, AttributeError):
             ours = None

@@ -113,10 +113,22 @@ UNO_HD UNO_INTERNAL UNO_COLD void uno_seven_o(uno_game *g, int p, int card, int 
 /* The start of seat p's turn in a game with a search seat (g->search): its snapshot. */
 #if !defined(__CUDACC_RTC__) /* CPU only (search.c, env.c): not in the GPU build */
 UNO_INTERNAL UNO_COLD void uno_search_turn(uno_game *g, int p);
+/* A round's starter turned up, before its effect (C5; dealer deals): the round-start
+   snapshot, from which a search rebuilds the decisions before the first turn. */
+UNO_INTERNAL UNO_COLD void uno_search_start(uno_game *g, int dealer);
+/* A reshuffle (C15) or a flip (F3) has just happened in a game with a search seat (or in
+   a search's replay of the turn): the state from which a search samples the rest of the
+   turn (search.c). */
+UNO_INTERNAL UNO_COLD void uno_search_event(uno_game *g, int reshuffle);
+/* A launcher press (E2) about to fire k cards in a game with a search seat: the cards it
+   fires (k; in a search's replay of the turn, what the press fired in the game). */
+UNO_INTERNAL UNO_COLD int uno_search_press(uno_game *g, int k);
 /* play_game / uno_play_round with a search seat: set up (1) or fail to (0, no memory),
    and release. */
 UNO_INTERNAL int uno_search_begin(uno_game *g);
 UNO_INTERNAL void uno_search_end(uno_game *g);
+/* Adds the game's search counters (uno.h UNO_SS_*) into stats[players][UNO_SEARCH_STATS]. */
+UNO_INTERNAL void uno_search_stats(const uno_game *g, int64_t *stats);
 /* game.c for search.c: score_round (1: the game is over), result */
 UNO_INTERNAL int uno_round_score(uno_game *g, int winner);
 UNO_INTERNAL void uno_game_result(const uno_game *g, uno_result *res);

@@ -58,6 +58,10 @@ UNO_HD static UNO_COLD int press(uno_game *g, int by, int to, int reason)
     if (g->n_draw > 0) {
         uno_draw_settle(g); /* the law draws from the deal stream too */
         int k = launcher_law(g);
+#if !UNO_DEVICE /* the search players: CPU only */
+        if (UNO_UNLIKELY(g->search != NULL))
+            k = uno_search_press(g, k);
+#endif
         g->silent = k ? 0 : g->silent + 1;
         if (k > g->n_draw)
             k = g->n_draw; /* never more than it holds */

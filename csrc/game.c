@@ -379,11 +379,13 @@ UNO_HD int uno_game_finish(uno_game *g, int winner, uno_result *res)
     return play_rounds(g, next_dealer(g, g->round_dealer), res);
 }
 
-/* `checked`: the caller has already validated cfg against t and pol (once per batch). */
-UNO_HD static int play_game(const uno_config *cfg, const uno_table *t, const uno_policy *pol,
-                     uno_rng *rng, uno_trace *tr, uno_result *res, uno_round_rows *rows,
-                     uint64_t game_no, uno_force *force, int checked, int64_t fork_at,
-                     uno_result *fork)
+/* `checked`: the caller has already validated cfg against t and pol (once per batch).
+   `stats` (CPU only, NULL: none): the game's search counters (uno_play_games_search). */
+UNO_HD static int play_game_stats(const uno_config *cfg, const uno_table *t,
+                                  const uno_policy *pol, uno_rng *rng, uno_trace *tr,
+                                  uno_result *res, uno_round_rows *rows, uint64_t game_no,
+                                  uno_force *force, int checked, int64_t fork_at,
+                                  uno_result *fork, int64_t *stats)
 {
     if (!checked && uno_config_check(cfg, t, pol) != UNO_OK)
         return fail(res, UNO_ERR_CONFIG, -1);
@@ -423,9 +425,22 @@ UNO_HD static int play_game(const uno_config *cfg, const uno_table *t, const uno
     }
     int st = play_rounds(&g, choose_dealer(&g), res);
 #if !UNO_DEVICE
+    if (stats)
+        uno_search_stats(&g, stats);
     uno_search_end(&g);
+#else
+    (void)stats;
 #endif
     return st;
+}
+
+UNO_HD static int play_game(const uno_config *cfg, const uno_table *t, const uno_policy *pol,
+                     uno_rng *rng, uno_trace *tr, uno_result *res, uno_round_rows *rows,
+                     uint64_t game_no, uno_force *force, int checked, int64_t fork_at,
+                     uno_result *fork)
+{
+    return play_game_stats(cfg, t, pol, rng, tr, res, rows, game_no, force, checked, fork_at,
+                           fork, NULL);
 }
 
 UNO_HD int uno_play_game(const uno_config *cfg, const uno_table *t, const uno_policy *pol, uno_rng *rng,
@@ -500,9 +515,10 @@ UNO_HD int uno_play_round(const uno_config *cfg, const uno_table *t, const uno_p
     return UNO_OK;
 }
 
-UNO_HD int uno_play_games(const uno_config *cfg, const uno_table *t, const uno_policy *pol,
-                   const uint64_t key[4], uint64_t first_game, int64_t n_games,
-                   uno_columns *out)
+/* uno_play_games, and uno_play_games_search with `stats` (CPU only). */
+UNO_HD static int play_games(const uno_config *cfg, const uno_table *t, const uno_policy *pol,
+                             const uint64_t key[4], uint64_t first_game, int64_t n_games,
+                             uno_columns *out, int64_t *stats)
 {
     int n = cfg->players;
     uno_result res;
@@ -514,7 +530,11 @@ UNO_HD int uno_play_games(const uno_config *cfg, const uno_table *t, const uno_p
         uint64_t game = first_game + (uint64_t)i;
         int64_t rows_before = out->rows ? out->rows->n : 0;
         uno_rng_seed(&rng, key, game);
-        int st = play_game(cfg, t, pol, &rng, NULL, &res, out->rows, game, NULL, 1, -1, NULL);
+        int64_t *st_i = stats ? stats + i * n * UNO_SEARCH_STATS : NULL;
+        if (st_i)
+            memset(st_i, 0, (size_t)n * UNO_SEARCH_STATS * sizeof *st_i);
+        int st = play_game_stats(cfg, t, pol, &rng, NULL, &res, out->rows, game, NULL, 1, -1,
+                                 NULL, st_i);
         if (st != UNO_OK) {
             if (out->rows)
                 out->rows->n = rows_before; /* only complete games keep their rows */
@@ -545,6 +565,22 @@ UNO_HD int uno_play_games(const uno_config *cfg, const uno_table *t, const uno_p
     }
     return UNO_OK;
 }
+
+UNO_HD int uno_play_games(const uno_config *cfg, const uno_table *t, const uno_policy *pol,
+                   const uint64_t key[4], uint64_t first_game, int64_t n_games,
+                   uno_columns *out)
+{
+    return play_games(cfg, t, pol, key, first_game, n_games, out, NULL);
+}
+
+#if !UNO_DEVICE && !defined(__CUDACC_RTC__)
+int uno_play_games_search(const uno_config *cfg, const uno_table *t, const uno_policy *pol,
+                          const uint64_t key[4], uint64_t first_game, int64_t n_games,
+                          uno_columns *out, int64_t *stats)
+{
+    return play_games(cfg, t, pol, key, first_game, n_games, out, stats);
+}
+#endif
 
 /* uno.h: a new game in g, up to its dealer draw (play_game without the batch's parts). */
 UNO_HD int uno_game_start(uno_game *g, const uno_config *cfg, const uno_table *t, const uno_policy *pol,

@@ -108,6 +108,10 @@ UNO_HD int uno_reshuffle(uno_game *g)
     g->n_discard = 1;
     uno_draw_shuffle(g, m); /* taken as the cards are drawn */
     g->reshuffles++;
+#if !UNO_DEVICE /* the search players: CPU only */
+    if (UNO_UNLIKELY(g->search != NULL))
+        uno_search_event(g, 1);
+#endif
     if (g->tr)
         uno_trace_event(g->tr, UNO_EV_RESHUFFLE, -1, m, 0, 0);
     return 1;
@@ -279,6 +283,10 @@ UNO_HD static void flip(uno_game *g, int p, int out)
     reverse_u8(g->draw, g->n_draw);
     int top = g->discard[g->n_discard - 1];
     g->top_face = uno_face(g, top);
+#if !UNO_DEVICE /* the search players: CPU only */
+    if (UNO_UNLIKELY(g->search != NULL))
+        uno_search_event(g, 0);
+#endif
     if (g->tr)
         uno_trace_event(g->tr, UNO_EV_FLIP, p, g->side, top, 0);
     int col = uno_color(g, top);
@@ -822,6 +830,10 @@ UNO_HD static int start_round(uno_game *g, int dealer, const uint8_t *deck)
         if (flipped) /* F2 switch: the starter turned the game over */
             uno_trace_event(g->tr, UNO_EV_FLIP, -1, g->side, card, 0);
     }
+#if !UNO_DEVICE /* the search players: CPU only */
+    if (UNO_UNLIKELY(g->search != NULL)) /* the starter's decisions may be searched */
+        uno_search_start(g, dealer);
+#endif
     int first = resolve(g, dealer, card, 0, g->color, g->top_face, 1, 0);
     CHECK_CARDS(g, dealer, "after the deal");
     return first;
@@ -923,6 +935,16 @@ UNO_HD int uno_round_play(uno_game *g, int dealer, const uint8_t *deck)
     if (!house && lean_round(g))
         return turns_lean(g, p, limit);
     return house ? turns_from(g, p, limit, 1) : turns_from(g, p, limit, 0);
+}
+
+/* uno.h: the round of g (a clone taken as its starter is turned up, before the starter's
+   effect: uno_search_start) on from there; `dealer` deals it. */
+UNO_HD int uno_round_continue_starter(uno_game *g, int dealer)
+{
+    int first = resolve(g, dealer, g->discard[0], 0, g->color, g->top_face, 1, 0);
+    if (first <= -3)
+        return first;
+    return uno_round_continue(g, first);
 }
 
 /* uno.h: the round of g (a clone) on from the start of seat p's turn. */

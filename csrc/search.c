@@ -6,18 +6,22 @@
  * policy whose callback (record_decide) asks the seat's own policy (or the search) and
  * notes the answer in the journal of the turn; at the start of every turn the engine's
  * turn loop calls uno_search_turn, which keeps a snapshot of the game (uno_game_clone)
- * and empties the journal.  The wrapped policies answer exactly as the policies
+ * and empties the journal (and so does uno_search_start at a round's start, before the
+ * starter's effect: the decisions before the first turn are searched too).  The
+ * wrapped policies answer exactly as the policies
  * themselves (the same functions, drawing the same random numbers): a game's course
  * does not depend on the recording (tests/test_search.py).
  *
  * To value an answer `a` at a decision of the search seat o, the search
  *   1. samples a state o cannot tell from the true one at the start of the turn
- *      (determinize: the snapshot with the cards o cannot see dealt again);
+ *      (determinize: the snapshot with the cards o cannot see dealt again), or after
+ *      the turn's last reshuffle or flip (uno_search_event, below);
  *   2. gives the copy new random streams from the search's own stream (its `seeded`,
  *      its deal stream, its decision streams), so that the true future never leaks;
  *   3. replays the turn: a uno_script answers the journal's decisions in order, then
  *      `a` at the decision being searched; an entry that does not fit the copy (the
- *      sampled state does not follow the public record) drops the sample;
+ *      sampled state does not follow the public record) drops the sample, but another
+ *      seat's declines that o cannot see need not fit (uno_script.observer);
  *   4. plays on, every seat by the rollout policy, to the end of the round or of the
  *      game (uno_policy.value), and scores it for o.
  * pimc averages each answer over samples x rollouts (the same sampled states and
@@ -31,6 +35,7 @@
 #include "engine_internal.h"
 
 #define JOURNAL_MAX 1024 /* decisions in one turn; more: the turn is not searched */
+#define PRESS_MAX 256    /* launcher presses in one turn; more: the turn is not searched */
 
 /* sqrt and log of a positive finite double without libm (the engine links nothing else):
    Newton's iteration, and the exponent's bits plus the atanh series of the mantissa. */
@@ -127,22 +132,57 @@ static int answer_fits(const uno_game *g, int p, int decision, int ans)
     }
 }
 
+/* A decision of another seat than s->observer that it is asked only because of the cards
+   it holds (hidden from the observer), when declined: no one sees that it was asked. */
+static int private_kind(const uno_script *s, int seat, int decision)
+{
+    return s->observer >= 0 && seat != s->observer &&
+           (decision == UNO_DEC_JUMP_IN || decision == UNO_DEC_STACK ||
+            decision == UNO_DEC_PLAY_DRAWN);
+}
+
+static int decline(int decision)
+{
+    return decision == UNO_DEC_STACK ? UNO_DRAW : 0;
+}
+
+/* Whether entry e answers the decision met (seat, decision, arg). */
+static int entry_fits(const uno_script *s, const uno_script_entry *e, int seat, int decision,
+                      int arg)
+{
+    if (e->seat != seat || e->decision != decision)
+        return 0;
+    if (decision == UNO_DEC_PLAY_DRAWN) /* the arg names the drawn card: o may not see it */
+        return private_kind(s, seat, decision) || (e->arg & 1) == (arg & 1);
+    return e->arg == arg;
+}
+
 /* The script's callback: every decision of a scripted game. */
 static int script_decide(void *ctx, uno_game *g, int seat, int decision, int arg)
 {
     uno_script *s = (uno_script *)ctx;
     int ans;
-    if (s->next < s->n) {
-        const uno_script_entry *e = &s->e[s->next++];
-        /* a drawn card's decision names the card: one o may not have seen */
-        int same_arg = decision == UNO_DEC_PLAY_DRAWN ? (e->arg & 1) == (arg & 1) : e->arg == arg;
-        if (e->seat != seat || e->decision != decision || !same_arg)
-            longjmp(*s->diverged, 1);
-        ans = e->answer;
-    } else {
-        if (!s->hook)
+    for (;;) {
+        if (s->next < s->n) {
+            const uno_script_entry *e = &s->e[s->next];
+            if (entry_fits(s, e, seat, decision, arg)) {
+                s->next++;
+                ans = e->answer;
+                break;
+            }
+            if (private_kind(s, e->seat, e->decision) && e->answer == decline(e->decision)) {
+                s->next++; /* declined, and not asked here: it changed nothing seen */
+                continue;
+            }
+        }
+        if (private_kind(s, seat, decision)) { /* asked here only: declined, as unseen */
+            ans = decline(decision);
+            break;
+        }
+        if (s->next < s->n || !s->hook)
             longjmp(*s->diverged, 1);
         ans = s->hook(s->ctx, g, seat, decision, arg);
+        break;
     }
     if (!answer_fits(g, seat, decision, ans))
         longjmp(*s->diverged, 1);
@@ -217,7 +257,22 @@ struct uno_search {
     uno_policy wrap[UNO_MAX_PLAYERS];       /* every seat: record_decide */
     uno_policy fallback[UNO_MAX_PLAYERS];   /* orig, a search seat as its rollout policy */
     int has_snap, snap_seat;
+    int snap_start; /* 1: the snapshot is the round's start (uno_search_start), snap_seat
+                       its dealer; 0: the start of snap_seat's turn */
     int n_journal, overflow;
+    int64_t stats[UNO_MAX_PLAYERS][UNO_SEARCH_STATS]; /* per seat: uno.h UNO_SS_* */
+    /* The turn's reshuffles and flips ("events", uno_search_event) and launcher presses
+       (uno_search_press) so far: `mid` is the game just after the last event, the
+       n_events-th; press_k[] what each press fired */
+    int n_events, n_press, has_mid, mid_at; /* mid_at: journal entries before mid */
+    int mid_pile; /* the last event was a reshuffle: mid's draw pile holds the discards */
+    int32_t press_k[PRESS_MAX];
+    uint8_t forbid[UNO_MAX_PLAYERS][UNO_MAX_CARDS]; /* sample_world: cards a seat lacks */
+    /* A replay in progress (a clone whose `search` is this recorder, until its root):
+       events and presses met so far; mid_ready: the sample's state holds the true turn
+       start (x->world), and mid_world the sample of `mid` to put in at the n_events-th
+       event (mid_due: not yet put in); cur_o: the searching seat */
+    int sim_events, sim_press, mid_ready, mid_due, cur_o;
     /* uno_play_fork: the decision to fork at (-1 none), decisions seen, the fork's result */
     int64_t fork_at, seen;
     uno_result *fork_res;
@@ -226,6 +281,8 @@ struct uno_search {
     float *table;
     int table_n;
     uno_game snap;  /* the game at the start of the turn (up to `own`) */
+    uno_game mid;       /* the game just after the turn's last reshuffle or flip */
+    uno_game mid_world; /* a sampled state of mid (determinize) */
     uno_game world; /* a sampled state */
     uno_game sim;   /* a rollout */
 };
@@ -275,6 +332,16 @@ int uno_search_begin(uno_game *g)
     return 1;
 }
 
+void uno_search_stats(const uno_game *g, int64_t *stats)
+{
+    const struct uno_search *x = g->search;
+    if (!x)
+        return;
+    for (int s = 0; s < g->n; s++)
+        for (int k = 0; k < UNO_SEARCH_STATS; k++)
+            stats[s * UNO_SEARCH_STATS + k] += x->stats[s][k];
+}
+
 void uno_search_end(uno_game *g)
 {
     struct uno_search *x = g->search;
@@ -289,12 +356,106 @@ void uno_search_end(uno_game *g)
 void uno_search_turn(uno_game *g, int p)
 {
     struct uno_search *x = g->search;
+    if (g != x->g)
+        return; /* a replay (uno_search_event) */
     uno_draw_settle(g); /* the pile's order is fixed from here: a sample may rebuild it */
     uno_game_clone(&x->snap, g);
     x->has_snap = 1;
     x->snap_seat = p;
+    x->snap_start = 0;
     x->n_journal = 0;
     x->overflow = 0;
+    x->n_events = x->n_press = x->has_mid = 0;
+}
+
+void uno_search_start(uno_game *g, int dealer)
+{
+    if (g != g->search->g)
+        return; /* a replay */
+    uno_search_turn(g, dealer);
+    g->search->snap_start = 1;
+    /* as uno_round_play sets it once the starter has acted (the starter is discard[0]) */
+    g->search->snap.round_starter = g->t->card_kind[g->side][g->discard[0]];
+}
+
+/*
+ * Within a turn, a reshuffle (C15) or a flip (F3) changes what the turn-start snapshot
+ * says about the cards: the reshuffled pile's order is new, a flip shows the other faces.
+ * The game keeps its state just after the turn's last such event (`mid`), and a search
+ * samples that state instead (determinize from mid): the replay starts from the true
+ * turn-start snapshot, follows the journal (the truth, so it meets the same events) and,
+ * at that event, takes the sample's hidden cards (the other hands and the draw pile) in
+ * place of the true ones, before any decision is asked of the true state; the rest of the
+ * journal, the decision searched and the rollout play on the sample.  A replay that meets
+ * the event in another public state, or reaches the decision without meeting it, is
+ * dropped: it never plays on with the true cards.  What the engine computed from the true
+ * cards before the event and still holds after it is public (the turn's outcome so far).
+ */
+
+/* Whether the replay g at an event shows what the game showed there (mid) to o. */
+static int same_at_event(const uno_game *g, const uno_game *mid, int o)
+{
+    if (g->n_draw != mid->n_draw || g->n_discard != mid->n_discard || g->side != mid->side ||
+        g->reshuffles != mid->reshuffles || g->discard[g->n_discard - 1] !=
+        mid->discard[mid->n_discard - 1] ||
+        memcmp(&g->hand[o], &mid->hand[o], sizeof g->hand[o]) != 0)
+        return 0;
+    for (int q = 0; q < g->n; q++)
+        if (g->hand_n[q] != mid->hand_n[q])
+            return 0;
+    return 1;
+}
+
+void uno_search_event(uno_game *g, int reshuffle)
+{
+    struct uno_search *x = g->search;
+    if (g != x->g) { /* a replay: the sample goes in at the last event of the game's turn */
+        if (x->mid_due && ++x->sim_events == x->n_events) {
+            const int o = x->cur_o;
+            if (!same_at_event(g, &x->mid, o))
+                longjmp(*g->bail, 1);
+            const uno_game *w = &x->mid_world;
+            for (int q = 0; q < g->n; q++) {
+                if (q == o)
+                    continue;
+                g->hand[q] = w->hand[q];
+                g->hand_alt[q] = w->hand_alt[q];
+            }
+            memcpy(g->draw, w->draw, (size_t)g->n_draw);
+            g->bag = 0;
+            x->mid_due = 0;
+        }
+        return;
+    }
+    if (!x->has_snap)
+        return;
+    uno_draw_settle(g); /* as uno_search_turn */
+    uno_game_clone(&x->mid, g);
+    x->has_mid = 1;
+    x->mid_at = x->n_journal;
+    x->mid_pile = reshuffle;
+    x->n_events++;
+}
+
+int uno_search_press(uno_game *g, int k)
+{
+    struct uno_search *x = g->search;
+    if (g != x->g) /* a replay: the press fires what it fired in the game (public) */
+        return x->sim_press < x->n_press ? x->press_k[x->sim_press++] : k;
+    if (x->has_snap) {
+        if (x->n_press < PRESS_MAX)
+            x->press_k[x->n_press++] = k;
+        else
+            x->overflow = 1;
+    }
+    return k;
+}
+
+/* The snapshot's round, replayed by sim (a clone of it) on to its end (uno_round_*). */
+static int continue_snapshot(const struct uno_search *x, uno_game *sim)
+{
+    return x->snap_start ? uno_round_continue_starter(sim, x->snap_seat)
+                         : uno_round_continue(sim, x->snap_seat);
 }
 
 /* ------------------------------------------------------------------------- */
@@ -302,8 +463,9 @@ void uno_search_turn(uno_game *g, int p)
 /* ------------------------------------------------------------------------- */
 
 /*
- * A state seat o cannot tell from the true one (x->snap, the start of the turn), given
- * the game now (`now`, at the decision), into w; 0 when the turn cannot be rebuilt.
+ * A state seat o cannot tell from the true one (s: x->snap, the start of the turn or of
+ * the round, or x->mid, just after the turn's last reshuffle or flip), given the game now
+ * (`now`, at the decision), into w; 0 when the turn cannot be rebuilt from s.
  * The constraints, all of them public to o (docs/rules.md P1):
  *   1. o's own hand and the discard pile of the snapshot stay as they are;
  *   2. every other seat keeps its hand size, the draw pile its size;
@@ -319,16 +481,24 @@ void uno_search_turn(uno_game *g, int p)
  *   6. a two-sided deck (F6): a card in another seat's hand, and each card that was on
  *      top of the draw pile during the turn, is replaced only by a card with the same
  *      kind on its other face (those faces are visible);
- *   7. the rest (the hidden cards) is dealt uniformly at random over the free places.
+ *   7. the rest (the hidden cards) is dealt uniformly at random over the free places;
+ *   8. a seat q with cards it is known not to hold (any[q], forbid[q * UNO_MAX_CARDS +
+ *      card]: sample_world) gets its unpinned cards among the others, first;
+ *   9. pile_known (s just after a reshuffle, C15): s's draw pile holds exactly the
+ *      former discards, in view until then: its free places get those cards, the other
+ *      hands the rest (and a card a challenge showed is pinned only if it is not there).
  * Ignored: uno_game.failed (the colors a seat drew on: what it held then is not what
- * it holds now), the policies' past answers (no opponent model) and the launcher's
- * state, which the copy keeps as it is (uno_game.silent is public).  A turn with a
- * reshuffle (C15) or a flip (F3) before the decision is not rebuilt (0).
+ * it holds now), the policies' past answers (no opponent model), which cards a
+ * reshuffle of an earlier turn put in the draw pile and are still there (they are dealt
+ * with the other unseen cards: a bias),
+ * and the launcher's state, which the copy keeps as it is (uno_game.silent is public;
+ * the replay fires what each press fired: uno_search_press).  A reshuffle (C15) or a
+ * flip (F3) between s and now: 0 (the search samples x->mid instead, uno_search_event).
  */
-static int determinize(const struct uno_search *x, const uno_game *now, int o, uno_rng *r,
-                       uno_game *w)
+static int determinize(const uno_game *s, const uno_game *now, int o,
+                       const uint8_t *forbid, const uint8_t *any,
+                       int pile_known, uno_rng *r, uno_game *w)
 {
-    const uno_game *s = &x->snap;
     const uno_table *t = s->t;
     const int nc = t->n_cards, side = s->side, two = s->two_sided;
     uno_game_clone(w, s);
@@ -378,11 +548,16 @@ static int determinize(const struct uno_search *x, const uno_game *now, int o, u
         if (vis[c] && !known[c] && pin_seat[c] < 0)
             pin_pos[c] = (int16_t)pos;
     }
+    /* 9: the cards of s's draw pile, when they are public (just reshuffled: C15) */
+    uint8_t in_pile[UNO_MAX_CARDS + 1];
+    memset(in_pile, 0, sizeof in_pile);
+    for (int i = 0; pile_known && i < s->n_draw; i++)
+        in_pile[s->draw[i]] = 1;
     int off = s->reveal_from[o]; /* 5 */
     if (off >= 0 && off != o && off < s->n) {
         for (int i = 0; i < s->reveal_n[o] && room[off] > 0; i++) {
             int c = s->reveal[o][i];
-            if (known[c] || vis[c] || pin_seat[c] >= 0 || pin_pos[c] >= 0)
+            if (known[c] || vis[c] || pin_seat[c] >= 0 || pin_pos[c] >= 0 || in_pile[c])
                 continue;
             if (two) { /* only where one of the offender's other faces shows its kind */
                 int kd = t->card_kind[side ^ 1][c], f = -1;
@@ -411,6 +586,13 @@ static int determinize(const struct uno_search *x, const uno_game *now, int o, u
         pile_free -= pin_pos[c] >= 0;
     if (slots + pile_free != np)
         return 0;
+    if (pile_known) { /* 9: exactly the pile's free places get the pile's cards */
+        int n_in = 0;
+        for (int j = 0; j < np; j++)
+            n_in += in_pile[pool[j]];
+        if (n_in != pile_free)
+            return 0;
+    }
     uno_rng_shuffle_u8(r, pool, np);
     uint8_t used[UNO_MAX_CARDS];
     memset(used, 0, (size_t)np);
@@ -445,7 +627,7 @@ static int determinize(const struct uno_search *x, const uno_game *now, int o, u
                 for (; cnt[kd] > 0; cnt[kd]--) {
                     int f = -1;
                     for (int i = 0; i < np && f < 0; i++)
-                        if (!used[i] && t->card_kind[side ^ 1][pool[i]] == kd)
+                        if (!used[i] && !in_pile[pool[i]] && t->card_kind[side ^ 1][pool[i]] == kd)
                             f = i;
                     if (f < 0)
                         return 0;
@@ -459,7 +641,8 @@ static int determinize(const struct uno_search *x, const uno_game *now, int o, u
                 continue;
             int kd = t->card_kind[side ^ 1][s->draw[pos]], f = -1;
             for (int i = 0; i < np && f < 0; i++)
-                if (!used[i] && t->card_kind[side ^ 1][pool[i]] == kd)
+                if (!used[i] && in_pile[pool[i]] == pile_known &&
+                    t->card_kind[side ^ 1][pool[i]] == kd)
                     f = i;
             if (f < 0)
                 return 0;
@@ -468,21 +651,34 @@ static int determinize(const struct uno_search *x, const uno_game *now, int o, u
             placed[pos] = 1;
         }
     }
+    for (int q = 0; q < s->n; q++) { /* 8: first the seats known not to hold some cards */
+        if (q == o || !any[q])
+            continue;
+        for (int j = 0; j < np && w->hand_n[q] < s->hand_n[q]; j++) {
+            if (used[j] || in_pile[pool[j]] || forbid[q * UNO_MAX_CARDS + pool[j]])
+                continue;
+            used[j] = 1;
+            uno_hand_add(w, q, pool[j]);
+        }
+        if (w->hand_n[q] < s->hand_n[q])
+            return 0;
+    }
     int i = 0; /* 7 */
     for (int q = 0; q < s->n; q++) {
         if (q == o)
             continue;
         while (w->hand_n[q] < s->hand_n[q]) {
-            while (used[i])
+            while (used[i] || in_pile[pool[i]])
                 i++;
             used[i] = 1;
             uno_hand_add(w, q, pool[i]);
         }
     }
+    i = 0; /* every entry before i is used: the same as going on from i without 9 */
     for (int pos = 0; pos < s->n_draw; pos++) {
         if (placed[pos])
             continue;
-        while (used[i])
+        while (used[i] || in_pile[pool[i]] != pile_known)
             i++;
         used[i] = 1;
         w->draw[pos] = pool[i];
@@ -644,10 +840,20 @@ typedef struct root_check {
     int o, decision, arg, reached;
 } root_check;
 
-static int at_root(root_check *rc, const uno_game *g, int seat, int decision, int arg)
+static int at_root(root_check *rc, uno_game *g, int seat, int decision, int arg)
 {
-    return !rc->reached && seat == rc->o && decision == rc->decision && arg == rc->arg &&
-           same_public(g, rc->real);
+    /* a replay with hooks: the sample must be in (uno_search_event), and none is needed
+       in the rollout */
+    if (g->search && g->search->mid_due)
+        return 0;
+    /* and o holds what it holds in the game (a sample that dealt o other cards, e.g. by
+       a shuffle of the hands on the copy's own stream, S2, is not o's situation) */
+    int ok = !rc->reached && seat == rc->o && decision == rc->decision && arg == rc->arg &&
+             same_public(g, rc->real) &&
+             memcmp(&g->hand[rc->o], &rc->real->hand[rc->o], sizeof g->hand[rc->o]) == 0;
+    if (ok)
+        g->search = NULL;
+    return ok;
 }
 
 /*
@@ -660,8 +866,12 @@ static int run(struct uno_search *x, uno_script *sc, root_check *rc, int value, 
     jmp_buf jb;
     sc->diverged = &jb;
     sc->next = 0;
+    sc->observer = rc->o; /* only what o sees must follow the record */
     sim->bail = &jb;
-    sim->search = NULL;
+    /* the replay's hooks (uno_search_event, uno_search_press) until the root */
+    x->sim_events = x->sim_press = 0;
+    x->mid_due = x->mid_ready;
+    sim->search = x->mid_ready || x->n_press ? x : NULL;
     sim->tr = NULL;
     sim->rows = NULL;
     sim->force = NULL;
@@ -669,11 +879,15 @@ static int run(struct uno_search *x, uno_script *sc, root_check *rc, int value, 
                     : sim->cfg->stacking || sim->launcher ? UNO_FAST_WILD
                                                           : UNO_FAST_DRAW;
     uno_script_attach(sim, sc);
-    if (setjmp(jb))
+    if (setjmp(jb)) {
+        x->stats[rc->o][UNO_SS_DROPPED]++;
         return 0;
-    int w = uno_round_continue(sim, x->snap_seat);
-    if (!rc->reached)
+    }
+    int w = continue_snapshot(x, sim);
+    if (!rc->reached) {
+        x->stats[rc->o][UNO_SS_DROPPED]++;
         return 0;
+    }
     const int o = rc->o;
     if (value == UNO_VALUE_ROUND) {
         *v = w >= 0 && (w == o || (sim->cfg->teams && w % 2 == o % 2));
@@ -728,6 +942,7 @@ static void journal_script(uno_script *sc, const struct uno_search *x, uno_scrip
                            void *ctx)
 {
     memset(sc, 0, sizeof *sc);
+    sc->observer = -1; /* run() names the searching seat */
     sc->e = x->journal;
     sc->n = x->n_journal;
     sc->hook = hook;
@@ -739,13 +954,68 @@ static void journal_script(uno_script *sc, const struct uno_search *x, uno_scrip
 static int sample_world(struct uno_search *x, const uno_game *g, int o, const uno_policy *pol,
                         const uint64_t key[4], uint64_t s)
 {
+    x->stats[o][UNO_SS_SAMPLES]++;
+    x->mid_ready = 0;
+    x->cur_o = o;
     if (pol->cheat) {
         uno_game_clone(&x->world, &x->snap);
         return 1;
     }
     uno_rng r;
     uno_rng_seed(&r, key, s);
-    return determinize(x, g, o, &r, &x->world);
+    /* Cards a seat is known not to hold in the state sampled (determinize's 8):
+       E4: a seat that played a Discard All since then held no other card of its color
+       (they went with it, seen);
+       C-H3: under forced_play, the turn's seat that drew at the start of its turn (and
+       was not made to play a replacement) held no playable card (else it could not
+       have drawn). */
+    const uno_game *from = x->has_mid ? &x->mid : &x->snap;
+    const uno_table *t = from->t;
+    uint8_t any[UNO_MAX_PLAYERS];
+    memset(any, 0, sizeof any);
+    for (int i = x->has_mid ? x->mid_at : 0; i < x->n_journal; i++) {
+        const uno_script_entry *e = &x->journal[i];
+        if (e->seat == o || e->answer < 0 || e->answer >= t->n_cards ||
+            (e->decision != UNO_DEC_PLAY && e->decision != UNO_DEC_REPLACEMENT))
+            continue;
+        int kd = t->card_kind[from->side][e->answer], col = t->card_color[from->side][e->answer];
+        if (t->effect[kd] == UNO_DISCARD_ALL && col != UNO_NO_COLOR) {
+            if (!any[e->seat])
+                memset(x->forbid[e->seat], 0, sizeof x->forbid[e->seat]);
+            any[e->seat] = 1;
+            for (int c = 0; c < t->n_cards; c++)
+                x->forbid[e->seat][c] |= t->card_color[from->side][c] == col;
+        }
+    }
+    const int p = x->snap_seat;
+    if (g->cfg->forced_play && !x->has_mid && !x->snap_start && p != o) {
+        int i = 0;
+        while (i < x->n_journal && x->journal[i].decision == UNO_DEC_JUMP_IN &&
+               x->journal[i].answer == 0)
+            i++; /* declined jump-ins change nothing */
+        const uno_script_entry *e = i < x->n_journal ? &x->journal[i] : NULL;
+        const uno_script_entry *next = i + 1 < x->n_journal ? &x->journal[i + 1] : NULL;
+        if (e && e->seat == p && e->decision == UNO_DEC_PLAY && e->answer == UNO_DRAW &&
+            !(next && next->seat == p && next->decision == UNO_DEC_REPLACEMENT)) {
+            if (!any[p])
+                memset(x->forbid[p], 0, sizeof x->forbid[p]);
+            any[p] = 1;
+            for (int c = 0; c < t->n_cards; c++)
+                x->forbid[p][c] |= (uint8_t)uno_playable(&x->snap, c);
+        }
+    }
+    const uint8_t *forbid = &x->forbid[0][0]; /* [seat * UNO_MAX_CARDS + card] */
+    if (x->has_mid) { /* the true turn start, and a sample of the state after the event */
+        if (determinize(&x->mid, g, o, forbid, any, x->mid_pile, &r, &x->mid_world)) {
+            uno_game_clone(&x->world, &x->snap);
+            x->mid_ready = 1;
+            return 1;
+        }
+    } else if (determinize(&x->snap, g, o, forbid, any, 0, &r, &x->world)) {
+        return 1;
+    }
+    x->stats[o][UNO_SS_DROPPED]++;
+    return 0;
 }
 
 /*
@@ -1015,8 +1285,10 @@ static int search_decide(struct uno_search *x, uno_game *g, int o, int decision,
     uint64_t w = uno_dec_next(g, o, UNO_DK_SEARCH);
     if (m < 1 || !x->has_snap || x->overflow || x->snap.rounds != g->rounds ||
         (pol->value == UNO_VALUE_TABLE && g->cfg->scoring == UNO_SCORING_STANDARD &&
-         !x->table && !table_build(x, o)))
+         !x->table && !table_build(x, o))) {
+        x->stats[o][UNO_SS_FALLBACK]++;
         return dispatch(g, x->fallback, o, decision, arg);
+    }
     const uint64_t key[4] = {w, UINT64_C(0x5345415243480001), (uint64_t)decision, 1};
     const uint64_t key2[4] = {w, UINT64_C(0x5345415243480002), (uint64_t)decision, 2};
     /* the rollout policy's own answer, its random draws wound back (and no decision point
@@ -1033,8 +1305,11 @@ static int search_decide(struct uno_search *x, uno_game *g, int o, int decision,
             def = i;
     int best = pol->id == UNO_POLICY_PIMC ? pimc(x, g, o, decision, arg, ans, m, def, key, key2)
                                           : ismcts(x, g, o, decision, arg, ans, m, def, key, key2);
-    if (best < 0)
+    if (best < 0) {
+        x->stats[o][UNO_SS_FALLBACK]++;
         return dispatch(g, x->fallback, o, decision, arg); /* forced there, if it must be */
+    }
+    x->stats[o][UNO_SS_SEARCHED]++;
     if (UNO_UNLIKELY(force != NULL) && force->seat == o)
         return forced_search(x, g, o, decision, arg, ans, m, ans[best], own, key, key2);
     return ans[best];
@@ -1077,6 +1352,7 @@ static void fork_here(struct uno_search *x, uno_game *g, int seat, int decision,
     memset(&h, 0, sizeof h);
     sc.e = x->journal;
     sc.n = x->n_journal;
+    sc.observer = -1; /* the true state: every entry fits exactly */
     sc.hook = fork_answer;
     sc.ctx = &h;
     h.rc.real = g;
@@ -1102,7 +1378,7 @@ static void fork_here(struct uno_search *x, uno_game *g, int seat, int decision,
         res->status = -2;
         return;
     }
-    int w = uno_round_continue(sim, x->snap_seat);
+    int w = continue_snapshot(x, sim);
     if (!h.rc.reached) {
         res->status = -3;
         return;

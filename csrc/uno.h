@@ -1373,7 +1373,7 @@ UNO_HD double uno_bluff_probability(const uno_game *g, int victim, int offender,
  * Answers are the engine's: a card id (or UNO_DRAW) where a user policy answers a hand
  * index, else the user policy's answer.  An entry that does not fit the decision met
  * (another seat or decision, a card not held or not playable) longjmps to *s->diverged:
- * the clone does not follow the record.
+ * the clone does not follow the record (but see `observer`).
  */
 typedef struct uno_script_entry {
     int32_t seat, decision, arg, answer;
@@ -1384,6 +1384,12 @@ typedef struct uno_script {
     int n, next;               /* how many; the next to answer */
     uno_script_hook hook;      /* answers once they are spent (NULL: the clone diverged) */
     void *ctx;                 /* passed to hook */
+    /* -1: every entry must fit exactly.  A seat o: the clone is a state o cannot tell
+       from the true one, and only what o sees must fit: another seat's decisions that
+       are asked only because of the cards it holds (a jump-in, C-H4; a stack, C-H1;
+       playing a drawn card, C8) and were declined may be asked or not (declined again),
+       and whether its drawn card would be a bluff (C7) is not compared */
+    int observer;
 #if defined(__CUDACC_RTC__)
     void *diverged; /* no setjmp on a GPU: CPU only */
 #else
@@ -1397,6 +1403,9 @@ void uno_game_clone(struct uno_game *dst, const struct uno_game *src);
 void uno_script_attach(struct uno_game *g, uno_script *s);
 #endif
 UNO_HD int uno_round_continue(struct uno_game *g, int p);
+/* The same from a clone of a round's start, its starter turned up but not yet resolved
+   (C5): the starter's effect, then the turns (the search's round-start snapshot). */
+UNO_HD int uno_round_continue_starter(struct uno_game *g, int dealer);
 UNO_HD int uno_game_finish(struct uno_game *g, int winner, uno_result *res);
 /*
  * A check of the above on a real game: plays game `game` of the run `key` recorded, and
@@ -1410,9 +1419,31 @@ UNO_HD int uno_game_finish(struct uno_game *g, int winner, uno_result *res);
 UNO_HD int uno_play_fork(const uno_config *cfg, const uno_table *t, const uno_policy *pol,
                   const uint64_t key[4], uint64_t game, int64_t at, uno_result *res,
                   uno_result *fork);
+/*
+ * The search players' counters, per seat (docs/policies.md "Search players"):
+ * decisions searched (more than one legal answer, answered from the samples), decisions
+ * answered by the rollout policy instead because no sample could be built, samples
+ * drawn (pimc's samples, ismcts's iterations) and samples dropped (the sampled state
+ * could not be built, or the replay of the turn did not follow the record).
+ */
+enum {
+    UNO_SS_SEARCHED = 0,
+    UNO_SS_FALLBACK,
+    UNO_SS_SAMPLES,
+    UNO_SS_DROPPED,
+    UNO_SEARCH_STATS
+};
 /* Whether any seat of pol (players seats) is a search player. */
 #if !defined(__CUDACC_RTC__) /* CPU only (search.c, env.c): not in the GPU build */
 int uno_search_any(const uno_policy *pol, int players);
+
+/*
+ * uno_play_games, and each game's search counters into stats (n_games x players x
+ * UNO_SEARCH_STATS, row-major; zeros for a seat that is not a search player).
+ */
+int uno_play_games_search(const uno_config *cfg, const uno_table *t, const uno_policy *pol,
+                          const uint64_t key[4], uint64_t first_game, int64_t n_games,
+                          uno_columns *out, int64_t *stats);
 #endif
 
 /*

@@ -188,6 +188,10 @@ def test_a_study_folder_is_written_again_only_while_it_holds_only_uno_sims_files
     (out / OUTPUT_MARK).write_text("[]")  # a damaged mark vouches for nothing
     with pytest.raises(StudyError, match="'study.md'"):
         _writable_out(str(out))
+    (out / OUTPUT_MARK).unlink()
+    (out / OUTPUT_MARK).symlink_to("/dev/zero")  # a mark that never ends is not read whole
+    with pytest.raises(StudyError, match="'study.md'"):
+        _writable_out(str(out))
 
 
 # -- 3. a finished run knows when it is damaged ------------------------------------------

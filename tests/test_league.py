@@ -144,6 +144,12 @@ def test_league_folder_is_written_and_a_foreign_one_refused(tmp_path, capsys):
     assert main(args) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "notes.txt" in err[0]
+    (out / "notes.txt").unlink()
+    (out / "league.json").unlink()
+    (out / "league.json").symlink_to("/dev/zero")  # never read whole: refused in one line
+    assert main(args) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "league.json" in err[0]
 
 
 def test_estimate_prints_the_cost_and_each_players_time_and_plays_no_league(capsys):

@@ -70,12 +70,23 @@ def _events_first_action(events, seat):
     return None
 
 
-def _hidden_shuffles(variant, spec, decks=3, perms=4):
+def _starter_color(events, seat):
+    """The color seat names for the round's starter (C5: the first event after the deal)."""
+    for e in events:
+        if e["e"] == "color":
+            return ("color", e["color"]) if e.get("p") == seat else None
+        if e["e"] not in ("round_start", "dealer_draw"):
+            return None
+    return None
+
+
+def _hidden_shuffles(variant, spec, decks=3, perms=4, starter="number"):
     """Seat 0's first action in rounds whose hidden cards are permuted: the number of
     permutations that changed it, out of how many.  Seat 0 moves first in a round dealt
     from a chosen deck order (dealer 2, a number starter); the hidden cards are the other
     hands and the draw pile, permuted keeping every hand's size and, on the Flip deck,
-    every card's visible other face (F6)."""
+    every card's visible other face (F6).  starter="wild": the starter is a Wild instead,
+    and the action is the color seat 0 names for it before the first turn (C5)."""
     rules = Rules(variant=variant, players=3)
     _, _, eng = _setup(rules, [spec, "greedy", "greedy"])
     arrays = deck_for(rules).arrays()
@@ -83,17 +94,21 @@ def _hidden_shuffles(variant, spec, decks=3, perms=4):
     kinds = np.asarray(arrays["card_kind"])
     effect = np.asarray(arrays["effect"])
     face = np.asarray(arrays["face"])
+    wild = int(effect[deck_for(rules).kind_of_code("W")])
     n, hand = 3, 7
     key = key_from_seed(3)
     rng = np.random.default_rng(7)
     tested = changed = 0
-    for _ in range(60):
+    action = _events_first_action if starter == "number" else _starter_color
+    for _ in range(400):
         order = rng.permutation(eng.n_cards)
         k = kinds[order[n * hand]]
-        if effect[k] != 0 or face[k] > 9:  # a number starter: seat 0 (left of dealer 2) opens
-            continue
+        if starter == "number" and (effect[k] != 0 or face[k] > 9):
+            continue  # a number starter: seat 0 (left of dealer 2) opens
+        if starter == "wild" and effect[k] != wild:
+            continue  # a Wild starter: seat 0 (left of dealer 2) names its color
         hidden = [i for i in range(len(order)) if (i < n * hand and i % n != 0) or i > n * hand]
-        base = _events_first_action(eng.play_round(key, 0, list(order), 2, None)[1], 0)
+        base = action(eng.play_round(key, 0, list(order), 2, None)[1], 0)
         for _ in range(perms):
             new = order.copy()
             cards = order[hidden]
@@ -104,9 +119,9 @@ def _hidden_shuffles(variant, spec, decks=3, perms=4):
                     pos = [h for h, c in zip(hidden, cards) if dark[c] == d]
                     new[pos] = rng.permutation(order[pos])
             assert sorted(new) == sorted(order)
-            got = _events_first_action(eng.play_round(key, 0, list(new), 2, None)[1], 0)
+            got = action(eng.play_round(key, 0, list(new), 2, None)[1], 0)
             # a draw shows the card drawn, which the permutation may change
-            changed += got != base if base[0] == "play" else got[0] != "draw"
+            changed += got != base if base[0] != "draw" else got[0] != "draw"
             tested += 1
         if tested == decks * perms:
             break
@@ -123,6 +138,180 @@ def test_no_leak_hidden_cards_shuffled(variant, spec):
     cards never changes its first decision, for a fixed sample stream (the same seed and
     game)."""
     assert _hidden_shuffles(variant, spec)[0] == 0
+
+
+@pytest.mark.parametrize("spec", ["pimc(samples=6,rollouts=1,value=round)",
+                                  "ismcts(iterations=30,value=round)"])
+def test_no_leak_starter_color(spec):
+    """P1 before the first turn (C5): the color a search seat names for a Wild starter,
+    now searched from the round-start snapshot, never changes when the hidden cards are
+    permuted."""
+    assert _hidden_shuffles("classic", spec, starter="wild")[0] == 0
+
+
+def _challenge_after_drawn_wd4(spec, bases=3, perms=6):
+    """Seat 0's challenge of a Wild Draw Four that seat 1 drew and played at once (C7, C8,
+    C12), in rounds whose hidden cards are permuted.  Two players, dealer 0: seat 1 opens
+    on a number starter, draws (a Python policy) the Wild Draw Four put on top of the
+    pile and plays it at once, legally or not depending on its hidden hand.  Returns
+    (decisions changed, decisions tested, the legal flags met)."""
+    from uno_sim.userpolicy import DRAW_ACTION
+
+    state = {"first": True}
+
+    def drawer(obs):  # seat 1: draws on its first turn, plays what it drew, then the first
+        if obs.decision == "play" and state["first"]:
+            state["first"] = False
+            return DRAW_ACTION
+        return True if obs.decision == "play_drawn" else obs.actions[0]
+
+    rules = Rules(players=2)
+    _, _, eng = _setup(rules, [spec, drawer])
+    deck = deck_for(rules)
+    arrays = deck.arrays()
+    kinds = np.asarray(arrays["card_kind"])
+    effect, face = np.asarray(arrays["effect"]), np.asarray(arrays["face"])
+    wd4 = deck.kind_of_code("W+4")
+    key = key_from_seed(3)
+    rng = np.random.default_rng(11)
+    hand1 = list(range(0, 14, 2))  # seat 1's cards in the deal
+    pile = list(range(16, eng.n_cards))
+    colorless = np.asarray(arrays["color"])[kinds] < 0
+
+    def deal_hidden(order):
+        """order with seat 1's hand and the pile (but its top) dealt again at random."""
+        new = order.copy()
+        cards = rng.permutation(order[hand1 + pile])
+        plain = [c for c in cards if not colorless[c]]
+        new[hand1] = plain[:7]
+        rest = [c for c in cards if c not in set(plain[:7])]
+        new[pile] = rest
+        return new
+
+    def decision(order):
+        state["first"] = True
+        events = eng.play_round(key, 0, [int(c) for c in order], 0, None)[1]
+        at = next(i for i, e in enumerate(events) if e["e"] == "play")
+        assert events[at]["p"] == 1 and events[at]["card"] == "W+4"
+        nxt = events[at + 1]
+        return nxt["e"] == "challenge" and nxt.get("p") == 0, events[at]["legal"]
+
+    changed = tested = 0
+    legal = set()
+    for _ in range(bases):
+        order = rng.permutation(eng.n_cards)
+        for pos, want in ((15, lambda c: kinds[c] == wd4),
+                          (14, lambda c: effect[kinds[c]] == 0 and face[kinds[c]] <= 9)):
+            j = next(i for i in range(16, eng.n_cards) if want(order[i]))
+            order[pos], order[j] = order[j], order[pos]
+        order = deal_hidden(order)
+        base, flag = decision(order)
+        legal.add(flag)
+        for _ in range(perms):
+            got, flag = decision(deal_hidden(order))
+            legal.add(flag)
+            changed += got != base
+            tested += 1
+    return changed, tested, legal
+
+
+def test_no_leak_challenge_of_a_drawn_wd4():
+    """P1: whether the drawer of a Wild Draw Four played at once was bluffing depends on
+    its hidden hand, which the replay of the turn must not compare: the challenge does
+    not change when the hidden cards are permuted, although the play was a bluff in some
+    permutations and legal in others."""
+    changed, tested, legal = _challenge_after_drawn_wd4("pimc(samples=8,rollouts=1,value=round)")
+    assert legal == {True, False}
+    assert changed == 0, (changed, tested)
+
+
+def test_the_drawn_wd4_check_catches_a_cheat():
+    """The same check finds changed challenges for a seat that sees every hand."""
+    changed, tested, legal = _challenge_after_drawn_wd4(
+        "pimc(samples=8,rollouts=1,value=round,cheat=1)")
+    assert changed > 0, tested
+
+
+def test_the_starter_no_leak_check_catches_a_cheat():
+    """The starter-color check can fail: a seat that sees every hand (cheat=1) names
+    another color for some permutations of the hidden cards."""
+    changed, tested = _hidden_shuffles("classic", "pimc(samples=6,rollouts=1,value=round,"
+                                                  "cheat=1)", decks=6, starter="wild")
+    assert changed > 0, tested
+
+
+def _color_after_flip(spec, bases=3, perms=4):
+    """The color seat 0 names in its first turn after a flip (F3), in rounds whose draw
+    pile is permuted: the number of permutations that changed it, out of how many.  Three
+    players, dealer 2: seat 0 holds a Flip of the starter's color and six cards that do
+    not play; the starter's dark face is a wild, so once the Flip is played the discards
+    turn over and seat 0 names a color, a decision after the flip within its turn (the
+    search samples the state after the flip).  The draw pile is permuted but for its top
+    and bottom cards (their other faces are seen before and after the flip, F6); the
+    other hands are not (after the flip both faces of their cards have been seen)."""
+    rules = Rules(variant="flip", players=3)
+    _, _, eng = _setup(rules, [spec, "greedy", "greedy"])
+    deck = deck_for(rules)
+    a = deck.arrays()
+    light, dark = np.asarray(a["card_kind"]), np.asarray(a["dark_kind"])
+    effect, face, color = np.asarray(a["effect"]), np.asarray(a["face"]), np.asarray(a["color"])
+    wild = effect[deck.kind_of_code("W")]
+    flip = effect[deck.kind_of_code("RF")]
+    key = key_from_seed(3)
+    rng = np.random.default_rng(5)
+    n = eng.n_cards
+    starters = [c for c in range(n) if effect[light[c]] == 0 and face[light[c]] <= 9
+                and effect[dark[c]] == wild]
+    changed = tested = 0
+    for _ in range(200):
+        st = int(rng.choice(starters))
+        c = color[light[st]]
+        flips = [x for x in range(n) if effect[light[x]] == flip and color[light[x]] == c]
+        other = [x for x in range(n) if x != st and color[light[x]] not in (c, -1)
+                 and effect[light[x]] == 0 and face[light[x]] != face[light[st]]]
+        f = int(rng.choice(flips))
+        mine = [f] + [int(v) for v in rng.choice(other, 6, replace=False)]
+        rest = [x for x in rng.permutation(n) if x != st and x not in mine]
+        order = np.empty(n, dtype=np.int64)
+        order[[0, 3, 6, 9, 12, 15, 18]] = mine
+        others = [i for i in range(21) if i % 3]
+        order[others] = rest[:14]
+        order[21] = st
+        order[22:] = rest[14:]
+
+        def decision(o):
+            ev = eng.play_round(key, 0, [int(v) for v in o], 2, None)[1]
+            i = next((i for i, e in enumerate(ev) if e["e"] == "flip" and e.get("p") == 0), None)
+            if i is None or ev[i + 1]["e"] != "color":
+                return None
+            return ev[i + 1]["color"]
+
+        base = decision(order)
+        if base is None:
+            continue
+        for _ in range(perms):
+            new = order.copy()
+            new[23:n - 1] = rng.permutation(order[23:n - 1])
+            changed += decision(new) != base
+            tested += 1
+        if tested == bases * perms:
+            break
+    return changed, tested
+
+
+@pytest.mark.parametrize("spec", ["pimc(samples=6,rollouts=1,value=round)",
+                                  "ismcts(iterations=30,value=round)"])
+def test_no_leak_after_a_flip_within_the_turn(spec):
+    """P1 after a flip within the turn: the sample of the state after the flip replaces
+    the true cards before the decision (a replay playing on the true draw pile would
+    change the color with the permutation)."""
+    changed, tested = _color_after_flip(spec)
+    assert tested == 12 and changed == 0
+
+
+def test_the_flip_no_leak_check_catches_a_cheat():
+    changed, tested = _color_after_flip("pimc(samples=6,rollouts=1,value=round,cheat=1)")
+    assert changed > 0, tested
 
 
 def test_the_no_leak_check_catches_a_cheat():
@@ -148,6 +337,112 @@ def test_same_seed_same_games(spec):
     assert list(cols["turns"]) == [r.turns for r in a]
 
 
+def test_search_stats_columns():
+    """play_games reports each search seat's counters (docs/policies.md "Search players"):
+    per game and seat, decisions searched, answered by the rollout policy, samples drawn,
+    samples dropped; zeros for the other seats; no such column without a search seat."""
+    rules = Rules(players=3)
+    cols = play_games(rules, [FAST, "greedy", FAST_TREE], seed=4, first_game=0, n_games=2)
+    st = cols["search_stats"]
+    assert st.shape == (2, 3, 4) and st.dtype == np.int64
+    assert (st[:, 1] == 0).all()
+    searched, fallback, samples, dropped = st[:, 0].sum(axis=0)
+    assert searched > 0 and 0 <= dropped <= samples
+    assert samples >= 2 * searched and samples % 2 == 0  # pimc: its samples per search
+    searched, fallback, samples, dropped = st[:, 2].sum(axis=0)
+    assert searched > 0 and 0 <= dropped <= samples
+    # ismcts (c=0): ceil(iterations / answers) samples per search, answers >= 2
+    assert searched <= samples <= 4 * searched
+    st = play_games(rules, [FAST, "greedy", "ismcts(iterations=8,c=0.7,value=round)"],
+                    seed=4, first_game=0, n_games=2)["search_stats"]
+    searched, fallback, samples, dropped = st[:, 2].sum(axis=0)
+    assert searched > 0 and samples >= 8 * searched and samples % 8 == 0  # c > 0: iterations
+    assert "search_stats" not in play_games(rules, "greedy", seed=4, n_games=2)
+
+
+@pytest.mark.parametrize("variant,house", [("classic", {}),
+                                           ("classic", {"stacking": "both", "jump_in": True})])
+def test_unseen_declines_keep_samples(variant, house):
+    """P1: another seat's decisions asked only because of the cards it holds (a jump-in,
+    C-H4; a stack, C-H1; playing a drawn card, C8, and whether that would be a bluff, C7)
+    are not seen by the search seat, so a sample in which that seat would not have been
+    asked, or would have bluffed, is kept (declined again), not dropped: dropping it
+    would tell the search what that seat holds.  Hardly any sample is dropped then (one
+    in 200 or more was before, most of them for these decisions)."""
+    rules = _rules(variant, house, players=2)
+    cols = play_games(rules, [FAST, "greedy(bluff=0.3)"], seed=6, first_game=0, n_games=6)
+    searched, fallback, samples, dropped = cols["search_stats"][:, 0].sum(axis=0)
+    assert samples > 2000 and dropped / samples < 0.002, (dropped, samples)
+
+
+def test_decisions_after_a_flip_are_searched():
+    """F3 within a turn (a Flip played, then the color of the wild it turned up, and the
+    rest of the turn): the search samples the state just after the flip (the other faces
+    now seen, F6) and replays the turn through it, so no such decision is left to the
+    rollout policy and no sample is dropped (two fell back in these games before)."""
+    rules = Rules(variant="flip", players=2)
+    cols = play_games(rules, [FAST, "greedy"], seed=3, first_game=0, n_games=8)
+    searched, fallback, samples, dropped = cols["search_stats"][:, 0].sum(axis=0)
+    assert searched > 1000 and fallback == 0 and dropped == 0
+
+
+def test_discard_all_constrains_samples():
+    """E4: a seat that played a Discard All held no other card of its color (they went
+    with it, seen): the samples respect it, so none of them has that seat go out by
+    the Discard All and the turn's replay never stops short of the decision (23 samples
+    were dropped so in these games before)."""
+    rules = Rules(variant="extreme", players=3)
+    cols = play_games(rules, ["ismcts(iterations=16,value=round)"] +
+                      ["greedy(forget_uno=0.5)"] * 2, seed=1, first_game=0, n_games=6)
+    searched, fallback, samples, dropped = cols["search_stats"][:, 0].sum(axis=0)
+    assert searched > 300 and dropped == 0, (samples, dropped)
+
+
+def test_forced_play_draw_constrains_samples():
+    """C-H3: under forced_play a seat that drew at the start of its turn (and was not
+    made to play a replacement) held no playable card: the samples respect it, so no
+    replay asks that seat for a replacement it was never asked in the game, and no
+    sample is dropped (33 were in these games before, 14 decisions fell back)."""
+    rules = Rules(players=2, forced_play=True)
+    cols = play_games(rules, [FAST, "greedy"], seed=7, first_game=0, n_games=6)
+    searched, fallback, samples, dropped = cols["search_stats"][:, 0].sum(axis=0)
+    assert searched > 500 and fallback == 0 and dropped == 0, (fallback, samples, dropped)
+
+
+def _wild_starter_games(rules, spec, games):
+    """Game numbers of run 5 whose first round starts on a Wild whose color seat 0 names
+    (C5: the player left of the dealer; seat 1 deals at two players)."""
+    cols = play_games(rules, [spec, "greedy"], seed=5, first_game=0, n_games=games, rounds=True)
+    first = np.flatnonzero(cols["round_"] == 1)
+    wild = deck_for(rules).kind_of_code("W")
+    hit = (cols["round_starter"][first] == wild) & (cols["round_dealer"][first] == 1)
+    return cols, cols["round_game"][first][hit].tolist()
+
+
+def test_starter_color_is_searched():
+    """A decision before the round's first turn (C5: the color of a Wild starter) is
+    searched from the round-start snapshot: in one-round games (target 1) that start so,
+    the search seat's decisions answered by the rollout policy are fewer than those
+    games (each would count one)."""
+    rules = Rules(players=2, target=1)
+    cols, found = _wild_starter_games(rules, FAST, 400)
+    assert len(found) >= 3
+    fallback = cols["search_stats"][found, 0, 1]
+    assert fallback.sum() < len(found), fallback
+
+
+def test_fork_at_the_starter_color():
+    """uno_play_fork at the first decision of a game, the color of a Wild starter: the
+    round-start snapshot replays it (the fork was refused before: no turn had begun)."""
+    rules = Rules(players=2, target=1)
+    _, found = _wild_starter_games(rules, "greedy", 400)
+    _, _, eng = _setup(rules, ["greedy", "greedy"])
+    assert found
+    for g in found[:3]:
+        real, fork = eng.play_fork(key_from_seed(5), g, 0)
+        assert not isinstance(fork, int) and fork == real
+
+
 @pytest.mark.parametrize("scoring", ["elimination", "lowest"])
 def test_table_value_under_other_scoring_plays_the_game(scoring):
     """value=table has no table without standard scoring (C17-C19): the rollouts play to
@@ -168,6 +463,27 @@ def test_jobs_do_not_change_search_games():
     one = simulate(n_jobs=1, **kw).games
     two = simulate(n_jobs=2, **kw).games
     assert one.equals(two)
+
+
+def test_run_result_search_stats():
+    """RunResult.search_stats(): the search seat's counters summed over the run's shards
+    (the same at --jobs 1 and 2, and as play_games gives them), and a line of the summary
+    text; no row without a search seat."""
+    from uno_sim.runner.execute import simulate
+
+    kw = dict(variant="classic", games=4, players=2, policies=[FAST, "greedy"], seed=9,
+              shard_size=2, progress=False)
+    one, two = simulate(n_jobs=1, **kw), simulate(n_jobs=2, **kw)
+    assert one.search_stats().equals(two.search_stats())
+    row = one.search_stats().row(0, named=True)
+    cols = play_games(Rules(players=2), [FAST, "greedy"], seed=9, first_game=0, n_games=4)
+    assert [row[k] for k in ("searched", "fallback", "samples", "dropped")] == \
+        cols["search_stats"][:, 0].sum(axis=0).tolist()
+    assert row["seat"] == 0 and row["searched"] > 0
+    assert "search seat 0:" in one.summary_text()
+    plain = simulate(variant="classic", games=2, players=2, policies=["greedy"] * 2, seed=9,
+                     progress=False)
+    assert plain.search_stats().height == 0 and "search seat" not in plain.summary_text()
 
 
 # (decision trace event, what shows that seat 0 answered that decision)
@@ -316,3 +632,16 @@ def test_ismcts_beats_greedy():
 
     r = play_pair("ismcts(iterations=250)", "greedy", 2, deals=100, seed=2)
     assert r.low > 0.5, r.line()
+
+
+def test_bench_prints_the_search_counters(capsys):
+    """`uno-sim bench --policy pimc`: each cell has a line of the search seat's counters
+    (decisions, answered by the rollout policy, samples, dropped, CPU ms per decision)."""
+    from uno_sim.cli import main
+
+    assert main(["bench", "--policy", FAST, "--variant", "classic", "--players", "2",
+                 "--games", "2", "--repeats", "1"]) == 0
+    out = capsys.readouterr().out
+    line = next(x for x in out.splitlines() if x.strip().startswith("search:"))
+    assert "answered by the rollout policy" in line and "dropped" in line
+    assert "ms (CPU) per decision" in line

@@ -498,7 +498,10 @@ cdef class Engine:
 
         With ``rounds``, also one row per round: ``round_*`` columns (game,
         round, dealer, starter kind, winner, turns, reshuffles, and per seat
-        points and cards_left).
+        points and cards_left).  With a search seat (pimc, ismcts), also
+        ``search_stats``: per game and seat the search counters (uno.h UNO_SS_*:
+        decisions searched, answered by the rollout policy for want of a sample,
+        samples drawn, samples dropped), an int64 array n_games x players x 4.
         """
         cdef uint64_t k[4]
         cdef uno_columns out
@@ -507,6 +510,8 @@ cdef class Engine:
         cdef int st, c
         cdef int64_t done = 0, cap
         cdef uno_result dummy
+        cdef bint search
+        cdef int64_t *stats = NULL
         _key(key, k)
         if n_games < 0:
             raise ValueError("n_games must be >= 0")
@@ -522,6 +527,9 @@ cdef class Engine:
             "team_scores": np.empty((n_games, 2), dtype=np.int32),
         }
         counters = [np.empty((n_games, n), dtype=np.int32) for c in range(UNO_N_COUNTERS)]
+        search = uno_search_any(self.pol, n) != 0
+        if search:
+            cols["search_stats"] = np.zeros((n_games, n, UNO_SEARCH_STATS), dtype=np.int64)
         rcols = {}
         out.rows = NULL
         rows.n = 0
@@ -542,9 +550,16 @@ cdef class Engine:
             out.team_scores = <int32_t *>cnp.PyArray_DATA(cols["team_scores"]) + done * 2
             for c in range(UNO_N_COUNTERS):
                 out.counters[c] = <int32_t *>cnp.PyArray_DATA(counters[c]) + done * n
-            with nogil:
-                st = uno_play_games(&self.cfg, &self.table, self.pol, k, first_game + done,
-                                    n_games - done, &out)
+            if search:
+                stats = <int64_t *>cnp.PyArray_DATA(cols["search_stats"]) + (
+                    done * n * UNO_SEARCH_STATS)
+                with nogil:
+                    st = uno_play_games_search(&self.cfg, &self.table, self.pol, k,
+                                               first_game + done, n_games - done, &out, stats)
+            else:
+                with nogil:
+                    st = uno_play_games(&self.cfg, &self.table, self.pol, k, first_game + done,
+                                        n_games - done, &out)
             done += out.games_done
             if st != UNO_ERR_FULL or not rounds:
                 break

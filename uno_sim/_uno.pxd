@@ -33,6 +33,7 @@ cdef extern from "uno.h":
         UNO_MAX_CARDS
         UNO_HAND_CAP
         UNO_N_COUNTERS
+        UNO_SEARCH_STATS
         UNO_CF_MAX
         UNO_MAX_TURNS
         UNO_MAX_ROUNDS
@@ -307,6 +308,10 @@ cdef extern from "uno.h":
     int uno_play_games(const uno_config *cfg, const uno_table *t, const uno_policy *pol,
                        const uint64_t *key, uint64_t first_game, int64_t n_games,
                        uno_columns *out) nogil
+    int uno_play_games_search(const uno_config *cfg, const uno_table *t,
+                              const uno_policy *pol, const uint64_t *key, uint64_t first_game,
+                              int64_t n_games, uno_columns *out, int64_t *stats) nogil
+    int uno_search_any(const uno_policy *pol, int players) nogil
     int uno_play_fork(const uno_config *cfg, const uno_table *t, const uno_policy *pol,
                       const uint64_t *key, uint64_t game, int64_t at, uno_result *res,
                       uno_result *fork) nogil

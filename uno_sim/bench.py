@@ -79,20 +79,36 @@ def time_games(rules: Rules, policy: str, games: int, repeats: int, seed: int = 
         def play(rules, specs, seed, first_game, n_games):
             return gpu.play_games(rules, specs, seed, first_game, n_games)
     play(rules, specs, seed=seed, first_game=0, n_games=max(1, games // 10))
-    times, cpu, rounds, turns = [], [], 0, 0
+    times, cpu, rounds, turns, stats = [], [], 0, 0, []
     for r in range(repeats):
         t0, c0 = time.perf_counter(), time.process_time()
         cols = play(rules, specs, seed=seed, first_game=r * games, n_games=games)
         times.append(time.perf_counter() - t0)
         cpu.append(time.process_time() - c0)
         rounds, turns = int(cols["rounds"].sum()), int(cols["turns"].sum())
+        if "search_stats" in cols:  # seat 0's counters, summed over the run's games
+            stats.append(cols["search_stats"][:, 0, :].sum(axis=0))
     t = statistics.median(times)
     out = {"games_per_s": games / t, "games_per_cpu_s": games / statistics.median(cpu),
            "rounds_per_s": rounds / t, "ns_per_turn": 1e9 * t / turns,
            "turns_per_game": turns / games}
     if search:
         out["ms_per_search_turn"] = 1e3 * statistics.median(cpu) / (turns / rules.players)
+    if stats:  # the last run's (the median's run is not known per counter)
+        searched, fallback, samples, dropped = (int(v) for v in stats[-1])
+        out["search"] = {"searched": searched, "fallback": fallback, "samples": samples,
+                         "dropped": dropped,
+                         "ms_per_decision": 1e3 * cpu[-1] / max(searched + fallback, 1)}
     return out
+
+
+def search_line(s: dict) -> str:
+    """The search counters of a bench cell in one line (docs/policies.md)."""
+    dec = s["searched"] + s["fallback"]
+    return (f"  search: {dec:,} decisions, {s['fallback']:,} answered by the rollout policy "
+            f"({100 * s['fallback'] / max(dec, 1):.2f}%); {s['samples']:,} samples, "
+            f"{s['dropped']:,} dropped ({100 * s['dropped'] / max(s['samples'], 1):.2f}%); "
+            f"{s['ms_per_decision']:.2f} ms (CPU) per decision")
 
 
 def _games_per_s(play, rules: Rules, policies, games: int, seed: int) -> float:
@@ -179,6 +195,8 @@ def _run_bench(variants, players, policy, games, repeats, reference_games, user_
                 f"{r['turns_per_game']:>10.1f}" + (
                     f"  {r['ms_per_search_turn']:.2f} ms (CPU) per seat-0 turn"
                     if "ms_per_search_turn" in r else ""))
+            if "search" in r:
+                out(search_line(r["search"]))
     if reference_games or user_games:
         out("")
     for v in variants:

@@ -43,8 +43,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .files import read_capped
 from .policies import parse_policy
 from .rules import Rules, RulesError
+from .runner.storage import MANIFEST_MAX_BYTES
 
 ELO = 400 / math.log(10)  # Elo points per logit
 PRIOR_DRAWS = 1.0  # virtual drawn deals per pairing (half a win each way)
@@ -549,8 +551,8 @@ def check_out(out: str) -> None:
                           f"{foreign[0]!r}); use a new or empty directory")
     if entries:
         try:
-            with open(os.path.join(out, "league.json"), encoding="utf-8") as f:
-                ours = json.load(f).get("kind") == KIND
+            ours = json.loads(read_capped(os.path.join(out, "league.json"),
+                                          MANIFEST_MAX_BYTES)).get("kind") == KIND
         except (OSError, ValueError, AttributeError):
             ours = False
         if not ours:

@@ -27,3 +27,10 @@ int uno_search_begin(uno_game *)
 }
 void uno_search_end(uno_game *) {}
 void uno_search_fork(uno_game *, int64_t, uno_result *) {}
+void uno_search_start(uno_game *, int) {}
+void uno_search_event(uno_game *, int) {}
+int uno_search_press(uno_game *, int k)
+{
+    return k;
+}
+void uno_search_stats(const uno_game *, int64_t *) {}

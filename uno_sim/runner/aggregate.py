@@ -10,6 +10,9 @@ import numpy as np
 from ..cards import deck_for, deck_text
 from ..policies import parse_policy
 from ..results import SEAT_COUNTERS
+
+# the search players' counters per seat, in the order of engine.play_games' search_stats
+SEARCH_STATS = ("searched", "fallback", "samples", "dropped")
 from ..rules import Rules
 from ..stats import wilson
 from .columns import SCHEMA_VERSION, games_frame, rounds_frame, win_matrix
@@ -43,6 +46,8 @@ def aggregate(cols: dict) -> dict:
     }
     if "round_turns" in cols:
         agg["turns_hist"] = np.bincount(cols["round_turns"].astype(np.int64)).tolist()
+    if "search_stats" in cols:  # a search seat: per seat, its SEARCH_STATS counters
+        agg["search"] = cols["search_stats"].sum(axis=0).astype(np.int64).tolist()
     return agg
 
 
@@ -62,6 +67,11 @@ def merge_aggregates(aggs) -> dict:
                 total[k] = _hist_add(total.get(k, []), a[k])
         for k, v in a["seats"].items():
             total["seats"][k] = [x + y for x, y in zip(total["seats"][k], v)]
+        if "search" in a and "search" in total:
+            total["search"] = [[x + y for x, y in zip(r, s)]
+                               for r, s in zip(total["search"], a["search"])]
+        elif "search" in a:
+            total["search"] = a["search"]
     return total
 
 
@@ -166,6 +176,26 @@ class RunResult:
             [pl.Series(k, v, dtype=pl.Int64) for k, v in counters.items()]
             + [pl.Series(f"{k}_per_game", [x / n for x in v], dtype=pl.Float64)
                for k, v in counters.items()])
+
+    def search_stats(self):
+        """The search players' counters (docs/policies.md "Search players"): one row per
+        search seat (pimc, ismcts) with its policy, its decisions searched, those answered
+        by the rollout policy because no sample could be built (`fallback`), the samples
+        drawn and dropped, and the shares `fallback_share` (of its decisions with more than
+        one legal answer) and `dropped_share` (of its samples).  No row without a search
+        seat."""
+        import polars as pl
+
+        rows = []
+        for seat, st in enumerate(self.agg.get("search", [])):
+            if not getattr(self.policies[seat], "is_search", False):
+                continue
+            searched, fallback, samples, dropped = (int(v) for v in st)
+            rows.append((seat, str(self.policies[seat]), searched, fallback, samples, dropped,
+                         fallback / max(1, searched + fallback), dropped / max(1, samples)))
+        return pl.DataFrame(rows, orient="row", schema=[
+            ("seat", pl.Int64), ("policy", pl.Utf8), *((k, pl.Int64) for k in SEARCH_STATS),
+            ("fallback_share", pl.Float64), ("dropped_share", pl.Float64)])
 
     def summary_frame(self):
         """The summary as a Polars DataFrame of (metric, value) rows: the run's figures, then
@@ -284,6 +314,11 @@ class RunResult:
             f"UNO forgotten {s['uno_forgotten']:,} (caught {s['uno_caught']:,}); "
             f"reshuffles {s['reshuffles']:,}; stalemates {s['stalemates']:,}",
         ]
+        for seat, _, searched, fallback, samples, dropped, fs, ds in \
+                self.search_stats().rows():
+            lines.append(f"search seat {seat}: {searched + fallback:,} decisions, "
+                         f"{fallback:,} answered by the rollout policy ({100 * fs:.2f}%); "
+                         f"{samples:,} samples, {dropped:,} dropped ({100 * ds:.2f}%)")
         if "wall_seconds" in s:
             lines.append(f"wall time {s['wall_seconds']:.2f} s, "
                          f"{s['games_per_second']:,.0f} games/s"
