@@ -364,7 +364,7 @@ int main(int argc, char **argv)
             pol[seat].samples = 2;
             pol[seat].rollouts = 1;
             pol[seat].iterations = 6;
-            pol[seat].c = 0.7;
+            pol[seat].c = j % 4 == 1 ? 0.0 : 0.7; /* ismcts: both answer rules */
             pol[seat].rollout = UNO_POLICY_GREEDY;
             pol[seat].value = j % 3 == 2 ? UNO_VALUE_GAME : UNO_VALUE_ROUND;
             pol[seat].cheat = j % 4 == 3;
