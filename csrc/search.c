@@ -36,6 +36,8 @@
 
 #define JOURNAL_MAX 1024 /* decisions in one turn; more: the turn is not searched */
 #define PRESS_MAX 256    /* launcher presses in one turn; more: the turn is not searched */
+#define TREE_ACTIONS 64  /* answers a tree node keeps (the first ones in legal order) */
+#define TREE_DEPTH UNO_SEARCH_DEPTH_MAX /* the root and depth - 1 levels below it */
 
 /* sqrt and log of a positive finite double without libm (the engine links nothing else):
    Newton's iteration, and the exponent's bits plus the atanh series of the mantissa. */
@@ -251,6 +253,16 @@ static int dispatch(uno_game *g, const uno_policy *pols, int p, int decision, in
 /* The recorder                                                               */
 /* ------------------------------------------------------------------------- */
 
+/* A node of ismcts's tree (depth > 1): one of the searching seat's later decisions. */
+typedef struct tree_node {
+    uint64_t key;
+    int32_t m;                   /* answers kept */
+    int32_t ans[TREE_ACTIONS];   /* engine answers */
+    int32_t n[TREE_ACTIONS];     /* iterations that took the answer */
+    int32_t avail[TREE_ACTIONS]; /* iterations in which it was legal here */
+    double w[TREE_ACTIONS];      /* their total value */
+} tree_node;
+
 struct uno_search {
     uno_game *g;                            /* the game recorded */
     const uno_policy *orig;                 /* the seats' own policies */
@@ -277,6 +289,10 @@ struct uno_search {
     int64_t fork_at, seen;
     uno_result *fork_res;
     uno_script_entry journal[JOURNAL_MAX];
+    /* ismcts's tree below the root (depth > 1); slot[] an open-addressing index */
+    tree_node *nodes;
+    int32_t *slot;
+    int cap, used, slots;
     /* value=table: P(win the game | own score, best other score), by TABLE_STEP points */
     float *table;
     int table_n;
@@ -349,6 +365,8 @@ void uno_search_end(uno_game *g)
         return;
     g->pol = x->orig;
     g->search = NULL;
+    free(x->nodes);
+    free(x->slot);
     free(x->table);
     free(x);
 }
@@ -1096,9 +1114,10 @@ static int pimc(struct uno_search *x, uno_game *g, int o, int decision, int arg,
  * decision's information set (every state o cannot tell from the true one shares them),
  * `iterations` rollouts in all, each on a sampled state (determinize) with the turn
  * replayed, one answer taken at the decision and every seat by the rollout policy
- * after it.  o's later decisions have no nodes of their own: a tree of them (keyed by
- * what o observes there, grown one node per iteration, UCB at every node) played
- * clearly worse than the rollout policy there (benchmarks/results.md, "ismcts").
+ * after it.  At depth 1 (the default) o's later decisions have no nodes of their own:
+ * a tree of them (depth > 1, below; keyed by what o observes there, grown one node per
+ * iteration, UCB at every node) played worse than the rollout policy there
+ * (benchmarks/results.md, "ismcts").
  *   c == 0 (the default): the answers share each sampled state, every answer once on it
  *     with the same rollout streams (ceil(iterations / m) states; common random
  *     numbers), and the answer is chosen by pimc's rule (the best mean, if it leads the
@@ -1125,6 +1144,187 @@ static int ucb_pick(const int *n, const double *w, int m, int total, double c)
     return best;
 }
 
+/*
+ * depth > 1: a single-observer ISMCTS tree below the root, over o's own later decisions
+ * (up to depth - 1 levels).  A node is keyed by its parent, the answer that led to it
+ * and what o observes there (the decision, its own hand, the top card, the color, the
+ * direction, the side, every hand's size, the draw pile's size): states that differ
+ * only in cards o cannot see share it.  An iteration answers at the root by UCB1 (as
+ * c > 0 above), then at each of o's decisions with a node: the rollout policy's answer
+ * until the node has been visited twice per legal answer, then UCB (mean value plus
+ * c * sqrt(ln(availability) / visits), availability counting the iterations in which the
+ * answer was legal there; an answer not yet taken first); it adds one node (and plays
+ * the rollout policy after it), and backs the value up its path.  The other seats play
+ * the rollout policy throughout.
+ */
+typedef struct tree_iter {
+    pimc_hook h; /* the root's answer; h.after: the rollout policies */
+    struct uno_search *x;
+    uno_policy tree_pol[UNO_MAX_PLAYERS]; /* o by tree_decide, the others by h.after */
+    double c;
+    int levels;   /* nodes a path holds below the root at most (depth - 1) */
+    uint64_t key; /* the key of the node just left, with its answer */
+    int depth;
+    int path_node[TREE_DEPTH], path_act[TREE_DEPTH];
+} tree_iter;
+
+#define TREE_GOLDEN UINT64_C(0x9E3779B97F4A7C15)
+
+static uint64_t observe(const uno_game *g, int o, int decision, int arg)
+{
+    uint64_t h = uno_rng_mix((uint64_t)decision * 131u + (uint64_t)(uint32_t)arg);
+    for (int i = 0; i < UNO_HAND_WORDS; i++)
+        h = uno_rng_mix(h ^ g->hand[o].w[i]);
+    h = uno_rng_mix(h ^ ((uint64_t)g->discard[g->n_discard - 1] << 8) ^
+                    ((uint64_t)(g->color + 1) << 16) ^ ((uint64_t)(g->direction + 1) << 24) ^
+                    ((uint64_t)g->side << 28) ^ ((uint64_t)g->n_draw << 32));
+    for (int q = 0; q < g->n; q++)
+        h = uno_rng_mix(h ^ ((uint64_t)g->hand_n[q] << (8 * (q & 3))) ^ (uint64_t)q << 40);
+    return h;
+}
+
+/* The node of `key`, or a new one (*created) with the answers ans[0..m); -1: no room. */
+static int tree_node_for(struct uno_search *x, uint64_t key, const int *ans, int m, int *created)
+{
+    uint32_t mask = (uint32_t)x->slots - 1, i = (uint32_t)key & mask;
+    *created = 0;
+    for (;; i = (i + 1) & mask) {
+        int32_t at = x->slot[i];
+        if (at < 0)
+            break;
+        if (x->nodes[at].key == key)
+            return at;
+    }
+    if (x->used >= x->cap)
+        return -1;
+    int at = x->used++;
+    tree_node *nd = &x->nodes[at];
+    nd->key = key;
+    nd->m = m < TREE_ACTIONS ? m : TREE_ACTIONS;
+    for (int a = 0; a < nd->m; a++) {
+        nd->ans[a] = ans[a];
+        nd->n[a] = nd->avail[a] = 0;
+        nd->w[a] = 0.0;
+    }
+    x->slot[i] = at;
+    *created = 1;
+    return at;
+}
+
+/* An empty tree with room for `cap` nodes; 0: out of memory. */
+static int tree_alloc(struct uno_search *x, int cap)
+{
+    if (x->cap < cap) {
+        free(x->nodes);
+        free(x->slot);
+        x->nodes = (tree_node *)malloc((size_t)cap * sizeof *x->nodes);
+        int slots = 1;
+        while (slots < 2 * cap)
+            slots *= 2;
+        x->slot = (int32_t *)malloc((size_t)slots * sizeof *x->slot);
+        if (!x->nodes || !x->slot) {
+            free(x->nodes);
+            free(x->slot);
+            x->nodes = NULL;
+            x->slot = NULL;
+            x->cap = 0;
+            return 0;
+        }
+        x->cap = cap;
+        x->slots = slots;
+    }
+    x->used = 0;
+    memset(x->slot, -1, (size_t)x->slots * sizeof *x->slot);
+    return 1;
+}
+
+static int legal_answers(const uno_game *g, int o, int decision, int arg, int *ans);
+
+/* One of o's decisions below the root: its answer (an engine answer). */
+static int tree_step(tree_iter *it, uno_game *g, int decision, int arg)
+{
+    struct uno_search *x = it->x;
+    const int o = it->h.rc.o;
+    if (decision == UNO_DEC_FORGET_UNO)
+        return 0; /* a search player never forgets UNO */
+    int ans[UNO_MAX_ACTIONS];
+    int m = legal_answers(g, o, decision, arg, ans);
+    if (m == 1)
+        return ans[0];
+    uint64_t key = uno_rng_mix(it->key ^ observe(g, o, decision, arg));
+    int created = 0;
+    int at = it->depth < it->levels ? tree_node_for(x, key, ans, m, &created) : -1;
+    if (at < 0) { /* below the depth, or no room: the rollout policy from here on */
+        g->pol = it->h.after;
+        return dispatch(g, it->h.after, o, decision, arg);
+    }
+    tree_node *nd = &x->nodes[at];
+    int legal[TREE_ACTIONS], nl = 0, visits = 0;
+    for (int a = 0; a < nd->m; a++) {
+        visits += nd->n[a];
+        for (int j = 0; j < m; j++)
+            if (ans[j] == nd->ans[a]) {
+                legal[nl++] = a;
+                nd->avail[a]++;
+                break;
+            }
+    }
+    int pick = -1;
+    if (visits < 2 * nl) { /* young: the rollout policy's answer */
+        int own = dispatch(g, it->h.after, o, decision, arg);
+        for (int j = 0; j < nl; j++)
+            if (nd->ans[legal[j]] == own)
+                pick = legal[j];
+        if (pick < 0) { /* not among the node's answers: leave the tree */
+            g->pol = it->h.after;
+            return own;
+        }
+    } else {
+        double best_s = 0.0;
+        for (int j = 0; j < nl; j++) {
+            int a = legal[j];
+            if (nd->n[a] == 0) {
+                pick = a; /* an answer not yet taken first, in legal order */
+                break;
+            }
+            double s = nd->w[a] / nd->n[a] + it->c * s_sqrt(s_log((double)nd->avail[a]) / nd->n[a]);
+            if (pick < 0 || s > best_s) {
+                pick = a;
+                best_s = s;
+            }
+        }
+        if (pick < 0) { /* none of the node's answers is legal here (a key collision) */
+            g->pol = it->h.after;
+            return dispatch(g, it->h.after, o, decision, arg);
+        }
+    }
+    it->path_node[it->depth] = at;
+    it->path_act[it->depth++] = pick;
+    it->key = uno_rng_mix(key + (uint64_t)(nd->ans[pick] + 2) * TREE_GOLDEN);
+    if (created)
+        g->pol = it->h.after; /* one new node per iteration */
+    return nd->ans[pick];
+}
+
+/* The root of a tree iteration: its answer, then o by tree_decide. */
+static int tree_root(void *ctx, uno_game *g, int seat, int decision, int arg)
+{
+    tree_iter *it = (tree_iter *)ctx;
+    if (!at_root(&it->h.rc, g, seat, decision, arg))
+        longjmp(*g->bail, 1);
+    it->h.rc.reached = 1;
+    it->key = uno_rng_mix((uint64_t)(it->h.answer + 2) * TREE_GOLDEN);
+    g->pol = it->tree_pol;
+    return it->h.answer;
+}
+
+/* o's decisions below the root (a user policy's callback: a user answer). */
+static int tree_decide(void *ctx, uno_game *g, int seat, int decision, int arg)
+{
+    tree_iter *it = (tree_iter *)ctx;
+    return user_answer(g, seat, decision, tree_step(it, g, decision, arg));
+}
+
 static int ismcts(struct uno_search *x, uno_game *g, int o, int decision, int arg, const int *ans,
                   int m, int def, const uint64_t key[4], const uint64_t key2[4])
 {
@@ -1137,10 +1337,28 @@ static int ismcts(struct uno_search *x, uno_game *g, int o, int decision, int ar
         n[a] = 0;
         w[a] = d1[a] = d2[a] = 0.0;
     }
-    pimc_hook h;
+    const int tree = pol->depth > 1; /* c > 0 (uno_config_check) */
+    tree_iter it;
+    memset(&it, 0, sizeof it);
+    pimc_hook *hp = &it.h;
     uno_script sc;
-    journal_script(&sc, x, pimc_answer, &h);
-    h.after = after;
+    journal_script(&sc, x, tree ? tree_root : pimc_answer, tree ? (void *)&it : (void *)hp);
+    it.h.after = after;
+    if (tree) {
+        if (!tree_alloc(x, pol->iterations))
+            return -1;
+        it.x = x;
+        it.c = pol->c;
+        it.levels = pol->depth - 1;
+        for (int s = 0; s < g->n; s++)
+            it.tree_pol[s] = after[s];
+        memset(&it.tree_pol[o], 0, sizeof it.tree_pol[o]);
+        it.tree_pol[o].id = UNO_POLICY_USER;
+        it.tree_pol[o].challenge_threshold = 0.5;
+        it.tree_pol[o].suspect = -1;
+        it.tree_pol[o].decide = tree_decide;
+        it.tree_pol[o].ctx = &it;
+    }
     const int paired = !(pol->c > 0.0);
     const int states = paired ? (pol->iterations + m - 1) / m : pol->iterations;
     int kept = 0, total = 0;
@@ -1152,19 +1370,25 @@ static int ismcts(struct uno_search *x, uno_game *g, int o, int decision, int ar
             int a = paired ? j : ucb_pick(n, w, m, total + 1, pol->c);
             uno_game_clone(&x->sim, &x->world);
             reseed(&x->sim, key2, (uint64_t)s);
-            h.rc.real = g;
-            h.rc.o = o;
-            h.rc.decision = decision;
-            h.rc.arg = arg;
-            h.rc.reached = 0;
-            h.answer = ans[a];
+            hp->rc.real = g;
+            hp->rc.o = o;
+            hp->rc.decision = decision;
+            hp->rc.arg = arg;
+            hp->rc.reached = 0;
+            hp->answer = ans[a];
+            it.depth = 0;
             double v = 0.0;
-            ok = run(x, &sc, &h.rc, pol->value, &v);
+            ok = run(x, &sc, &hp->rc, pol->value, &v);
             if (ok) {
                 tmp[a] = v;
                 n[a]++;
                 w[a] += v;
                 total++;
+                for (int d = 0; d < it.depth; d++) { /* the tree's path (depth > 1) */
+                    tree_node *nd = &x->nodes[it.path_node[d]];
+                    nd->n[it.path_act[d]]++;
+                    nd->w[it.path_act[d]] += v;
+                }
             }
         }
         if (paired && ok) {

@@ -203,7 +203,8 @@ UNO_HD int uno_config_check(const uno_config *cfg, const uno_table *t, const uno
             (q->samples < 1 || q->rollouts < 1 || q->iterations < 1 || !(q->c >= 0.0) ||
              q->c > 1e6 || q->rollout < UNO_POLICY_RANDOM || q->rollout > UNO_POLICY_STRATEGIC ||
              q->value < UNO_VALUE_GAME || q->value > UNO_VALUE_TABLE || q->cheat < 0 ||
-             q->cheat > 1))
+             q->cheat > 1 || q->depth < 1 || q->depth > UNO_SEARCH_DEPTH_MAX ||
+             (q->id == UNO_POLICY_ISMCTS && q->depth > 1 && !(q->c > 0.0))))
             return UNO_ERR_CONFIG;
     }
     return UNO_OK;

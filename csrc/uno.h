@@ -357,6 +357,7 @@ enum { UNO_POLICY_PIMC = 4, UNO_POLICY_ISMCTS = 5 };
 #define UNO_POLICY_MAX UNO_POLICY_ISMCTS
 /* uno_policy.value: what a search's rollout is worth to its seat */
 enum { UNO_VALUE_GAME = 0, UNO_VALUE_ROUND = 1, UNO_VALUE_TABLE = 2 };
+#define UNO_SEARCH_DEPTH_MAX 64 /* ismcts's largest depth (uno_policy.depth) */
 enum { UNO_COLOR_MOST = 0, UNO_COLOR_RANDOM = 1, UNO_COLOR_SMART = 2 };
 /* policies.TARGET_RULES: whom a targeted card picks (uno_choose_target). */
 enum { UNO_TARGET_MOST = 0, UNO_TARGET_FEWEST = 1, UNO_TARGET_NEXT = 2, UNO_TARGET_RANDOM = 3 };
@@ -448,6 +449,8 @@ typedef struct uno_policy {
     int32_t rollouts;   /* pimc: rollouts per sampled state and legal answer, 1.. */
     int32_t iterations; /* ismcts: iterations per decision (one sampled state each), 1.. */
     double c;           /* ismcts: the UCB exploration constant, >= 0 */
+    int32_t depth;      /* ismcts: 1 (no nodes below the root) .. UNO_SEARCH_DEPTH_MAX
+                           levels of the seat's own decisions in the tree; > 1 needs c > 0 */
     int32_t rollout;    /* the built-in policy (UNO_POLICY_RANDOM..STRATEGIC) every seat
                            plays in a rollout */
     int32_t value;      /* UNO_VALUE_*: a rollout is worth its game (1 won), its round (1

@@ -222,6 +222,7 @@ cdef void _fill_policy(uno_policy *q, dict f) except *:
         q.rollouts = f.pop("rollouts")
         q.iterations = f.pop("iterations")
         q.c = f.pop("c")
+        q.depth = f.pop("depth")
         q.rollout = f.pop("rollout")
         q.value = f.pop("value")
         q.cheat = f.pop("cheat")

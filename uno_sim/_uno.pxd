@@ -200,6 +200,7 @@ cdef extern from "uno.h":
         int32_t rollouts  # pimc: rollouts per sampled state and legal answer
         int32_t iterations  # ismcts: iterations per decision
         double c  # ismcts: the UCB exploration constant
+        int32_t depth  # ismcts: tree levels of the seat's own decisions (1: the root only)
         int32_t rollout  # the built-in policy every seat plays in a rollout
         int32_t value  # UNO_VALUE_*: a rollout is worth its game or its round
         int32_t cheat  # 1: search the true state (an upper bound)

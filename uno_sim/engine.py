@@ -57,7 +57,7 @@ POLICY_FIELDS = ("id", "color", "bluff", "challenge", "forget_uno", "catch",
                  "target", "stack", "jump_in", "bluff_next", "bluff_own",
                  "challenge_offender", "challenge_own", "suspect", "challenge_posterior",
                  "challenge_prior", "bluff_join", "challenge_join", "samples", "rollouts",
-                 "iterations", "c", "rollout", "value", "cheat")
+                 "iterations", "c", "depth", "rollout", "value", "cheat")
 check_knobs(KNOBS + SEARCH_KNOBS, POLICY_FIELDS)  # every field but id filled by one knob (policies.KNOBS)
 
 

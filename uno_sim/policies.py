@@ -38,6 +38,7 @@ SEARCH_IDS = {"pimc": 4, "ismcts": 5}
 VALUES = ("game", "round", "table")  # uno.h UNO_VALUE_*: what a search's rollout is worth
 COUNT_MAX = 100000  # the largest count a search knob takes (samples, rollouts, iterations)
 C_MAX = 100.0  # the largest UCB constant
+DEPTH_MAX = 64  # ismcts's largest depth (uno.h UNO_SEARCH_DEPTH_MAX)
 KNOB_KINDS = ("prob", "choice", "size", "seat", "count", "real", "flag")
 
 
@@ -55,7 +56,7 @@ class Knob:
     kind: prob (a probability 0..1, or one of `values`: words with a meaning of
     their own), choice (one of `values`; uno_policy holds its index), size (a hand
     size 0..MAX_SIZE or any), seat (a seat 0..MAX_SEAT or any), count (an integer
-    1..COUNT_MAX), real (a number 0..C_MAX), flag (0 or 1).  `defaults` holds
+    1..COUNT_MAX, or 1..`high` when given), real (a number 0..C_MAX), flag (0 or 1).  `defaults` holds
     the value in each built-in policy (POLICY_NAMES), or in each search player
     (SEARCH_NAMES) for a knob of SEARCH_KNOBS; `only`, when given, names the search
     players that take the knob (the others fill its fields with the default).  `fields` are the uno_policy
@@ -71,6 +72,7 @@ class Knob:
     fields: tuple = ()
     encode: object = None
     only: tuple = ()
+    high: int = 0  # a count knob's largest value (0: COUNT_MAX)
 
     def __post_init__(self):
         if self.kind not in KNOB_KINDS:
@@ -93,7 +95,7 @@ class Knob:
         if self.kind == "choice":
             return self.values
         if self.kind == "count":
-            return (f"1..{COUNT_MAX}",)
+            return (f"1..{self.high or COUNT_MAX}",)
         if self.kind == "real":
             return (f"0..{C_MAX:g}",)
         if self.kind == "flag":
@@ -114,7 +116,7 @@ class Knob:
                                  f"one of {', '.join(self.values)}")
             return text
         if self.kind in ("count", "flag"):
-            top = COUNT_MAX if self.kind == "count" else 1
+            top = (self.high or COUNT_MAX) if self.kind == "count" else 1
             low = 1 if self.kind == "count" else 0
             if not re.fullmatch(r"\d{1,6}", text) or not low <= int(text) <= top:
                 raise RulesError(f"invalid {self.name} {text!r} for policy {policy}: expected "
@@ -262,6 +264,11 @@ SEARCH_KNOBS = (
          "ismcts: 0: every answer once per sampled state, paired (iterations / answers "
          "states); above 0: UCB1 with this exploration constant (values in [0, 1]), one "
          "state per iteration, the most visited answer played", only=("ismcts",)),
+    Knob("depth", "count", _search(1, 1),
+         "ismcts: 1: statistics at the decision only; above 1: a tree of this seat's own "
+         "later decisions, keyed by what it observes there, this many levels deep "
+         "(the root counted), UCB at every node; needs c above 0", only=("ismcts",),
+         high=DEPTH_MAX),
     Knob("rollout", "choice", _search("greedy", "greedy"),
          "the built-in policy every seat plays in a rollout (with its default knobs); "
          "also this seat's answer where nothing can be searched", values=POLICY_NAMES),
@@ -319,7 +326,8 @@ POLICY_HELP = {
     "ismcts": "search: information-set Monte Carlo search at the decision's information "
               "set, a budget of iterations (rollouts by the rollout policy on sampled "
               "states) shared by the answers in turn on common states (c=0) or by UCB1 "
-              "(c>0) (C engine only)",
+              "(c>0); with depth above 1, a tree of this seat's own later decisions "
+              "(C engine only)",
 }
 
 
@@ -444,7 +452,11 @@ def parse_policy(spec) -> PolicySpec:
                 f"unknown parameter {key!r} for policy {name}: expected one of {', '.join(table)}"
             )
         params[key] = table[key].parse(text, name)
-    return PolicySpec(name, params)
+    spec_ = PolicySpec(name, params)
+    if name == "ismcts" and spec_.knob("depth") > 1 and not spec_.knob("c") > 0:
+        raise RulesError(f"invalid policy spec {spec!r}: depth {spec_.knob('depth')} needs c "
+                         f"above 0 (UCB at every node of the tree)")
+    return spec_
 
 
 def seat_policies(policy, players: int, seats: dict | None = None) -> list[PolicySpec]:
