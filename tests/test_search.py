@@ -132,7 +132,8 @@ def _hidden_shuffles(variant, spec, decks=3, perms=4, starter="number"):
 @pytest.mark.parametrize("variant", ["classic", "flip"])
 @pytest.mark.parametrize("spec", ["pimc(samples=6,rollouts=1,value=round)",
                                   "ismcts(iterations=30,value=round)",
-                                  "ismcts(iterations=30,c=0.7,value=round)"])
+                                  "ismcts(iterations=30,c=0.7,value=round)",
+                                  "ismcts(iterations=30,c=0.7,depth=4,value=round)"])
 def test_no_leak_hidden_cards_shuffled(variant, spec):
     """P1: a search seat's decision depends only on what it may see: permuting the hidden
     cards never changes its first decision, for a fixed sample stream (the same seed and
@@ -300,7 +301,8 @@ def _color_after_flip(spec, bases=3, perms=4):
 
 
 @pytest.mark.parametrize("spec", ["pimc(samples=6,rollouts=1,value=round)",
-                                  "ismcts(iterations=30,value=round)"])
+                                  "ismcts(iterations=30,value=round)",
+                                  "ismcts(iterations=30,c=0.7,depth=4,value=round)"])
 def test_no_leak_after_a_flip_within_the_turn(spec):
     """P1 after a flip within the turn: the sample of the state after the flip replaces
     the true cards before the decision (a replay playing on the true draw pile would
@@ -325,7 +327,8 @@ def test_the_no_leak_check_catches_a_cheat():
 @pytest.mark.parametrize("spec", [FAST, FAST_TREE, "pimc(samples=1,rollouts=1,cheat=1)",
                                   "pimc(samples=2,rollouts=1,value=table)",
                                   "ismcts(iterations=8,value=game)",
-                                  "ismcts(iterations=8,c=0.7,value=table)"])
+                                  "ismcts(iterations=8,c=0.7,value=table)",
+                                  "ismcts(iterations=8,c=0.7,depth=4,value=table)"])
 def test_same_seed_same_games(spec):
     """A search draws only from its own decision stream: the same seed gives the same
     games, played one by one or as a batch."""
@@ -335,6 +338,19 @@ def test_same_seed_same_games(spec):
     assert [(r.winner, r.scores, r.turns) for r in a] == [(r.winner, r.scores, r.turns) for r in b]
     cols = play_games(rules, [spec, "greedy"], seed=4, first_game=0, n_games=2)
     assert list(cols["turns"]) == [r.turns for r in a]
+
+
+def test_depth_one_is_the_default_and_a_tree_changes_games():
+    """ismcts's depth knob: depth=1 plays exactly the default's games; a tree of the
+    seat's own later decisions (depth above 1) changes what its rollouts play, and so
+    the games."""
+    rules = Rules(players=2)
+    cols = {spec: play_games(rules, [spec, "greedy"], seed=4, first_game=0, n_games=3)
+            for spec in ("ismcts(iterations=30,c=0.7)", "ismcts(iterations=30,c=0.7,depth=1)",
+                         "ismcts(iterations=30,c=0.7,depth=4)")}
+    a, b, tree = cols.values()
+    assert all(np.array_equal(a[k], b[k]) for k in a)
+    assert not np.array_equal(a["turns"], tree["turns"])
 
 
 def test_search_stats_columns():
@@ -357,6 +373,10 @@ def test_search_stats_columns():
                     seed=4, first_game=0, n_games=2)["search_stats"]
     searched, fallback, samples, dropped = st[:, 2].sum(axis=0)
     assert searched > 0 and samples >= 8 * searched and samples % 8 == 0  # c > 0: iterations
+    st = play_games(rules, [FAST, "greedy", "ismcts(iterations=8,c=0.7,depth=3,value=round)"],
+                    seed=4, first_game=0, n_games=2)["search_stats"]
+    searched, fallback, samples, dropped = st[:, 2].sum(axis=0)
+    assert searched > 0 and samples >= 8 * searched and samples % 8 == 0  # the tree: likewise
     assert "search_stats" not in play_games(rules, "greedy", seed=4, n_games=2)
 
 
@@ -507,7 +527,8 @@ KINDS = {
     ("classic", {"stacking": "both", "jump_in": True, "seven_o": True},
      {"color", "stack", "jump_in", "target"}),
 ])
-@pytest.mark.parametrize("spec", [FAST, FAST_TREE])
+@pytest.mark.parametrize("spec", [FAST, FAST_TREE,
+                                  "ismcts(iterations=8,c=0.7,depth=4,value=round)"])
 def test_every_decision_kind_is_answered(variant, house, want, spec):
     """A search seat among built-in ones finishes its games (an illegal answer would stop
     them) and meets the decisions of each deck and house rule: the trace shows seat 0
@@ -538,6 +559,11 @@ def test_every_decision_kind_is_answered(variant, house, want, spec):
     ("pimc(rollout=pimc)", "invalid rollout 'pimc' for policy pimc"),
     ("ismcts(cheat=2)", "invalid cheat '2' for policy ismcts"),
     ("pimc(bluff=0.5)", "unknown parameter 'bluff' for policy pimc"),
+    ("ismcts(depth=0,c=1)", "invalid depth '0' for policy ismcts: expected an integer 1..64"),
+    ("ismcts(depth=65,c=1)", "invalid depth '65' for policy ismcts"),
+    ("pimc(depth=2)", "unknown parameter 'depth' for policy pimc"),
+    ("ismcts(depth=4)", "depth 4 needs c above 0"),
+    ("ismcts(c=0,depth=2)", "depth 2 needs c above 0"),
 ])
 def test_bad_knobs_are_one_line_errors(spec, message):
     with pytest.raises(RulesError) as exc:
@@ -547,8 +573,10 @@ def test_bad_knobs_are_one_line_errors(spec, message):
 
 def test_knobs_read_back():
     spec = parse_policy("ismcts(iterations=50,c=1.5,rollout=strategic,value=round,cheat=1)")
-    assert spec.knobs() == {"iterations": 50, "c": 1.5, "rollout": "strategic",
+    assert spec.knobs() == {"iterations": 50, "c": 1.5, "depth": 1, "rollout": "strategic",
                             "value": "round", "cheat": 1}
+    tree = parse_policy("ismcts(c=0.7,depth=4)")
+    assert tree.knob("depth") == 4 and parse_policy(str(tree)) == tree
     assert parse_policy(str(spec)) == spec
     assert parse_policy("pimc").knobs() == {"samples": 256, "rollouts": 4, "rollout": "greedy",
                                             "value": "table", "cheat": 0}

@@ -56,8 +56,8 @@ class Knob:
     kind: prob (a probability 0..1, or one of `values`: words with a meaning of
     their own), choice (one of `values`; uno_policy holds its index), size (a hand
     size 0..MAX_SIZE or any), seat (a seat 0..MAX_SEAT or any), count (an integer
-    1..COUNT_MAX, or 1..`high` when given), real (a number 0..C_MAX), flag (0 or 1).  `defaults` holds
-    the value in each built-in policy (POLICY_NAMES), or in each search player
+    1..COUNT_MAX, or 1..`high` when given), real (a number 0..C_MAX), flag (0 or 1).
+    `defaults` holds the value in each built-in policy (POLICY_NAMES), or in each search player
     (SEARCH_NAMES) for a knob of SEARCH_KNOBS; `only`, when given, names the search
     players that take the knob (the others fill its fields with the default).  `fields` are the uno_policy
     fields it fills (default: its own name); `encode`, when given, maps a value to
