@@ -364,13 +364,14 @@ int main(int argc, char **argv)
             pol[seat].samples = 2;
             pol[seat].rollouts = 1;
             pol[seat].iterations = 6;
-            pol[seat].c = j % 4 == 1 ? 0.0 : 0.7; /* ismcts: both answer rules */
-            /* and with c 0.7 on every other deck, the tree of its own decisions (sampled
-               states; on the others, the true state) */
-            pol[seat].depth = j % 4 == 3 && deck % 2 ? 3 : 1;
+            /* ismcts: both answer rules, and the tree of its own decisions, by turns
+               over the decks (every one of them at one game per configuration) */
+            int mode = (deck + j / 2) % 3;
+            pol[seat].c = mode == 0 ? 0.0 : 0.7;
+            pol[seat].depth = mode == 2 ? 3 : 1;
             pol[seat].rollout = UNO_POLICY_GREEDY;
             pol[seat].value = j % 3 == 2 ? UNO_VALUE_GAME : UNO_VALUE_ROUND;
-            pol[seat].cheat = j % 4 == 3 && deck % 2 == 0;
+            pol[seat].cheat = j % 4 == 3;
             char where[128];
             snprintf(where, sizeof where, "search deck %d players %d game %lu", deck, players,
                      (unsigned long)game_no);
