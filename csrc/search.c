@@ -26,7 +26,8 @@
  *      game (uno_policy.value), and scores it for o.
  * pimc averages each answer over samples x rollouts (the same sampled states and
  * streams for every answer: common random numbers); ismcts spends a budget of
- * iterations at the decision's information set (below).
+ * iterations at the decision's information set, and with depth > 1 on a tree of o's
+ * later decisions too (below).
  */
 #include <stddef.h>
 #include <stdlib.h>
