@@ -21,9 +21,10 @@ engine._policy), and each build gets its deck table from its own uno_table_init,
 the two builds may differ in their table and game layouts; uno_config, uno_policy
 and uno_columns must be the same in both (the harness checks the size of neither,
 so keep those three structs compatible, or teach the harness the older layout).
-A second older layout is known: uno_policy before the search players' fields
-(samples .. cheat, before `decide`); a build whose uno.h lacks them gets that
-layout (Build.old_policy).
+Two older layouts of uno_policy are known: before the search players' fields
+(samples .. cheat, before `decide`; Build.old_policy == "no-search") and before
+ismcts's `depth` (after `c`; Build.old_policy == "no-depth"); a build whose uno.h
+lacks them gets that layout.
 
 One older layout is known: before uno_config had `draw_source` (UNO_DRAW_PILE or
 UNO_DRAW_LAUNCHER), its first field was `variant`, the variant's index
@@ -107,11 +108,19 @@ class Policy(ctypes.Structure):  # uno_policy, field for field
     _fields_ = _POLICY_HEAD + [
         ("bluff_join", I32), ("challenge_join", I32),
         ("samples", I32), ("rollouts", I32), ("iterations", I32), ("c", ctypes.c_double),
-        ("rollout", I32), ("value", I32), ("cheat", I32), ("decide", P), ("ctx", P)]
+        ("depth", I32), ("rollout", I32), ("value", I32), ("cheat", I32), ("decide", P),
+        ("ctx", P)]
+
+
+class NoDepthPolicy(ctypes.Structure):  # uno_policy before ismcts's depth
+    _fields_ = [f for f in Policy._fields_ if f[0] != "depth"]
 
 
 class OldPolicy(ctypes.Structure):  # uno_policy before the search and join fields
     _fields_ = _POLICY_HEAD + [("decide", P), ("ctx", P)]
+
+
+OLD_POLICIES = {"no-search": OldPolicy, "no-depth": NoDepthPolicy}
 
 
 class Columns(ctypes.Structure):  # uno_columns
@@ -167,7 +176,9 @@ class Build:
         # uno_config's first field was `variant` before it was `draw_source`
         self.old_config = "int32_t variant;" in (src / "uno.h").read_text()
         # uno_policy had no search fields (samples, ...) before the search players
-        self.old_policy = "int32_t samples;" not in (src / "uno.h").read_text()
+        header = (src / "uno.h").read_text()
+        self.old_policy = ("no-search" if "int32_t samples;" not in header else
+                           "no-depth" if "int32_t depth;" not in header else None)
         self.lib.uno_play_games.restype = ctypes.c_int
         self.lib.uno_table_init.restype = ctypes.c_int
         self.lib.uno_config_check.restype = ctypes.c_int
@@ -189,9 +200,10 @@ class Build:
         """pols as this build reads them (without the search fields in the older layout)."""
         if not self.old_policy:
             return pols
-        old = (OldPolicy * 10)()
+        layout = OLD_POLICIES[self.old_policy]
+        old = (layout * 10)()
         for s in range(10):
-            for name, _ in OldPolicy._fields_:
+            for name, _ in layout._fields_:
                 setattr(old[s], name, getattr(pols[s], name))
         return old
 
