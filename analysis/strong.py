@@ -5,11 +5,11 @@ Two report sections and one summary answer (`summary.LATER_ANSWERS`):
 1. A small league (`uno_sim.league`): random, greedy, strategic, one pimc and one ismcts
    budget of about the same CPU time per decision and one `cheat=1` pimc at the same
    budget (the upper bound), at the tables of `LEAGUE_TABLES` (classic and Flip at 2
-   players, classic at 4), its Bradley-Terry ratings with bootstrap intervals and the
+   and 4 players), its Bradley-Terry ratings with bootstrap intervals and the
    strength-against-thinking-time figure.
 2. Counterfactual bluff and challenge values (`uno_sim.counterfactual`'s forcing, which
-   reaches a search player's own decisions) at each table of `VALUE_TABLES` (classic at
-   2 and 4 players, Flip at 2), three arms per kind on the same games (`arms`): plain
+   reaches a search player's own decisions) at each table of `VALUE_TABLES` (classic and
+   Flip at 2 and 4 players), three arms per kind on the same games (`arms`): plain
    greedy at the focal seat against the usual table, the search player `FOCAL` at the
    focal seat against that table, and `FOCAL` at every seat.  Bluff: seat 0 decides, the
    usual table plain greedy (never challenges).  Challenge: seat 1 decides, the usual
@@ -39,13 +39,13 @@ from .common import StudyError, fmt_ci
 from .doc import Section
 
 # The search budgets: pimc at 16 samples of 2 rollouts wins about 0.6 of 2-player games
-# against greedy at some 0.1 ms of CPU per own turn; ismcts at 40 iterations takes about as
+# against greedy at some 0.1 ms of CPU per own turn; ismcts at 80 iterations takes about as
 # long per decision; the cheating pimc has the same budget (docs/studies.md "Strong play").
 FOCAL = "pimc(samples=16,rollouts=2)"  # the search player at the focal seat and the table
-LEAGUE_PLAYERS = ("random", "greedy", "strategic", FOCAL, "ismcts(iterations=40)",
+LEAGUE_PLAYERS = ("random", "greedy", "strategic", FOCAL, "ismcts(iterations=80)",
                   "pimc(samples=16,rollouts=2,cheat=1)")
-LEAGUE_TABLES = (("classic", 2), ("flip", 2), ("classic", 4))
-VALUE_TABLES = (("classic", 2), ("classic", 4), ("flip", 2))  # of the bluff/challenge values
+LEAGUE_TABLES = (("classic", 2), ("flip", 2), ("classic", 4), ("flip", 4))
+VALUE_TABLES = (("classic", 2), ("classic", 4), ("flip", 2), ("flip", 4))  # bluff/challenge values
 DEFAULT_DEALS = 48
 DEFAULT_GAMES = 300
 EVERY = 8  # one decision point in EVERY replayed both ways (strongplay.decision_values)

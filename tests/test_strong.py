@@ -79,7 +79,7 @@ def test_the_arms_put_the_search_player_at_the_focal_seat_and_at_the_table():
         assert a == [("greedy", usual), (strong.FOCAL, usual), (strong.FOCAL, strong.FOCAL)]
     assert parse_policy(strong.OFFENDER).knob("bluff") == 1
     assert {(v, k) for v, k in strong.VALUE_TABLES} == {("classic", 2), ("classic", 4),
-                                                        ("flip", 2)}
+                                                        ("flip", 2), ("flip", 4)}
 
 
 def _arm_rows(focal, table, rows):
@@ -182,7 +182,8 @@ def test_sections_render_with_tables_a_figure_and_summary_lines(tmp_path, monkey
     assert "## Strong play: the league" in md and "Ratings, classic, 2 players" in md
     assert (tmp_path / "strong_league_2p.png").stat().st_size > 0
     assert "](strong_league_2p.png)" in md
-    for where in ("classic, 2 players", "classic, 4 players", "flip, 2 players"):
+    for where in ("classic, 2 players", "classic, 4 players", "flip, 2 players",
+                  "flip, 4 players"):
         for kind in ("Bluffing", "Challenging"):
             assert f"{kind}, {where}, by the" in md, (kind, where)
     assert set(v["tables"]) == {(a, k, kind) for a, k in strong.VALUE_TABLES
