@@ -956,6 +956,17 @@ static int pimc_answer(void *ctx, uno_game *g, int seat, int decision, int arg)
     return h->answer;
 }
 
+/* h, set to answer `answer` at o's decision (decision, arg) of the real game g. */
+static void hook_arm(pimc_hook *h, const uno_game *g, int o, int decision, int arg, int answer)
+{
+    h->rc.real = g;
+    h->rc.o = o;
+    h->rc.decision = decision;
+    h->rc.arg = arg;
+    h->rc.reached = 0;
+    h->answer = answer;
+}
+
 /* A script that replays this turn's journal, then answers from `hook`. */
 static void journal_script(uno_script *sc, const struct uno_search *x, uno_script_hook hook,
                            void *ctx)
@@ -1047,6 +1058,40 @@ static int sample_world(struct uno_search *x, const uno_game *g, int o, const un
  * alone picks a weak answer (a draw instead of a play) about once in m decisions.
  */
 #define PIMC_Z 1.645 /* one-sided 95% */
+
+/* The paired differences of each answer's value against def's on one sampled state. */
+static void paired_add(const double *v, int m, int def, double *d1, double *d2)
+{
+    for (int a = 0; a < m; a++) {
+        double d = v[a] - v[def];
+        d1[a] += d;
+        d2[a] += d * d;
+    }
+}
+
+/*
+ * pimc's rule: the answer with the best `score` (def first among equals), if its paired
+ * lead over def (d1, d2: sums of the differences and of their squares over `kept`
+ * sampled states) exceeds PIMC_Z standard errors; else def.  -1: no state was kept.
+ */
+static int paired_rule(const double *score, const double *d1, const double *d2, int kept,
+                       int m, int def)
+{
+    if (!kept)
+        return -1;
+    int best = def;
+    for (int a = 0; a < m; a++)
+        if (score[a] > score[best])
+            best = a;
+    if (best != def) { /* the paired lead over def, in standard errors */
+        double mean = d1[best] / kept, var = kept > 1 ? (d2[best] - kept * mean * mean) / (kept - 1) : 0.0;
+        double se = s_sqrt(var > 0.0 ? var / kept : 0.0);
+        if (!(kept > 1 && mean > PIMC_Z * se))
+            best = def;
+    }
+    return best;
+}
+
 static int pimc(struct uno_search *x, uno_game *g, int o, int decision, int arg, const int *ans,
                 int m, int def, const uint64_t key[4], const uint64_t key2[4])
 {
@@ -1071,12 +1116,7 @@ static int pimc(struct uno_search *x, uno_game *g, int o, int decision, int arg,
             for (int a = 0; a < m && ok; a++) {
                 uno_game_clone(&x->sim, &x->world);
                 reseed(&x->sim, key2, (uint64_t)s * (uint64_t)pol->rollouts + (uint64_t)k);
-                h.rc.real = g;
-                h.rc.o = o;
-                h.rc.decision = decision;
-                h.rc.arg = arg;
-                h.rc.reached = 0;
-                h.answer = ans[a];
+                hook_arm(&h, g, o, decision, arg, ans[a]);
                 double v = 0.0;
                 ok = run(x, &sc, &h.rc, pol->value, &v);
                 tmp[a] += v;
@@ -1084,26 +1124,11 @@ static int pimc(struct uno_search *x, uno_game *g, int o, int decision, int arg,
         if (!ok)
             continue;
         kept++;
-        for (int a = 0; a < m; a++) {
+        for (int a = 0; a < m; a++)
             sum[a] += tmp[a];
-            double d = tmp[a] - tmp[def];
-            d1[a] += d;
-            d2[a] += d * d;
-        }
+        paired_add(tmp, m, def, d1, d2);
     }
-    if (!kept)
-        return -1;
-    int best = def;
-    for (int a = 0; a < m; a++)
-        if (sum[a] > sum[best])
-            best = a;
-    if (best != def) { /* the paired lead over def, in standard errors */
-        double mean = d1[best] / kept, var = kept > 1 ? (d2[best] - kept * mean * mean) / (kept - 1) : 0.0;
-        double se = s_sqrt(var > 0.0 ? var / kept : 0.0);
-        if (!(kept > 1 && mean > PIMC_Z * se))
-            best = def;
-    }
-    return best;
+    return paired_rule(sum, d1, d2, kept, m, def);
 }
 
 /* ------------------------------------------------------------------------- */
@@ -1371,12 +1396,7 @@ static int ismcts(struct uno_search *x, uno_game *g, int o, int decision, int ar
             int a = paired ? j : ucb_pick(n, w, m, total + 1, pol->c);
             uno_game_clone(&x->sim, &x->world);
             reseed(&x->sim, key2, (uint64_t)s);
-            hp->rc.real = g;
-            hp->rc.o = o;
-            hp->rc.decision = decision;
-            hp->rc.arg = arg;
-            hp->rc.reached = 0;
-            hp->answer = ans[a];
+            hook_arm(hp, g, o, decision, arg, ans[a]);
             it.depth = 0;
             double v = 0.0;
             ok = run(x, &sc, &hp->rc, pol->value, &v);
@@ -1394,30 +1414,12 @@ static int ismcts(struct uno_search *x, uno_game *g, int o, int decision, int ar
         }
         if (paired && ok) {
             kept++;
-            for (int a = 0; a < m; a++) {
-                double d = tmp[a] - tmp[def];
-                d1[a] += d;
-                d2[a] += d * d;
-            }
+            paired_add(tmp, m, def, d1, d2);
         }
     }
+    if (paired) /* pimc's rule over the paired differences */
+        return paired_rule(d1, d1, d2, kept, m, def);
     int best = -1;
-    if (paired) { /* pimc's rule over the paired differences */
-        if (!kept)
-            return -1;
-        best = def;
-        for (int a = 0; a < m; a++)
-            if (d1[a] > d1[best])
-                best = a;
-        if (best != def) {
-            double mean = d1[best] / kept,
-                   var = kept > 1 ? (d2[best] - kept * mean * mean) / (kept - 1) : 0.0;
-            double se = s_sqrt(var > 0.0 ? var / kept : 0.0);
-            if (!(kept > 1 && mean > PIMC_Z * se))
-                best = def;
-        }
-        return best;
-    }
     for (int a = 0; a < m; a++) /* the most visited, the first of equals */
         if (n[a] > 0 && (best < 0 || n[a] > n[best]))
             best = a;
@@ -1573,13 +1575,8 @@ static void fork_here(struct uno_search *x, uno_game *g, int seat, int decision,
         return;
     fork_hook h;
     uno_script sc;
-    memset(&sc, 0, sizeof sc);
     memset(&h, 0, sizeof h);
-    sc.e = x->journal;
-    sc.n = x->n_journal;
-    sc.observer = -1; /* the true state: every entry fits exactly */
-    sc.hook = fork_answer;
-    sc.ctx = &h;
+    journal_script(&sc, x, fork_answer, &h); /* the true state: every entry fits exactly */
     h.rc.real = g;
     h.rc.o = seat;
     h.rc.decision = decision;
