@@ -17,6 +17,7 @@ import time
 
 from .options import count_text
 from .rules import Rules, RulesError
+from .runner.aggregate import SEARCH_STATS, search_counts_text
 
 MAX_GAMES = 10**6  # games of one timed run: their columns are held in memory (~350 B each)
 MAX_REPEATS = 1000
@@ -95,20 +96,16 @@ def time_games(rules: Rules, policy: str, games: int, repeats: int, seed: int = 
     if search:
         out["ms_per_search_turn"] = 1e3 * statistics.median(cpu) / (turns / rules.players)
     if stats:  # the last run's (the median's run is not known per counter)
-        searched, fallback, samples, dropped = (int(v) for v in stats[-1])
-        out["search"] = {"searched": searched, "fallback": fallback, "samples": samples,
-                         "dropped": dropped,
-                         "ms_per_decision": 1e3 * cpu[-1] / max(searched + fallback, 1)}
+        out["search"] = {k: int(v) for k, v in zip(SEARCH_STATS, stats[-1])}
+        out["search"]["ms_per_decision"] = 1e3 * cpu[-1] / max(
+            out["search"]["searched"] + out["search"]["fallback"], 1)
     return out
 
 
 def search_line(s: dict) -> str:
     """The search counters of a bench cell in one line (docs/policies.md)."""
-    dec = s["searched"] + s["fallback"]
-    return (f"  search: {dec:,} decisions, {s['fallback']:,} answered by the rollout policy "
-            f"({100 * s['fallback'] / max(dec, 1):.2f}%); {s['samples']:,} samples, "
-            f"{s['dropped']:,} dropped ({100 * s['dropped'] / max(s['samples'], 1):.2f}%); "
-            f"{s['ms_per_decision']:.2f} ms (CPU) per decision")
+    counts = search_counts_text(*(s[k] for k in SEARCH_STATS))
+    return f"  search: {counts}; {s['ms_per_decision']:.2f} ms (CPU) per decision"
 
 
 def _games_per_s(play, rules: Rules, policies, games: int, seed: int) -> float:

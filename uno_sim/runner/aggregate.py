@@ -10,13 +10,21 @@ import numpy as np
 from ..cards import deck_for, deck_text
 from ..policies import parse_policy
 from ..results import SEAT_COUNTERS
-
-# the search players' counters per seat, in the order of engine.play_games' search_stats
-SEARCH_STATS = ("searched", "fallback", "samples", "dropped")
 from ..rules import Rules
 from ..stats import wilson
 from .columns import SCHEMA_VERSION, games_frame, rounds_frame, win_matrix
 from .errors import RunError
+
+# the search players' counters per seat, in the order of engine.play_games' search_stats
+SEARCH_STATS = ("searched", "fallback", "samples", "dropped")
+
+
+def search_counts_text(searched: int, fallback: int, samples: int, dropped: int) -> str:
+    """A search seat's counters in words (the run summary, `uno-sim bench`)."""
+    dec = searched + fallback
+    return (f"{dec:,} decisions, {fallback:,} answered by the rollout policy "
+            f"({100 * fallback / max(dec, 1):.2f}%); {samples:,} samples, {dropped:,} dropped "
+            f"({100 * dropped / max(samples, 1):.2f}%)")
 
 
 def _hist_add(a: list, b: list) -> list:
@@ -314,11 +322,8 @@ class RunResult:
             f"UNO forgotten {s['uno_forgotten']:,} (caught {s['uno_caught']:,}); "
             f"reshuffles {s['reshuffles']:,}; stalemates {s['stalemates']:,}",
         ]
-        for seat, _, searched, fallback, samples, dropped, fs, ds in \
-                self.search_stats().rows():
-            lines.append(f"search seat {seat}: {searched + fallback:,} decisions, "
-                         f"{fallback:,} answered by the rollout policy ({100 * fs:.2f}%); "
-                         f"{samples:,} samples, {dropped:,} dropped ({100 * ds:.2f}%)")
+        for seat, _, *counts, _, _ in self.search_stats().rows():
+            lines.append(f"search seat {seat}: {search_counts_text(*counts)}")
         if "wall_seconds" in s:
             lines.append(f"wall time {s['wall_seconds']:.2f} s, "
                          f"{s['games_per_second']:,.0f} games/s"
