@@ -464,6 +464,30 @@ typedef struct uno_policy {
 /* A build specialised to one configuration (the GPU kernel): uno_spec.h. */
 #include "uno_spec.h"
 
+/* Whether the build's constants are the configuration (c, t, pol): every specialised field
+   equals the struct's (a policy field at every seat). */
+UNO_HD static inline int uno_spec_matches(const uno_config *c, const struct uno_table *t,
+                                          const uno_policy *pol)
+{
+#define UNO_SPEC_CFG_OK(f)                                                                         \
+    if (UNO_SPEC_CFG_##f != UNO_RT && UNO_SPEC_CFG_##f != c->f)                                    \
+        return 0;
+    UNO_SPEC_CFG_LIST(UNO_SPEC_CFG_OK)
+#undef UNO_SPEC_CFG_OK
+    if ((UNO_SPEC_TBL_sides != UNO_RT && UNO_SPEC_TBL_sides != t->n_sides) ||
+        (UNO_SPEC_TBL_cards != UNO_RT && UNO_SPEC_TBL_cards != t->n_cards))
+        return 0;
+    for (int s = 0; s < c->players; s++) {
+        const uno_policy *p = &pol[s];
+#define UNO_SPEC_POL_OK(f)                                                                         \
+    if (UNO_SPEC_POL_##f != UNO_RT && UNO_SPEC_POL_##f != p->f)                                    \
+        return 0;
+        UNO_SPEC_POL_LIST(UNO_SPEC_POL_OK)
+#undef UNO_SPEC_POL_OK
+    }
+    return 1;
+}
+
 /* Trace records (see the table at the top). */
 enum uno_event_type {
     UNO_EV_DEALER_DRAW = 0,

@@ -19,14 +19,15 @@
  *   UNO_SPEC_TBL_sides, UNO_SPEC_TBL_cards   the deck's n_sides and n_cards
  *
  * The defines must state the configuration the build plays: uno_spec_matches
- * compares them with the uploaded structs (the kernel fails every game of a
- * launch with UNO_ERR_CONFIG when they differ).
+ * (uno.h) compares them with the uploaded structs (the kernel fails every game
+ * of a launch with UNO_ERR_CONFIG when they differ).
  */
 #ifndef UNO_SPEC_H
 #define UNO_SPEC_H
 
 /* A value no field takes: "not specialised, read the field". */
 #define UNO_RT (-0x7fffffff - 1)
+enum { UNO_SPEC_RUNTIME = UNO_RT }; /* the same, for a debugger */
 #define UNO_SPEC_OR(s, x) ((s) == UNO_RT ? (x) : (s))
 
 /* Sizes of the game's arrays (uno_game): by the specialised player count and deck. */
@@ -199,29 +200,5 @@
     X(id) X(color) X(target) X(bluff) X(challenge) X(forget_uno) X(catch) X(play_drawn)           \
     X(voluntary_draw) X(challenge_auto) X(challenge_posterior) X(stack) X(jump_in) X(bluff_next)  \
     X(bluff_own) X(challenge_offender) X(challenge_own) X(suspect) X(bluff_join) X(challenge_join)
-
-/* Whether the build's constants are the configuration (c, t, pol): every specialised field
-   equals the struct's (a policy field at every seat). */
-UNO_HD static inline int uno_spec_matches(const uno_config *c, const struct uno_table *t,
-                                          const uno_policy *pol)
-{
-#define UNO_SPEC_CFG_OK(f)                                                                         \
-    if (UNO_SPEC_CFG_##f != UNO_RT && UNO_SPEC_CFG_##f != c->f)                                    \
-        return 0;
-    UNO_SPEC_CFG_LIST(UNO_SPEC_CFG_OK)
-#undef UNO_SPEC_CFG_OK
-    if ((UNO_SPEC_TBL_sides != UNO_RT && UNO_SPEC_TBL_sides != t->n_sides) ||
-        (UNO_SPEC_TBL_cards != UNO_RT && UNO_SPEC_TBL_cards != t->n_cards))
-        return 0;
-    for (int s = 0; s < c->players; s++) {
-        const uno_policy *p = &pol[s];
-#define UNO_SPEC_POL_OK(f)                                                                         \
-    if (UNO_SPEC_POL_##f != UNO_RT && UNO_SPEC_POL_##f != p->f)                                    \
-        return 0;
-        UNO_SPEC_POL_LIST(UNO_SPEC_POL_OK)
-#undef UNO_SPEC_POL_OK
-    }
-    return 1;
-}
 
 #endif /* UNO_SPEC_H */

@@ -21,6 +21,7 @@ the engine's own error.
 from __future__ import annotations
 
 import functools
+import os
 from pathlib import Path
 
 import numpy as np
@@ -146,7 +147,9 @@ def _kernel(defines: tuple = ()):
     binary on disk too.  No engine function recurses, so the compiler sizes each thread's
     stack and the driver reserves it at launch: no stack limit to guess."""
     cupy = _cupy()
-    mod = cupy.RawModule(code=KERNEL.read_text(), options=nvrtc_options(defines=defines),
+    # UNO_SIM_GPU_LINEINFO=1: source lines in the binary, for compute-sanitizer's reports
+    lines = ("--generate-line-info",) if os.environ.get("UNO_SIM_GPU_LINEINFO") == "1" else ()
+    mod = cupy.RawModule(code=KERNEL.read_text(), options=nvrtc_options(defines=defines) + lines,
                          backend="nvrtc")
     return mod.get_function("uno_gpu_games")
 
