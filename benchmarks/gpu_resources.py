@@ -14,8 +14,9 @@ its kernel is built unspecialised when it has no csrc/uno_spec.h).
     python benchmarks/gpu_resources.py --csrc /tmp/old/csrc --only classic-4-greedy
 
 Prints one markdown row per kernel: registers per thread, the stack frame (the thread's local
-memory: the game's state, the engine's locals and any spills), spill stores and loads, and
-whether the stack is static (no recursion: ptxas sizes it, the driver reserves it).
+memory: the game's state, the engine's locals and any spills), spill stores and loads, the
+functions left as calls in the PTX and whether their call graph has a cycle (a recursion:
+then no stack size is safe; without one ptxas sizes the stack and the driver reserves it).
 """
 
 from __future__ import annotations
@@ -55,6 +56,28 @@ GRID = {
 }
 PTXAS = re.compile(r"Used (\d+) registers")
 FRAME = re.compile(r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads")
+PTX_FUNC = re.compile(r"^(?:\.visible\s+|\.weak\s+)?\.(?:func|entry)\s+(?:\([^)]*\)\s*)?(\w+)",
+                      re.M)
+PTX_CALL = re.compile(r"\bcall(?:\.uni)?\s+(?:\([^)]*\),\s*)?(\w+)")
+
+
+def ptx_calls(ptx: str) -> tuple[int, bool]:
+    """(functions of the PTX that are called, whether its call graph has a cycle)."""
+    heads = [(m.end(), m.group(1)) for m in PTX_FUNC.finditer(ptx)]
+    graph = {name: set(PTX_CALL.findall(ptx[at:heads[k + 1][0] if k + 1 < len(heads) else None]))
+             for k, (at, name) in enumerate(heads)}
+    state = {}
+
+    def cyclic(v) -> bool:
+        state[v] = 1
+        for w in graph.get(v, ()):
+            if state.get(w) == 1 or (w not in state and cyclic(w)):
+                return True
+        state[v] = 2
+        return False
+
+    called = {w for ws in graph.values() for w in ws}
+    return len(called), any(cyclic(v) for v in graph if v not in state)
 
 
 def tool(name: str) -> str:
@@ -88,7 +111,9 @@ def measure_nvrtc(defines: tuple, csrc: Path, arch: str) -> dict:
                                str(Path(tmp) / "kernel.cubin")], capture_output=True, text=True)
     if proc.returncode:
         raise RuntimeError(proc.stderr)
-    return figures(proc.stderr + proc.stdout)
+    f = figures(proc.stderr + proc.stdout)
+    f["calls"], f["cycle"] = ptx_calls(ptx)
+    return f
 
 
 def measure_nvcc(defines: tuple, csrc: Path, arch: str) -> dict:
@@ -128,13 +153,15 @@ def main(argv=None) -> int:
     via = "nvcc --resource-usage" if args.nvcc else "NVRTC + ptxas -v"
     print(f"kernel resources, sm_{args.arch}, {via}, sources {csrc}\n")
     print("| configuration | registers | stack frame (B) | spill stores / loads (B) "
-          "| static stack | build (s) |")
-    print("|---|---|---|---|---|---|")
+          "| calls in the PTX | recursion | build (s) |")
+    print("|---|---|---|---|---|---|---|")
     for name, defines in runs:
         t0 = time.perf_counter()
         f = measure(defines, csrc, args.arch)
+        calls = f.get("calls", "-")
+        cycle = f.get("cycle", not f["static"])
         print(f"| {name} | {f['registers']} | {f['stack']:,} | {f['spill_stores']} / "
-              f"{f['spill_loads']} | {'yes' if f['static'] else 'NO'} "
+              f"{f['spill_loads']} | {calls} | {'YES' if cycle else 'no'} "
               f"| {time.perf_counter() - t0:.0f} |", flush=True)
     return 0
 

@@ -30,7 +30,7 @@ GRID = [
     ("classic", 5, "strategic(challenge=posterior,challenge_prior=0.3,challenge_threshold=0.4)", {}),
     ("classic", 4, "strategic(challenge_threshold=0.3,bluff=0.3)", {}),
     ("classic", 6, "random(color=random,target=random,bluff=0.5,challenge=0.5)", {"edition": "vintage"}),
-    ("classic", 2, "greedy(forget_uno=1,catch=1,play_drawn=0)", {}),
+    ("classic", 2, "greedy(bluff=1,challenge=1,forget_uno=1,catch=0,play_drawn=0)", {}),
     ("classic", 4, ["greedy", "random", "strategic", f"greedy({K})"], {}),
     ("classic", 4, "greedy(stack=0.8,jump_in=0.6)", {"stacking": "both", "jump_in": True,
                                                      "seven_o": True}),
