@@ -592,7 +592,8 @@ UNO_HD int uno_game_start(uno_game *g, const uno_config *cfg, const uno_table *t
                    uno_rng *rng)
 {
     init_game(g, cfg, t, pol, rng, NULL);
-    if (UNO_CFG(cfg, repair) && UNO_SPEC_OR(UNO_SPEC_TBL_sides, t->n_sides) == 2) { /* as play_game */
+    /* as play_game */
+    if (UNO_CFG(cfg, repair) && UNO_SPEC_OR(UNO_SPEC_TBL_sides, t->n_sides) == 2) {
         uno_table *own = UNO_OWN_TABLE(g);
         memcpy(own, t, sizeof *own);
         uno_rng_shuffle_u8(&g->deal, own->card_kind[1], t->n_cards);

@@ -467,7 +467,8 @@ UNO_HD static UNO_INLINE int resolve(uno_game *g, int p, int card, int bluff, in
         return adv(g, p, 2);
     }
     g->counters[UNO_CT_CHALLENGES_WON][victim]++;
-    if (UNO_CFG(g->cfg, challenge) == UNO_CHALLENGE_MODERN || pend) { /* C-H1: the stack, on the bluffer */
+    /* C-H1: the stack, on the bluffer */
+    if (UNO_CFG(g->cfg, challenge) == UNO_CHALLENGE_MODERN || pend) {
         penalty(g, p, k, UNO_R_CHALLENGE, pend);
         return victim;
     }

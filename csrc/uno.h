@@ -838,7 +838,8 @@ UNO_HD static inline int uno_restricted(const uno_game *g, int card)
  */
 UNO_HD static inline int uno_other_kind(const uno_game *g, int card)
 {
-    return g->t->card_kind[UNO_SPEC_OR(UNO_SPEC_TBL_sides, g->t->n_sides) == 2 ? g->side ^ 1 : 0][card];
+    const int two = UNO_SPEC_OR(UNO_SPEC_TBL_sides, g->t->n_sides) == 2;
+    return g->t->card_kind[two ? g->side ^ 1 : 0][card];
 }
 
 /* C6 without the wild clause: the active color, or the top card's face. */
