@@ -82,6 +82,17 @@ def setup(i: int):
     return rules, seat_policies(policy, players)
 
 
+def warm(i: int) -> None:
+    """Compiles configuration i's kernel (CuPy keeps it on disk for the process that
+    compares); a failure is left for that process to report."""
+    from uno_sim import gpu
+
+    try:
+        gpu._kernel(gpu.spec_defines(*setup(i)))
+    except Exception:
+        pass
+
+
 def compare(i: int, games: int = GAMES) -> str | None:
     """None when the GPU plays games FIRST .. FIRST + games - 1 of configuration i exactly as
     the CPU does; else what differs first."""

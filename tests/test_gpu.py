@@ -448,17 +448,13 @@ def test_grid_is_playable_on_the_gpu_path():
 def warm_kernels():
     """Every grid configuration's kernel compiled first, several at a time (CuPy keeps them
     on disk), so that each configuration's own process only loads its kernel."""
+    import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    with ProcessPoolExecutor(max_workers=min(8, os.cpu_count() or 1)) as pool:
-        list(pool.map(_compile_kernel, range(len(gpu_check.GRID))))
-
-
-def _compile_kernel(i):
-    try:
-        gpu._kernel(gpu.spec_defines(*gpu_check.setup(i)))
-    except Exception:  # its own process reports it
-        pass
+    # spawned, not forked: this process has initialised CUDA (the skip conditions)
+    with ProcessPoolExecutor(max_workers=min(8, os.cpu_count() or 1),
+                             mp_context=multiprocessing.get_context("spawn")) as pool:
+        list(pool.map(gpu_check.warm, range(len(gpu_check.GRID))))
 
 
 @pytest.mark.skipif(_gpu_ready() is not None, reason=f"no GPU: {_gpu_ready()}")
