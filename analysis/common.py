@@ -277,21 +277,22 @@ def _matplotlib():
     try:
         import matplotlib
     except ImportError:
-        raise StudyError("the studies need matplotlib: pip install 'uno-sim[analysis]'") from None
+        raise StudyError("the studies need matplotlib: pip install -e '.[analysis]' "
+                         "in the uno-sim checkout") from None
     return matplotlib
 
 
 def require_extras() -> None:
     """StudyError, before anything is computed, when the `analysis` extra is missing."""
     missing = []
-    for mod in ("matplotlib", "scipy"):
+    for mod in ("matplotlib", "scipy", "statsmodels"):
         try:
             __import__(mod)
         except ImportError:
             missing.append(mod)
     if missing:
         raise StudyError(f"the studies need {' and '.join(missing)}, which are not installed: "
-                         "pip install 'uno-sim[analysis]'")
+                         "pip install -e '.[analysis]' in the uno-sim checkout")
 
 
 def pyplot():
