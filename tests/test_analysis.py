@@ -600,7 +600,7 @@ def test_a_missing_extra_fails_before_anything_is_computed(monkeypatch, capsys):
     monkeypatch.setattr(builtins, "__import__", no_scipy)
     assert main(["report", "--games", "5", "--out", "/nonexistent/never-written"]) == 2
     err = capsys.readouterr().err.strip()
-    assert err.count("\n") == 0 and "uno-sim[analysis]" in err
+    assert err.count("\n") == 0 and "pip install -e '.[analysis]'" in err
 
 
 def test_an_endless_game_of_the_bluff_game_counts_as_a_draw():

@@ -375,7 +375,7 @@ def test_ray_backend_without_ray_is_one_line():
             "from uno_sim.cli import main\n"
             "sys.exit(main(['run', '--backend', 'ray', '--games', '10', '--jobs', '2']))")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert r.returncode == 2 and "pip install 'uno-sim[ray]'" in r.stderr
+    assert r.returncode == 2 and "pip install -e '.[ray]'" in r.stderr
     assert len(r.stderr.strip().splitlines()) == 1
 
 

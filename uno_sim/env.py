@@ -15,7 +15,7 @@ generators: ``reset(seed=s)`` starts game 0 of run `s` (dealt as
 ``uno-sim play --seed s --game 0`` deals it), each later ``reset()`` the run's
 next game.
 
-Requires the ``rl`` extra (``pip install 'uno-sim[rl]'``: pettingzoo, gymnasium,
+Requires the ``rl`` extra (``pip install -e '.[rl]'``: pettingzoo, gymnasium,
 greenlet).
 """
 
@@ -33,7 +33,8 @@ try:
     from gymnasium import spaces
     from pettingzoo import AECEnv
 except ImportError as exc:  # pragma: no cover - exercised without the extra
-    raise ImportError(f"uno_sim.env needs the rl extra (pip install 'uno-sim[rl]'): {exc}") from None
+    raise ImportError(f"uno_sim.env needs the rl extra (pip install -e '.[rl]' in the "
+                      f"uno-sim checkout): {exc}") from None
 
 from . import _engine
 from .cards import deck_for
