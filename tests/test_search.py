@@ -615,8 +615,8 @@ def test_env_opponent_is_a_search_player():
     e.reset(seed=1)
     steps = 0
     for _ in e.agent_iter():
-        obs, _, term, trunc, _ = e.last()
-        e.step(None if term or trunc else int(np.flatnonzero(obs["action_mask"])[0]))
+        obs, _, term, trunc, info = e.last()
+        e.step(None if term or trunc else int(np.flatnonzero(info["action_mask"])[0]))
         steps += 1
         assert steps < 20000
     assert steps > 10
