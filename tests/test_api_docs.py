@@ -2,6 +2,7 @@
 uno_sim has a docstring, and `help(uno_sim)` says where to start."""
 
 import importlib
+import importlib.util
 import inspect
 import pkgutil
 
@@ -13,6 +14,9 @@ import uno_sim
 # play_game(..., engine="reference"), the CLI through `uno-sim`, the runner's rooms through
 # uno_sim.runner (whose __all__ is walked).
 INTERNAL = ("uno_sim.cli", "uno_sim.reference", "uno_sim.runner.")
+# Modules of an optional framework that the test extra leaves out (it would bring torch):
+# checked where the framework is installed, passed over where it is not.
+OPTIONAL = {"uno_sim.sb3": "stable_baselines3"}
 
 
 def public_modules():
@@ -20,6 +24,8 @@ def public_modules():
              + ["uno_sim.analysis", "uno_sim.analysis.doc"])  # installed from analysis/
     for name in names:
         if any(p.startswith("_") for p in name.split(".")[1:]) or name.startswith(INTERNAL):
+            continue
+        if name in OPTIONAL and importlib.util.find_spec(OPTIONAL[name]) is None:
             continue
         try:
             yield name, importlib.import_module(name)
