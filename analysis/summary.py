@@ -142,7 +142,8 @@ def bluff_verdict(rows: list[dict]) -> str:
     estimate, low, high), `pays` (the next player's hand sizes where it pays)."""
     measured = [r for r in rows if _ok(*r["eq"])]
     if not measured:
-        return ""
+        return ("Too few bluff decisions to say whether a bluff pays (more games would)."
+                if rows else "")
     pays = [r for r in measured if r["pays"]]
     loses = [r for r in measured if r["eq"][2] < 0]
     gains = [r for r in measured if r["eq"][1] > 0]
@@ -171,8 +172,13 @@ def challenge_verdict(rows: list[dict]) -> str:
     ps = [r["p_star"][0] for r in rows if _ok(*r["p_star"])]
     v1 = [r["v1"][0] for r in rows if _ok(*r["v1"])]
     v0 = [r["v0"][0] for r in rows if _ok(*r["v0"])]
+    never = sum(1 for r in rows if not _ok(*r["p_star"]) and _ok(*r["v1"], *r["v0"]))
     if not ps:
-        return ""
+        if never:
+            return (f"Challenging a Wild Draw Four does not pay in {_of(never, len(rows))}: "
+                    f"catching a bluff gains no more than challenging a legal card costs.")
+        return ("Too few challenge decisions to say when a challenge pays (more games would)."
+                if rows else "")
     lo, hi = min(ps), max(ps)
     p = f"{lo:.2f}" if f"{lo:.2f}" == f"{hi:.2f}" else f"{lo:.2f} to {hi:.2f}"
     text = (f"Challenge a Wild Draw Four when the chance that it is a bluff is above about "
@@ -180,7 +186,6 @@ def challenge_verdict(rows: list[dict]) -> str:
     if v1 and v0:
         text += (f": a bluff caught gains the challenger {_span(v1)} percentage points of "
                  f"game-win share, a legal card challenged costs {_span(v0)}")
-    never = len(rows) - len(ps)
     if never:
         text += f"; in {never} setup(s) challenging never pays"
     return text + "."
@@ -191,7 +196,7 @@ def balance_verdict(rows: list[dict]) -> str:
     low, high)."""
     measured = [r for r in rows if _ok(*r["first"])]
     if not measured:
-        return ""
+        return "Too few rounds to say whether a position is favoured." if rows else ""
     ahead = [r for r in measured if r["first"][1] > 0]
     edges = [r["first"][0] for r in ahead]
     if len(ahead) == len(measured):

@@ -82,10 +82,13 @@ def test_each_answer_opens_with_its_verdict(report):
     text = "\n".join(_sections(report["md"])[0][2])
     for question, starts in (
             ("Is bluffing a Wild Draw Four worth it, and when?",
-             ("Bluff a Wild Draw Four only", "Do not bluff", "No setup shows", "Overall,")),
-            ("When should one challenge?", ("Challenge a Wild Draw Four when",)),
+             ("Bluff a Wild Draw Four only", "Do not bluff", "No setup shows", "Overall,",
+              "Too few bluff decisions")),
+            ("When should one challenge?", ("Challenge a Wild Draw Four when",
+                                            "Challenging a Wild Draw Four does not pay",
+                                            "Too few challenge decisions")),
             ("How balanced is the game?", ("No variant is position-fair", "The first to play",
-                                           "No setup shows")),
+                                           "No setup shows", "Too few rounds")),
             ("How exploitable is the reported equilibrium?", ("Against the equilibrium",))):
         after = text.split(f"**{question}** ", 1)[1]
         assert after.startswith(starts), (question, after[:80])
@@ -307,6 +310,10 @@ def test_the_verdicts_say_the_numbers_in_a_sentence():
         "families gain at most +0.8 percentage points of win share for the bluffer and +1.5 "
         "for the challengers on fresh games (clearly above zero in 2 of 2 replies).")
     assert bluff_verdict([]) == challenge_verdict([]) == balance_verdict([]) == ""
+    nan = float("nan")
+    assert challenge_verdict([dict(p_star=(nan, nan, nan), v1=(-0.01, -0.02, 0.0),
+                                   v0=(-0.01, -0.02, 0.0))]).startswith(
+        "Challenging a Wild Draw Four does not pay in every variant and player count")
 
 
 def test_rule_names_are_explained_below_the_charts():
