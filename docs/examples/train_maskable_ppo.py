@@ -31,7 +31,7 @@ try:
 except ImportError as exc:
     raise SystemExit(f"this example needs sb3-contrib (pip install sb3-contrib): {exc}")
 
-from train_masked_pg import evaluate, interval  # noqa: E402 (the file next to this one)
+from train_masked_pg import compare  # noqa: E402 (the file next to this one)
 
 
 class PPOAgent:
@@ -62,13 +62,7 @@ def main(argv=None):
     cpu = time.process_time() - t0
     print(f"MaskablePPO: {model.num_timesteps:,} steps of the learning seat in {cpu:.0f} "
           f"CPU-s ({model.num_timesteps / cpu:,.0f} steps/s with the updates)")
-    agent = PPOAgent(model)
-    for opponents in ("greedy", "random"):
-        for name, a in (("random legal action", None), ("MaskablePPO", agent)):
-            won, played = evaluate(a, args.eval, opponents=opponents)
-            share, lo, hi = interval(won, played)
-            print(f"{name}: {share:.3f} of {played} rounds won against {opponents} "
-                  f"(95% CI {lo:.3f}-{hi:.3f})")
+    compare("MaskablePPO", PPOAgent(model), args.eval)
     print(f"uno_sim {uno_sim.__version__}, torch {torch.__version__}, seed {args.seed}")
 
 
