@@ -473,8 +473,10 @@ def test_report_renders(tmp_path):
     from uno_sim.analysis.report import build
 
     out = str(tmp_path / "rep")
+    # 20 bootstrap resamples: the test reads the report's form, not its intervals (the
+    # default 300 made it the suite's costliest test)
     res = build("all", games=30, seed=3, out=out, players="2", balance_players="2,3",
-                trace_games=10, card_games=20, command="uno-sim report --games 30")
+                trace_games=10, card_games=20, n_boot=20, command="uno-sim report --games 30")
     md = open(res["md"], encoding="utf-8").read()
     html = open(res["html"], encoding="utf-8").read()
     assert md.splitlines()[0].startswith("# ")
