@@ -480,6 +480,10 @@ def test_report_renders(tmp_path):
     md = open(res["md"], encoding="utf-8").read()
     html = open(res["html"], encoding="utf-8").read()
     assert md.splitlines()[0].startswith("# ")
+    # the command on the first line (reports/README.md says so), then the answers
+    assert md.splitlines()[2] == ("Made by `uno-sim report --games 30` "
+                                  "([how](#how-this-report-was-made)).")
+    assert "<p>Made by <code>uno-sim report --games 30</code>" in html
     assert md.split("\n## ")[1].startswith("Summary")  # the answers come first
     assert "uno-sim report --games 30" in md.split("\n## ")[2]  # then how it was made
     for name in ("Bluff", "Challenge", "Exploitability", "Balance"):
