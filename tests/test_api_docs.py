@@ -158,3 +158,17 @@ def test_doc_block_runs_as_a_script(name, first, code, tmp_path):
     r = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True,
                        text=True, timeout=600, env=env)
     assert r.returncode == 0, f"{name}, block {first!r}:\n{r.stderr[-3000:]}"
+
+
+def test_the_readme_links_lead_to_headings_that_exist():
+    """The README's answers link into the example report and the docs by heading anchor
+    (GitHub's: lower case, punctuation dropped, spaces as dashes): every one must exist."""
+    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
+        links = re.findall(r"\]\(([\w./-]+\.md)#([^)]+)\)", f.read())
+    assert any(path.startswith("reports/") for path, _ in links)
+    for path, anchor in links:
+        with open(os.path.join(ROOT, path), encoding="utf-8") as f:
+            heads = re.findall(r"^#+ (.+)$", f.read(), re.M)
+        slugs = {"".join(c for c in h.lower() if c.isalnum() or c in " -_").replace(" ", "-")
+                 for h in heads}
+        assert anchor in slugs, f"README links {path}#{anchor}: no such heading"
