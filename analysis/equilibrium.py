@@ -293,17 +293,20 @@ def bootstrap(pairs: dict, rows: Sequence[Hashable], cols: Sequence[Hashable], *
                          *(extra.get(k, math.nan) for k in names)]
         return out
 
-    if games < 2:
+    if n_boot < 1:
         raise ValueError(f"invalid bootstrap size: {games} games, {n_boot} resamples")
-    # scipy.stats.bootstrap draws the game indices once per resample for every arm
-    # (paired) from numpy's PCG64 under SeedSequence(seed), `resample_indices`'s stream;
-    # the batches keep the resampled arms to about 64 MB
-    batch = max(1, min(n_boot, 8_000_000 // (len(keys) * games)))
-    with warnings.catch_warnings():  # scipy's own interval of a NaN derived number (unused:
-        warnings.simplefilter("ignore", stats.DegenerateDataWarning)  # est() skips NaNs)
-        draws = stats.bootstrap(tuple(data), numbers, n_resamples=n_boot, paired=True,
-                                vectorized=True, batch=batch, method="percentile",
-                                rng=np.random.default_rng(seed)).bootstrap_distribution
+    if games < 2:  # every resample is the one game (scipy.stats.bootstrap wants two)
+        draws = numbers(*(np.broadcast_to(arm, (n_boot, games)) for arm in data))
+    else:
+        # scipy.stats.bootstrap draws the game indices once per resample for every arm
+        # (paired) from numpy's PCG64 under SeedSequence(seed), `resample_indices`'s
+        # stream; the batches keep the resampled arms to about 64 MB
+        batch = max(1, min(n_boot, 8_000_000 // (len(keys) * games)))
+        with warnings.catch_warnings():  # scipy's interval of a NaN derived number (unused:
+            warnings.simplefilter("ignore", stats.DegenerateDataWarning)  # est() skips NaNs)
+            draws = stats.bootstrap(tuple(data), numbers, n_resamples=n_boot, paired=True,
+                                    vectorized=True, batch=batch, method="percentile",
+                                    rng=np.random.default_rng(seed)).bootstrap_distribution
     vals, xs, ys = draws[0], draws[1:1 + nr].T, draws[1 + nr:1 + nr + nc].T
     row_br = draws[1 + nr + nc:1 + nr + 2 * nc].T.astype(int)
     col_br = draws[1 + nr + 2 * nc:1 + 2 * nr + 2 * nc].T.astype(int)

@@ -305,3 +305,12 @@ def test_break_even_posterior_recovers_the_known_threshold():
     assert r["bluffs"] + r["legal"] == f.height
     # too few bluffs in a group: left out
     assert break_even_posterior(f.head(30), min_each=20).is_empty()
+
+
+def test_bootstrap_of_one_game_repeats_it():
+    # one game: every resample is that game (a study of one game runs, with no spread)
+    a = np.array([[0.6, 0.3], [0.4, 0.5]])
+    pairs = {k: v[:1] for k, v in _game_pairs(a, 5, 1).items()}
+    res = bootstrap(pairs, ["r0", "r1"], ["c0", "c1"], n_boot=7, seed=3)
+    v, lo, hi = res.value
+    assert lo == hi == v and res.draws["value"].shape == (7,)
