@@ -326,7 +326,7 @@ def test_kernel_code_flags_games_past_their_row_slots(host_kernel):
 
 def test_no_cupy_is_one_line(monkeypatch):
     monkeypatch.setitem(sys.modules, "cupy", None)  # import cupy raises ImportError
-    with pytest.raises(RunError, match=r"needs CuPy: pip install 'uno-sim\[gpu\]'"):
+    with pytest.raises(RunError, match=r"needs CuPy: pip install -e '\.\[gpu\]'"):
         gpu.require()
 
 

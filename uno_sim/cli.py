@@ -118,25 +118,28 @@ CONFIG_KEYS = {"variant", "games", "players", "policy", "seat", "rule", "deck", 
                "summary_only", "backend", "scheduler", "shard", "shard_size", "engine"}
 
 
+class _Given(argparse.Namespace):
+    """A namespace where every name reads as present (None until set): argparse fills in a
+    default only where the namespace lacks the name, so after parsing it holds exactly the
+    options given (an append or count option starts from None, as from no default)."""
+
+    def __getattr__(self, name):
+        if name.startswith("_"):  # argparse's own bookkeeping, dunders (copy, pickle)
+            raise AttributeError(name)
+        return None
+
+
 def explicit_dests(parser: argparse.ArgumentParser, argv) -> set[str]:
-    """The destinations of the options given on the command line `argv`.
+    """The destinations of the options given on the command line `argv` (a command of
+    `parser`, built by `build_parser`, and its options).
 
-    `argv` is parsed again by a copy of the parser whose defaults are all
-    suppressed, so an option given with its default value still counts as given.
+    The command's own parser reads `argv` again into a `_Given` namespace, which keeps
+    every default out, so an option given with its default value still counts as given.
     """
-    import copy
-
-    quiet = copy.deepcopy(parser)
-    stack = [quiet]
-    while stack:
-        p = stack.pop()
-        p.set_defaults(**{k: argparse.SUPPRESS for k in p._defaults})
-        for a in p._actions:
-            if isinstance(a, argparse._SubParsersAction):
-                stack.extend(a.choices.values())
-            elif a.dest != "help":
-                a.default = argparse.SUPPRESS
-    return set(vars(quiet.parse_args(argv)))
+    argv = list(argv)
+    at = next(i for i, a in enumerate(argv) if a in parser.commands)
+    given = parser.commands[argv[at]].parse_args(argv[at + 1:], namespace=_Given())
+    return set(vars(given))
 
 
 def _apply_config(args, parser, given=frozenset()):
@@ -153,7 +156,6 @@ def _apply_config(args, parser, given=frozenset()):
         raise UsageError(f"cannot read --config {args.config!r}: {exc.strerror}") from None
     except ValueError as exc:  # TOMLDecodeError, not UTF-8, not a regular file, too large
         raise UsageError(f"invalid --config {args.config!r}: {exc}") from None
-    defaults = {a.dest: a.default for a in parser._actions}
     for key, value in cfg.items():
         dest = key.replace("-", "_")
         if dest not in CONFIG_KEYS:
@@ -175,7 +177,7 @@ def _apply_config(args, parser, given=frozenset()):
             value = [f"{k}={v}" for k, v in value.items()]
         if dest in ("rule", "seat"):
             setattr(args, dest, list(value) + list(getattr(args, dest) or []))
-        elif dest not in given and getattr(args, dest) == defaults.get(dest):
+        elif dest not in given and getattr(args, dest) == parser.get_default(dest):
             setattr(args, dest, str(value) if dest in ("games", "jobs", "shard") else value)
 
 
@@ -196,7 +198,7 @@ RUN_SETTINGS = ("games", "variant", "players", "policy", "seat", "rule", "deck",
                 "engine", "out", "summary_only", "shard_size", "shard", "config")
 
 
-def _check_run_flags(args, parser_defaults) -> None:
+def _check_run_flags(args, run_parser) -> None:
     if args.scheduler is not None and args.backend != "dask":
         raise UsageError(f"invalid --scheduler {args.scheduler!r}: it needs --backend dask")
     if args.resume is None:
@@ -204,7 +206,7 @@ def _check_run_flags(args, parser_defaults) -> None:
     if not args.resume.strip():
         raise UsageError("invalid --resume '': expected the directory of a run")
     for dest in RUN_SETTINGS:
-        if getattr(args, dest, None) != parser_defaults.get(dest):
+        if getattr(args, dest, None) != run_parser.get_default(dest):
             raise UsageError(f"invalid --{dest.replace('_', '-')} with --resume: a resumed run "
                              f"keeps the settings in {args.resume}/manifest.json")
 
@@ -213,8 +215,7 @@ def cmd_run(args) -> int:
     from .runner import resume, simulate
 
     jobs = parse_jobs(args.jobs)
-    run_parser = build_parser()._subparsers._group_actions[0].choices["run"]
-    _check_run_flags(args, {a.dest: a.default for a in run_parser._actions})
+    _check_run_flags(args, build_parser().commands["run"])
     as_json = args.format == "json"
     if args.resume:
         from .runner import is_complete
@@ -687,6 +688,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="uno-sim", description="Monte Carlo simulation of UNO and its published variants.")
     parser.add_argument("--version", action="version", version=f"uno-sim {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    parser.commands = sub.choices  # command name -> its parser (filled by add_parser below)
 
     p = sub.add_parser("run", help="simulate many complete games and summarize them",
                        description="Simulate complete games (rounds until the target score) on "
@@ -897,7 +899,7 @@ def _glue_dash_values(parser, argv: list) -> list:
     for an option and says "expected one argument"; glued as `--seat=-1=greedy` it reaches
     the check that names what is wrong with it.  A value is glued when it starts with a
     single dash and is no option of the command (`--seat --policy x` still lacks one)."""
-    sub = parser._subparsers._group_actions[0].choices if parser._subparsers else {}
+    sub = getattr(parser, "commands", {})
     if not argv or argv[0] not in sub:
         return argv
     p = sub[argv[0]]
@@ -940,8 +942,7 @@ def main(argv=None) -> int:
 
         env_setting()  # a bad UNO_SIM_PROGRESS is one line before any work
         if getattr(args, "config", None):
-            _apply_config(args, build_parser()._subparsers._group_actions[0].choices[args.command],
-                          explicit_dests(parser, argv))
+            _apply_config(args, build_parser().commands[args.command], explicit_dests(parser, argv))
         return args.func(args)
     except (UsageError, RulesError) as exc:
         print(f"uno-sim: error: {exc}", file=sys.stderr)

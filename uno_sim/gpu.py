@@ -5,7 +5,7 @@ GPU and returns exactly the columns of `uno_sim.engine.play_games(...,
 rounds=True)`: the kernel (csrc/gpu/kernel.cu) compiles the engine's C files as
 device code (uno_port.h), so every game is the CPU's, bit for bit.  The kernel
 is compiled at run time by NVRTC through CuPy (the optional extra
-``uno-sim[gpu]``: cupy-cuda12x); nothing here is needed without a GPU.  It is
+``gpu``, ``pip install -e '.[gpu]'``: cupy-cuda12x); nothing here is needed without a GPU.  It is
 compiled once per configuration (`spec_defines`: the rules, the deck and the
 policies as constants, csrc/uno_spec.h), cached in the process and by CuPy on
 disk, so that the rules and knobs a run does not use cost nothing.
@@ -71,8 +71,8 @@ def _cupy():
     try:
         import cupy
     except ImportError:
-        raise RunError("--backend gpu needs CuPy: pip install 'uno-sim[gpu]' "
-                       "(cupy-cuda12x, with a CUDA 12 driver)") from None
+        raise RunError("--backend gpu needs CuPy: pip install -e '.[gpu]' in the uno-sim "
+                       "checkout (cupy-cuda12x, with a CUDA 12 driver)") from None
     try:
         n = cupy.cuda.runtime.getDeviceCount()
     except Exception as exc:  # CUDARuntimeError without a driver or device

@@ -568,7 +568,8 @@ def _need(module: str) -> None:
     import importlib.util
 
     if importlib.util.find_spec(module) is None:
-        raise LeagueError(f"the league needs {module}: pip install 'uno-sim[analysis]'")
+        raise LeagueError(f"the league needs {module}: pip install -e '.[analysis]' "
+                          "in the uno-sim checkout")
 
 
 def _table_rules(variant: str, players: int, rules: dict | None) -> Rules:

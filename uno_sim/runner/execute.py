@@ -323,7 +323,8 @@ def dask_client(scheduler: str | None):
     try:
         import distributed
     except ImportError:
-        raise RunError("--backend dask needs the dask extra: pip install 'uno-sim[dask]'") from None
+        raise RunError("--backend dask needs the dask extra: pip install -e '.[dask]' "
+                       "in the uno-sim checkout") from None
     try:
         current = distributed.get_client()
     except ValueError:  # no client in this process
@@ -370,7 +371,8 @@ def _ray_backend(address: str | None) -> None:
         import ray
         from ray.util.joblib import register_ray
     except ImportError:
-        raise RunError("--backend ray needs the ray extra: pip install 'uno-sim[ray]'") from None
+        raise RunError("--backend ray needs the ray extra: pip install -e '.[ray]' "
+                       "in the uno-sim checkout") from None
     register_ray()
     if not ray.is_initialized():
         try:
