@@ -1460,7 +1460,7 @@ UNO_HD int uno_game_start(struct uno_game *g, const uno_config *cfg, const uno_t
 UNO_HD int uno_game_rounds(struct uno_game *g, int dealer, uno_result *res);
 
 /*
- * Observations and action masks of a learning seat (env.c; docs/env.md "Observation",
+ * Observations and action masks of a learning seat (observe.c; docs/env.md "Observation",
  * "Actions").  A uno_obs_layout fixes the blocks' offsets for a deck of n_kinds kinds and
  * `seats` seat slots (the players, or more: the slots past the players stay zero, so
  * that one size fits every player count); `scale[b]` multiplies block b's counts (1: the
