@@ -7,7 +7,9 @@
  * notes the answer in the journal of the turn; at the start of every turn the engine's
  * turn loop calls uno_search_turn, which keeps a snapshot of the game (uno_game_clone)
  * and empties the journal (and so does uno_search_start at a round's start, before the
- * starter's effect: the decisions before the first turn are searched too).  The
+ * starter's effect: the decisions before the first turn are searched too).  The engine
+ * calls these through the hooks a search seat's policy carries (uno_search_players,
+ * uno.h uno_search_hooks), never by name: search.c stands above the engine.  The
  * wrapped policies answer exactly as the policies
  * themselves (the same functions, drawing the same random numbers): a game's course
  * does not depend on the recording (tests/test_search.py).
@@ -84,14 +86,6 @@ void uno_game_clone(uno_game *dst, const uno_game *src)
 static int is_search(const uno_policy *pol)
 {
     return pol->id == UNO_POLICY_PIMC || pol->id == UNO_POLICY_ISMCTS;
-}
-
-int uno_search_any(const uno_policy *pol, int players)
-{
-    for (int s = 0; s < players; s++)
-        if (is_search(&pol[s]))
-            return 1;
-    return 0;
 }
 
 static int holds(const uno_game *g, int p, int card)
@@ -327,7 +321,7 @@ static int record_decide(void *ctx, uno_game *g, int seat, int decision, int arg
     return user_answer(g, seat, decision, ans);
 }
 
-int uno_search_begin(uno_game *g)
+static int uno_search_begin(uno_game *g)
 {
     struct uno_search *x = (struct uno_search *)calloc(1, sizeof *x);
     if (!x)
@@ -340,16 +334,19 @@ int uno_search_begin(uno_game *g)
         x->wrap[s].id = UNO_POLICY_USER;
         x->wrap[s].decide = record_decide;
         x->wrap[s].ctx = x;
+        x->wrap[s].search = NULL; /* a user policy now (uno_config_check) */
         x->fallback[s] = g->pol[s];
+        x->fallback[s].search = NULL; /* a built-in policy: the rollouts record nothing */
         if (is_search(&g->pol[s]))
             x->fallback[s].id = g->pol[s].rollout;
     }
     g->pol = x->wrap;
     g->search = x;
+    g->search_hooks = &uno_search_players;
     return 1;
 }
 
-void uno_search_stats(const uno_game *g, int64_t *stats)
+static void uno_search_stats(const uno_game *g, int64_t *stats)
 {
     const struct uno_search *x = g->search;
     if (!x)
@@ -359,7 +356,7 @@ void uno_search_stats(const uno_game *g, int64_t *stats)
             stats[s * UNO_SEARCH_STATS + k] += x->stats[s][k];
 }
 
-void uno_search_end(uno_game *g)
+static void uno_search_end(uno_game *g)
 {
     struct uno_search *x = g->search;
     if (!x)
@@ -372,7 +369,7 @@ void uno_search_end(uno_game *g)
     free(x);
 }
 
-void uno_search_turn(uno_game *g, int p)
+static void uno_search_turn(uno_game *g, int p)
 {
     struct uno_search *x = g->search;
     if (g != x->g)
@@ -387,7 +384,7 @@ void uno_search_turn(uno_game *g, int p)
     x->n_events = x->n_press = x->has_mid = 0;
 }
 
-void uno_search_start(uno_game *g, int dealer)
+static void uno_search_start(uno_game *g, int dealer)
 {
     if (g != g->search->g)
         return; /* a replay */
@@ -425,7 +422,7 @@ static int same_at_event(const uno_game *g, const uno_game *mid, int o)
     return 1;
 }
 
-void uno_search_event(uno_game *g, int reshuffle)
+static void uno_search_event(uno_game *g, int reshuffle)
 {
     struct uno_search *x = g->search;
     if (g != x->g) { /* a replay: the sample goes in at the last event of the game's turn */
@@ -456,7 +453,7 @@ void uno_search_event(uno_game *g, int reshuffle)
     x->n_events++;
 }
 
-int uno_search_press(uno_game *g, int k)
+static int uno_search_press(uno_game *g, int k)
 {
     struct uno_search *x = g->search;
     if (g != x->g) /* a replay: the press fires what it fired in the game (public) */
@@ -1608,9 +1605,25 @@ static void fork_here(struct uno_search *x, uno_game *g, int seat, int decision,
     uno_game_finish(sim, w, res);
 }
 
-void uno_search_fork(uno_game *g, int64_t at, uno_result *fork)
+static void uno_search_fork(uno_game *g, int64_t at, uno_result *fork)
 {
     g->search->fork_at = at;
     g->search->fork_res = fork;
     fork->status = -1;
 }
+
+int uno_play_fork(const uno_config *cfg, const uno_table *t, const uno_policy *pol,
+                  const uint64_t key[4], uint64_t game, int64_t at, uno_result *res,
+                  uno_result *fork)
+{
+    return uno_play_game_fork(cfg, t, pol, key, game, &uno_search_players, at, res, fork);
+}
+
+/* ------------------------------------------------------------------------- */
+/* The hooks the engine calls (uno.h uno_search_hooks)                        */
+/* ------------------------------------------------------------------------- */
+
+const uno_search_hooks uno_search_players = {
+    uno_search_begin, uno_search_end,   uno_search_stats, uno_search_fork,
+    uno_search_turn,  uno_search_start, uno_search_event, uno_search_press,
+};

@@ -199,7 +199,10 @@ UNO_HD int uno_config_check(const uno_config *cfg, const uno_table *t, const uno
             q->bluff_join < UNO_JOIN_AND || q->bluff_join > UNO_JOIN_OR ||
             q->challenge_join < UNO_JOIN_AND || q->challenge_join > UNO_JOIN_OR)
             return UNO_ERR_CONFIG;
-        if ((q->id == UNO_POLICY_PIMC || q->id == UNO_POLICY_ISMCTS) &&
+        const int search = q->id == UNO_POLICY_PIMC || q->id == UNO_POLICY_ISMCTS;
+        if (search != (q->search != NULL)) /* a search seat brings its hooks, no other does */
+            return UNO_ERR_CONFIG;
+        if (search &&
             (q->samples < 1 || q->rollouts < 1 || q->iterations < 1 || !(q->c >= 0.0) ||
              q->c > 1e6 || q->rollout < UNO_POLICY_RANDOM || q->rollout > UNO_POLICY_STRATEGIC ||
              q->value < UNO_VALUE_GAME || q->value > UNO_VALUE_TABLE || q->cheat < 0 ||

@@ -412,6 +412,31 @@ struct uno_game;
  */
 typedef int (*uno_decide_fn)(void *ctx, struct uno_game *g, int seat, int decision, int arg);
 
+/*
+ * A search player's hooks: the engine reaches the search (search.c) only through this
+ * table, which a search seat's uno_policy.search points at (search.c's
+ * uno_search_players; the caller that wants search sets it), never by name, so that
+ * the engine stands below the search and the GPU build needs nothing of search.c.
+ * begin sets a game with a search seat up (its recorder in uno_game.search, this table
+ * in .search_hooks; 1, or 0: no memory) and end releases it; stats adds its counters
+ * (UNO_SS_*) into stats[players][UNO_SEARCH_STATS]; fork arms uno_play_fork's fork at
+ * the at-th decision.  While the game plays, the engine calls turn at the start of seat
+ * p's turn, start when a round's starter turned up (C5) before its effect, event just
+ * after a reshuffle (C15) or a flip (F3), and press before a launcher press (E2) fires
+ * k cards (it returns the cards to fire).  CPU only: the GPU build never calls them.
+ */
+struct uno_result;
+typedef struct uno_search_hooks {
+    int (*begin)(struct uno_game *g);
+    void (*end)(struct uno_game *g);
+    void (*stats)(const struct uno_game *g, int64_t *stats);
+    void (*fork)(struct uno_game *g, int64_t at, struct uno_result *fork);
+    void (*turn)(struct uno_game *g, int p);
+    void (*start)(struct uno_game *g, int dealer);
+    void (*event)(struct uno_game *g, int reshuffle);
+    int (*press)(struct uno_game *g, int k);
+} uno_search_hooks;
+
 /* How a policy's two size conditions combine (uno_policy bluff_join, challenge_join). */
 enum { UNO_JOIN_AND = 0, UNO_JOIN_OR = 1 };
 
@@ -459,6 +484,8 @@ typedef struct uno_policy {
     int32_t cheat;      /* 1: sample nothing, search the true state (an upper bound) */
     uno_decide_fn decide;       /* UNO_POLICY_USER only */
     void *ctx;                  /* passed to decide */
+    /* UNO_POLICY_PIMC and UNO_POLICY_ISMCTS only, and required there: the search's hooks */
+    const uno_search_hooks *search;
 } uno_policy;
 
 /* Trace records (see the table at the top). */
@@ -687,8 +714,10 @@ typedef struct uno_game {
                       with stacking (C-H1) or a launcher (E2), else UNO_FAST_DRAW */
     int silent;    /* E2: presses in a row that fired nothing, this round */
     /* A game with a search seat (search.c): its recorder, which keeps the snapshot of the
-       turn and the turn's journal; NULL otherwise */
+       turn and the turn's journal, and the hooks the engine calls it through (set by
+       uno_search_hooks.begin); NULL otherwise */
     struct uno_search *search;
+    const uno_search_hooks *search_hooks;
     /* A stepping environment's turn hook (env.c), NULL otherwise: called at the start of
        every turn of the round loop (p >= 0: seat p's turn, after the search's snapshot)
        and at the start of every round before the deal (p = -1 - dealer).  A clone carries
@@ -1419,9 +1448,11 @@ UNO_HD int uno_game_finish(struct uno_game *g, int winner, uno_result *res);
  * was not reached or had no snapshot; -2, -3: the replay did not follow).  The game's
  * own result goes to *res: both must equal uno_play_game's (tests/test_search.py).
  */
-UNO_HD int uno_play_fork(const uno_config *cfg, const uno_table *t, const uno_policy *pol,
+#if !defined(__CUDACC_RTC__) /* CPU only (search.c): not in the GPU build */
+int uno_play_fork(const uno_config *cfg, const uno_table *t, const uno_policy *pol,
                   const uint64_t key[4], uint64_t game, int64_t at, uno_result *res,
                   uno_result *fork);
+#endif
 /*
  * The search players' counters, per seat (docs/policies.md "Search players"):
  * decisions searched (more than one legal answer, answered from the samples), decisions
@@ -1436,9 +1467,17 @@ enum {
     UNO_SS_DROPPED,
     UNO_SEARCH_STATS
 };
-/* Whether any seat of pol (players seats) is a search player. */
+/* The hooks of pol's search seats (players seats; uno_policy.search), NULL when none. */
+UNO_HD static inline const uno_search_hooks *uno_search_of(const uno_policy *pol, int players)
+{
+    for (int s = 0; s < players; s++)
+        if (pol[s].search)
+            return pol[s].search;
+    return NULL;
+}
 #if !defined(__CUDACC_RTC__) /* CPU only (search.c, env.c): not in the GPU build */
-int uno_search_any(const uno_policy *pol, int players);
+/* The search players' hooks (search.c), for uno_policy.search of a pimc or ismcts seat. */
+extern const uno_search_hooks uno_search_players;
 
 /*
  * uno_play_games, and each game's search counters into stats (n_games x players x

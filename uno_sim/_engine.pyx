@@ -230,6 +230,8 @@ cdef void _fill_policy(uno_policy *q, dict f) except *:
         raise RulesError(f"invalid policy fields: {exc.args[0]!r} missing") from None
     if f:
         raise RulesError(f"invalid policy fields: unknown {', '.join(map(repr, f))}")
+    # the engine reaches a search seat's search through the hooks it carries (search.c)
+    q.search = &uno_search_players if q.id in (UNO_POLICY_PIMC, UNO_POLICY_ISMCTS) else NULL
 
 
 cdef void _key(key, uint64_t *k) except *:
@@ -528,7 +530,7 @@ cdef class Engine:
             "team_scores": np.empty((n_games, 2), dtype=np.int32),
         }
         counters = [np.empty((n_games, n), dtype=np.int32) for c in range(UNO_N_COUNTERS)]
-        search = uno_search_any(self.pol, n) != 0
+        search = uno_search_of(self.pol, n) != NULL
         if search:
             cols["search_stats"] = np.zeros((n_games, n, UNO_SEARCH_STATS), dtype=np.int64)
         rcols = {}

@@ -48,6 +48,8 @@ cdef extern from "uno.h":
         UNO_ERR_FULL
         UNO_ERR_POLICY
         UNO_POLICY_USER
+        UNO_POLICY_PIMC
+        UNO_POLICY_ISMCTS
         UNO_DECIDE_ABORT
         UNO_DK_USER
 
@@ -172,6 +174,10 @@ cdef extern from "uno.h":
     ctypedef int (*uno_decide_fn)(void *ctx, uno_game *g, int seat, int decision,
                                   int arg) noexcept
 
+    # A search player's hooks (search.c's uno_search_players): the engine's only way in.
+    ctypedef struct uno_search_hooks:
+        pass
+
     # One seat's policy (uno_sim.engine.POLICY_FIELDS).
     ctypedef struct uno_policy:
         int32_t id  # UNO_POLICY_*
@@ -206,6 +212,7 @@ cdef extern from "uno.h":
         int32_t cheat  # 1: search the true state (an upper bound)
         uno_decide_fn decide  # UNO_POLICY_USER only: the callback
         void *ctx  # passed to decide
+        const uno_search_hooks *search  # pimc, ismcts only: uno_search_players
 
     # Counterfactual decision points (uno_play_forced).
     ctypedef struct uno_cf_point:
@@ -312,7 +319,8 @@ cdef extern from "uno.h":
     int uno_play_games_search(const uno_config *cfg, const uno_table *t,
                               const uno_policy *pol, const uint64_t *key, uint64_t first_game,
                               int64_t n_games, uno_columns *out, int64_t *stats) nogil
-    int uno_search_any(const uno_policy *pol, int players) nogil
+    const uno_search_hooks *uno_search_of(const uno_policy *pol, int players) nogil
+    const uno_search_hooks uno_search_players  # for a search seat's uno_policy.search
     int uno_play_fork(const uno_config *cfg, const uno_table *t, const uno_policy *pol,
                       const uint64_t *key, uint64_t game, int64_t at, uno_result *res,
                       uno_result *fork) nogil

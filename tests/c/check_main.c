@@ -361,6 +361,7 @@ int main(int argc, char **argv)
                 default_policy(&pol[s], s % 2 ? UNO_POLICY_STRATEGIC : UNO_POLICY_GREEDY);
             int seat = j % players;
             pol[seat].id = j % 2 ? UNO_POLICY_ISMCTS : UNO_POLICY_PIMC;
+            pol[seat].search = &uno_search_players; /* the engine reaches the search so */
             pol[seat].samples = 2;
             pol[seat].rollouts = 1;
             pol[seat].iterations = 6;
