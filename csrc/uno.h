@@ -1339,7 +1339,7 @@ UNO_HD int uno_plays_drawn(uno_game *g, int p, int bluff);
 /* P2: the opponent a targeted card of p aims at (see policy.c). */
 UNO_HD int uno_choose_target(uno_game *g, int p, int card);
 /* P2: the seats a targeted card of p may aim at, in play order, into cand[UNO_MAX_PLAYERS];
-   returns how many (see policy.c). */
+   returns how many (see legal.c). */
 UNO_HD int uno_target_candidates(const uno_game *g, int p, int *cand);
 /* S3: the hand index of a card p puts down, `need` still to go (see policy.c). */
 UNO_HD int uno_choose_discard(uno_game *g, int p, int need);
