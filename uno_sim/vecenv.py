@@ -30,6 +30,7 @@ except ImportError as exc:  # pragma: no cover - exercised without the extra
 from . import _engine
 from .cards import deck_for
 from .engine import _make_engine, _policy
+from .envcommon import action_name, rules_of
 from .players.specs import UserPolicySpec, parse_policy
 from .rng import key_from_seed
 from .rules import Rules, RulesError
@@ -44,21 +45,6 @@ OBS_HIGH = 1e9
 
 def _learner(obs):  # the policy slot of the learning seat: never called (C answers)
     raise RuntimeError("the learning seat is played through step()")
-
-
-def _rules(variant, players, rules) -> Rules:
-    """Rules from `rules` (a Rules or a dict of switches) with variant / players overridden
-    (uno_sim.env uses it too)."""
-    from .api import make_rules  # names an unknown switch, as play_game does
-
-    changes = {}
-    if variant is not None:
-        changes["variant"] = variant
-    if players is not None:
-        changes["players"] = players
-    if rules is not None and not isinstance(rules, (dict, Rules)):
-        raise RulesError(f"invalid rules {rules!r}: expected a Rules or a dict of switches")
-    return make_rules(rules, **changes)
 
 
 def scales(rules: Rules, n_cards: int) -> dict:
@@ -81,7 +67,7 @@ class _Core:
 
     def __init__(self, num_envs, variant, players, rules, opponents, seat, episode, max_turns):
         num_envs = _int("num_envs", num_envs, 1, 1 << 20)
-        self.rules = _rules(variant, players, rules)
+        self.rules = rules_of(variant, players, rules)
         n = self.rules.players
         seat = _int("seat", seat, 0, n - 1)
         if episode not in EPISODES:
@@ -139,8 +125,6 @@ class _Core:
 
     def action_name(self, a: int) -> str:
         """A readable name of action `a`: "card R7", "draw", "yes", "color 2", "target +1"."""
-        from .env import action_name
-
         return action_name(self.action_layout, self.card_codes, a)
 
 
