@@ -1,6 +1,6 @@
 /*
- * env.c - the vector of stepping games (uno_venv, uno.h); what a learning seat sees
- * and answers (uno_observe, uno_env_answer) is observe.c's.
+ * env.c - the vector of stepping games (uno_venv, uno.h): what a learning seat sees and
+ * answers is observe.c's (uno_observe, uno_env_answer).
  *
  * A uno_venv game stops at each decision of its learning seat.  The engine's decisions
  * happen deep inside a turn, so a stopped game cannot be resumed where it stopped;

@@ -2,15 +2,13 @@
  * The legal actions of a decision (uno_legal_actions, uno.h): what a user
  * policy's obs.actions and the RL environment's action mask are built from.
  * Built on the engine's own legality queries (uno_playable, uno_holds_color,
- * uno_can_stack, and uno_target_candidates below, which the policies' choice of a
- * target shares), so the rules are not written again.  It calls nothing but uno.h's
- * helpers: the policies (policy.c) and the observation (observe.c) stand on it.
+ * uno_can_stack, uno_target_candidates), so the rules are not written again.
  */
 #include "uno.h"
 
 /*
  * P2: the seats a targeted card of p may aim at: the active opponents (teammates
- * excluded, C20) in play order from p, written into cand[]; returns how many.
+ * excluded, C20) in play order from p, written into cand[] (uno.h); returns how many.
  */
 UNO_HD int uno_target_candidates(const uno_game *g, int p, int *cand)
 {

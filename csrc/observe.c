@@ -1,16 +1,14 @@
 /*
- * observe.c - what a learning seat sees and answers: uno_observe writes the observation
- * vector and action mask of docs/env.md from a game's state, uno_env_answer turns an
- * action id back into the answer the engine takes (uno.h "Observations and action
- * masks").  It only reads the state: the RL environments (env.c's vector of stepping
- * games, uno_sim.env's stepping seat) and any player that decides from the observation
- * call it, and it calls nothing but uno.h's own helpers and uno_legal_actions (legal.c).
+ * observe.c - what a learning seat sees and answers: the observation vector and action
+ * mask of docs/env.md (uno_observe, with its layout uno_obs_layout_init) and the answer an
+ * action id stands for (uno_env_answer).  uno_sim.env's stepping seats, the vector
+ * environment (env.c) and the network player (net.c) read the same function.  It asks
+ * only the legality queries (legal.c, uno.h), never the turn: one source for the CPU and
+ * the GPU build.
  */
-#include <string.h>
-
 #include "uno.h"
 
-void uno_obs_layout_init(uno_obs_layout *L, int n_kinds, int seats, int flip, int extreme)
+UNO_HD void uno_obs_layout_init(uno_obs_layout *L, int n_kinds, int seats, int flip, int extreme)
 {
     const int K = n_kinds, S = seats;
     const int32_t len[UNO_OB_COUNT] = {
@@ -37,12 +35,12 @@ void uno_obs_layout_init(uno_obs_layout *L, int n_kinds, int seats, int flip, in
     L->n_actions = K + 7 + S;
 }
 
-static inline int rel(int seat, int q, int n)
+UNO_HD static inline int rel(int seat, int q, int n)
 {
     return (q - seat + n) % n;
 }
 
-void uno_observe(const uno_game *g, const uno_obs_layout *L, int seat, int decision, int arg,
+UNO_HD void uno_observe(const uno_game *g, const uno_obs_layout *L, int seat, int decision, int arg,
                  float *o, int8_t *m, int16_t *kind_index)
 {
     const uno_table *t = g->t;
@@ -168,7 +166,7 @@ void uno_observe(const uno_game *g, const uno_obs_layout *L, int seat, int decis
     }
 }
 
-int uno_env_answer(const uno_obs_layout *L, int players, int side, int seat, int decision,
+UNO_HD int uno_env_answer(const uno_obs_layout *L, int players, int side, int seat, int decision,
                    int action, const int16_t *kind_index)
 {
     switch (decision) {

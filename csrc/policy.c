@@ -660,9 +660,9 @@ UNO_HD int uno_catches(uno_game *g, int q, int p)
 }
 
 /*
- * P2: the seat a targeted card of p aims at (reference.BuiltinPolicy.choose_target),
- * among the candidates of uno_target_candidates (legal.c); `card` is the card that
- * targets (passed to a user policy).  Returns p itself only when there is no candidate.
+ * P2: the seat a targeted card of p aims at (reference.BuiltinPolicy.choose_target), among
+ * uno_target_candidates (legal.c).  `card` is the card that targets (passed to a user
+ * policy).  Returns p itself only when there is no candidate.
  */
 UNO_HD int uno_choose_target(uno_game *g, int p, int card)
 {

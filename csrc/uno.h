@@ -1525,13 +1525,14 @@ typedef struct uno_obs_layout {
     float scale[UNO_OB_COUNT];
     int32_t a_draw, a_yes, a_no, a_color, a_target; /* first ids of the action blocks */
 } uno_obs_layout;
-#if !defined(__CUDACC_RTC__) /* CPU only (search.c, env.c): not in the GPU build */
-void uno_obs_layout_init(uno_obs_layout *L, int n_kinds, int seats, int flip, int extreme);
-void uno_observe(const struct uno_game *g, const uno_obs_layout *L, int seat, int decision,
-                 int arg, float *o, int8_t *m, int16_t *kind_index);
+UNO_HD void uno_obs_layout_init(uno_obs_layout *L, int n_kinds, int seats, int flip, int extreme);
+UNO_HD void uno_observe(const struct uno_game *g, const uno_obs_layout *L, int seat, int decision,
+                        int arg, float *o, int8_t *m, int16_t *kind_index);
 /* -1 when `action` is out of range for the decision (the caller checks it with the mask) */
-int uno_env_answer(const uno_obs_layout *L, int players, int side, int seat, int decision,
-                   int action, const int16_t *kind_index);
+UNO_HD int uno_env_answer(const uno_obs_layout *L, int players, int side, int seat, int decision,
+                          int action, const int16_t *kind_index);
+
+#if !defined(__CUDACC_RTC__) /* CPU only (search.c, env.c): not in the GPU build */
 
 /*
  * A vector of stepping games (env.c): n_envs games of one configuration, each with one
