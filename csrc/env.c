@@ -49,7 +49,6 @@ struct uno_venv {
     const uno_table *t;
     uno_obs_layout L;
     int seat, mode, n_envs;
-    const uno_search_hooks *search; /* the search seats' hooks (uno_policy.search), or NULL */
     float *obs;
     int8_t *mask;
     venv_slot *slot;
@@ -175,7 +174,7 @@ static int begin(venv_slot *s)
     uno_search_release(g);
     uno_rng_seed(&s->rng, s->key, s->game_no);
     int dealer = uno_game_start(g, &v->cfg, v->t, s->pol, &s->rng);
-    if (v->search && !v->search->begin(g))
+    if (v->cfg.search && !v->cfg.search->begin(g))
         return RUN_FAILED;
     g->on_turn = on_turn;
     g->on_turn_ctx = s;
@@ -322,7 +321,6 @@ uno_venv *uno_venv_new(const uno_config *cfg, const uno_table *t, const uno_poli
     v->n_envs = n_envs;
     v->obs = obs;
     v->mask = mask;
-    v->search = uno_search_of(pol, cfg->players);
     for (int i = 0; i < n_envs; i++) {
         venv_slot *s = &v->slot[i];
         s->v = v;

@@ -382,9 +382,8 @@ UNO_HD int uno_game_finish(uno_game *g, int winner, uno_result *res)
 
 /* `checked`: the caller has already validated cfg against t and pol (once per batch).
    `stats` (CPU only, NULL: none): the game's search counters (uno_play_games_search).
-   A game with a search seat is recorded through the seat's hooks (uno_policy.search);
-   with `fork` (uno_play_fork), through `fork_by`, which forks it at its fork_at-th
-   decision. */
+   A game with a search seat is recorded through the search's hooks (cfg->search); with
+   `fork` (uno_play_fork), through `fork_by`, which forks it at its fork_at-th decision. */
 UNO_HD static int play_game_stats(const uno_config *cfg, const uno_table *t,
                                   const uno_policy *pol, uno_rng *rng, uno_trace *tr,
                                   uno_result *res, uno_round_rows *rows, uint64_t game_no,
@@ -402,7 +401,7 @@ UNO_HD static int play_game_stats(const uno_config *cfg, const uno_table *t,
 #if !UNO_DEVICE /* the search players and a user policy's abort: CPU only */
     jmp_buf bail;
     g.bail = &bail;
-    const uno_search_hooks *sh = fork ? fork_by : uno_search_of(pol, cfg->players);
+    const uno_search_hooks *sh = fork ? fork_by : cfg->search;
     if (UNO_UNLIKELY(sh != NULL) && !sh->begin(&g))
         return fail(res, UNO_ERR_CONFIG, -1);
     if (fork)
@@ -502,8 +501,7 @@ UNO_HD int uno_play_round(const uno_config *cfg, const uno_table *t, const uno_p
 #if !UNO_DEVICE /* the search players and a user policy's abort: CPU only */
     jmp_buf bail;
     g.bail = &bail;
-    const uno_search_hooks *sh = uno_search_of(pol, cfg->players);
-    if (sh && !sh->begin(&g))
+    if (cfg->search && !cfg->search->begin(&g))
         return fail(res, UNO_ERR_CONFIG, -1);
     if (setjmp(bail)) {
         uno_search_release(&g);

@@ -8,8 +8,8 @@
  * turn loop calls uno_search_turn, which keeps a snapshot of the game (uno_game_clone)
  * and empties the journal (and so does uno_search_start at a round's start, before the
  * starter's effect: the decisions before the first turn are searched too).  The engine
- * calls these through the hooks a search seat's policy carries (uno_search_players,
- * uno.h uno_search_hooks), never by name: search.c stands above the engine.  The
+ * calls these through the hooks uno_config.search points at (uno_search_players, uno.h
+ * uno_search_hooks), never by name: search.c stands above the engine.  The
  * wrapped policies answer exactly as the policies
  * themselves (the same functions, drawing the same random numbers): a game's course
  * does not depend on the recording (tests/test_search.py).
@@ -334,9 +334,7 @@ static int uno_search_begin(uno_game *g)
         x->wrap[s].id = UNO_POLICY_USER;
         x->wrap[s].decide = record_decide;
         x->wrap[s].ctx = x;
-        x->wrap[s].search = NULL; /* a user policy now (uno_config_check) */
         x->fallback[s] = g->pol[s];
-        x->fallback[s].search = NULL; /* a built-in policy: the rollouts record nothing */
         if (is_search(&g->pol[s]))
             x->fallback[s].id = g->pol[s].rollout;
     }
@@ -743,6 +741,7 @@ static int table_build(struct uno_search *x, int o)
     uno_policy pols[UNO_MAX_PLAYERS];
     rollout_policies(x, o, pols);
     uno_config c = *cfg;
+    c.search = NULL; /* built-in policies only (uno_config_check) */
     if (c.max_turns <= 0 || c.max_turns > 3000)
         c.max_turns = 3000;
     const uint64_t key[4] = {UINT64_C(0x7461626C65), 1, 2, 3};

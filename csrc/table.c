@@ -187,8 +187,10 @@ UNO_HD int uno_config_check(const uno_config *cfg, const uno_table *t, const uno
         if (burst < 1 || burst > INT32_MAX || any < 1 || total > INT32_MAX)
             return UNO_ERR_CONFIG;
     }
+    int search = 0; /* seats that search: they need the search's hooks, no other does */
     for (int s = 0; s < n; s++) {
         const uno_policy *q = &pol[s];
+        search += q->id == UNO_POLICY_PIMC || q->id == UNO_POLICY_ISMCTS;
         if (q->id < 0 || q->id > UNO_POLICY_MAX || q->color < 0 ||
             q->color > UNO_COLOR_SMART || q->target < 0 ||
             q->target > UNO_TARGET_RANDOM || !(q->challenge_threshold >= 0.0) ||
@@ -199,10 +201,7 @@ UNO_HD int uno_config_check(const uno_config *cfg, const uno_table *t, const uno
             q->bluff_join < UNO_JOIN_AND || q->bluff_join > UNO_JOIN_OR ||
             q->challenge_join < UNO_JOIN_AND || q->challenge_join > UNO_JOIN_OR)
             return UNO_ERR_CONFIG;
-        const int search = q->id == UNO_POLICY_PIMC || q->id == UNO_POLICY_ISMCTS;
-        if (search != (q->search != NULL)) /* a search seat brings its hooks, no other does */
-            return UNO_ERR_CONFIG;
-        if (search &&
+        if ((q->id == UNO_POLICY_PIMC || q->id == UNO_POLICY_ISMCTS) &&
             (q->samples < 1 || q->rollouts < 1 || q->iterations < 1 || !(q->c >= 0.0) ||
              q->c > 1e6 || q->rollout < UNO_POLICY_RANDOM || q->rollout > UNO_POLICY_STRATEGIC ||
              q->value < UNO_VALUE_GAME || q->value > UNO_VALUE_TABLE || q->cheat < 0 ||
@@ -210,5 +209,7 @@ UNO_HD int uno_config_check(const uno_config *cfg, const uno_table *t, const uno
              (q->id == UNO_POLICY_ISMCTS && q->depth > 1 && !(q->c > 0.0))))
             return UNO_ERR_CONFIG;
     }
+    if ((search > 0) != (cfg->search != NULL))
+        return UNO_ERR_CONFIG;
     return UNO_OK;
 }

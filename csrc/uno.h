@@ -238,6 +238,7 @@ enum { UNO_LAUNCHER_MODEL = 0, UNO_LAUNCHER_DIST = 1 }; /* rules.LAUNCHER (E2) *
    (UNO_DRAW_CARDS), 2 fixed-amount wild draw cards (UNO_WILD_DRAW) */
 enum { UNO_STACK_NONE = 0, UNO_STACK_DRAW2 = 1, UNO_STACK_DRAW4 = 2, UNO_STACK_BOTH = 3 };
 
+struct uno_search_hooks; /* below: the search's hooks, uno_config.search */
 /* rules.Rules, field for field (see the Rules docstring for the rule IDs). */
 typedef struct uno_config {
     int32_t draw_source; /* UNO_DRAW_PILE, or UNO_DRAW_LAUNCHER (E2) */
@@ -275,6 +276,10 @@ typedef struct uno_config {
     int32_t seven_o;             /* 0/1 (C-H5) */
     /* F2: a Flip turned up as the starter: 0 put back, 1 turns the game over */
     int32_t flip_starter;
+    /* The search's hooks (search.c's uno_search_players) when a seat is a search player
+       (pimc, ismcts), NULL otherwise: the caller that wants search sets it (uno.h
+       uno_search_hooks).  Last, so that the rules' fields keep their places. */
+    const struct uno_search_hooks *search;
 } uno_config;
 enum { UNO_EXCHANGE_SWAP = 0, UNO_EXCHANGE_SHUFFLE = 1 };
 
@@ -414,7 +419,7 @@ typedef int (*uno_decide_fn)(void *ctx, struct uno_game *g, int seat, int decisi
 
 /*
  * A search player's hooks: the engine reaches the search (search.c) only through this
- * table, which a search seat's uno_policy.search points at (search.c's
+ * table, which uno_config.search points at when a seat is a search player (search.c's
  * uno_search_players; the caller that wants search sets it), never by name, so that
  * the engine stands below the search and the GPU build needs nothing of search.c.
  * begin sets a game with a search seat up (its recorder in uno_game.search, this table
@@ -484,8 +489,6 @@ typedef struct uno_policy {
     int32_t cheat;      /* 1: sample nothing, search the true state (an upper bound) */
     uno_decide_fn decide;       /* UNO_POLICY_USER only */
     void *ctx;                  /* passed to decide */
-    /* UNO_POLICY_PIMC and UNO_POLICY_ISMCTS only, and required there: the search's hooks */
-    const uno_search_hooks *search;
 } uno_policy;
 
 /* Trace records (see the table at the top). */
@@ -1467,16 +1470,8 @@ enum {
     UNO_SS_DROPPED,
     UNO_SEARCH_STATS
 };
-/* The hooks of pol's search seats (players seats; uno_policy.search), NULL when none. */
-UNO_HD static inline const uno_search_hooks *uno_search_of(const uno_policy *pol, int players)
-{
-    for (int s = 0; s < players; s++)
-        if (pol[s].search)
-            return pol[s].search;
-    return NULL;
-}
 #if !defined(__CUDACC_RTC__) /* CPU only (search.c, env.c): not in the GPU build */
-/* The search players' hooks (search.c), for uno_policy.search of a pimc or ismcts seat. */
+/* The search players' hooks (search.c), for uno_config.search when a seat searches. */
 extern const uno_search_hooks uno_search_players;
 
 /*

@@ -230,8 +230,6 @@ cdef void _fill_policy(uno_policy *q, dict f) except *:
         raise RulesError(f"invalid policy fields: {exc.args[0]!r} missing") from None
     if f:
         raise RulesError(f"invalid policy fields: unknown {', '.join(map(repr, f))}")
-    # the engine reaches a search seat's search through the hooks it carries (search.c)
-    q.search = &uno_search_players if q.id in (UNO_POLICY_PIMC, UNO_POLICY_ISMCTS) else NULL
 
 
 cdef void _key(key, uint64_t *k) except *:
@@ -297,6 +295,11 @@ cdef class Engine:
                     raise RulesError(f"invalid policies: seat {i} has no user policy")
                 self.pol[i].decide = _user_decide
                 self.pol[i].ctx = <void *>self
+        # the engine reaches the search players through their hooks (search.c)
+        self.cfg.search = NULL
+        for i in range(len(policies)):
+            if self.pol[i].id == UNO_POLICY_PIMC or self.pol[i].id == UNO_POLICY_ISMCTS:
+                self.cfg.search = &uno_search_players
         if uno_config_check(&self.cfg, &self.table, self.pol) != UNO_OK:
             raise RulesError("invalid rules or policies for the C engine")
         self.players = self.cfg.players
@@ -530,7 +533,7 @@ cdef class Engine:
             "team_scores": np.empty((n_games, 2), dtype=np.int32),
         }
         counters = [np.empty((n_games, n), dtype=np.int32) for c in range(UNO_N_COUNTERS)]
-        search = uno_search_of(self.pol, n) != NULL
+        search = self.cfg.search != NULL
         if search:
             cols["search_stats"] = np.zeros((n_games, n, UNO_SEARCH_STATS), dtype=np.int64)
         rcols = {}

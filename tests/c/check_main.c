@@ -361,7 +361,6 @@ int main(int argc, char **argv)
                 default_policy(&pol[s], s % 2 ? UNO_POLICY_STRATEGIC : UNO_POLICY_GREEDY);
             int seat = j % players;
             pol[seat].id = j % 2 ? UNO_POLICY_ISMCTS : UNO_POLICY_PIMC;
-            pol[seat].search = &uno_search_players; /* the engine reaches the search so */
             pol[seat].samples = 2;
             pol[seat].rollouts = 1;
             pol[seat].iterations = 6;
@@ -376,7 +375,9 @@ int main(int argc, char **argv)
             char where[128];
             snprintf(where, sizeof where, "search deck %d players %d game %lu", deck, players,
                      (unsigned long)game_no);
+            cfg.search = &uno_search_players; /* the engine reaches the search through it */
             play_checked(&cfg, t, pol, key, game_no, j % 2 ? &tr : NULL, where);
+            cfg.search = NULL; /* the plain games below have no search seat */
             /* a fork of the game at a decision replays it exactly */
             uno_result real, fork;
             uno_policy plain[UNO_MAX_PLAYERS];
