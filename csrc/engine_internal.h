@@ -10,7 +10,7 @@
  *   game.c     games and batches: the dealer draw, scoring, results, uno_play_*
  *
  * The search players (search.c) stand above these files: the engine calls them only
- * through the hooks a search seat's policy carries (uno.h uno_search_hooks).
+ * through the hooks uno_config.search points at (uno.h uno_search_hooks).
  *
  * Calls from round.c into extras.c go to functions declared UNO_COLD here,
  * so the compiler lays those paths out as unlikely in round.c as it did when
