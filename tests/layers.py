@@ -7,7 +7,8 @@ Python: every `import` and `from ... import` of every module of uno_sim/ and ana
 back up is still a circle), and the binding's Python imports (uno_sim/_engine.pyx and
 the .pxi files it includes).  `from pkg import name` is an import of the module
 pkg.name when there is one, else of pkg.  A module's parent packages, which Python
-loads before it, are not counted as its imports.
+loads before it, are not counted as its imports, nor are imports by a computed name
+(importlib: the variants' registry discovering its modules).
 
 C: the functions and tables each csrc/*.c defines (not static) and every other file's
 uses of their names, comments and strings left out; a header's inline functions count
