@@ -127,18 +127,17 @@ UNO_HD UNO_INTERNAL UNO_COLD void uno_seven_o(uno_game *g, int p, int card, int 
 static inline void uno_search_release(uno_game *g)
 {
     if (g->search)
-        g->search_hooks->end(g);
+        g->cfg->search->end(g);
 }
 /* What search.c calls in the engine, beside uno.h's: */
 /* game.c: score_round (1: the game is over), result */
 UNO_INTERNAL int uno_round_score(uno_game *g, int winner);
 UNO_INTERNAL void uno_game_result(const uno_game *g, uno_result *res);
-/* game.c: game `game` of the run `key` recorded by `by`, forked at its at-th decision
-   (by->fork) into *fork (search.c's uno_play_fork) */
+/* game.c: game `game` of the run `key` recorded through cfg->search, forked at its at-th
+   decision into *fork (search.c's uno_play_fork) */
 UNO_INTERNAL int uno_play_game_fork(const uno_config *cfg, const uno_table *t,
                                     const uno_policy *pol, const uint64_t key[4], uint64_t game,
-                                    const uno_search_hooks *by, int64_t at, uno_result *res,
-                                    uno_result *fork);
+                                    int64_t at, uno_result *res, uno_result *fork);
 /* policy.c: counterfactual forcing (uno_force) at a search seat, after its search */
 UNO_INTERNAL UNO_COLD int uno_cf_bluff_point(uno_game *g, int p, int natural);
 UNO_INTERNAL UNO_COLD int uno_cf_challenge_answer(uno_game *g, int victim, int offender,

@@ -278,7 +278,6 @@ UNO_HD static void init_game(uno_game *g, const uno_config *cfg, const uno_table
     uno_rng_seed_deal(&g->deal, &g->seeded, 0);
     g->force = NULL;
     g->search = NULL;
-    g->search_hooks = NULL;
     g->on_turn = NULL;
     g->on_turn_ctx = NULL;
     g->tr = tr;
@@ -387,13 +386,12 @@ UNO_HD int uno_game_finish(uno_game *g, int winner, uno_result *res)
 
 /* `checked`: the caller has already validated cfg against t and pol (once per batch).
    `stats` (CPU only, NULL: none): the game's search counters (uno_play_games_search).
-   A game with a search seat is recorded through the search's hooks (cfg->search); with
-   `fork` (uno_play_fork), through `fork_by`, which forks it at its fork_at-th decision. */
+   A game with the search's hooks (cfg->search: a search seat, or uno_play_fork) is
+   recorded through them; with `fork`, forked at its fork_at-th decision. */
 UNO_HD static int play_game_stats(const uno_config *cfg, const uno_table *t,
                                   const uno_policy *pol, uno_rng *rng, uno_trace *tr,
                                   uno_result *res, uno_round_rows *rows, uint64_t game_no,
-                                  uno_force *force, int checked,
-                                  const uno_search_hooks *fork_by, int64_t fork_at,
+                                  uno_force *force, int checked, int64_t fork_at,
                                   uno_result *fork, int64_t *stats)
 {
     if (!checked && uno_config_check(cfg, t, pol) != UNO_OK)
@@ -406,17 +404,15 @@ UNO_HD static int play_game_stats(const uno_config *cfg, const uno_table *t,
 #if !UNO_DEVICE /* the search players and a user policy's abort: CPU only */
     jmp_buf bail;
     g.bail = &bail;
-    const uno_search_hooks *sh = fork ? fork_by : cfg->search;
-    if (UNO_UNLIKELY(sh != NULL) && !sh->begin(&g))
+    if (UNO_UNLIKELY(cfg->search != NULL) && !cfg->search->begin(&g))
         return fail(res, UNO_ERR_CONFIG, -1);
     if (fork)
-        sh->fork(&g, fork_at, fork);
+        cfg->search->fork(&g, fork_at, fork);
     if (setjmp(bail)) {
         uno_search_release(&g);
         return fail(res, UNO_ERR_POLICY, -1);
     }
 #else
-    (void)fork_by;
     (void)fork_at;
 #endif
     if (UNO_CFG(cfg, repair) && UNO_SPEC_OR(UNO_SPEC_TBL_sides, t->n_sides) == 2) {
@@ -436,7 +432,7 @@ UNO_HD static int play_game_stats(const uno_config *cfg, const uno_table *t,
     int st = play_rounds(&g, choose_dealer(&g), res);
 #if !UNO_DEVICE
     if (stats && g.search)
-        g.search_hooks->stats(&g, stats);
+        cfg->search->stats(&g, stats);
     uno_search_release(&g);
 #else
     (void)stats;
@@ -448,8 +444,8 @@ UNO_HD static int play_game(const uno_config *cfg, const uno_table *t, const uno
                      uno_rng *rng, uno_trace *tr, uno_result *res, uno_round_rows *rows,
                      uint64_t game_no, uno_force *force, int checked)
 {
-    return play_game_stats(cfg, t, pol, rng, tr, res, rows, game_no, force, checked, NULL, -1,
-                           NULL, NULL);
+    return play_game_stats(cfg, t, pol, rng, tr, res, rows, game_no, force, checked, -1, NULL,
+                           NULL);
 }
 
 UNO_HD int uno_play_game(const uno_config *cfg, const uno_table *t, const uno_policy *pol, uno_rng *rng,
@@ -472,15 +468,17 @@ UNO_HD int uno_play_forced(const uno_config *cfg, const uno_table *t, const uno_
 }
 
 #if !UNO_DEVICE && !defined(__CUDACC_RTC__)
-/* search.c's uno_play_fork: game `game` of the run `key`, recorded and forked by `by`. */
+/* search.c's uno_play_fork: game `game` of the run `key`, recorded and forked at its
+   at-th decision through cfg->search, which must be set. */
 int uno_play_game_fork(const uno_config *cfg, const uno_table *t, const uno_policy *pol,
-                       const uint64_t key[4], uint64_t game, const uno_search_hooks *by,
-                       int64_t at, uno_result *res, uno_result *fork)
+                       const uint64_t key[4], uint64_t game, int64_t at, uno_result *res,
+                       uno_result *fork)
 {
     uno_rng rng;
     uno_rng_seed(&rng, key, game);
-    return play_game_stats(cfg, t, pol, &rng, NULL, res, NULL, game, NULL, 0, by, at, fork,
-                           NULL);
+    if (!cfg->search)
+        return fail(res, UNO_ERR_CONFIG, -1);
+    return play_game_stats(cfg, t, pol, &rng, NULL, res, NULL, game, NULL, 0, at, fork, NULL);
 }
 #endif
 
@@ -546,8 +544,8 @@ UNO_HD static int play_games(const uno_config *cfg, const uno_table *t, const un
         int64_t *st_i = stats ? stats + i * n * UNO_SEARCH_STATS : NULL;
         if (st_i)
             memset(st_i, 0, (size_t)n * UNO_SEARCH_STATS * sizeof *st_i);
-        int st = play_game_stats(cfg, t, pol, &rng, NULL, &res, out->rows, game, NULL, 1, NULL,
-                                 -1, NULL, st_i);
+        int st = play_game_stats(cfg, t, pol, &rng, NULL, &res, out->rows, game, NULL, 1, -1,
+                                 NULL, st_i);
         if (st != UNO_OK) {
             if (out->rows)
                 out->rows->n = rows_before; /* only complete games keep their rows */

@@ -340,7 +340,6 @@ static int uno_search_begin(uno_game *g)
     }
     g->pol = x->wrap;
     g->search = x;
-    g->search_hooks = &uno_search_players;
     return 1;
 }
 
@@ -1615,7 +1614,9 @@ int uno_play_fork(const uno_config *cfg, const uno_table *t, const uno_policy *p
                   const uint64_t key[4], uint64_t game, int64_t at, uno_result *res,
                   uno_result *fork)
 {
-    return uno_play_game_fork(cfg, t, pol, key, game, &uno_search_players, at, res, fork);
+    uno_config c = *cfg;
+    c.search = &uno_search_players; /* recorded, with or without a search seat */
+    return uno_play_game_fork(&c, t, pol, key, game, at, res, fork);
 }
 
 /* ------------------------------------------------------------------------- */

@@ -276,9 +276,10 @@ typedef struct uno_config {
     int32_t seven_o;             /* 0/1 (C-H5) */
     /* F2: a Flip turned up as the starter: 0 put back, 1 turns the game over */
     int32_t flip_starter;
-    /* The search's hooks (search.c's uno_search_players) when a seat is a search player
-       (pimc, ismcts), NULL otherwise: the caller that wants search sets it (uno.h
-       uno_search_hooks).  Last, so that the rules' fields keep their places. */
+    /* The search's hooks (search.c's uno_search_players), required when a seat is a
+       search player (pimc, ismcts); a game played with them is recorded (uno.h
+       uno_search_hooks).  NULL otherwise.  Last, so that the rules' fields keep their
+       places. */
     const struct uno_search_hooks *search;
 } uno_config;
 enum { UNO_EXCHANGE_SWAP = 0, UNO_EXCHANGE_SHUFFLE = 1 };
@@ -422,13 +423,14 @@ typedef int (*uno_decide_fn)(void *ctx, struct uno_game *g, int seat, int decisi
  * table, which uno_config.search points at when a seat is a search player (search.c's
  * uno_search_players; the caller that wants search sets it), never by name, so that
  * the engine stands below the search and the GPU build needs nothing of search.c.
- * begin sets a game with a search seat up (its recorder in uno_game.search, this table
- * in .search_hooks; 1, or 0: no memory) and end releases it; stats adds its counters
- * (UNO_SS_*) into stats[players][UNO_SEARCH_STATS]; fork arms uno_play_fork's fork at
- * the at-th decision.  While the game plays, the engine calls turn at the start of seat
- * p's turn, start when a round's starter turned up (C5) before its effect, event just
- * after a reshuffle (C15) or a flip (F3), and press before a launcher press (E2) fires
- * k cards (it returns the cards to fire).  CPU only: the GPU build never calls them.
+ * begin sets a game up to be recorded (its recorder in uno_game.search; 1, or 0: no
+ * memory) and end releases it; stats adds its counters (UNO_SS_*) into
+ * stats[players][UNO_SEARCH_STATS]; fork arms uno_play_fork's fork at the at-th
+ * decision.  While a recorded game plays (g->search set), the engine calls, through
+ * g->cfg->search, turn at the start of seat p's turn, start when a round's starter
+ * turned up (C5) before its effect, event just after a reshuffle (C15) or a flip (F3),
+ * and press before a launcher press (E2) fires k cards (it returns the cards to fire).
+ * CPU only: the GPU build never calls them.
  */
 struct uno_result;
 typedef struct uno_search_hooks {
@@ -777,10 +779,9 @@ typedef struct uno_game {
                       with stacking (C-H1) or a launcher (E2), else UNO_FAST_DRAW */
     int silent;    /* E2: presses in a row that fired nothing, this round */
     /* A game with a search seat (search.c): its recorder, which keeps the snapshot of the
-       turn and the turn's journal, and the hooks the engine calls it through (set by
-       uno_search_hooks.begin); NULL otherwise */
+       turn and the turn's journal (the engine calls it through cfg->search); NULL
+       otherwise */
     struct uno_search *search;
-    const uno_search_hooks *search_hooks;
     /* A stepping environment's turn hook (env.c), NULL otherwise: called at the start of
        every turn of the round loop (p >= 0: seat p's turn, after the search's snapshot)
        and at the start of every round before the deal (p = -1 - dealer).  A clone carries

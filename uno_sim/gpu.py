@@ -122,7 +122,7 @@ def spec_defines(rules, specs) -> tuple:
     against the structs it is given (uno_spec_matches)."""
     from .cards import deck_for
     from .engine import _config, _policy
-    from .policies import seat_policies
+    from .players.specs import seat_policies
 
     cfg = dict(_config(rules))
     deck = deck_for(rules)
