@@ -9,7 +9,7 @@ import os
 import re
 from dataclasses import dataclass, field
 
-from .. import __version__
+from .._version import __version__
 from ..files import read_capped
 from ..players.specs import parse_policy
 from ..rng import key_from_seed
