@@ -32,6 +32,7 @@ __shared__ struct uno_table *uno_gpu_rooms; /* NULL without the switch */
 #include "legal.c"
 #include "trace.c"
 #include "game.c"
+#include "aggregate.c"
 
 /* The output arrays, as device addresses in one array (uno_sim/gpu.py OUTPUTS, same order). */
 enum {
@@ -107,6 +108,7 @@ extern "C" __global__ void uno_gpu_games(const uno_config *cfg, const uno_table 
         rows.reshuffles = (int32_t *)out[GP_R_RESHUFFLES] + r0;
         rows.points = (int32_t *)out[GP_R_POINTS] + r0 * np;
         rows.cards_left = (int32_t *)out[GP_R_CARDS_LEFT] + r0 * np;
+        rows.agg = NULL;
         uno_rng rng;
         uno_result res;
         const uint64_t game = first + (uint64_t)i;
