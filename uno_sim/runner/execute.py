@@ -19,7 +19,7 @@ from ..api import engine_module, make_rules
 from ..policies import UserPolicySpec, parse_policy, seat_policies
 from ..rng import key_from_seed
 from ..rules import Rules
-from .aggregate import RunResult, aggregate, merge_aggregates
+from .aggregate import RunResult, aggregate, merge_aggregates, play_aggregates
 from .columns import games_frame, play_columns, rounds_frame
 from .errors import RunError
 from .storage import (DEFAULT_SHARD, MAX_SHARDS, Check, Plan, _atomic_write_parquet,
@@ -29,16 +29,24 @@ from .storage import (DEFAULT_SHARD, MAX_SHARDS, Check, Plan, _atomic_write_parq
                       remove_shard)
 
 def run_shard(manifest: dict, i: int, out: str | None, keep_cols: bool = False,
-              on_batch=None, cols: dict | None = None):
-    """Compute shard i (or take its `cols`, played elsewhere); write it under `out` if given.
-    Returns (aggregates, columns or None)."""
+              on_batch=None, cols: dict | None = None, agg: dict | None = None):
+    """Compute shard i (or take its `cols` or, summary only, its `agg`, played elsewhere);
+    write it under `out` if given.  Returns (aggregates, columns or None).
+
+    A summary-only run of the C engine adds its games up in C as they are played
+    (`play_aggregates`: no per-game columns); the aggregates are those of the columns."""
     rules = Rules.from_dict(manifest["rules"])
     first, n = Plan(manifest["games"], manifest["shard_size"]).shard(i)
-    if cols is None:
+    lean = manifest["summary_only"] and not keep_cols
+    if agg is None and cols is None:
         specs = [parse_policy(s) for s in manifest["policies"]]
-        cols = play_columns(rules, specs, manifest["seed"], first, n, manifest["engine"],
-                            on_batch)
-    agg = aggregate(cols)
+        if lean and manifest["engine"] == "c":
+            agg = play_aggregates(rules, specs, manifest["seed"], first, n, on_batch)
+        else:
+            cols = play_columns(rules, specs, manifest["seed"], first, n, manifest["engine"],
+                                on_batch)
+    if agg is None:
+        agg = aggregate(cols)
     if out is not None:
         base = _shard_base(out, i)
         files = {}
