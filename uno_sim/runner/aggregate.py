@@ -271,6 +271,12 @@ class RunResult:
         seat."""
         import polars as pl
 
+        return pl.DataFrame(self._search_rows(), orient="row", schema=[
+            ("seat", pl.Int64), ("policy", pl.Utf8), *((k, pl.Int64) for k in SEARCH_STATS),
+            ("fallback_share", pl.Float64), ("dropped_share", pl.Float64)])
+
+    def _search_rows(self) -> list[tuple]:
+        """search_stats' rows as tuples (no Polars: the summary text needs only these)."""
         rows = []
         for seat, st in enumerate(self.agg.get("search", [])):
             if not getattr(self.policies[seat], "is_search", False):
@@ -278,9 +284,7 @@ class RunResult:
             searched, fallback, samples, dropped = (int(v) for v in st)
             rows.append((seat, str(self.policies[seat]), searched, fallback, samples, dropped,
                          fallback / max(1, searched + fallback), dropped / max(1, samples)))
-        return pl.DataFrame(rows, orient="row", schema=[
-            ("seat", pl.Int64), ("policy", pl.Utf8), *((k, pl.Int64) for k in SEARCH_STATS),
-            ("fallback_share", pl.Float64), ("dropped_share", pl.Float64)])
+        return rows
 
     def summary_frame(self):
         """The summary as a Polars DataFrame of (metric, value) rows: the run's figures, then
@@ -399,7 +403,7 @@ class RunResult:
             f"UNO forgotten {s['uno_forgotten']:,} (caught {s['uno_caught']:,}); "
             f"reshuffles {s['reshuffles']:,}; stalemates {s['stalemates']:,}",
         ]
-        for seat, _, *counts, _, _ in self.search_stats().rows():
+        for seat, _, *counts, _, _ in self._search_rows():
             lines.append(f"search seat {seat}: {search_counts_text(*counts)}")
         if "wall_seconds" in s:
             lines.append(f"wall time {s['wall_seconds']:.2f} s, "

@@ -76,11 +76,6 @@ def _execute(manifest, shards, out, n_jobs, backend, scheduler, keep_cols, progr
     if backend == "gpu":
         yield from _gpu_shards(manifest, shards, out, keep_cols, progress)
         return
-    import joblib
-
-    def tasks():
-        return (joblib.delayed(_run_shard_indexed)(manifest, i, out, keep_cols) for i in shards)
-
     if backend == "dask":
         client, own = dask_client(scheduler)
         try:
@@ -92,6 +87,8 @@ def _execute(manifest, shards, out, n_jobs, backend, scheduler, keep_cols, progr
                 client.close()
         return
     if backend == "ray":
+        import joblib
+
         _ray_backend(scheduler)
         # joblib's Ray backend returns lists only: the shards go in blocks, so that the
         # progress bar moves and finished blocks are folded while later ones run
