@@ -42,6 +42,10 @@ OUTPUTS = ("game", "winner", "team", "rounds", "turns", "reshuffles", "stalemate
 ROWS_PER_GAME = 32  # round-row slots per game at first; doubled for a batch that needs more
 MAX_ROWS_PER_GAME = 4096  # past this a batch is played on the CPU instead
 BATCH = 1 << 20  # games per launch at most
+# Aggregates only: games per launch at most (one record for them all, or one per shard and
+# at most AGG_SHARDS shards: 0.8 MB of device memory each)
+AGG_BATCH = 1 << 23
+AGG_SHARDS = 256
 THREADS = 128  # threads per block
 BLOCKS = 4096  # blocks at most (each thread plays games first + tid, + stride, ...)
 REPAIR_BLOCKS = 512  # with the F1 switch: 64K threads, 1 GB of re-paired tables
@@ -100,45 +104,23 @@ STACK_BYTES = 16384  # per-thread stack: a game's state and its frames, with roo
 
 
 @functools.lru_cache(maxsize=None)
-def _kernel():
+def _module():
     cupy = _cupy()
     rt = cupy.cuda.runtime
     # the engine's frames (a uno_game of 5 KB among them) are above CUDA's default 1 KB
     rt.deviceSetLimit(getattr(rt, "cudaLimitStackSize", 0), STACK_BYTES)
-    mod = cupy.RawModule(code=KERNEL.read_text(), options=nvrtc_options(), backend="nvrtc")
-    return mod.get_function("uno_gpu_games")
+    return cupy.RawModule(code=KERNEL.read_text(), options=nvrtc_options(), backend="nvrtc")
+
+
+def _kernel(name: str = "uno_gpu_games"):
+    """One of kernel.cu's kernels: uno_gpu_games (columns and round rows) or
+    uno_gpu_aggregates (aggregate records only)."""
+    return _module().get_function(name)
 
 
 def require() -> None:
     """RunError in one line unless CuPy and a CUDA device are there."""
     _cupy()
-
-
-def play_games(rules, specs, seed: int, first_game: int, n_games: int) -> dict:
-    """The columns of `engine.play_games(rules, specs, seed, first_game, n_games, rounds=True)`,
-    computed on the GPU (see the module docstring)."""
-    from .engine import _setup
-    from .rng import key_from_seed
-
-    check_config(rules, specs)
-    cupy = _cupy()
-    _, _, eng = _setup(rules, list(specs))
-    cfg_b, table_b, pol_b = eng.raw()
-    dev = [cupy.asarray(np.frombuffer(b, dtype=np.uint8)) for b in (cfg_b, table_b, pol_b)]
-    key = cupy.asarray(np.asarray(key_from_seed(seed), dtype=np.uint64))
-    parts, start, end = [], first_game, first_game + n_games
-    while start < end:
-        k = min(BATCH, end - start)
-        parts.append(_batch(cupy, eng, rules, specs, seed, dev, key, start, k, len(table_b),
-                            _repairs(cfg_b, table_b)))
-        start += k
-    if not parts:
-        from .engine import play_games as cpu_play
-
-        return cpu_play(rules, specs, seed=seed, first_game=first_game, n_games=0, rounds=True)
-    if len(parts) == 1:
-        return parts[0]
-    return {name: np.concatenate([p[name] for p in parts]) for name in parts[0]}
 
 
 def _repairs(cfg_b: bytes, table_b: bytes) -> bool:
@@ -149,37 +131,207 @@ def _repairs(cfg_b: bytes, table_b: bytes) -> bool:
     return bool(cfg[11]) and n_sides == 2
 
 
-def _batch(cupy, eng, rules, specs, seed, dev, key, first, n, table_size, repair) -> dict:
-    p = rules.players
-    rows = ROWS_PER_GAME
-    # the F1 switch gives every thread a table of its own (15 KB): fewer threads then
-    blocks = min((n + THREADS - 1) // THREADS, REPAIR_BLOCKS if repair else BLOCKS)
-    fn = _kernel()
-    while True:
-        out = alloc(cupy, n, p, rows)
-        own = cupy.empty(blocks * THREADS * table_size, np.uint8) if repair else None
-        ptrs = cupy.asarray(pointers(out, lambda a: a.data.ptr,
-                                     own.data.ptr if own is not None else 0))
-        fn((blocks,), (THREADS,), (dev[0], dev[1], dev[2], key, np.uint64(first), np.int64(n),
-                                   ptrs, np.int32(rows)))
-        status = cupy.asnumpy(out["status"])
-        failed = np.flatnonzero((status != UNO_OK) & (status != UNO_ERR_FULL))
-        if failed.size:  # the CPU replays the first failing game and raises its error
-            from .engine import play_games as cpu_play
+class _Setup:
+    """A configuration on the device: the engine's structs (uno_config, uno_table, uno_policy)
+    as bytes there, the run's key, and what a launch needs to know of them."""
 
-            g = first + int(failed[0])
-            cpu_play(rules, specs, seed=seed, first_game=g, n_games=1)
-            raise RunError(f"game {g} failed on the GPU (status {int(status[failed[0]])}) "
-                           f"but not on the CPU")
-        if (status == UNO_ERR_FULL).any():  # a game had more rounds than its slots
-            if rows * 2 > MAX_ROWS_PER_GAME:
+    def __init__(self, cupy, rules, specs, seed: int):
+        from .engine import _setup
+        from .rng import key_from_seed
+
+        check_config(rules, specs)
+        self.rules, self.specs, self.seed = rules, list(specs), seed
+        _, _, eng = _setup(rules, self.specs)
+        cfg_b, table_b, pol_b = eng.raw()
+        self.dev = [cupy.asarray(np.frombuffer(b, dtype=np.uint8))
+                    for b in (cfg_b, table_b, pol_b)]
+        self.key = cupy.asarray(np.asarray(key_from_seed(seed), dtype=np.uint64))
+        self.table_size = len(table_b)
+        self.repair = _repairs(cfg_b, table_b)
+
+    def blocks(self, n: int) -> int:
+        # the F1 switch gives every thread a table of its own (15 KB): fewer threads then
+        return min((n + THREADS - 1) // THREADS, REPAIR_BLOCKS if self.repair else BLOCKS)
+
+    def rooms(self, cupy, blocks: int):
+        """The F1 switch's per-thread tables (None without it)."""
+        return cupy.empty(blocks * THREADS * self.table_size, np.uint8) if self.repair else None
+
+    def replay_failure(self, game: int) -> None:
+        """The CPU replays a game the GPU reported as failed: it raises the engine's error."""
+        from .engine import play_games as cpu_play
+
+        cpu_play(self.rules, self.specs, seed=self.seed, first_game=game, n_games=1)
+        raise RunError(f"game {game} failed on the GPU but not on the CPU")
+
+
+def play_games(rules, specs, seed: int, first_game: int, n_games: int) -> dict:
+    """The columns of `engine.play_games(rules, specs, seed, first_game, n_games, rounds=True)`,
+    computed on the GPU (see the module docstring)."""
+    if n_games <= 0:
+        from .engine import play_games as cpu_play
+
+        return cpu_play(rules, specs, seed=seed, first_game=first_game, n_games=0, rounds=True)
+    return next(iter_games(rules, specs, seed, [(first_game, n_games)]))
+
+
+def iter_games(rules, specs, seed: int, ranges):
+    """For each (first_game, n_games) of `ranges` in turn, its columns as `play_games` returns
+    them.  Launches of BATCH games at most alternate between two CUDA streams: while the
+    host takes one launch's rows (compacted on the device, copied through pinned memory)
+    and the caller uses them, the next launch already runs."""
+    from collections import deque
+
+    cupy = _cupy()
+    setup = _Setup(cupy, rules, specs, seed)
+    pieces = [(r, start, min(BATCH, first + n - start))
+              for r, (first, n) in enumerate(ranges) for start in range(first, first + n, BATCH)]
+    last = {r: j for j, (r, _, _) in enumerate(pieces)}  # each range's last piece
+    slots = [_Slot(cupy), _Slot(cupy)]
+    state = {"rows": ROWS_PER_GAME}
+    flight, parts = deque(), []  # launched pieces (index, launch), oldest first
+
+    def finish_oldest():
+        j, launch = flight.popleft()
+        parts.append(slots[j % 2].finish(setup, launch, state))
+        if last[pieces[j][0]] == j:
+            done = _joined(parts)
+            parts.clear()
+            return done
+        return None
+
+    for j, (_, first, n) in enumerate(pieces):
+        flight.append((j, slots[j % 2].launch(setup, first, n, state["rows"])))
+        if len(flight) == 2:  # one launch runs ahead while the older one is taken
+            done = finish_oldest()
+            if done is not None:
+                yield done
+    while flight:
+        done = finish_oldest()
+        if done is not None:
+            yield done
+
+
+def _joined(parts: list) -> dict:
+    if len(parts) == 1:
+        return parts[0]
+    return {name: np.concatenate([p[name] for p in parts]) for name in parts[0]}
+
+
+class _Launch:
+    def __init__(self, first, n, rows, out, own):
+        self.first, self.n, self.rows, self.out, self.own = first, n, rows, out, own
+
+
+class _Slot:
+    """One of the two streams of `iter_games`, with its pinned host buffers (kept between
+    launches, grown when a launch needs more)."""
+
+    def __init__(self, cupy):
+        self.cupy = cupy
+        self.stream = cupy.cuda.Stream(non_blocking=True)
+        self.pinned = {}
+
+    def launch(self, setup, first: int, n: int, rows: int) -> _Launch:
+        cupy = self.cupy
+        p = setup.rules.players
+        blocks = setup.blocks(n)
+        with self.stream:
+            out = alloc(cupy, n, p, rows)
+            own = setup.rooms(cupy, blocks)
+            ptrs = cupy.asarray(pointers(out, lambda a: a.data.ptr,
+                                         own.data.ptr if own is not None else 0))
+            _kernel()((blocks,), (THREADS,),
+                      (setup.dev[0], setup.dev[1], setup.dev[2], setup.key, np.uint64(first),
+                       np.int64(n), ptrs, np.int32(rows)))
+        return _Launch(first, n, rows, out, own)
+
+    def _host(self, name: str, a):
+        """a (device) copied into this slot's pinned buffer `name`, without waiting."""
+        cupy = self.cupy
+        buf = self.pinned.get(name)
+        if buf is None or buf.size < a.size or buf.dtype != a.dtype:
+            import cupyx
+
+            buf = self.pinned[name] = cupyx.empty_pinned(max(a.size, 1), a.dtype)
+        view = buf[:a.size].reshape(a.shape)
+        cupy.asnumpy(a, stream=self.stream, out=view, blocking=False)
+        return view
+
+    def finish(self, setup, launch: _Launch, state: dict) -> dict:
+        """The columns of a launch (played again with more row slots while a game had more
+        rounds than its slots; on the CPU past MAX_ROWS_PER_GAME)."""
+        cupy = self.cupy
+        while True:
+            with self.stream:
+                status = cupy.asnumpy(launch.out["status"], stream=self.stream)
+            failed = np.flatnonzero((status != UNO_OK) & (status != UNO_ERR_FULL))
+            if failed.size:  # the CPU replays the first failing game and raises its error
+                setup.replay_failure(launch.first + int(failed[0]))
+            if not (status == UNO_ERR_FULL).any():
+                break
+            rows = max(state["rows"], 2 * launch.rows)  # again, with twice the room
+            if rows > MAX_ROWS_PER_GAME:
                 from .engine import play_games as cpu_play
 
-                return cpu_play(rules, specs, seed=seed, first_game=first, n_games=n, rounds=True)
-            rows *= 2  # again, with twice the room
-            continue
-        break
-    return columns({k: cupy.asnumpy(v) for k, v in out.items()}, rows)
+                return cpu_play(setup.rules, setup.specs, seed=setup.seed,
+                                first_game=launch.first, n_games=launch.n, rounds=True)
+            state["rows"] = rows
+            launch = self.launch(setup, launch.first, launch.n, rows)
+        out = launch.out
+        with self.stream:
+            # each game's rows sit in its own slots: keep the first n_rows of each, in game
+            # order, gathered on the device so that only the rows played cross the bus
+            used = cupy.flatnonzero((cupy.arange(launch.rows, dtype=np.int32)[None, :]
+                                     < out["n_rows"][:, None]).ravel())
+            host = {k: self._host(k, v) for k, v in out.items() if not k.startswith("r_")}
+            host.update({k: self._host(k, v[used]) for k, v in out.items()
+                         if k.startswith("r_")})
+        self.stream.synchronize()
+        # copied out of the pinned buffers, which the launch after next reuses
+        return columns({k: np.array(v) for k, v in host.items()}, None)
+
+
+def play_aggregates(rules, specs, seed: int, first_game: int, n_games: int,
+                    shard_games: int | None = None) -> np.ndarray:
+    """Aggregate records (csrc/uno.h uno_agg, as `engine.play_aggregate` makes them) of games
+    first_game .. first_game + n_games - 1, played on the GPU: one record per `shard_games`
+    consecutive games (one for them all when None), as the rows of an int64 array.  Only
+    the records cross the bus, each cut after the last nonzero bin of turns_hist (its last
+    field) of them all: `runner.aggregate.record_aggregate` reads such a row."""
+    from .engine import AGG_LAYOUT, AGG_WORDS
+
+    cupy = _cupy()
+    setup = _Setup(cupy, rules, specs, seed)
+    fn = _kernel("uno_gpu_aggregates")
+    hist_at = AGG_LAYOUT["turns_hist"][0]
+    shard = n_games if shard_games is None else shard_games
+    per_launch = shard * max(1, min(AGG_SHARDS, AGG_BATCH // max(shard, 1)))
+    if shard_games is None:
+        per_launch = AGG_BATCH
+    parts, start, end = [], first_game, first_game + n_games
+    while start < end:
+        n = min(per_launch, end - start)
+        k = -(-n // shard) if shard_games is not None else 1
+        records = cupy.zeros((k, AGG_WORDS), np.int64)
+        failed = cupy.full(1, n, np.uint64)
+        blocks = setup.blocks(n)
+        own = setup.rooms(cupy, blocks)
+        fn((blocks,), (THREADS,),
+           (setup.dev[0], setup.dev[1], setup.dev[2], setup.key, np.uint64(start), np.int64(n),
+            np.int64(shard if shard_games is not None else n), records, failed,
+            own if own is not None else np.uint64(0)))
+        bad = int(failed.get()[0])
+        if bad < n:
+            setup.replay_failure(start + bad)
+        nz = cupy.flatnonzero(records[:, hist_at:].any(axis=0))
+        m = int(nz[-1]) + 1 if nz.size else 0
+        parts.append(cupy.asnumpy(records[:, :hist_at + m]))
+        start += n
+    width = max((a.shape[1] for a in parts), default=hist_at)
+    rows = [np.pad(a, ((0, 0), (0, width - a.shape[1]))) for a in parts]
+    out = np.concatenate(rows) if rows else np.zeros((0, width), np.int64)
+    return out.sum(axis=0, keepdims=True) if shard_games is None else out
 
 
 def alloc(xp, n: int, p: int, rows: int) -> dict:
@@ -206,14 +358,17 @@ def pointers(out: dict, address, own: int = 0) -> np.ndarray:
     return np.asarray([address(out[k]) for k in OUTPUTS[:-1]] + [own], np.uint64)
 
 
-def columns(host: dict, rows: int) -> dict:
-    """The kernel's outputs (numpy) as engine.play_games(..., rounds=True)'s columns."""
+def columns(host: dict, rows: int | None) -> dict:
+    """The kernel's outputs (numpy) as engine.play_games(..., rounds=True)'s columns; `rows`:
+    the round-row slots per game, or None when the rows are already the games' own, in
+    game order (gathered on the device)."""
     cols = {k: host[k] for k in ("game", "winner", "team", "rounds", "turns", "reshuffles",
                                  "stalemates", "scores", "team_scores")}
     for c, name in enumerate(SEAT_COUNTERS):
         cols[name] = host[f"counter{c}"]
     # each game's rows sit in its own slots: keep the first n_rows of each, in game order
-    used = (np.arange(rows)[None, :] < host["n_rows"][:, None]).ravel()
+    used = (slice(None) if rows is None
+            else (np.arange(rows)[None, :] < host["n_rows"][:, None]).ravel())
     cols["round_game"] = host["r_game"][used]
     for k in ("round", "dealer", "starter", "winner", "turns", "reshuffles"):
         cols["round_" if k == "round" else f"round_{k}"] = host[f"r_{k}"][used]

@@ -21,6 +21,8 @@
 /* The GPU build (uno.h UNO_OWN_TABLE): a game's re-paired table (the F1 switch) is this
    thread's room in the block's `uno_gpu_rooms`, not a field of every game's state. */
 #define UNO_GPU_BUILD 1
+/* aggregate.c: many threads add into one record, atomically (the device pass only) */
+#define UNO_AGG_ATOMIC 1
 struct uno_table;
 __shared__ struct uno_table *uno_gpu_rooms; /* NULL without the switch */
 #define UNO_GPU_ROOM() (uno_gpu_rooms + threadIdx.x)
@@ -134,3 +136,50 @@ extern "C" __global__ void uno_gpu_games(const uno_config *cfg, const uno_table 
                 ((int32_t *)out[GP_COUNTERS + ct])[i * np + s] = res.counters[ct][s];
     }
 }
+
+/*
+ * Aggregates only (--summary-only, bench: uno_sim/gpu.py play_aggregates): games first + i,
+ * i in [0, n), each thread a game at a time (grid-stride), each game added to the record of
+ * its shard, records[i / shard_games] (uno_agg, csrc/aggregate.c: atomic adds, so that the
+ * records do not depend on which thread played what, and equal the CPU's word for word).
+ * Nothing per game comes back: `failed` holds the first game (index i) that did not end
+ * UNO_OK (initially n; the host replays it on the CPU, which raises the engine's error),
+ * and that game's shard record is then incomplete.  own: as GP_OWN above.
+ */
+extern "C" __global__ void uno_gpu_aggregates(const uno_config *cfg, const uno_table *table,
+                                              const uno_policy *pol, const uint64_t *key,
+                                              uint64_t first, int64_t n, int64_t shard_games,
+                                              uno_agg *records, unsigned long long *failed,
+                                              uno_table *own)
+{
+    __shared__ uno_table t;
+    __shared__ uno_config c;
+    __shared__ uno_policy p[UNO_MAX_PLAYERS];
+    uno_block_copy(&t, table, sizeof t);
+    uno_block_copy(&c, cfg, sizeof c);
+    uno_block_copy(p, pol, sizeof p);
+    if (threadIdx.x == 0)
+        uno_gpu_rooms = own ? own + (int64_t)blockIdx.x * blockDim.x : NULL;
+    __syncthreads();
+    const int np = c.players;
+    const int64_t tid = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    const int64_t stride = (int64_t)gridDim.x * blockDim.x;
+    const uint64_t k[4] = {key[0], key[1], key[2], key[3]};
+    for (int64_t i = tid; i < n; i += stride) {
+        uno_agg *rec = records + i / shard_games;
+        uno_round_rows sink; /* each round's turns to the record, no rows */
+        memset(&sink, 0, sizeof sink);
+        sink.agg = rec;
+        uno_rng rng;
+        uno_result res;
+        const uint64_t game = first + (uint64_t)i;
+        uno_rng_seed(&rng, k, game);
+        int st = play_game(&c, &t, p, &rng, NULL, &res, &sink, game, NULL, 1, -1, NULL);
+        if (st != UNO_OK) {
+            atomicMin(failed, (unsigned long long)i);
+            continue;
+        }
+        uno_agg_game(rec, &res, np);
+    }
+}
+

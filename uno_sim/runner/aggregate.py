@@ -66,10 +66,12 @@ def aggregate(cols: dict) -> dict:
 
 
 def _record_field(record: np.ndarray, name: str) -> np.ndarray:
+    """A field of an aggregate record; a record may stop early in turns_hist, its last."""
     from ..engine import AGG_LAYOUT
 
     at, shape = AGG_LAYOUT[name]
-    return record[at:at + int(np.prod(shape, dtype=np.int64))].reshape(shape)
+    field = record[at:at + int(np.prod(shape, dtype=np.int64))]
+    return field if len(shape) == 1 else field.reshape(shape)
 
 
 def _trimmed(hist: np.ndarray) -> list:
@@ -81,7 +83,8 @@ def _trimmed(hist: np.ndarray) -> list:
 def record_aggregate(record: np.ndarray, players: int, search: bool) -> dict | None:
     """The aggregates of an aggregate record (engine.play_aggregate, the GPU's records): the
     dict `aggregate` computes from the same games' columns, key for key and number for
-    number (`search`: a seat is a search player, as `search_stats` in the columns).
+    number (`search`: a seat is a search player, as `search_stats` in the columns).  The
+    record may stop after the last nonzero bin of turns_hist (the GPU's copies do).
     None when a value fell past the record's histograms (`over`; only with safety limits
     above the engine's): its medians would not be exact."""
     if int(_record_field(record, "over")):
