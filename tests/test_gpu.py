@@ -232,6 +232,23 @@ class _Stream:
         pass
 
 
+class _Event:
+    t = 0.0
+
+    def record(self, stream=None):
+        import time
+
+        self.t = time.perf_counter()
+
+    def synchronize(self):
+        pass
+
+
+class _Device:
+    def synchronize(self):
+        pass
+
+
 def _fake_cupy(lib):
     """A stand-in for CuPy over numpy whose kernels are kernel.cu built for the CPU (one
     block of one thread): uno_sim.gpu's own code (launches, streams, pinned copies, the
@@ -253,7 +270,8 @@ def _fake_cupy(lib):
         arange=lambda *a, **k: _dev(np.arange(*a, **k)),
         flatnonzero=lambda a: _dev(np.flatnonzero(a)),
         asnumpy=asnumpy,
-        cuda=types.SimpleNamespace(Stream=_Stream))
+        cuda=types.SimpleNamespace(Stream=_Stream, Event=_Event, Device=_Device,
+                                   get_elapsed_time=lambda a, b: 1e3 * (b.t - a.t)))
 
     lib = ctypes.CDLL(lib._name)  # its own function objects: device pointers as integers
     vp, u64, i64 = ctypes.c_void_p, ctypes.c_uint64, ctypes.c_int64
@@ -339,6 +357,13 @@ def test_gpu_iter_games_equal_cpu_columns(host_gpu, monkeypatch, batch, rows):
         for k in want:
             assert cols[k].dtype == want[k].dtype, k
             np.testing.assert_array_equal(cols[k], want[k], err_msg=k)
+
+
+@pytest.mark.parametrize("rows", [False, True], ids=["aggregates", "rows"])
+def test_time_kernel_times_one_launch(host_gpu, rows):
+    """time_kernel launches through the same code as the runs, and times the kernel alone."""
+    t = gpu.time_kernel(Rules(players=4), seat_policies("greedy", 4), 1, 300, rows=rows)
+    assert 0 < t < 60
 
 
 @pytest.mark.parametrize("summary_only,out", [(True, False), (True, True), (False, True)],

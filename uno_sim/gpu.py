@@ -232,7 +232,9 @@ class _Slot:
         self.stream = cupy.cuda.Stream(non_blocking=True)
         self.pinned = {}
 
-    def launch(self, setup, first: int, n: int, rows: int) -> _Launch:
+    def launch(self, setup, first: int, n: int, rows: int, events=None) -> _Launch:
+        """Launches games first .. first + n - 1 on this slot's stream; `events` (start,
+        stop): CUDA events recorded around the kernel alone (time_kernel)."""
         cupy = self.cupy
         p = setup.rules.players
         blocks = setup.blocks(n)
@@ -241,9 +243,13 @@ class _Slot:
             own = setup.rooms(cupy, blocks)
             ptrs = cupy.asarray(pointers(out, lambda a: a.data.ptr,
                                          own.data.ptr if own is not None else 0))
+            if events:
+                events[0].record(self.stream)
             _kernel()((blocks,), (THREADS,),
                       (setup.dev[0], setup.dev[1], setup.dev[2], setup.key, np.uint64(first),
                        np.int64(n), ptrs, np.int32(rows)))
+            if events:
+                events[1].record(self.stream)
         return _Launch(first, n, rows, out, own)
 
     def _host(self, name: str, a):
@@ -299,11 +305,10 @@ def play_aggregates(rules, specs, seed: int, first_game: int, n_games: int,
     consecutive games (one for them all when None), as the rows of an int64 array.  Only
     the records cross the bus, each cut after the last nonzero bin of turns_hist (its last
     field) of them all: `runner.aggregate.record_aggregate` reads such a row."""
-    from .engine import AGG_LAYOUT, AGG_WORDS
+    from .engine import AGG_LAYOUT
 
     cupy = _cupy()
     setup = _Setup(cupy, rules, specs, seed)
-    fn = _kernel("uno_gpu_aggregates")
     hist_at = AGG_LAYOUT["turns_hist"][0]
     shard = n_games if shard_games is None else shard_games
     per_launch = shard * max(1, min(AGG_SHARDS, AGG_BATCH // max(shard, 1)))
@@ -312,15 +317,8 @@ def play_aggregates(rules, specs, seed: int, first_game: int, n_games: int,
     parts, start, end = [], first_game, first_game + n_games
     while start < end:
         n = min(per_launch, end - start)
-        k = -(-n // shard) if shard_games is not None else 1
-        records = cupy.zeros((k, AGG_WORDS), np.int64)
-        failed = cupy.full(1, n, np.uint64)
-        blocks = setup.blocks(n)
-        own = setup.rooms(cupy, blocks)
-        fn((blocks,), (THREADS,),
-           (setup.dev[0], setup.dev[1], setup.dev[2], setup.key, np.uint64(start), np.int64(n),
-            np.int64(shard if shard_games is not None else n), records, failed,
-            own if own is not None else np.uint64(0)))
+        records, failed = _launch_aggregates(cupy, setup, start, n,
+                                             shard if shard_games is not None else n)
         bad = int(failed.get()[0])
         if bad < n:
             setup.replay_failure(start + bad)
@@ -332,6 +330,49 @@ def play_aggregates(rules, specs, seed: int, first_game: int, n_games: int,
     rows = [np.pad(a, ((0, 0), (0, width - a.shape[1]))) for a in parts]
     out = np.concatenate(rows) if rows else np.zeros((0, width), np.int64)
     return out.sum(axis=0, keepdims=True) if shard_games is None else out
+
+
+def _launch_aggregates(cupy, setup, first: int, n: int, shard: int, events=None):
+    """One launch of uno_gpu_aggregates: (records, failed) on the device, one record per
+    `shard` games; `events` (start, stop): CUDA events recorded around the kernel alone."""
+    from .engine import AGG_WORDS
+
+    records = cupy.zeros((-(-n // shard), AGG_WORDS), np.int64)
+    failed = cupy.full(1, n, np.uint64)
+    blocks = setup.blocks(n)
+    own = setup.rooms(cupy, blocks)
+    if events:
+        events[0].record()
+    _kernel("uno_gpu_aggregates")(
+        (blocks,), (THREADS,),
+        (setup.dev[0], setup.dev[1], setup.dev[2], setup.key, np.uint64(first), np.int64(n),
+         np.int64(shard), records, failed, own if own is not None else np.uint64(0)))
+    if events:
+        events[1].record()
+    return records, failed
+
+
+def time_kernel(rules, specs, seed: int, n_games: int, rows: bool = False) -> float:
+    """Seconds the device spends in the kernel of one launch of n_games games (CUDA events
+    around the kernel alone: no allocation, no copy, no host work): the aggregate kernel,
+    or with `rows` the kernel of the columns and round rows (ROWS_PER_GAME slots; at most
+    BATCH games).  A small launch compiles the kernel and warms the device first."""
+    cupy = _cupy()
+    setup = _Setup(cupy, rules, specs, seed)
+    slot = _Slot(cupy)
+
+    def launch(n, events=None):
+        if rows:
+            slot.launch(setup, 0, n, ROWS_PER_GAME, events)
+        else:
+            _launch_aggregates(cupy, setup, 0, n, n, events)
+
+    launch(min(n_games, 4096))
+    cupy.cuda.Device().synchronize()
+    events = (cupy.cuda.Event(), cupy.cuda.Event())
+    launch(n_games, events)
+    events[1].synchronize()
+    return cupy.cuda.get_elapsed_time(*events) / 1e3
 
 
 def alloc(xp, n: int, p: int, rows: int) -> dict:

@@ -65,7 +65,7 @@ def aggregate(cols: dict) -> dict:
     return agg
 
 
-def _record_field(record: np.ndarray, name: str) -> np.ndarray:
+def record_field(record: np.ndarray, name: str) -> np.ndarray:
     """A field of an aggregate record; a record may stop early in turns_hist, its last."""
     from ..engine import AGG_LAYOUT
 
@@ -87,24 +87,24 @@ def record_aggregate(record: np.ndarray, players: int, search: bool) -> dict | N
     record may stop after the last nonzero bin of turns_hist (the GPU's copies do).
     None when a value fell past the record's histograms (`over`; only with safety limits
     above the engine's): its medians would not be exact."""
-    if int(_record_field(record, "over")):
+    if int(record_field(record, "over")):
         return None
     p = players
-    units = _record_field(record, "wins")[:p]
-    counters = _record_field(record, "counters")
+    units = record_field(record, "wins")[:p]
+    counters = record_field(record, "counters")
     agg = {
-        "games": int(_record_field(record, "games")),
+        "games": int(record_field(record, "games")),
         "wins": (units / WIN_UNIT).tolist(),
         "win_units": units.tolist(),
-        "team_wins": _record_field(record, "team_wins").tolist(),
-        **{k: int(_record_field(record, k))
+        "team_wins": record_field(record, "team_wins").tolist(),
+        **{k: int(record_field(record, k))
            for k in ("rounds", "turns", "points", "reshuffles", "stalemates")},
-        "rounds_hist": _trimmed(_record_field(record, "rounds_hist")),
+        "rounds_hist": _trimmed(record_field(record, "rounds_hist")),
         "seats": {k: counters[c, :p].tolist() for c, k in enumerate(SEAT_COUNTERS)},
-        "turns_hist": _trimmed(_record_field(record, "turns_hist")),
+        "turns_hist": _trimmed(record_field(record, "turns_hist")),
     }
     if search:
-        agg["search"] = _record_field(record, "search")[:p].tolist()
+        agg["search"] = record_field(record, "search")[:p].tolist()
     return agg
 
 
