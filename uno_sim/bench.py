@@ -19,7 +19,7 @@ from .options import count_text
 from .rules import Rules, RulesError
 from .runner.aggregate import SEARCH_STATS, search_counts_text
 
-MAX_GAMES = 10**6  # games of one timed run
+MAX_GAMES = 10**9  # games of one timed run (added up as they are played: no memory per game)
 MAX_REPEATS = 1000
 
 

@@ -491,7 +491,7 @@ def _count_or_zero(text, what, most=None, why="") -> int:
 def cmd_bench(args) -> int:
     from .bench import MAX_GAMES, MAX_REPEATS, run_bench
 
-    held = "one timed run holds every game's columns in memory"
+    held = "the games of one timed run"
 
     players = player_counts(args.players)
     variants = list(VARIANTS) if args.variant == "all" else args.variant.split(",")

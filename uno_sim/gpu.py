@@ -5,7 +5,7 @@ GPU and returns exactly the columns of `uno_sim.engine.play_games(...,
 rounds=True)`: the kernel (csrc/gpu/kernel.cu) compiles the engine's C files as
 device code (uno_port.h), so every game is the CPU's, bit for bit.  The kernel
 is compiled at run time by NVRTC through CuPy (the optional extra
-``uno-sim[gpu]``: cupy-cuda12x); nothing here is needed without a GPU.
+``uno-sim[gpu]``: cupy-cuda12x; ``uno-sim[gpu-cuda13]``: cupy-cuda13x); nothing here is needed without a GPU.
 
 What cannot run on a GPU is refused in one line before anything starts:
 user Python policies (callbacks), traces, the reference engine, and any
@@ -58,7 +58,8 @@ def _cupy():
         import cupy
     except ImportError:
         raise RunError("--backend gpu needs CuPy: pip install 'uno-sim[gpu]' "
-                       "(cupy-cuda12x, with a CUDA 12 driver)") from None
+                       "(cupy-cuda12x, CUDA 12) or 'uno-sim[gpu-cuda13]' (cupy-cuda13x, "
+                       "CUDA 13)") from None
     try:
         n = cupy.cuda.runtime.getDeviceCount()
     except Exception as exc:  # CUDARuntimeError without a driver or device
