@@ -126,13 +126,14 @@ class Silent:
         self.total, self.n = total, 0
 
     def update(self, n: int = 1) -> None:
+        """Counts n more units."""
         self.n += n
 
     def close(self) -> None:
-        pass
+        """Nothing to clear."""
 
     def set_postfix_str(self, *args, **kwargs) -> None:
-        pass
+        """Nothing to show."""
 
     def __enter__(self):
         return self
