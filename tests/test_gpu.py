@@ -328,6 +328,19 @@ def test_gpu_aggregates_equal_the_cpu_records(host_gpu, monkeypatch, variant, pl
     np.testing.assert_array_equal(_padded(whole, engine.AGG_WORDS)[0], want.sum(axis=0))
 
 
+def test_gpu_aggregates_of_shards_larger_than_a_launch(host_gpu, monkeypatch):
+    """A shard of more games than a launch plays (AGG_BATCH) is played in pieces whose
+    records are added up: the shard's record all the same."""
+    from uno_sim import engine
+
+    rules, specs = Rules(players=3), seat_policies("strategic", 3)
+    monkeypatch.setattr(gpu, "AGG_BATCH", 50)
+    got = gpu.play_aggregates(rules, specs, 2, 5, 260, shard_games=120)
+    want = np.stack([engine.play_aggregate(rules, specs, 2, 5 + k, min(120, 260 - k))
+                     for k in (0, 120, 240)])
+    np.testing.assert_array_equal(_padded(got, engine.AGG_WORDS), want)
+
+
 def test_gpu_aggregates_report_a_failed_game(host_gpu):
     """A game that fails on the device is replayed on the CPU, which raises its error."""
     from uno_sim.engine import GameLimitError

@@ -305,32 +305,47 @@ def play_aggregates(rules, specs, seed: int, first_game: int, n_games: int,
     first_game .. first_game + n_games - 1, played on the GPU: one record per `shard_games`
     consecutive games (one for them all when None), as the rows of an int64 array.  Only
     the records cross the bus, each cut after the last nonzero bin of turns_hist (its last
-    field) of them all: `runner.aggregate.record_aggregate` reads such a row."""
+    field) of them all: `runner.aggregate.record_aggregate` reads such a row.
+
+    A launch plays at most AGG_BATCH games: whole shards, at most AGG_SHARDS of them, or a
+    piece of one shard larger than that (the pieces' records are added up)."""
     from .engine import AGG_LAYOUT
 
     cupy = _cupy()
     setup = _Setup(cupy, rules, specs, seed)
     hist_at = AGG_LAYOUT["turns_hist"][0]
-    shard = n_games if shard_games is None else shard_games
-    per_launch = shard * max(1, min(AGG_SHARDS, AGG_BATCH // max(shard, 1)))
-    if shard_games is None:
-        per_launch = AGG_BATCH
-    parts, start, end = [], first_game, first_game + n_games
-    while start < end:
-        n = min(per_launch, end - start)
-        records, failed = _launch_aggregates(cupy, setup, start, n,
-                                             shard if shard_games is not None else n)
+    shard = max(1, n_games if shard_games is None else shard_games)
+    launches = []  # (first game, games, games per record, index of its first record)
+    if shard <= AGG_BATCH:
+        per = shard * max(1, min(AGG_SHARDS, AGG_BATCH // shard))
+        launches = [(first_game + k, min(per, n_games - k), shard, k // shard)
+                    for k in range(0, n_games, per)]
+    else:
+        for k in range(0, n_games, shard):
+            size = min(shard, n_games - k)
+            launches += [(first_game + k + j, min(AGG_BATCH, size - j),
+                          min(AGG_BATCH, size - j), k // shard) for j in range(0, size, AGG_BATCH)]
+    out = {}  # record index -> its words so far
+    for start, n, per_record, at in launches:
+        records, failed = _launch_aggregates(cupy, setup, start, n, per_record)
         bad = int(failed.get()[0])
         if bad < n:
             setup.replay_failure(start + bad)
         nz = cupy.flatnonzero(records[:, hist_at:].any(axis=0))
         m = int(nz[-1]) + 1 if nz.size else 0
-        parts.append(cupy.asnumpy(records[:, :hist_at + m]))
-        start += n
-    width = max((a.shape[1] for a in parts), default=hist_at)
-    rows = [np.pad(a, ((0, 0), (0, width - a.shape[1]))) for a in parts]
-    out = np.concatenate(rows) if rows else np.zeros((0, width), np.int64)
-    return out.sum(axis=0, keepdims=True) if shard_games is None else out
+        for j, words in enumerate(cupy.asnumpy(records[:, :hist_at + m])):
+            old = out.get(at + j)
+            if old is not None and len(old) < len(words):
+                old, words = words, old
+            if old is not None:
+                old[:len(words)] += words
+                words = old
+            out[at + j] = words
+    width = max((len(w) for w in out.values()), default=hist_at)
+    table = np.zeros((len(out), width), np.int64)
+    for i, words in out.items():
+        table[i, :len(words)] = words
+    return table.sum(axis=0, keepdims=True) if shard_games is None else table
 
 
 def _launch_aggregates(cupy, setup, first: int, n: int, shard: int, events=None):
