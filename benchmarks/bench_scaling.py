@@ -77,17 +77,22 @@ def bare(exe: str, n: int, games: int) -> tuple[float, float]:
     games / 3; games per CPU-second of all copies, warm-ups included)."""
     per = max(1, games // 3)
     c0 = _children_cpu()
-    procs = [subprocess.Popen([exe, "4", str(per), "3"], stdout=subprocess.PIPE, text=True)
-             for _ in range(n)]
+    total = summed_rate([subprocess.Popen([exe, "4", str(per), "3"], stdout=subprocess.PIPE,
+                                          text=True) for _ in range(n)])
+    played = n * (3 * per + per // 10 + 1)
+    return total, played / (_children_cpu() - c0)
+
+
+def summed_rate(procs) -> float:
+    """The sum of the rates (`N games/s` or `N steps/s`) the processes print."""
     total = 0.0
     for p in procs:
         out, _ = p.communicate()
-        m = re.search(r"([\d.]+) games/s", out)
+        m = re.search(r"([\d.]+) (games|steps)/s", out)
         if p.returncode or not m:
-            raise SystemExit(f"bench_main failed: {out!r}")
+            raise SystemExit(f"{' '.join(map(str, p.args))} failed: {out!r}")
         total += float(m.group(1))
-    played = n * (3 * per + per // 10 + 1)
-    return total, played / (_children_cpu() - c0)
+    return total
 
 
 def runner(n: int, games: int, shard: int | None) -> tuple[float, float, float]:

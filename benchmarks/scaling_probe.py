@@ -43,7 +43,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from bench_scaling import build_bare, extension_flags  # noqa: E402
+from bench_scaling import build_bare, extension_flags, summed_rate  # noqa: E402
 
 LOOP_C = r"""
 #define _POSIX_C_SOURCE 199309L
@@ -140,14 +140,7 @@ def run(cmd: list[str], cpus: list[int] | None, copies: int) -> tuple[float, flo
         procs.append(subprocess.Popen(pre + cmd, stdout=subprocess.PIPE, text=True))
     time.sleep(0.5)
     freq = mhz()
-    total = 0.0
-    for p in procs:
-        out, _ = p.communicate()
-        m = re.search(r"([\d.]+) (games|steps)/s", out)
-        if p.returncode or not m:
-            raise SystemExit(f"{cmd[0]} failed: {out!r}")
-        total += float(m.group(1))
-    return total, freq
+    return summed_rate(procs), freq
 
 
 def main() -> None:
