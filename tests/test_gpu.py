@@ -565,6 +565,22 @@ def test_gpu_games_equal_cpu_games(variant, players, policy, switches):
 
 
 @pytest.mark.skipif(_gpu_ready() is not None, reason=f"no GPU: {_gpu_ready()}")
+@pytest.mark.parametrize("variant,players,policy,switches", AGG_GRID,
+                         ids=[f"{v}-{p}-{s}-{sw}" for v, p, s, sw in AGG_GRID])
+def test_gpu_aggregate_records_equal_cpu_records(variant, players, policy, switches):
+    """On the device (atomic adds from every thread): each shard's record is the CPU's,
+    word for word."""
+    from uno_sim import engine
+
+    rules = Rules(variant=variant, players=players, **switches)
+    specs = seat_policies(policy, players)
+    got = gpu.play_aggregates(rules, specs, 11, 5_000, 3_000, shard_games=1_000)
+    want = np.stack([engine.play_aggregate(rules, specs, 11, 5_000 + k, 1_000)
+                     for k in range(0, 3_000, 1_000)])
+    np.testing.assert_array_equal(_padded(got, engine.AGG_WORDS), want)
+
+
+@pytest.mark.skipif(_gpu_ready() is not None, reason=f"no GPU: {_gpu_ready()}")
 def test_gpu_run_equals_cpu_run(tmp_path):
     from uno_sim.runner.execute import simulate
 
