@@ -20,6 +20,7 @@ from .rules import Rules, RulesError
 from .runner.aggregate import SEARCH_STATS, search_counts_text
 
 MAX_GAMES = 10**9  # games of one timed run (added up as they are played: no memory per game)
+MAX_SLOW_GAMES = 10**6  # games of the reference engine or a Python policy (one at a time)
 MAX_REPEATS = 1000
 
 
@@ -152,8 +153,8 @@ def run_bench(variants=("classic",), players=(2, 4, 7, 10), policy="greedy", gam
 
     for name, value, lo, hi in (("games", games, 1, MAX_GAMES),
                                 ("repeats", repeats, 1, MAX_REPEATS),
-                                ("reference-games", reference_games, 0, MAX_GAMES),
-                                ("user-games", user_games, 0, MAX_GAMES)):
+                                ("reference-games", reference_games, 0, MAX_SLOW_GAMES),
+                                ("user-games", user_games, 0, MAX_SLOW_GAMES)):
         if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
             raise RulesError(f"invalid {name.replace('-', '_')} {value!r}: expected an integer "
                              f"{lo}..{count_text(hi)}")
