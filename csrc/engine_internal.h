@@ -124,8 +124,11 @@ UNO_INTERNAL UNO_COLD void uno_search_event(uno_game *g, int reshuffle);
    fires (k; in a search's replay of the turn, what the press fired in the game). */
 UNO_INTERNAL UNO_COLD int uno_search_press(uno_game *g, int k);
 /* play_game / uno_play_round with a search seat: set up (1) or fail to (0, no memory),
-   and release. */
-UNO_INTERNAL int uno_search_begin(uno_game *g);
+   and release.  `stoppable`: the search honours the stop flag (uno.h), ending the game
+   with longjmp(*g->bail, UNO_BAIL_STOP); the vector env's games pass 0 (a step is short
+   and a slot cannot be left half stepped). */
+#define UNO_BAIL_STOP 2 /* the value of that longjmp (a user policy's abort: 1) */
+UNO_INTERNAL int uno_search_begin(uno_game *g, int stoppable);
 UNO_INTERNAL void uno_search_end(uno_game *g);
 /* Adds the game's search counters (uno.h UNO_SS_*) into stats[players][UNO_SEARCH_STATS]. */
 UNO_INTERNAL void uno_search_stats(const uno_game *g, int64_t *stats);

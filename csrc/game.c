@@ -398,13 +398,14 @@ UNO_HD static int play_game_stats(const uno_config *cfg, const uno_table *t,
     jmp_buf bail;
     g.bail = &bail;
     if (UNO_UNLIKELY(fork != NULL || uno_search_any(pol, cfg->players)) &&
-        !uno_search_begin(&g))
+        !uno_search_begin(&g, 1))
         return fail(res, UNO_ERR_CONFIG, -1);
     if (fork)
         uno_search_fork(&g, fork_at, fork);
-    if (setjmp(bail)) {
+    int why = setjmp(bail);
+    if (why) {
         uno_search_end(&g);
-        return fail(res, UNO_ERR_POLICY, -1);
+        return fail(res, why == UNO_BAIL_STOP ? UNO_ERR_STOPPED : UNO_ERR_POLICY, -1);
     }
 #else
     (void)fork_at;
@@ -493,11 +494,12 @@ UNO_HD int uno_play_round(const uno_config *cfg, const uno_table *t, const uno_p
 #if !UNO_DEVICE /* the search players and a user policy's abort: CPU only */
     jmp_buf bail;
     g.bail = &bail;
-    if (uno_search_any(pol, cfg->players) && !uno_search_begin(&g))
+    if (uno_search_any(pol, cfg->players) && !uno_search_begin(&g, 1))
         return fail(res, UNO_ERR_CONFIG, -1);
-    if (setjmp(bail)) {
+    int why = setjmp(bail);
+    if (why) {
         uno_search_end(&g);
-        return fail(res, UNO_ERR_POLICY, -1);
+        return fail(res, why == UNO_BAIL_STOP ? UNO_ERR_STOPPED : UNO_ERR_POLICY, -1);
     }
 #endif
     if (scores)
@@ -526,6 +528,8 @@ UNO_HD static int play_games(const uno_config *cfg, const uno_table *t, const un
     if (uno_config_check(cfg, t, pol) != UNO_OK) /* once for the whole batch */
         return UNO_ERR_CONFIG;
     for (int64_t i = 0; i < n_games; i++) {
+        if (UNO_STOP_REQUESTED()) /* uno.h "Stopping a long call" */
+            return UNO_ERR_STOPPED;
         uno_rng rng;
         uint64_t game = first_game + (uint64_t)i;
         int64_t rows_before = out->rows ? out->rows->n : 0;

@@ -47,6 +47,7 @@ cdef extern from "uno.h":
         UNO_ERR_LIMIT
         UNO_ERR_FULL
         UNO_ERR_POLICY
+        UNO_ERR_STOPPED  # the stop flag ended the call (uno.h "Stopping a long call")
         UNO_POLICY_USER
         UNO_DECIDE_ABORT
         UNO_DK_USER
@@ -313,6 +314,13 @@ cdef extern from "uno.h":
                               const uno_policy *pol, const uint64_t *key, uint64_t first_game,
                               int64_t n_games, uno_columns *out, int64_t *stats) nogil
     int uno_search_any(const uno_policy *pol, int players) nogil
+    # The stop flag (stop.c): the signal that asked to stop (0: none), raised by hand,
+    # cleared; its SIGINT/SIGTERM handler armed around a long call and disarmed (nests).
+    int uno_stop_requested() nogil
+    void uno_stop_request(int sig) nogil
+    void uno_stop_clear() nogil
+    void uno_stop_arm()
+    void uno_stop_disarm()
     int uno_play_fork(const uno_config *cfg, const uno_table *t, const uno_policy *pol,
                       const uint64_t *key, uint64_t game, int64_t at, uno_result *res,
                       uno_result *fork) nogil
@@ -349,6 +357,7 @@ cdef extern from "uno.h":
                        int action, const int16_t *kind_index) nogil
     ctypedef struct uno_venv:
         pass
+    size_t uno_venv_bytes(int n_envs)  # what uno_venv_new allocates
     uno_venv *uno_venv_new(const uno_config *cfg, const uno_table *t, const uno_policy *pol,
                            int seat, int mode, int n_envs, const uno_obs_layout *L, float *obs,
                            int8_t *mask) nogil
