@@ -455,6 +455,8 @@ cdef class Engine:
                 if st != UNO_ERR_STOPPED:
                     break
                 _stopped(armed, self.replayable)
+                _disarm(armed)  # played again whole: the next signal waits for its end
+                armed = False
                 uno_trace_clear(&tr)
             self.live = NULL
             self._check(st, &res, trp, &cfg)
@@ -488,6 +490,8 @@ cdef class Engine:
                 if st != UNO_ERR_STOPPED:
                     break
                 _stopped(armed, self.replayable)
+                _disarm(armed)  # played again whole: the next signal waits for its end
+                armed = False
         finally:
             _disarm(armed)
         self._check(st, &res, NULL, &self.cfg, game)
@@ -531,6 +535,8 @@ cdef class Engine:
                 if st != UNO_ERR_STOPPED:
                     break
                 _stopped(armed, self.replayable)
+                _disarm(armed)  # played again whole: the next signal waits for its end
+                armed = False
                 uno_trace_clear(&tr)
             _disarm(armed)
             armed = False
@@ -586,6 +592,8 @@ cdef class Engine:
                 if st != UNO_ERR_STOPPED:
                     break
                 _stopped(armed, self.replayable)
+                _disarm(armed)  # played again whole: the next signal waits for its end
+                armed = False
                 uno_trace_clear(&tr)
             _disarm(armed)
             armed = False
@@ -612,8 +620,8 @@ cdef class Engine:
         cdef int st, c
         cdef int64_t done = 0, cap
         cdef uno_result dummy
-        cdef bint search, armed
-        cdef int64_t *stats = NULL
+        cdef bint search, armed, once
+        cdef int64_t *stats = NULL, todo
         _key(key, k)
         if n_games < 0:
             raise ValueError("n_games must be >= 0")
@@ -641,6 +649,7 @@ cdef class Engine:
             _point_rows(&rows, rcols, cap)
             out.rows = &rows
         armed = _arm()
+        once = False  # the next call plays one game, unarmed (after a stop, below)
         try:
             while True:
                 out.game = <int64_t *>cnp.PyArray_DATA(cols["game"]) + done
@@ -654,20 +663,29 @@ cdef class Engine:
                 out.team_scores = <int32_t *>cnp.PyArray_DATA(cols["team_scores"]) + done * 2
                 for c in range(UNO_N_COUNTERS):
                     out.counters[c] = <int32_t *>cnp.PyArray_DATA(counters[c]) + done * n
+                todo = 1 if once else n_games - done
+                if once:
+                    _disarm(armed)
                 if search:
                     stats = <int64_t *>cnp.PyArray_DATA(cols["search_stats"]) + (
                         done * n * UNO_SEARCH_STATS)
                     with nogil:
                         st = uno_play_games_search(&self.cfg, &self.table, self.pol, k,
-                                                   first_game + done, n_games - done, &out,
-                                                   stats)
+                                                   first_game + done, todo, &out, stats)
                 else:
                     with nogil:
                         st = uno_play_games(&self.cfg, &self.table, self.pol, k,
-                                            first_game + done, n_games - done, &out)
+                                            first_game + done, todo, &out)
+                if once:
+                    armed, once = _arm(), False
                 done += out.games_done
-                if st == UNO_ERR_STOPPED:  # the games done are kept; the rest played on
+                if st == UNO_ERR_STOPPED:  # the games done are kept; the rest played on,
                     _stopped(armed, self.replayable)
+                    # the game stopped first, whole: a signal every few milliseconds to a
+                    # handler that returns cannot hold the batch in one game for ever
+                    once = True
+                    continue
+                if st == UNO_OK and done < n_games:  # after that one game
                     continue
                 if st != UNO_ERR_FULL or not rounds:
                     break

@@ -985,19 +985,26 @@ def _glue_dash_values(parser, argv: list) -> list:
 def main(argv=None) -> int:
     import signal
 
-    parser = build_parser()
-    _autocomplete(parser)  # a shell asking for completions (uno-sim completion) ends here
-    argv = sys.argv[1:] if argv is None else list(argv)
-    argv = _glue_dash_values(parser, argv)
-    args = parser.parse_args(argv)
-    if not getattr(args, "func", None):
-        parser.print_help()
-        return 2
     try:
         if signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
             signal.signal(signal.SIGTERM, _on_sigterm)
     except ValueError:  # not the main thread
         pass
+    try:  # a signal while the options are read: one line too
+        parser = build_parser()
+        _autocomplete(parser)  # a shell asking for completions (uno-sim completion) ends here
+        argv = sys.argv[1:] if argv is None else list(argv)
+        argv = _glue_dash_values(parser, argv)
+        args = parser.parse_args(argv)
+    except KeyboardInterrupt:
+        print("uno-sim: interrupted", file=sys.stderr)
+        return 130
+    except Terminated:
+        print("uno-sim: terminated", file=sys.stderr)
+        return 143
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
     try:
         from .progress import env_setting
 

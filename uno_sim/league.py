@@ -547,8 +547,8 @@ def check_out(out: str) -> None:
     if foreign:
         raise LeagueError(f"--out {out!r} is not empty and holds no uno-sim league (it has "
                           f"{foreign[0]!r}); use a new or empty directory")
-    if entries:
-        try:
+    if [e for e in entries if e != ".lock" and not e.startswith(TMP_PREFIX)]:
+        try:  # (a league stopped before its files leaves only those: taken again)
             ours = json.loads(read_capped(os.path.join(out, "league.json"),
                                           MANIFEST_MAX_BYTES)).get("kind") == KIND
         except (OSError, ValueError, AttributeError):
@@ -572,7 +572,11 @@ def hold_out(out: str):
         os.makedirs(out, exist_ok=True)
     except OSError as exc:
         raise LeagueError(f"cannot write --out {out!r}: {exc.strerror}") from None
-    return lock_out(out, by="league")
+    lock = lock_out(out, by="league")
+    for name in os.listdir(out):  # what a league stopped while writing left
+        if name.startswith(TMP_PREFIX):
+            os.unlink(os.path.join(out, name))
+    return lock
 
 
 def _need(module: str) -> None:

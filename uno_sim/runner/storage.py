@@ -477,7 +477,8 @@ def lock_out(out: str, shared: bool = False, by: str = "run"):
     """Hold `out` for this process: an exclusive lock for a run, a shared one for an array
     task (array tasks of one run share the directory).  Returns the open lock file, to keep
     open as long as the run writes there; the lock goes with the process however it ends.
-    `by`: what holds such a folder (a run; a study, a report, a league lock theirs too)."""
+    `by`: what holds the folder (a run; a study, a report, a league lock theirs too),
+    written in the lock file so that a command refused can say what holds it."""
     import fcntl
 
     try:
@@ -487,10 +488,24 @@ def lock_out(out: str, shared: bool = False, by: str = "run"):
     try:
         fcntl.flock(fd, (fcntl.LOCK_SH if shared else fcntl.LOCK_EX) | fcntl.LOCK_NB)
     except OSError:
+        try:
+            holder = os.read(fd, 64).decode("ascii", "replace").split()[:1]
+        except OSError:
+            holder = []
         os.close(fd)
-        raise RunError(f"--out {out!r} is in use by another uno-sim {by}; wait for it to end "
-                       "or use another directory") from None
+        what = holder[0] if holder and holder[0] in LOCK_HOLDERS else "run"
+        raise RunError(f"--out {out!r} is in use by another uno-sim {what}; wait for it to "
+                       "end or use another directory") from None
+    if not shared:
+        try:
+            os.ftruncate(fd, 0)
+            os.write(fd, f"{by} {os.getpid()}\n".encode())
+        except OSError:
+            pass  # the lock holds all the same
     return fd
+
+
+LOCK_HOLDERS = ("run", "study", "report", "league")
 
 
 def _claim_manifest(out: str, manifest: dict) -> bool:
