@@ -1320,7 +1320,8 @@ typedef struct uno_columns {
  * Play games first_game .. first_game + n_games - 1 of the run `key`, game g
  * with uno_rng_seed(key, g).  Returns UNO_OK, or the first failing status
  * (stopping there); UNO_ERR_CONFIG before any game when the configuration is
- * invalid (checked once for the batch).
+ * invalid (checked once for the batch); UNO_ERR_STOPPED before a game when the
+ * stop flag is raised ("Stopping a long call"; games_done counts the complete games).
  */
 UNO_HD int uno_play_games(const uno_config *cfg, const uno_table *t, const uno_policy *pol,
                    const uint64_t key[4], uint64_t first_game, int64_t n_games,
