@@ -266,11 +266,14 @@ def _cmd_report(args, parse_count) -> int:
     games = _games(parse_count, args.games)
     value_games = _games(parse_count, args.value_games, "value-games") \
         if args.value_games else None
-    # the sizes not given follow --games: a small --games is a small, quick report
-    trace_games = _games(parse_count, args.trace_games, "trace-games") \
-        if args.trace_games is not None else min(REPORT_TRACE_GAMES, games)
-    card_games = _games(parse_count, args.card_games, "card-games") \
-        if args.card_games is not None else min(REPORT_CARD_GAMES, games)
+    def size(text, what, default, most=MAX_GAMES):
+        """A size given, or its default; at most --games when not given, so that a small
+        --games is a small, quick report."""
+        return min(default, games) if text is None else parse_count(text, what, most,
+                                                                     _IN_MEMORY)
+
+    trace_games = size(args.trace_games, "trace-games", REPORT_TRACE_GAMES)
+    card_games = size(args.card_games, "card-games", REPORT_CARD_GAMES)
     jobs, boot = parse_jobs(args.jobs), _boot(parse_count, args.boot)
     exploit_games = None if args.exploit_games is None else \
         (0 if str(args.exploit_games).strip() == "0" else
@@ -281,10 +284,8 @@ def _cmd_report(args, parse_count) -> int:
     from .strong import MAX_SIZE
 
     strong = None if args.no_strong else {
-        "deals": parse_count(args.strong_deals, "strong-deals", MAX_SIZE, _IN_MEMORY)
-        if args.strong_deals is not None else min(REPORT_STRONG_DEALS, games),
-        "games": parse_count(args.strong_games, "strong-games", MAX_SIZE, _IN_MEMORY)
-        if args.strong_games is not None else min(REPORT_STRONG_GAMES, games)}
+        "deals": size(args.strong_deals, "strong-deals", REPORT_STRONG_DEALS, MAX_SIZE),
+        "games": size(args.strong_games, "strong-games", REPORT_STRONG_GAMES, MAX_SIZE)}
     cmd = "uno-sim " + " ".join(shlex.quote(a) for a in sys.argv[1:]) \
         if sys.argv and "report" in sys.argv[1:] else None
     with _output_folder(args.out, "report"):  # after every value is checked

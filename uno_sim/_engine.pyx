@@ -74,6 +74,14 @@ cdef int _stopped(bint armed, bint replayable) except -1:
     return 0
 
 
+cdef bint _again(bint armed, bint replayable) except -1:
+    """A one-game call stopped (`_stopped`): it is called again unarmed, so that the game,
+    played whole, ends before the next signal can stop it.  Returns the new `armed`."""
+    _stopped(armed, replayable)
+    _disarm(armed)
+    return False
+
+
 cdef extern from *:
     """
     #if defined(_WIN32)
@@ -454,9 +462,7 @@ cdef class Engine:
                     st = uno_play_game(&cfg, &self.table, self.pol, &rng, trp, &res)
                 if st != UNO_ERR_STOPPED:
                     break
-                _stopped(armed, self.replayable)
-                _disarm(armed)  # played again whole: the next signal waits for its end
-                armed = False
+                armed = _again(armed, self.replayable)
                 uno_trace_clear(&tr)
             self.live = NULL
             self._check(st, &res, trp, &cfg)
@@ -489,9 +495,7 @@ cdef class Engine:
                                        &fork)
                 if st != UNO_ERR_STOPPED:
                     break
-                _stopped(armed, self.replayable)
-                _disarm(armed)  # played again whole: the next signal waits for its end
-                armed = False
+                armed = _again(armed, self.replayable)
         finally:
             _disarm(armed)
         self._check(st, &res, NULL, &self.cfg, game)
@@ -534,12 +538,8 @@ cdef class Engine:
                                          &res)
                 if st != UNO_ERR_STOPPED:
                     break
-                _stopped(armed, self.replayable)
-                _disarm(armed)  # played again whole: the next signal waits for its end
-                armed = False
+                armed = _again(armed, self.replayable)
                 uno_trace_clear(&tr)
-            _disarm(armed)
-            armed = False
             self._check(st, &res, trp, &self.cfg, game)
             pts = [{"round": f.pt[i].round, "turn": f.pt[i].turn, "own": f.pt[i].own,
                     "other": f.pt[i].other, "natural": f.pt[i].natural,
@@ -591,12 +591,8 @@ cdef class Engine:
                                         &tr, &res)
                 if st != UNO_ERR_STOPPED:
                     break
-                _stopped(armed, self.replayable)
-                _disarm(armed)  # played again whole: the next signal waits for its end
-                armed = False
+                armed = _again(armed, self.replayable)
                 uno_trace_clear(&tr)
-            _disarm(armed)
-            armed = False
             self._check(st, &res, &tr, &cfg)
             return self._result(&res), self._decode(&tr)
         finally:
