@@ -28,6 +28,11 @@ from . import summary
 from uno_sim import __version__
 
 
+# The compounding model's games per edge (balance.compound): 20,000, or ten per game of
+# the report when --games is smaller than 2,000, so that a small report is quick
+MODEL_GAMES = 20_000
+
+
 def build(variants="all", games: int = 2000, seed: int = 0, out: str = "reports/latest",
           players="2,4", balance_players="2-10", trace_games: int = 200, card_games: int = 1000,
           command: str | None = None, n_jobs: int = 1, log=None, n_boot: int = 300,
@@ -48,7 +53,8 @@ def build(variants="all", games: int = 2000, seed: int = 0, out: str = "reports/
     double-oracle rounds at most.  `extra`: results the report's own studies do not
     hold, for the summary's later answers (`summary.LATER_ANSWERS`).
     `strong`: {'deals', 'games'} of the strong-play sections (`uno_sim.analysis.strong`;
-    None: left out).
+    None: left out).  The balance sections' compounding model plays min(MODEL_GAMES,
+    10 x games) model games per edge.
     """
     from uno_sim.progress import bar
 
@@ -101,7 +107,7 @@ def build(variants="all", games: int = 2000, seed: int = 0, out: str = "reports/
         say(f"balance: {v}, players {bks[0]}-{bks[-1]}")
         r = balance.study(v, bks, games, seed, out, trace_games=trace_games,
                           card_players=4 if 4 in bks else bks[0], card_games=card_games,
-                          n_jobs=n_jobs)
+                          n_jobs=n_jobs, model_games=min(MODEL_GAMES, 10 * games))
         results.add(r.name, v, None, r)
         sections += r.sections
         setups += r.to_json()["setups"]

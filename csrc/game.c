@@ -408,13 +408,14 @@ UNO_HD static int play_game_stats(const uno_config *cfg, const uno_table *t,
 #if !UNO_DEVICE /* the search players and a user policy's abort: CPU only */
     jmp_buf bail;
     g.bail = &bail;
-    if (UNO_UNLIKELY(cfg->search != NULL) && !cfg->search->begin(&g))
+    if (UNO_UNLIKELY(cfg->search != NULL) && !cfg->search->begin(&g, 1))
         return fail(res, UNO_ERR_CONFIG, -1);
     if (fork)
         cfg->search->fork(&g, fork_at, fork);
-    if (setjmp(bail)) {
+    int why = setjmp(bail);
+    if (why) {
         uno_search_release(&g);
-        return fail(res, UNO_ERR_POLICY, -1);
+        return fail(res, why == UNO_BAIL_STOP ? UNO_ERR_STOPPED : UNO_ERR_POLICY, -1);
     }
 #else
     (void)fork_at;
@@ -508,11 +509,12 @@ UNO_HD int uno_play_round(const uno_config *cfg, const uno_table *t, const uno_p
 #if !UNO_DEVICE /* the search players and a user policy's abort: CPU only */
     jmp_buf bail;
     g.bail = &bail;
-    if (cfg->search && !cfg->search->begin(&g))
+    if (cfg->search && !cfg->search->begin(&g, 1))
         return fail(res, UNO_ERR_CONFIG, -1);
-    if (setjmp(bail)) {
+    int why = setjmp(bail);
+    if (why) {
         uno_search_release(&g);
-        return fail(res, UNO_ERR_POLICY, -1);
+        return fail(res, why == UNO_BAIL_STOP ? UNO_ERR_STOPPED : UNO_ERR_POLICY, -1);
     }
 #endif
     if (scores)
@@ -553,6 +555,8 @@ UNO_HD static int play_games(const uno_config *cfg, const uno_table *t, const un
 #endif
     }
     for (int64_t i = 0; i < n_games; i++) {
+        if (UNO_STOP_REQUESTED()) /* uno.h "Stopping a long call" */
+            return UNO_ERR_STOPPED;
         uno_rng rng;
         uint64_t game = first_game + (uint64_t)i;
         int64_t rows_before = rows ? rows->n : 0;

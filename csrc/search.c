@@ -267,6 +267,7 @@ struct uno_search {
     int snap_start; /* 1: the snapshot is the round's start (uno_search_start), snap_seat
                        its dealer; 0: the start of snap_seat's turn */
     int n_journal, overflow;
+    int stoppable; /* the search honours the stop flag (uno_search_begin) */
     int64_t stats[UNO_MAX_PLAYERS][UNO_SEARCH_STATS]; /* per seat: uno.h UNO_SS_* */
     /* The turn's reshuffles and flips ("events", uno_search_event) and launcher presses
        (uno_search_press) so far: `mid` is the game just after the last event, the
@@ -321,12 +322,13 @@ static int record_decide(void *ctx, uno_game *g, int seat, int decision, int arg
     return user_answer(g, seat, decision, ans);
 }
 
-static int uno_search_begin(uno_game *g)
+static int uno_search_begin(uno_game *g, int stoppable)
 {
     struct uno_search *x = (struct uno_search *)calloc(1, sizeof *x);
     if (!x)
         return 0;
     x->g = g;
+    x->stoppable = stoppable;
     x->orig = g->pol;
     x->fork_at = -1;
     for (int s = 0; s < g->n; s++) {
@@ -1087,6 +1089,15 @@ static int paired_rule(const double *score, const double *d1, const double *d2, 
     return best;
 }
 
+/* The stop flag (uno.h "Stopping a long call"), read between samples and rollouts: a
+   search that sees it returns SEARCH_STOPPED, and search_decide ends the game. */
+#define SEARCH_STOPPED (-2)
+
+static int stop_now(const struct uno_search *x)
+{
+    return x->stoppable && UNO_STOP_REQUESTED();
+}
+
 static int pimc(struct uno_search *x, uno_game *g, int o, int decision, int arg, const int *ans,
                 int m, int def, const uint64_t key[4], const uint64_t key2[4])
 {
@@ -1102,12 +1113,16 @@ static int pimc(struct uno_search *x, uno_game *g, int o, int decision, int arg,
     journal_script(&sc, x, pimc_answer, &h);
     h.after = after;
     for (int s = 0; s < pol->samples; s++) {
+        if (stop_now(x))
+            return SEARCH_STOPPED;
         if (!sample_world(x, g, o, pol, key, (uint64_t)s))
             continue;
         int ok = 1;
         for (int a = 0; a < m; a++)
             tmp[a] = 0.0;
-        for (int k = 0; k < pol->rollouts && ok; k++)
+        for (int k = 0; k < pol->rollouts && ok; k++) {
+            if (stop_now(x))
+                return SEARCH_STOPPED;
             for (int a = 0; a < m && ok; a++) {
                 uno_game_clone(&x->sim, &x->world);
                 reseed(&x->sim, key2, (uint64_t)s * (uint64_t)pol->rollouts + (uint64_t)k);
@@ -1116,6 +1131,7 @@ static int pimc(struct uno_search *x, uno_game *g, int o, int decision, int arg,
                 ok = run(x, &sc, &h.rc, pol->value, &v);
                 tmp[a] += v;
             }
+        }
         if (!ok)
             continue;
         kept++;
@@ -1384,6 +1400,8 @@ static int ismcts(struct uno_search *x, uno_game *g, int o, int decision, int ar
     const int states = paired ? (pol->iterations + m - 1) / m : pol->iterations;
     int kept = 0, total = 0;
     for (int s = 0; s < states; s++) {
+        if (stop_now(x))
+            return SEARCH_STOPPED;
         if (!sample_world(x, g, o, pol, key, (uint64_t)s))
             continue;
         int ok = 1;
@@ -1490,6 +1508,8 @@ static int forced_search(struct uno_search *x, uno_game *g, int o, int decision,
     int b = x->orig[o].id == UNO_POLICY_PIMC
                 ? pimc(x, g, o, decision, arg, honest, h, def, key, key2)
                 : ismcts(x, g, o, decision, arg, honest, h, def, key, key2);
+    if (b == SEARCH_STOPPED)
+        longjmp(*g->bail, UNO_BAIL_STOP);
     return b >= 0 ? honest[b] : honest[0];
 }
 
@@ -1527,6 +1547,8 @@ static int search_decide(struct uno_search *x, uno_game *g, int o, int decision,
             def = i;
     int best = pol->id == UNO_POLICY_PIMC ? pimc(x, g, o, decision, arg, ans, m, def, key, key2)
                                           : ismcts(x, g, o, decision, arg, ans, m, def, key, key2);
+    if (best == SEARCH_STOPPED) /* the stop flag: the game is dropped (uno.h) */
+        longjmp(*g->bail, UNO_BAIL_STOP);
     if (best < 0) {
         x->stats[o][UNO_SS_FALLBACK]++;
         return dispatch(g, x->fallback, o, decision, arg); /* forced there, if it must be */

@@ -434,7 +434,7 @@ typedef int (*uno_decide_fn)(void *ctx, struct uno_game *g, int seat, int decisi
  */
 struct uno_result;
 typedef struct uno_search_hooks {
-    int (*begin)(struct uno_game *g);
+    int (*begin)(struct uno_game *g, int stoppable); /* stoppable: honours the stop flag */
     void (*end)(struct uno_game *g);
     void (*stats)(const struct uno_game *g, int64_t *stats);
     void (*fork)(struct uno_game *g, int64_t at, struct uno_result *fork);
@@ -603,7 +603,38 @@ enum {
     UNO_ERR_LIMIT = 3,   /* the game ran past UNO_MAX_TURNS / UNO_MAX_ROUNDS */
     UNO_ERR_FULL = 4,    /* uno_play_games: no room left for round rows (see uno_columns) */
     UNO_ERR_POLICY = 5,  /* a user policy's callback returned UNO_DECIDE_ABORT */
+    UNO_ERR_STOPPED = 6, /* the stop flag was raised (below): the game was left unfinished */
 };
+
+/*
+ * Stopping a long call (stop.c; docs/engine.md "Stopping").  A process-wide flag that a
+ * signal handler raises and the long loops read: uno_play_games and its variants between
+ * games, a search seat's search between samples and rollouts.  A loop that sees it stops
+ * with UNO_ERR_STOPPED: the games finished before are complete (games_done counts them,
+ * their rows kept), the one in play is dropped, never counted.  Every game depends only
+ * on its seed and number, so the caller may call again from the first unfinished game
+ * and get the same results.
+ *
+ * uno_stop_arm() installs the handler for SIGINT and SIGTERM where the process has a
+ * handler of its own (never over the default action or an ignored signal), calling
+ * that handler in turn; uno_stop_disarm() puts it back and clears the flag; arming
+ * nests, and the caller serialises the two (the binding: under the GIL, around its long
+ * calls).  uno_stop_requested() is the flag (the signal number, or 0); a long loop of
+ * the engine tests it with UNO_STOP_REQUESTED(), which is 0 in device code.
+ * uno_stop_request(sig) raises the flag by hand (tests, or a driver's own handler).
+ */
+#if !defined(__CUDACC_RTC__)
+int uno_stop_requested(void);
+void uno_stop_request(int sig);
+void uno_stop_clear(void);
+void uno_stop_arm(void);
+void uno_stop_disarm(void);
+#endif
+#if UNO_DEVICE
+#define UNO_STOP_REQUESTED() 0
+#else
+#define UNO_STOP_REQUESTED() UNO_UNLIKELY(uno_stop_requested() != 0)
+#endif
 
 /*
  * Safety limits.  Some policies never end a round: when every seat always
@@ -1394,7 +1425,8 @@ typedef struct uno_columns {
  * Play games first_game .. first_game + n_games - 1 of the run `key`, game g
  * with uno_rng_seed(key, g).  Returns UNO_OK, or the first failing status
  * (stopping there); UNO_ERR_CONFIG before any game when the configuration is
- * invalid (checked once for the batch).
+ * invalid (checked once for the batch); UNO_ERR_STOPPED before a game when the
+ * stop flag is raised ("Stopping a long call"; games_done counts the complete games).
  */
 UNO_HD int uno_play_games(const uno_config *cfg, const uno_table *t, const uno_policy *pol,
                    const uint64_t key[4], uint64_t first_game, int64_t n_games,
@@ -1664,7 +1696,9 @@ UNO_HD int uno_env_answer(const uno_obs_layout *L, int players, int side, int se
  */
 enum { UNO_EPISODE_GAME = 0, UNO_EPISODE_ROUND = 1 };
 typedef struct uno_venv uno_venv;
-/* NULL: no memory, or a config that uno_config_check refuses */
+/* NULL: no memory, or a config that uno_config_check refuses (uno_venv_bytes(n_envs):
+   what the first needs) */
+size_t uno_venv_bytes(int n_envs);
 uno_venv *uno_venv_new(const uno_config *cfg, const uno_table *t, const uno_policy *pol, int seat,
                        int mode, int n_envs, const uno_obs_layout *L, float *obs, int8_t *mask);
 void uno_venv_free(uno_venv *v);

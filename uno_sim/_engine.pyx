@@ -19,6 +19,8 @@ import numpy as np
 cimport numpy as cnp
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.string cimport memset
+from cpython.exc cimport PyErr_CheckSignals
+from cpython.pythread cimport PyThread_get_thread_ident
 
 from uno_sim._uno cimport *
 
@@ -28,6 +30,74 @@ from uno_sim.rules import RulesError
 from uno_sim.players.user import DECISIONS, PolicyError, RawState
 
 cnp.import_array()
+
+
+# --- Stopping a long call (csrc/stop.c; docs/engine.md "Stopping") ---
+
+import threading as _threading
+
+cdef unsigned long _MAIN_THREAD = _threading.main_thread().ident
+
+
+cdef bint _arm() except -1:
+    """Arm the stop flag's handler for a long call of the main thread (where Python runs
+    its signal handlers); False in another thread, which waits for the main one."""
+    if PyThread_get_thread_ident() != _MAIN_THREAD:
+        return False
+    uno_stop_arm()
+    return True
+
+
+cdef void _disarm(bint armed):
+    if armed:
+        uno_stop_disarm()
+
+
+cdef int _stopped(bint armed, bint replayable) except -1:
+    """A long call ended with UNO_ERR_STOPPED.  In the main thread, Python's handler
+    (already told of the signal by the chained C handler) runs now: KeyboardInterrupt,
+    the CLI's Terminated...  A handler that returns lets the call go on: the caller calls
+    again from its first unfinished game, which every game's seed makes the same game.
+    Another thread's call, stopped by the flag the main thread's call raised, waits for
+    that call to clear it, then goes on.  A game with a user seat cannot be played again
+    (its policy would be asked twice): KeyboardInterrupt."""
+    cdef int sig = uno_stop_requested()
+    if armed:
+        uno_stop_clear()
+        PyErr_CheckSignals()
+    else:
+        with nogil:
+            while uno_stop_requested():
+                _nap()
+    if not replayable:
+        raise KeyboardInterrupt(f"stopped by signal {sig} in a game with a user seat")
+    return 0
+
+
+cdef bint _again(bint armed, bint replayable) except -1:
+    """A one-game call stopped (`_stopped`): it is called again unarmed, so that the game,
+    played whole, ends before the next signal can stop it.  Returns the new `armed`."""
+    _stopped(armed, replayable)
+    _disarm(armed)
+    return False
+
+
+cdef extern from *:
+    """
+    #if defined(_WIN32)
+    #include <windows.h>
+    static void _nap(void) { Sleep(1); }
+    #else
+    #include <time.h>
+    static void _nap(void) { struct timespec t = {0, 1000000}; nanosleep(&t, NULL); }
+    #endif
+    #include <errno.h>
+    static void _errno_clear(void) { errno = 0; }
+    static int _errno_nomem(void) { return errno == ENOMEM; }
+    """
+    void _nap() nogil
+    void _errno_clear()  # errno, around a call whose failure may be calloc's
+    int _errno_nomem()
 
 
 include "_rnghooks.pxi"
@@ -287,6 +357,8 @@ cdef class Engine:
     cdef public list users  # per seat: a players.user.UserSeat, or None for a built-in
     cdef public object error  # the exception that stopped the last game, if any
     cdef uno_trace *live  # the trace of the game being played by play_game, or NULL
+    cdef bint replayable  # no user seat: a game stopped by a signal can be played again
+    cdef bint search  # a search seat: one game can be long (its calls arm the stop flag)
 
     def __init__(self, config, dict arrays, policies, codes, users=None):
         cdef int32_t *cols[10]
@@ -329,6 +401,8 @@ cdef class Engine:
                 self.cfg.search = &uno_search_players
         if uno_config_check(&self.cfg, &self.table, self.pol) != UNO_OK:
             raise RulesError("invalid rules or policies for the C engine")
+        self.replayable = all(self.pol[i].id != UNO_POLICY_USER for i in range(len(policies)))
+        self.search = self.cfg.search != NULL  # a seat searches (its hooks are set)
         self.players = self.cfg.players
         self.n_cards = self.table.n_cards
         self.codes = [list(side) for side in codes]
@@ -408,18 +482,25 @@ cdef class Engine:
         cfg.max_turns = max_turns
         cfg.max_rounds = max_rounds
         _key(key, k)
-        uno_rng_seed(&rng, k, game)
         uno_trace_init(&tr)
         if trace:
             trp = &tr
+        cdef bint armed = _arm() if self.search else False
         try:
             self.live = trp
-            with nogil:
-                st = uno_play_game(&cfg, &self.table, self.pol, &rng, trp, &res)
+            while True:
+                uno_rng_seed(&rng, k, game)
+                with nogil:
+                    st = uno_play_game(&cfg, &self.table, self.pol, &rng, trp, &res)
+                if st != UNO_ERR_STOPPED:
+                    break
+                armed = _again(armed, self.replayable)
+                uno_trace_clear(&tr)
             self.live = NULL
             self._check(st, &res, trp, &cfg)
             return self._result(&res), (self._decode(trp) if trace else None)
         finally:
+            _disarm(armed)
             self.live = NULL
             uno_trace_free(&tr)
 
@@ -438,8 +519,17 @@ cdef class Engine:
         cdef uno_result res, fork
         cdef int st
         _key(key, k)
-        with nogil:
-            st = uno_play_fork(&self.cfg, &self.table, self.pol, k, game, at, &res, &fork)
+        cdef bint armed = _arm() if self.search else False
+        try:
+            while True:
+                with nogil:
+                    st = uno_play_fork(&self.cfg, &self.table, self.pol, k, game, at, &res,
+                                       &fork)
+                if st != UNO_ERR_STOPPED:
+                    break
+                armed = _again(armed, self.replayable)
+        finally:
+            _disarm(armed)
         self._check(st, &res, NULL, &self.cfg, game)
         if fork.status < 0:
             return self._result(&res), fork.status
@@ -472,9 +562,16 @@ cdef class Engine:
         uno_trace_init(&tr)
         if trace:
             trp = &tr
+        cdef bint armed = _arm() if self.search else False
         try:
-            with nogil:
-                st = uno_play_forced(&self.cfg, &self.table, self.pol, k, game, &f, trp, &res)
+            while True:
+                with nogil:
+                    st = uno_play_forced(&self.cfg, &self.table, self.pol, k, game, &f, trp,
+                                         &res)
+                if st != UNO_ERR_STOPPED:
+                    break
+                armed = _again(armed, self.replayable)
+                uno_trace_clear(&tr)
             self._check(st, &res, trp, &self.cfg, game)
             pts = [{"round": f.pt[i].round, "turn": f.pt[i].turn, "own": f.pt[i].own,
                     "other": f.pt[i].other, "natural": f.pt[i].natural,
@@ -484,6 +581,7 @@ cdef class Engine:
                       "round_won": f.round_won, "round_points": f.round_points}
             return self._result(&res), forced, (self._decode(trp) if trace else None)
         finally:
+            _disarm(armed)
             uno_trace_free(&tr)
 
     def play_round(self, key, uint64_t game, deck, int dealer, scores, int32_t max_turns=0):
@@ -515,15 +613,22 @@ cdef class Engine:
             for i in range(self.cfg.players):
                 sc[i] = scores[i]
             sp = sc
-        uno_rng_seed(&rng, k, game)
         uno_trace_init(&tr)
+        cdef bint armed = _arm() if self.search else False
         try:
-            with nogil:
-                st = uno_play_round(&cfg, &self.table, self.pol, &rng, dp, dealer, sp, &tr,
-                                    &res)
+            while True:
+                uno_rng_seed(&rng, k, game)
+                with nogil:
+                    st = uno_play_round(&cfg, &self.table, self.pol, &rng, dp, dealer, sp,
+                                        &tr, &res)
+                if st != UNO_ERR_STOPPED:
+                    break
+                armed = _again(armed, self.replayable)
+                uno_trace_clear(&tr)
             self._check(st, &res, &tr, &cfg)
             return self._result(&res), self._decode(&tr)
         finally:
+            _disarm(armed)
             uno_trace_free(&tr)
 
     def play_games(self, key, uint64_t first_game, int64_t n_games, bint rounds=False):
@@ -543,8 +648,8 @@ cdef class Engine:
         cdef int st, c
         cdef int64_t done = 0, cap
         cdef uno_result dummy
-        cdef bint search
-        cdef int64_t *stats = NULL
+        cdef bint search, armed, once
+        cdef int64_t *stats = NULL, todo
         _key(key, k)
         if n_games < 0:
             raise ValueError("n_games must be >= 0")
@@ -573,35 +678,53 @@ cdef class Engine:
             rcols = _round_columns(cap, n)
             _point_rows(&rows, rcols, cap)
             out.rows = &rows
-        while True:
-            out.game = <int64_t *>cnp.PyArray_DATA(cols["game"]) + done
-            out.winner = <int8_t *>cnp.PyArray_DATA(cols["winner"]) + done
-            out.team = <int8_t *>cnp.PyArray_DATA(cols["team"]) + done
-            out.rounds = <int32_t *>cnp.PyArray_DATA(cols["rounds"]) + done
-            out.turns = <int32_t *>cnp.PyArray_DATA(cols["turns"]) + done
-            out.reshuffles = <int32_t *>cnp.PyArray_DATA(cols["reshuffles"]) + done
-            out.stalemates = <int32_t *>cnp.PyArray_DATA(cols["stalemates"]) + done
-            out.scores = <int32_t *>cnp.PyArray_DATA(cols["scores"]) + done * n
-            out.team_scores = <int32_t *>cnp.PyArray_DATA(cols["team_scores"]) + done * 2
-            for c in range(UNO_N_COUNTERS):
-                out.counters[c] = <int32_t *>cnp.PyArray_DATA(counters[c]) + done * n
-            if search:
-                stats = <int64_t *>cnp.PyArray_DATA(cols["search_stats"]) + (
-                    done * n * UNO_SEARCH_STATS)
-                with nogil:
-                    st = uno_play_games_search(&self.cfg, &self.table, self.pol, k,
-                                               first_game + done, n_games - done, &out, stats)
-            else:
-                with nogil:
-                    st = uno_play_games(&self.cfg, &self.table, self.pol, k, first_game + done,
-                                        n_games - done, &out)
-            done += out.games_done
-            if st != UNO_ERR_FULL or not rounds:
-                break
-            # No room for the next game's rounds: grow and go on from there.
-            cap = 2 * rows.cap
-            rcols = {name: _grown(a, cap) for name, a in rcols.items()}
-            _point_rows(&rows, rcols, cap)
+        armed = _arm()
+        once = False  # the next call plays one game, unarmed (after a stop, below)
+        try:
+            while True:
+                out.game = <int64_t *>cnp.PyArray_DATA(cols["game"]) + done
+                out.winner = <int8_t *>cnp.PyArray_DATA(cols["winner"]) + done
+                out.team = <int8_t *>cnp.PyArray_DATA(cols["team"]) + done
+                out.rounds = <int32_t *>cnp.PyArray_DATA(cols["rounds"]) + done
+                out.turns = <int32_t *>cnp.PyArray_DATA(cols["turns"]) + done
+                out.reshuffles = <int32_t *>cnp.PyArray_DATA(cols["reshuffles"]) + done
+                out.stalemates = <int32_t *>cnp.PyArray_DATA(cols["stalemates"]) + done
+                out.scores = <int32_t *>cnp.PyArray_DATA(cols["scores"]) + done * n
+                out.team_scores = <int32_t *>cnp.PyArray_DATA(cols["team_scores"]) + done * 2
+                for c in range(UNO_N_COUNTERS):
+                    out.counters[c] = <int32_t *>cnp.PyArray_DATA(counters[c]) + done * n
+                todo = 1 if once else n_games - done
+                if once:
+                    _disarm(armed)
+                if search:
+                    stats = <int64_t *>cnp.PyArray_DATA(cols["search_stats"]) + (
+                        done * n * UNO_SEARCH_STATS)
+                    with nogil:
+                        st = uno_play_games_search(&self.cfg, &self.table, self.pol, k,
+                                                   first_game + done, todo, &out, stats)
+                else:
+                    with nogil:
+                        st = uno_play_games(&self.cfg, &self.table, self.pol, k,
+                                            first_game + done, todo, &out)
+                if once:
+                    armed, once = _arm(), False
+                done += out.games_done
+                if st == UNO_ERR_STOPPED:  # the games done are kept; the rest played on,
+                    _stopped(armed, self.replayable)
+                    # the game stopped first, whole: a signal every few milliseconds to a
+                    # handler that returns cannot hold the batch in one game for ever
+                    once = True
+                    continue
+                if st == UNO_OK and done < n_games:  # after that one game
+                    continue
+                if st != UNO_ERR_FULL or not rounds:
+                    break
+                # No room for the next game's rounds: grow and go on from there.
+                cap = 2 * rows.cap
+                rcols = {name: _grown(a, cap) for name, a in rcols.items()}
+                _point_rows(&rows, rcols, cap)
+        finally:
+            _disarm(armed)
         if st != UNO_OK:
             memset(&dummy, 0, sizeof(dummy))
             self._check(st, &dummy, NULL, &self.cfg, first_game + done)

@@ -47,6 +47,7 @@ cdef extern from "uno.h":
         UNO_ERR_LIMIT
         UNO_ERR_FULL
         UNO_ERR_POLICY
+        UNO_ERR_STOPPED  # the stop flag ended the call (uno.h "Stopping a long call")
         UNO_POLICY_USER
         UNO_POLICY_PIMC
         UNO_POLICY_ISMCTS
@@ -344,6 +345,13 @@ cdef extern from "uno.h":
     const uno_search_hooks uno_search_players  # uno_config.search when a seat searches
     void uno_agg_clear(uno_agg *a) nogil
     void uno_agg_merge(uno_agg *dst, const uno_agg *src) nogil
+    # The stop flag (stop.c): the signal that asked to stop (0: none), raised by hand,
+    # cleared; its SIGINT/SIGTERM handler armed around a long call and disarmed (nests).
+    int uno_stop_requested() nogil
+    void uno_stop_request(int sig) nogil
+    void uno_stop_clear() nogil
+    void uno_stop_arm()
+    void uno_stop_disarm()
     int uno_play_fork(const uno_config *cfg, const uno_table *t, const uno_policy *pol,
                       const uint64_t *key, uint64_t game, int64_t at, uno_result *res,
                       uno_result *fork) nogil
@@ -380,6 +388,7 @@ cdef extern from "uno.h":
                        int action, const int16_t *kind_index) nogil
     ctypedef struct uno_venv:
         pass
+    size_t uno_venv_bytes(int n_envs)  # what uno_venv_new allocates
     uno_venv *uno_venv_new(const uno_config *cfg, const uno_table *t, const uno_policy *pol,
                            int seat, int mode, int n_envs, const uno_obs_layout *L, float *obs,
                            int8_t *mask) nogil

@@ -153,12 +153,16 @@ def decision_values(kind: str, *, variant: str = "classic", players: int = 2, po
     jobs = os.cpu_count() or 1 if n_jobs == -1 else n_jobs
     if jobs == 1 or games < 2:
         parts = [_chunk(rules, policies, seat, KINDS[kind], seed, ids, int(every))]
-    else:
-        from joblib import Parallel, delayed
+    else:  # the runner's pool: an interrupt ends its workers with it
+        from contextlib import closing
+
+        from .runner.execute import local_map
 
         chunks = [c for c in np.array_split(ids, max(1, min(games, 4 * jobs))) if len(c)]
-        parts = Parallel(n_jobs=jobs)(
-            delayed(_chunk)(rules, policies, seat, KINDS[kind], seed, c, int(every))
-            for c in chunks)
+        parts = [None] * len(chunks)
+        tasks = [(rules, policies, seat, KINDS[kind], seed, c, int(every)) for c in chunks]
+        with closing(local_map(_chunk, tasks, jobs)) as done:
+            for i, part in done:
+                parts[i] = part
     frames = [pl.DataFrame(p, schema=COLUMNS) for p in parts]
     return pl.concat(frames) if frames else pl.DataFrame(schema=COLUMNS)
