@@ -462,6 +462,19 @@ UNO_HD int uno_play_forced(const uno_config *cfg, const uno_table *t, const uno_
     return play_game(cfg, t, pol, &rng, tr, res, NULL, game, force, 0, -1, NULL);
 }
 
+UNO_HD int uno_play_forced_rows(const uno_config *cfg, const uno_table *t,
+                                const uno_policy *pol, const uint64_t key[4], uint64_t game,
+                                uno_force *force, uno_round_rows *rows, uno_result *res)
+{
+    uno_rng rng;
+    uno_rng_seed(&rng, key, game);
+    force->seen = 0;
+    force->hit_round = 0;
+    force->round_won = 0;
+    force->round_points = 0;
+    return play_game(cfg, t, pol, &rng, NULL, res, rows, game, force, 0, -1, NULL);
+}
+
 UNO_HD int uno_play_fork(const uno_config *cfg, const uno_table *t, const uno_policy *pol,
                   const uint64_t key[4], uint64_t game, int64_t at, uno_result *res,
                   uno_result *fork)

@@ -1326,6 +1326,11 @@ UNO_HD int uno_wants_jump(uno_game *g, int p, int card);
 UNO_HD int uno_play_forced(const uno_config *cfg, const uno_table *t, const uno_policy *pol,
                     const uint64_t key[4], uint64_t game, uno_force *force, uno_trace *tr,
                     uno_result *res);
+/* uno_play_forced with one row per round of the game in `rows` (as uno_play_games writes
+   them; UNO_ERR_FULL when they do not fit): what the studies' control variates read. */
+UNO_HD int uno_play_forced_rows(const uno_config *cfg, const uno_table *t,
+                                const uno_policy *pol, const uint64_t key[4], uint64_t game,
+                                uno_force *force, uno_round_rows *rows, uno_result *res);
 
 /* Whether a user policy's answer r to `decision` is in range for seat p (see policy.c). */
 UNO_HD int uno_answer_ok(const uno_game *g, int p, int decision, int r);

@@ -454,6 +454,41 @@ cdef class Engine:
         finally:
             uno_trace_free(&tr)
 
+    def play_forced_rounds(self, key, uint64_t game, int seat, int kind, int index=-1,
+                           int value=-1):
+        """play_forced (no trace) with the game's round rows (uno_play_forced_rows): returns
+        (result dict, force dict, round columns as play_games(rounds=True) names them
+        without the ``round_`` prefix: round, dealer, winner, points (rounds x players),
+        ...)."""
+        cdef uint64_t k[4]
+        cdef uno_result res
+        cdef uno_force f
+        cdef uno_round_rows rows
+        cdef int st, i
+        cdef int64_t cap = UNO_MAX_ROUNDS + 1
+        if not 0 <= seat < self.cfg.players or kind not in (0, 1):
+            raise RulesError(f"invalid decision point: seat {seat}, kind {kind}")
+        if self.pol[seat].id == UNO_POLICY_USER:
+            raise RulesError(f"invalid seat {seat}: counterfactuals need a built-in policy")
+        _key(key, k)
+        memset(&f, 0, sizeof(f))
+        f.seat, f.kind, f.index, f.value = seat, kind, index, value
+        rcols = _round_columns(cap, self.cfg.players)
+        _point_rows(&rows, rcols, cap)
+        rows.n = 0
+        with nogil:
+            st = uno_play_forced_rows(&self.cfg, &self.table, self.pol, k, game, &f, &rows,
+                                      &res)
+        self._check(st, &res, NULL, &self.cfg, game)
+        pts = [{"round": f.pt[i].round, "turn": f.pt[i].turn, "own": f.pt[i].own,
+                "other": f.pt[i].other, "natural": f.pt[i].natural,
+                "truth": f.pt[i].truth, "q": f.pt[i].q}
+               for i in range(min(f.seen, UNO_CF_MAX))]
+        forced = {"seen": f.seen, "points": pts, "hit_round": f.hit_round,
+                  "round_won": f.round_won, "round_points": f.round_points}
+        return (self._result(&res), forced,
+                {name: col[:rows.n].copy() for name, col in rcols.items()})
+
     def play_round(self, key, uint64_t game, deck, int dealer, scores, int32_t max_turns=0):
         """One round from ``deck`` (card ids, top first, or None); returns (result, events)."""
         cdef uint64_t k[4]
