@@ -26,17 +26,22 @@ distribution, so E[F] is the exact expectation and each term has mean 0 exactly.
 
 Which round's result r is.
 * ``own`` (every seat blind to the scores: the built-in policies, whose decisions never
-  read them): the round played is itself a function of its deal and streams, so r is the
-  round's actual result, pool B is rounds of the same policies at the same seats, and
-  the coefficient is 1: y_a = W_a - sum_j [V(s_j, r_j) - F(s_j, d_j)].  With a perfect
-  estimate this removes every later round's luck and leaves the decision round's.
-* ``proxy`` (a seat that reads the scores, e.g. a search player valuing rollouts by the
-  game-win table, or one whose rounds are too dear to pool): r is the result of round j
-  played by `PROXY` (greedy at every seat) on the same deal (the same seed and game
-  number: the deals of a round depend on them only), pool B is rounds of that proxy, and
-  the coefficient beta is fitted by least squares on the other half of the games (split
-  by game number, cross-fitting: a coefficient never fitted on the games it corrects
-  keeps the estimator unbiased).
+  read them, and a search player whose rollouts are worth the round): the round played
+  is itself a function of its deal and streams, so r is the round's actual result, and
+  pool B is rounds of the same policies at the same seats (of whole games for the
+  built-in policies; from scores of 0, below, where a seat's games are dear).
+* ``replay`` (a seat that reads the scores: a search player valuing its rollouts by the
+  game-win table, a network that sees them): r is the result of the same round (the same
+  deal and decision streams: `Engine.play_round_of`) played again by the same policies
+  from scores of 0 for every seat, a function of the round's chance alone; pool
+  B is rounds played from those scores on independent seeds.  A seat that reads the
+  scores little plays the replay as it played the round, and the correction is nearly
+  that of ``own``.
+
+In both, y_a = W_a - sum_j [V(s_j, r_j) - F(s_j, d_j)] (coefficient 1: any fixed
+coefficient keeps the estimator unbiased, and 1 is the one a perfect estimate wants).
+With a perfect estimate this removes every later round's luck and leaves the decision
+round's.
 
 The pools' own sampling error is shared by every point (one pool for all); it is
 measured by splitting pool B in `SPLITS` parts (`pool_se`) and added to the standard
@@ -58,16 +63,17 @@ POOL_A = 4000      # games of pool A (the table T)
 POOL_B = 4000      # games of pool B (the expectations F)
 SPLITS = 8         # pool B's parts for its sampling error
 POOL_SEED = 7_919  # pools: seed + POOL_SEED (A) and seed + 2 * POOL_SEED (B)
-PROXY = "greedy"   # the proxy policy (every seat) of `proxy` mode
+REPLAY_POOL = 3000 # rounds of the replay pool (replay mode): a third for T, the rest for F
 BLIND = ("random", "greedy", "strategic")  # policies that never read the scores
 
 
 @dataclass
 class LuckModel:
     """The control variate of one setup: `seat` is the focal seat (its win share is the
-    outcome), `policies` the seats' specs, `mode` ``own`` or ``proxy``; `T` the table
+    outcome), `policies` the seats' specs, `mode` ``own`` or ``replay``; `T` the table
     [dealer, own cell, best cell]; `F` per pool-B part: [dealer, best seat, own cell, best
-    cell] expectations; `proxy_rounds` the proxy games' rounds by game (proxy mode)."""
+    cell] expectations; `replays` the replayed rounds' points by (game, round) (replay
+    mode)."""
 
     variant: str
     players: int
@@ -79,8 +85,7 @@ class LuckModel:
     T: np.ndarray
     F: np.ndarray
     pool_rounds: int
-    proxy_policies: tuple = ()
-    proxy_rounds: dict = field(default_factory=dict)
+    replays: dict = field(default_factory=dict)
 
     def rotate(self, pts) -> np.ndarray:
         """Per-seat numbers turned so the focal seat is first, then the seats after it."""
@@ -92,10 +97,14 @@ class LuckModel:
 
 
 def score_blind(spec) -> bool:
-    """Whether a policy's decisions never read the scores (the built-in policies)."""
+    """Whether a policy's decisions never read the scores: the built-in policies, and a
+    search player whose rollouts are worth the round (value=round: played to the round's
+    end by a built-in rollout policy, the scores never looked at)."""
     from uno_sim.policies import parse_policy
 
-    return parse_policy(spec).name in BLIND
+    p = parse_policy(spec)
+    return p.name in BLIND or (p.name in ("pimc", "ismcts") and p.knob("value") == "round"
+                               and not p.knob("cheat"))
 
 
 def supported(rules) -> bool:
@@ -190,7 +199,10 @@ def _expectations(cols, m: LuckModel) -> np.ndarray:
     n = math.ceil(target / STEP)
     pts = m.rotate(cols["round_points"]).astype(np.int64) // STEP
     d = np.array([m.rel(x) for x in cols["round_dealer"]])
-    part = np.arange(len(d)) % SPLITS
+    part = np.zeros(len(d), dtype=int)  # each dealer's rounds dealt to the parts in turn
+    for dl in range(k):
+        at = np.flatnonzero(d == dl)
+        part[at] = np.arange(at.size) % SPLITS
     # Phi on cells, padded: past the own target 1, past the best other's 0
     pad = np.zeros((k, 2 * n + 1, 2 * n + 1))
     pad[:, :n, :n] = m.T
@@ -212,47 +224,82 @@ def _expectations(cols, m: LuckModel) -> np.ndarray:
     return F
 
 
+def _replay_pool(variant, players, policies, rounds, seed) -> dict:
+    """Round rows of `rounds` rounds played from scores of 0 by `policies`: round 1 of
+    games 0, 1, ... of `seed`, dealt by seats 0, 1, ... in turn (the columns of
+    `_rounds`, one round per game)."""
+    from uno_sim.engine import _setup
+    from uno_sim.rng import key_from_seed
+    from uno_sim.rules import Rules
+
+    _, _, eng = _setup(Rules(variant=variant, players=players), list(policies))
+    key = key_from_seed(seed)
+    ref = [0] * players
+    dealer = np.arange(rounds) % players
+    pts = np.array([eng.play_round_of(key, g, 1, int(d), ref)["scores"]
+                    for g, d in enumerate(dealer)], dtype=np.int32).reshape(rounds, players)
+    return {"round_points": pts, "round_dealer": dealer, "round_game": np.arange(rounds),
+            "winner": np.full(rounds, -1)}
+
+
 def model(variant: str, players: int, seat: int, policies, seed: int = 0,
-          pool_games: tuple = (POOL_A, POOL_B), proxy: str | None = None,
-          n_jobs: int = 1) -> LuckModel | None:
+          pool_games: tuple = (POOL_A, POOL_B), replay: bool | None = None,
+          replay_rounds: int = REPLAY_POOL) -> LuckModel | None:
     """The control variate for the focal seat `seat` of games with `policies` (one spec
-    per seat): ``own`` mode when every policy is blind to the scores and no `proxy` is
-    named, else ``proxy`` mode with `proxy` (default PROXY) at every seat.  None where
-    the rules have no such control variate (a scoring other than standard, teams)."""
+    per seat): ``own`` mode when every policy is blind to the scores (`replay` None or
+    False), else ``replay`` mode (`replay` True forces it).  None where the rules have no
+    such control variate (a scoring other than standard, teams)."""
+    from uno_sim.policies import parse_policy
     from uno_sim.rules import Rules
 
     rules = Rules(variant=variant, players=players)
     if not supported(rules):
         return None
     pols = tuple(str(p) for p in policies)
-    own = proxy is None and all(score_blind(p) for p in pols)
-    pool_pols = pols if own else (proxy or PROXY,) * players
-    m = LuckModel(variant, players, seat, pols, seed, "own" if own else "proxy",
+    blind = all(score_blind(p) for p in pols)
+    if replay is False and not blind:
+        raise ValueError("own-round control variates need seats blind to the scores")
+    own = blind and not replay
+    m = LuckModel(variant, players, seat, pols, seed, "own" if own else "replay",
                   rules.target, np.zeros(0), np.zeros(0), 0)
-    m.T = _table(_rounds(variant, players, pool_pols, pool_games[0], seed + POOL_SEED), m)
-    cols_b = _rounds(variant, players, pool_pols, pool_games[1], seed + 2 * POOL_SEED)
+    if own and all(parse_policy(p).name in BLIND for p in pols):  # cheap whole games
+        cols_a = _rounds(variant, players, pols, pool_games[0], seed + POOL_SEED)
+        cols_b = _rounds(variant, players, pols, pool_games[1], seed + 2 * POOL_SEED)
+    else:  # rounds from scores of 0: what replay mode needs, and for a dear seat enough
+        pool = _replay_pool(variant, players, pols, replay_rounds, seed + POOL_SEED)
+        cut = replay_rounds // 3
+        cols_a = {k: v[:cut] for k, v in pool.items()}
+        cols_b = {k: v[cut:] for k, v in pool.items()}
+    m.T = _table(cols_a, m)
     m.pool_rounds = int(len(cols_b["round_dealer"]))
     m.F = _expectations(cols_b, m)
-    if not own:
-        m.proxy_policies = pool_pols
     return m
 
 
-def _proxy_games(m: LuckModel, games) -> dict:
-    """{game: (dealers, points rows)} of the proxy games on the study's seed (proxy mode)."""
-    need = sorted(set(int(g) for g in games) - set(m.proxy_rounds))
-    if need:
-        from uno_sim.engine import _setup
-        from uno_sim.rng import key_from_seed
-        from uno_sim.rules import Rules
+def _replays(m: LuckModel, frame: pl.DataFrame) -> None:
+    """Into m.replays: every later round of the frame's games (any alternative's) played
+    again from scores of 0 (replay mode)."""
+    from uno_sim.engine import _setup
+    from uno_sim.rng import key_from_seed
 
-        _, _, eng = _setup(Rules(variant=m.variant, players=m.players),
-                           list(m.proxy_policies))
-        for g in need:  # one call per game: the game numbers of the study, not a range
-            cols, _ = eng.play_games(key_from_seed(m.seed), g, 1, rounds=True)
-            m.proxy_rounds[g] = (np.asarray(cols["round_dealer"]),
-                                 np.asarray(cols["round_points"]))
-    return m.proxy_rounds
+    k = m.players
+    need = {}
+    for a in (0, 1):
+        for later, g, r0 in zip(frame[f"later_{a}"].to_list(), frame["game"].to_list(),
+                                frame["round"].to_list()):
+            rows = np.asarray(later[k:], dtype=np.int64).reshape(-1, k + 1)
+            for j, d in enumerate(rows[:, 0]):
+                need.setdefault((int(g), int(r0) + 1 + j), int(d))
+    todo = [x for x in need if x not in m.replays]
+    if not todo:
+        return
+    from uno_sim.rules import Rules
+
+    _, _, eng = _setup(Rules(variant=m.variant, players=m.players), list(m.policies))
+    key = key_from_seed(m.seed)
+    ref = [0] * k
+    for g, j in sorted(todo):
+        m.replays[(g, j)] = np.asarray(eng.play_round_of(key, g, j, need[(g, j)], ref)["scores"])
 
 
 def terms(m: LuckModel, later: list, games, first_rounds) -> np.ndarray:
@@ -261,7 +308,7 @@ def terms(m: LuckModel, later: list, games, first_rounds) -> np.ndarray:
     over its later rounds of V(s_j, r_j) - F(s_j, d_j), rounds numbered from the
     alternative's entry of `first_rounds`, of game `games`.  Returns alternatives x parts."""
     k = m.players
-    starts, dealers, pts, rs, owner = [], [], [], [], []
+    starts, dealers, rs, owner = [], [], [], []
     for i, (lt, g, first) in enumerate(zip(later, games, first_rounds)):
         lt = np.asarray(lt, dtype=np.int64)
         rows = lt[k:].reshape(-1, k + 1)
@@ -269,14 +316,9 @@ def terms(m: LuckModel, later: list, games, first_rounds) -> np.ndarray:
             continue
         p = m.rotate(rows[:, 1:])
         s = m.rotate(lt[:k]) + np.vstack([np.zeros((1, k), np.int64), np.cumsum(p, 0)[:-1]])
-        if m.mode == "proxy":
-            dl, pp = m.proxy_rounds[int(g)]
-            at = int(first) - 1 + np.arange(rows.shape[0])  # round numbers are 1-based
-            keep = at < len(dl)  # past the proxy game's end: no term (predictable)
-            if not np.array_equal(dl[at[keep]], rows[keep, 0]):
-                raise AssertionError(f"game {g}: a proxy round has another dealer")
-            r = m.rotate(pp[at[keep]])
-            rows, s, p = rows[keep], s[keep], p[keep]
+        if m.mode == "replay":
+            r = m.rotate(np.array([m.replays[(int(g), int(first) + j)]
+                                   for j in range(rows.shape[0])]))
         else:
             r = p
         starts.append(s), dealers.append(rows[:, 0]), rs.append(r)
@@ -297,42 +339,26 @@ def terms(m: LuckModel, later: list, games, first_rounds) -> np.ndarray:
     return z
 
 
-def adjust(frame: pl.DataFrame, m: LuckModel | None, folds: int = 2) -> pl.DataFrame:
+def adjust(frame: pl.DataFrame, m: LuckModel | None) -> pl.DataFrame:
     """The frame with game_win_0 / game_win_1 corrected by the control variate (the raw
     ones kept as raw_game_win_0 / raw_game_win_1), the column `luck` (what was taken from
-    the value: beta times the difference of the two alternatives' terms), `luck_parts`
-    (the same per pool-B part, for `pool_se`) and `beta`.  The frame needs later_0 and
-    later_1 (decision values with rounds=True).  m None: the frame unchanged but for
-    those columns (luck 0)."""
-    h = frame.height
+    the value: the difference of the two alternatives' corrections) and `luck_parts` (the
+    same per pool-B part, for `pool_se`).  The frame needs later_0 and later_1 (decision
+    values with rounds=True).  m None: the frame unchanged but for those columns (luck
+    0)."""
     raw = {f"raw_game_win_{a}": frame[f"game_win_{a}"] for a in (0, 1)}
-    if m is None or h == 0:
-        return frame.with_columns(**raw, luck=pl.lit(0.0), beta=pl.lit(0.0),
+    if m is None or frame.height == 0:
+        return frame.with_columns(**raw, luck=pl.lit(0.0),
                                   luck_parts=pl.lit([0.0] * SPLITS))
-    games = frame["game"].to_numpy()
-    if m.mode == "proxy":
-        _proxy_games(m, games)
-    first = frame["round"].to_numpy() + 1
+    if m.mode == "replay":
+        _replays(m, frame)
+    games, first = frame["game"].to_numpy(), frame["round"].to_numpy() + 1
     z = {a: terms(m, frame[f"later_{a}"].to_list(), games, first) for a in (0, 1)}
-    dz = z[1] - z[0]                       # points x parts
-    dz_mean = dz.mean(axis=1)
-    d = (frame["game_win_1"] - frame["game_win_0"]).to_numpy()
-    beta = np.ones(h)
-    if m.mode == "proxy":
-        fold = games % folds
-        for f in range(folds):
-            fit = fold != f
-            x = dz_mean[fit]
-            var = float(np.var(x))
-            beta[fold == f] = float(np.cov(x, d[fit])[0, 1] / var) if var > 0 and fit.sum() > 2 \
-                else 0.0
-    out = {f"game_win_{a}": frame[f"game_win_{a}"].to_numpy() - beta * z[a].mean(axis=1)
-           for a in (0, 1)}
-    return frame.with_columns(**raw, **{k: pl.Series(k, v) for k, v in out.items()},
-                              luck=pl.Series("luck", beta * dz_mean),
-                              beta=pl.Series("beta", beta),
-                              luck_parts=pl.Series("luck_parts",
-                                                   (beta[:, None] * dz).tolist()))
+    dz = z[1] - z[0]  # points x parts
+    out = {f"game_win_{a}": pl.Series(f"game_win_{a}", frame[f"game_win_{a}"].to_numpy()
+                                      - z[a].mean(axis=1)) for a in (0, 1)}
+    return frame.with_columns(**raw, **out, luck=pl.Series("luck", dz.mean(axis=1)),
+                              luck_parts=pl.Series("luck_parts", dz.tolist()))
 
 
 def pool_se(frame: pl.DataFrame) -> float:

@@ -1253,6 +1253,13 @@ UNO_HD int uno_play_game(const uno_config *cfg, const uno_table *t, const uno_po
 UNO_HD int uno_play_round(const uno_config *cfg, const uno_table *t, const uno_policy *pol, uno_rng *rng,
                    const uint8_t *deck, int dealer, const int32_t *scores, uno_trace *tr,
                    uno_result *res);
+/* Round `round` (1-based) of game `game` of the run `key` as that game would deal it (a
+   round's deal and decision streams depend on its game and number only, docs/engine.md),
+   dealt by `dealer` from `scores`, then scored: the studies' control variates play a
+   game's round again from other scores. */
+UNO_HD int uno_play_round_of(const uno_config *cfg, const uno_table *t, const uno_policy *pol,
+                             const uint64_t key[4], uint64_t game, int round, int dealer,
+                             const int32_t *scores, uno_result *res);
 
 /*
  * Column outputs of uno_play_games: row i describes game first_game + i.

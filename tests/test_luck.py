@@ -105,25 +105,28 @@ def test_the_variance_falls_and_the_value_stays():
     assert ratio == pytest.approx((se_y / se_d) ** 2)
     assert low < ratio < high < 0.5, (ratio, low, high)
     assert 0 <= luck.pool_se(a) < 0.1 * se_y
-    assert (a["beta"] == 1.0).all()
 
 
-def test_a_search_seat_takes_the_proxy_and_a_fitted_coefficient():
-    """A seat that reads the scores (a search player valuing by the game-win table) has no
-    exact own-round control variate: the proxy rounds (greedy on the same deals) and a
-    coefficient fitted on the other half of the games."""
+def test_a_seat_that_reads_the_scores_takes_its_rounds_replayed_from_zero():
+    """A search player valuing by the game-win table reads the scores: its control variate
+    replays each later round (the same deal and streams) from scores of 0, which for a
+    seat blind to the scores is the round itself."""
     assert not luck.score_blind("pimc(samples=1,rollouts=1)")
     assert luck.score_blind("greedy(bluff=1)") and luck.score_blind("strategic")
     pols = ["pimc(samples=1,rollouts=1)", "greedy"]
-    f = _frame(pols=pols, games=12, every=3)
-    m = luck.model("classic", 2, 0, pols, seed=3, pool_games=POOLS)
-    assert m.mode == "proxy" and m.proxy_policies == ("greedy", "greedy")
+    f = _frame(pols=pols, games=6, every=3)
+    m = luck.model("classic", 2, 0, pols, seed=3, replay_rounds=300)
+    assert m.mode == "replay" and m.pool_rounds == 200
     a = luck.adjust(f, m)
-    for fold in (0, 1):
-        betas = a.filter(pl.col("game") % 2 == fold)["beta"].unique()
-        assert betas.len() == 1
-    assert set(m.proxy_rounds) == set(f["game"].to_list())
     assert np.isfinite(a["game_win_1"].to_numpy()).all()
+    assert {g for g, _ in m.replays} == set(f["game"].to_list())
+    # the same rounds replayed for a blind table equal the game's own: own and replay agree
+    g = _frame(games=8, every=2)
+    own = luck.model("classic", 2, 0, ["greedy", "greedy"], seed=3, pool_games=POOLS)
+    rep = luck.model("classic", 2, 0, ["greedy", "greedy"], seed=3, replay=True,
+                     replay_rounds=300)
+    rep.T, rep.F = own.T, own.F
+    assert np.allclose(luck.adjust(g, own)["luck"], luck.adjust(g, rep)["luck"])
 
 
 def test_other_scorings_have_no_control_variate():

@@ -489,6 +489,26 @@ cdef class Engine:
         return (self._result(&res), forced,
                 {name: col[:rows.n].copy() for name, col in rcols.items()})
 
+    def play_round_of(self, key, uint64_t game, int round, int dealer, scores):
+        """Round ``round`` of game ``game`` as that game deals it (uno_play_round_of), dealt
+        by ``dealer`` from ``scores`` (one per seat); returns the result dict (its scores
+        are ``scores`` plus what the round scored)."""
+        cdef uint64_t k[4]
+        cdef uno_result res
+        cdef int32_t sc[10]
+        cdef int i, st
+        if len(scores) != self.cfg.players:
+            raise RulesError(f"invalid scores: {len(scores)} given for {self.cfg.players} "
+                             "players")
+        for i in range(self.cfg.players):
+            sc[i] = scores[i]
+        _key(key, k)
+        with nogil:
+            st = uno_play_round_of(&self.cfg, &self.table, self.pol, k, game, round, dealer,
+                                   sc, &res)
+        self._check(st, &res, NULL, &self.cfg, game)
+        return self._result(&res)
+
     def play_round(self, key, uint64_t game, deck, int dealer, scores, int32_t max_turns=0):
         """One round from ``deck`` (card ids, top first, or None); returns (result, events)."""
         cdef uint64_t k[4]

@@ -322,6 +322,9 @@ cdef extern from "uno.h":
     int uno_play_forced_rows(const uno_config *cfg, const uno_table *t,
                              const uno_policy *pol, const uint64_t *key, uint64_t game,
                              uno_force *force, uno_round_rows *rows, uno_result *res) nogil
+    int uno_play_round_of(const uno_config *cfg, const uno_table *t, const uno_policy *pol,
+                          const uint64_t *key, uint64_t game, int round, int dealer,
+                          const int32_t *scores, uno_result *res) nogil
     int uno_hand_cards(const uno_game *g, int p, uint8_t *out)  # p's cards in hand order
     uint32_t uno_dec_bounded(uno_game *g, int p, int k, uint32_t n) nogil
     int uno_answer_ok(const uno_game *g, int p, int decision, int r) nogil
