@@ -83,8 +83,14 @@ def add_commands(sub, parse_count) -> None:
     p.add_argument("--strong-deals", default="48",
                    help="deals per pairing of the strong-play league (default 48)")
     p.add_argument("--strong-games", default="300",
-                   help="games per arm and table of the strong-play bluff and challenge "
-                        "values (default 300)")
+                   help="games per table of the strong player's arms of the strong-play "
+                        "bluff and challenge values (default 300)")
+    p.add_argument("--strong-greedy-games", default="2000",
+                   help="games per table of greedy's arm of those values, every decision "
+                        "point replayed (default 2000)")
+    p.add_argument("--strong-player", default=None, metavar="SPEC",
+                   help="the strong player of the strong-play sections (a policy spec; "
+                        "default pimc(samples=16,rollouts=2))")
     p.add_argument("--no-strong", action="store_true",
                    help="leave out the strong-play sections (league, search player's values)")
     p.set_defaults(func=lambda args: _cmd_report(args, parse_count))
@@ -239,11 +245,14 @@ def _cmd_report(args, parse_count) -> int:
     exploit_fresh = _games(parse_count, args.exploit_fresh, "exploit-fresh") \
         if args.exploit_fresh else None
     exploit_rounds = parse_count(args.exploit_rounds, "exploit-rounds")
-    from .strong import MAX_SIZE
+    from .strong import FOCAL, MAX_SIZE, check_player
 
     strong = None if args.no_strong else {
         "deals": parse_count(args.strong_deals, "strong-deals", MAX_SIZE, _IN_MEMORY),
-        "games": parse_count(args.strong_games, "strong-games", MAX_SIZE, _IN_MEMORY)}
+        "games": parse_count(args.strong_games, "strong-games", MAX_SIZE, _IN_MEMORY),
+        "greedy_games": parse_count(args.strong_greedy_games, "strong-greedy-games",
+                                    MAX_SIZE, _IN_MEMORY),
+        "focal": check_player(args.strong_player or FOCAL)}
     _writable_out(args.out)  # after every value is checked
     cmd = "uno-sim " + " ".join(shlex.quote(a) for a in sys.argv[1:]) \
         if sys.argv and "report" in sys.argv[1:] else None

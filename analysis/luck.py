@@ -396,11 +396,12 @@ def variance_ratio(frame: pl.DataFrame, n_resamples: int = 999, seed: int = 0) -
         den = ((sd - md * n) ** 2).sum(axis=axis)
         return num / den
 
-    point = float(ratio(sy, sd, n))
-    if not math.isfinite(point):
-        return math.nan, math.nan, math.nan
-    res = stats.bootstrap((sy, sd, n), ratio, paired=True, vectorized=True,
-                          n_resamples=n_resamples, method="percentile",
-                          random_state=np.random.default_rng(seed))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        point = float(ratio(sy, sd, n))
+        if not math.isfinite(point):
+            return math.nan, math.nan, math.nan
+        res = stats.bootstrap((sy, sd, n), ratio, paired=True, vectorized=True,
+                              n_resamples=n_resamples, method="percentile",
+                              random_state=np.random.default_rng(seed))
     ci = res.confidence_interval
     return point, float(ci.low), float(ci.high)
