@@ -412,6 +412,17 @@ struct uno_game;
  */
 typedef int (*uno_decide_fn)(void *ctx, struct uno_game *g, int seat, int decision, int arg);
 
+/* uno_policy bluff_cells / challenge_cells: the bit of (other hand, own hand), each size
+   from 1 to 8, 8 standing for 8 and more (a hand size of 0 counts as 1). */
+#define UNO_CELLS_ALL UINT64_C(0xFFFFFFFFFFFFFFFF)
+#define UNO_CELL_SIDE 8
+UNO_HD static inline int uno_cell(int other, int own)
+{
+    other = other < 1 ? 1 : other > UNO_CELL_SIDE ? UNO_CELL_SIDE : other;
+    own = own < 1 ? 1 : own > UNO_CELL_SIDE ? UNO_CELL_SIDE : own;
+    return (other - 1) * UNO_CELL_SIDE + (own - 1);
+}
+
 /* How a policy's two size conditions combine (uno_policy bluff_join, challenge_join). */
 enum { UNO_JOIN_AND = 0, UNO_JOIN_OR = 1 };
 
@@ -443,6 +454,9 @@ typedef struct uno_policy {
     double challenge_prior;      /* the offender's assumed bluff rate, for the posterior */
     int32_t bluff_join;          /* UNO_JOIN_*: how bluff_next and bluff_own combine */
     int32_t challenge_join;      /* UNO_JOIN_*: how challenge_offender and challenge_own do */
+    /* Cells of (the other hand, its own) where a bluff / a challenge may be tried, as well
+       as the conditions above: bit uno_cell(other, own) (UNO_CELLS_ALL: every cell). */
+    uint64_t bluff_cells, challenge_cells;
     /* Search players (UNO_POLICY_PIMC, UNO_POLICY_ISMCTS; search.c).  The fields above hold
        the rollout policy's knobs: the seat's answer where nothing can be searched. */
     int32_t samples;    /* pimc: sampled states per decision, 1.. */

@@ -218,6 +218,8 @@ cdef void _fill_policy(uno_policy *q, dict f) except *:
         q.challenge_prior = f.pop("challenge_prior")
         q.bluff_join = f.pop("bluff_join")
         q.challenge_join = f.pop("challenge_join")
+        q.bluff_cells = f.pop("bluff_cells")
+        q.challenge_cells = f.pop("challenge_cells")
         q.samples = f.pop("samples")
         q.rollouts = f.pop("rollouts")
         q.iterations = f.pop("iterations")

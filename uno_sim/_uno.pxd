@@ -196,6 +196,8 @@ cdef extern from "uno.h":
         double challenge_prior  # the offender's assumed bluff rate, for the posterior
         int32_t bluff_join  # UNO_JOIN_*: bluff_next and bluff_own both (0) or either (1)
         int32_t challenge_join  # UNO_JOIN_*: challenge_offender and challenge_own likewise
+        uint64_t bluff_cells  # the cells (other hand, own hand) where a bluff may be tried
+        uint64_t challenge_cells  # ... and a challenge
         int32_t samples  # pimc: sampled states per decision
         int32_t rollouts  # pimc: rollouts per sampled state and legal answer
         int32_t iterations  # ismcts: iterations per decision
