@@ -33,6 +33,9 @@ def add_commands(sub, parse_count) -> None:
                         "--games)")
     p.add_argument("--rounds", default=None,
                    help="exploit: double-oracle rounds at most (default 3)")
+    p.add_argument("--select-games", default=None,
+                   help="exploit: selection games that rank the candidate replies, on a seed "
+                        "of their own (default --games)")
     p.add_argument("--value-games", default=None,
                    help="games of the counterfactual values (bluff, challenge: default "
                         "--games; exploit's screen: default min(--games, 500))")
@@ -192,7 +195,8 @@ def _cmd_study(args, parse_count) -> int:
     kw = {} if args.name == "balance" else {"n_boot": _boot(parse_count, args.boot)}
     if args.value_games is not None and args.name != "balance":
         kw["value_games"] = _games(parse_count, args.value_games, "value-games")
-    for opt, names in (("fresh_games", ("exploit",)), ("rounds", ("exploit",)),
+    for opt, names in (("fresh_games", ("exploit",)), ("select_games", ("exploit",)),
+                       ("rounds", ("exploit",)),
                        ("every", ("bluff", "challenge")),
                        ("focal", ("bluff", "challenge")), ("table", ("bluff", "challenge"))):
         val = getattr(args, opt)
@@ -203,8 +207,8 @@ def _cmd_study(args, parse_count) -> int:
             from .common import StudyError
             raise StudyError(f"invalid {flag} for the {args.name} study: only for "
                              f"{' and '.join(names)}")
-        if opt == "fresh_games":
-            val = _games(parse_count, val, "fresh-games")
+        if opt in ("fresh_games", "select_games"):
+            val = _games(parse_count, val, opt.replace("_", "-"))
         elif opt in ("rounds", "every"):
             val = parse_count(val, opt)
         else:
