@@ -124,8 +124,8 @@ def _phi(T, a, b, dnext, target):
 
 
 def _rounds(variant, players, policies, games, seed):
-    """Round rows of `games` simulated games: (game, round, dealer, points, winner of the
-    game per game) from uno_sim's engine."""
+    """The columns of `games` simulated games with their round rows (Engine.play_games
+    with rounds: round_dealer, round_points, ...)."""
     from uno_sim.engine import _setup
     from uno_sim.rng import key_from_seed
     from uno_sim.rules import Rules
@@ -137,11 +137,12 @@ def _rounds(variant, players, policies, games, seed):
 
 def _table(cols, m: LuckModel) -> np.ndarray:
     """T[dealer, own cell, best cell]: the focal seat's chance to win the game from the
-    scores (own, best other) at the start of a round with that dealer, cells of STEP points, by dynamic
-    programming over the rounds of pool A (per dealer: who wins, its points cut down to
-    STEP): the focal seat wins a round and scores, or another seat does, which is the best
-    other seat with chance 1 / (K - 1) (exact with two players; with more, a model that
-    leaves the other seats' own scores out); the first to the target wins."""
+    scores (own, best other) at the start of a round with that dealer, cells of STEP
+    points, by dynamic programming over the rounds of pool A (per dealer: who wins, its
+    points cut down to STEP): the focal seat wins a round and scores, or another seat
+    does, which is the best other seat with chance 1 / (K - 1) (exact with two players;
+    with more, a model that leaves the other seats' own scores out); the first to the
+    target wins."""
     k, target = m.players, m.target
     n = math.ceil(target / STEP)
     pts = m.rotate(cols["round_points"]).astype(np.int64)

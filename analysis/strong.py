@@ -548,8 +548,8 @@ def _settle_text(c: dict, runs: dict, n_jobs: int, kind: str, who: str, table: s
         cost = (f", about {secs / 3600:.1f} CPU-hours" if secs >= 360 else
                 f", about {max(1, round(secs / 60))} CPU-minutes") + " at this run's speed"
     return (f"; about {round_size(n)} games for the {'greedy' if arm == 'greedy' else 'strong'}"
-            f" arm would settle it (80% power if its estimate is the truth{cost}), beyond the "
-            "sizes of this run")
+            f" arm would settle it (80% power if its estimate is the truth{cost}): not run, "
+            "the report's sizes keep its default run to about an hour on two cores")
 
 
 def setup_reading(t: pl.DataFrame, kind: str, where: str, res: dict, v: str, k: int) -> str:
@@ -751,7 +751,8 @@ def answer_rows(res: dict, variant: str, players: int, kind: str) -> list[dict]:
         ans = (f"{_ci(o, lo='holm_low', hi='holm_high')} ({verb} at {_share(o, 'acts')}) vs "
                f"{_ci(g, lo='holm_low', hi='holm_high')}: {c['pooled']}"
                + ("" if c["pooled"] != "undetermined" else
-                  f" ({c['why']}{_settle_text(c, res['runs'][(variant, players)], res['n_jobs'], kind, who, table)})")
+                  f" ({c['why']}" + _settle_text(c, res["runs"][(variant, players)],
+                                                  res["n_jobs"], kind, who, table) + ")")
                + f"; {_diff_text(c['diff'])}; states sharing a clear sign {c['agree']}, "
                f"opposite {c['opposite']}, of {c['states']}")
         rows.append({"question": q, "answer": ans})

@@ -12,7 +12,6 @@ by the same check, and the variance falls (a ratio with its bootstrap interval b
 import math
 
 import numpy as np
-import polars as pl
 import pytest
 
 pytest.importorskip("scipy")
@@ -36,7 +35,8 @@ def test_forced_round_rows_are_the_games_rounds():
         assert (res, f) == (res2, f2)
         cols, _ = eng.play_games(key, game, 1, rounds=True)
         for name in ("round", "dealer", "winner", "points"):
-            assert np.array_equal(rows[name], cols["round_" if name == "round" else f"round_{name}"]), name
+            col = "round_" if name == "round" else f"round_{name}"
+            assert np.array_equal(rows[name], cols[col]), name
         assert rows["points"].sum(axis=0).tolist() == res["scores"]
 
 
