@@ -378,7 +378,8 @@ def compare(t: pl.DataFrame, focal: str, table: str, diffs: pl.DataFrame | None 
                       "the strong player's value is not clearly signed")
         need = []
         for who, r in open_:
-            n = games_to_settle(r["value"], r["se"], r["run_games"], family)
+            n = games_to_settle(r.get("value", math.nan), r.get("se", math.nan),
+                                r.get("run_games", 0), family)
             need.append((n, who))
         n, who = max(need, key=lambda x: x[0] if math.isfinite(x[0]) else math.inf)
         out["settle"], out["settle_arm"] = n, who
