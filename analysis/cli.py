@@ -32,7 +32,7 @@ def add_commands(sub, parse_count) -> None:
                    help="exploit: fresh games that measure each best reply's gain (default "
                         "--games)")
     p.add_argument("--rounds", default=None,
-                   help="exploit: double-oracle rounds at most (default 3)")
+                   help="exploit: double-oracle rounds at most (default 8)")
     p.add_argument("--select-games", default=None,
                    help="exploit: selection games that rank the candidate replies, on a seed "
                         "of their own (default --games)")
