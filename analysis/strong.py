@@ -147,7 +147,7 @@ def play_values(variant: str, players: int, games: int, seed: int,
             base = who == "greedy"
             n = (greedy_games if greedy_games is not None else games) if base else games
             ev = 1 if base else every
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             f = decision_values(kind, variant, players, who, table, n, seed, n_jobs,
                                 every=ev, rounds=True)
             pols = seats(kind, players, who, table)
@@ -156,7 +156,11 @@ def play_values(variant: str, players: int, games: int, seed: int,
             m = luck_mod.model(variant, players, focal_seat(kind), pols, seed=seed) \
                 if use else None
             f = luck_mod.adjust(f, m)
-            out[(kind, who, table)] = {"frame": f, "seconds": time.perf_counter() - t0,
+            wall = time.perf_counter() - t0
+            # CPU seconds: this process's own with one job; with workers, the wall time
+            # times the jobs (an upper bound: the workers' CPU is not this process's)
+            cpu = time.process_time() - c0 if n_jobs == 1 else wall * max(1, n_jobs)
+            out[(kind, who, table)] = {"frame": f, "seconds": cpu, "wall": wall,
                                        "games": n, "every": ev,
                                        "luck": m.mode if m is not None else "none"}
     return out
@@ -222,8 +226,8 @@ def value_table(arm_runs: dict, kind: str, min_points: int = MIN_POINTS) -> pl.D
         f = run["frame"]
         rows = _rows(f, kind, "other_size", min_points) if f.height else \
             [{"state": "all", "points": 0, "games": 0, "cell": "empty"}]
-        vr = luck_mod.variance_ratio(f, n_resamples=499) if f.height else \
-            (math.nan,) * 3
+        vr = luck_mod.variance_ratio(f, n_resamples=499) \
+            if f.height and run["luck"] != "none" else (math.nan,) * 3
         for r in rows:
             r.update(focal=who, table=table, seconds=run["seconds"], run_games=run["games"],
                      every=run["every"], luck=run["luck"])
@@ -365,10 +369,14 @@ def compare(t: pl.DataFrame, focal: str, table: str, diffs: pl.DataFrame | None 
     for who, r in (("greedy's", gd), ("the strong player's", od)):
         cell = (r or {}).get("cell", "empty")
         if cell != "measured":
-            out["pooled"] = "ceiling" if cell == "ceiling" else "no decision points"
-            out["why"] = (f"{who} arm wins every game whichever it answers: a single decision "
-                          "cannot change the game's winner" if cell == "ceiling" else
-                          f"{who} arm met no decision point")
+            out["pooled"] = {"ceiling": "ceiling", "unchanged": "unchanged"}.get(
+                cell, "no decision points")
+            out["why"] = {
+                "ceiling": f"{who} arm wins every game whichever it answers: a single "
+                           "decision cannot change the game's winner",
+                "unchanged": f"at none of {who} arm's points did the answer change who won "
+                             "the game: a value of 0 without spread, near a ceiling"}.get(
+                cell, f"{who} arm met no decision point")
             return out
     out["pooled"] = verdict(sign_of(gd), sign_of(od))
     if out["pooled"] == "undetermined":
@@ -378,7 +386,8 @@ def compare(t: pl.DataFrame, focal: str, table: str, diffs: pl.DataFrame | None 
                       "the strong player's value is not clearly signed")
         need = []
         for who, r in open_:
-            n = games_to_settle(r["value"], r["se"], r["run_games"], family)
+            n = games_to_settle(r.get("value", math.nan), r.get("se", math.nan),
+                                r.get("run_games", 0), family)
             need.append((n, who))
         n, who = max(need, key=lambda x: x[0] if math.isfinite(x[0]) else math.inf)
         out["settle"], out["settle_arm"] = n, who
@@ -544,7 +553,7 @@ def _settle_text(c: dict, runs: dict, n_jobs: int, kind: str, who: str, table: s
         runs.get((kind, who, table))
     cost = ""
     if run and run["games"]:
-        secs = n / run["games"] * run["seconds"] * max(1, n_jobs)
+        secs = n / run["games"] * run["seconds"]
         cost = (f", about {secs / 3600:.1f} CPU-hours" if secs >= 360 else
                 f", about {max(1, round(secs / 60))} CPU-minutes") + " at this run's speed"
     return (f"; about {round_size(n)} games for the {'greedy' if arm == 'greedy' else 'strong'}"
@@ -562,7 +571,7 @@ def setup_reading(t: pl.DataFrame, kind: str, where: str, res: dict, v: str, k: 
         c = res["compare"][(v, k, kind, who, table)]
         g, o = c["greedy"], c["other"]
         head = f"`{who}` against `{table}`"
-        if c["pooled"] in ("ceiling", "no decision points"):
+        if c["pooled"] in ("ceiling", "unchanged", "no decision points"):
             parts.append(f"{head}: {c['pooled']} ({c['why']})")
             continue
         text = (f"{head}: value {_ci(o, lo='holm_low', hi='holm_high')} against greedy's "
@@ -613,9 +622,10 @@ def _values_section(sec: Section, res: dict, min_points: int) -> None:
                                      "p_holm": r.get("p_holm")}
                                     for r in d.iter_rows(named=True)]))
         sec.p(setup_reading(t, kind, where, res, v, k))
-    sec.table("Cost of each arm (wall seconds on this run's machine and jobs; the strong "
-              "player's arms replay one point in " f"{res['every']}, greedy's every point)",
-              cost_table(res))
+    sec.table("Cost of each arm: CPU seconds on the machine that made this run (with more "
+              "than one job, wall seconds times the jobs, an upper bound), the control "
+              "variate's pools included; the strong player's arms replay one point in "
+              f"{res['every']}, greedy's every point", cost_table(res))
 
 
 def cost_table(res: dict) -> pl.DataFrame:
@@ -626,7 +636,7 @@ def cost_table(res: dict) -> pl.DataFrame:
             rows.append({"variant": v, "players": k, "kind": kind, "focal": who,
                          "table": table, "games": run["games"], "every": run["every"],
                          "points": f.height, "control variate": run["luck"],
-                         "seconds": round(run["seconds"], 1),
+                         "CPU s": round(run["seconds"], 1),
                          "ms per game": round(1000 * run["seconds"] / max(run["games"], 1), 1)})
     return pl.DataFrame(rows)
 
@@ -743,7 +753,7 @@ def answer_rows(res: dict, variant: str, players: int, kind: str) -> list[dict]:
         g, o = c["greedy"], c["other"]
         q = (f"{kind} value, {variant} {players}p: `{who}` against `{table}` vs greedy "
              f"against `{base[1]}`")
-        if c["pooled"] in ("ceiling", "no decision points"):
+        if c["pooled"] in ("ceiling", "unchanged", "no decision points"):
             rows.append({"question": q, "answer": f"{c['pooled']}: {c['why']}"})
             continue
         if not g or not o:

@@ -17,9 +17,10 @@ question, and the sentence a game designer reads.
   interval (`statsmodels.stats.proportion.proportion_confint`) on the effective number of
   points (the points divided by the design effect of their clustering by game), so that
   0 of 300 reads [0, 0.012], not [0, 0].
-* `cell_state`: "empty" (no decision point), "ceiling" (the focal seat's game-win share
-  is the same whichever answer at every point: every game won, or every game lost, so
-  the value is 0 by construction and has no spread), else "measured".
+* `cell_state`: "empty" (no decision point), "ceiling" (the focal seat wins, or loses,
+  every game at its points whichever it answers: the value is 0 by construction),
+  "unchanged" (no point's answer changed its game's outcome, though the outcomes differ
+  from game to game: a value of 0 without spread), else "measured".
 * `games_to_settle`: how many games per arm would make an interval exclude 0 with 80%
   power at the family's level, were the estimate the truth.
 * `advice`: one sentence in the designer's words for a bluff or challenge value, by state
@@ -127,12 +128,13 @@ def share_interval(acts, games, level: float = ALPHA) -> tuple[float, float, flo
 def cell_state(win_0, win_1) -> str:
     """'empty' (no point), 'ceiling' (the same game-win share under both answers at every
     point, and the same at all points: a seat that wins, or loses, every game whatever it
-    answers), else 'measured'."""
+    answers), 'unchanged' (the same under both answers at every point), else
+    'measured'."""
     w0, w1 = np.asarray(win_0, dtype=float), np.asarray(win_1, dtype=float)
     if w0.size == 0:
         return "empty"
-    if np.all(w0 == w1) and np.ptp(np.concatenate([w0, w1])) == 0:
-        return "ceiling"
+    if np.all(w0 == w1):
+        return "ceiling" if np.ptp(np.concatenate([w0, w1])) == 0 else "unchanged"
     return "measured"
 
 
@@ -191,6 +193,10 @@ def advice(kind: str, card: str, who: str, against: str, pooled: dict,
                 f"whichever it answers: one decision cannot change a game it always wins, so "
                 f"its game-win value is 0 by construction (a ceiling, not a finding); its "
                 "round points say more.")
+    if cell == "unchanged":
+        return (f"At none of {who}'s {kind} points against {against} did the answer change "
+                "who won the game: a value of 0 without spread, nothing to test at this "
+                "size (near a ceiling); its round points say more.")
     v, lo, hi = pooled["value"], pooled["holm_low"], pooled["holm_high"]
     ci = _ci(v, lo, hi)
     if not pooled.get("reject"):

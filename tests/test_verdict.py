@@ -74,7 +74,7 @@ def test_ceilings_and_empty_cells_are_named():
     assert verdict.cell_state([], []) == "empty"
     assert verdict.cell_state([1, 1, 1], [1, 1, 1]) == "ceiling"
     assert verdict.cell_state([0, 0], [0, 0]) == "ceiling"
-    assert verdict.cell_state([1, 0], [1, 0]) == "measured"  # no effect, but a spread
+    assert verdict.cell_state([1, 0], [1, 0]) == "unchanged"  # no point changed its game
     assert verdict.cell_state([1, 1], [1, 0]) == "measured"
 
 
@@ -111,6 +111,8 @@ def test_advice_speaks_to_a_designer():
     assert "not settled" in s and "12,000 games per arm would settle it" in s
     assert "ceiling" in verdict.advice("challenge", card, "X", "Y",
                                        _row(0.0, 0.0, 0.0, False, cell="ceiling"), [])
+    assert "did the answer change who won" in verdict.advice(
+        "challenge", card, "X", "Y", _row(0.0, math.nan, math.nan, False, cell="unchanged"), [])
     assert "no challenge decision point" in verdict.advice(
         "challenge", card, "X", "Y", _row(math.nan, math.nan, math.nan, False, cell="empty"),
         [])
