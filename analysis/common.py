@@ -75,7 +75,7 @@ def knobs_off_greedy(spec) -> dict:
     policy's own defaults counted, not only the knobs written in the spec); a knob that
     greedy does not have always counts; a user policy has no knobs.
     """
-    from uno_sim.policies import POLICIES, UserPolicySpec, parse_policy
+    from uno_sim.players.specs import POLICIES, UserPolicySpec, parse_policy
 
     spec = parse_policy(spec)
     if isinstance(spec, UserPolicySpec):
@@ -87,7 +87,7 @@ def knobs_off_greedy(spec) -> dict:
 def policy_text(spec) -> str:
     """A seat's policy with every knob that differs from a plain greedy seat:
     `greedy`, `greedy(bluff=1)`, `strategic(challenge=auto,challenge_threshold=0.9,color=smart)`."""
-    from uno_sim.policies import parse_policy
+    from uno_sim.players.specs import parse_policy
 
     spec = parse_policy(spec)
     diff = knobs_off_greedy(spec)
@@ -136,7 +136,7 @@ class Setup:
     unit: str = "games per arm"
 
     def _spec(self):
-        from uno_sim.policies import parse_policy
+        from uno_sim.players.specs import parse_policy
 
         if isinstance(self.policies, (list, tuple)):
             return [parse_policy(p) for p in self.policies]

@@ -100,7 +100,7 @@ def score_blind(spec) -> bool:
     """Whether a policy's decisions never read the scores: the built-in policies, and a
     search player whose rollouts are worth the round (value=round: played to the round's
     end by a built-in rollout policy, the scores never looked at)."""
-    from uno_sim.policies import parse_policy
+    from uno_sim.players.specs import parse_policy
 
     p = parse_policy(spec)
     return p.name in BLIND or (p.name in ("pimc", "ismcts") and p.knob("value") == "round"
@@ -250,7 +250,7 @@ def model(variant: str, players: int, seat: int, policies, seed: int = 0,
     per seat): ``own`` mode when every policy is blind to the scores (`replay` None or
     False), else ``replay`` mode (`replay` True forces it).  None where the rules have no
     such control variate (a scoring other than standard, teams)."""
-    from uno_sim.policies import parse_policy
+    from uno_sim.players.specs import parse_policy
     from uno_sim.rules import Rules
 
     rules = Rules(variant=variant, players=players)

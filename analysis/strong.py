@@ -2,7 +2,7 @@
 
 Two report sections and one summary answer (`summary.LATER_ANSWERS`):
 
-1. A small league (`uno_sim.league`): random, greedy, strategic, the strong player and
+1. A small league (`uno_sim.players.league`): random, greedy, strategic, the strong player and
    the other search players of `league_players` (a cheating search at the strong
    player's budget among them: the upper bound), at the tables of `LEAGUE_TABLES`
    (classic and Flip at 2 and 4 players), its Bradley-Terry ratings with bootstrap
@@ -79,7 +79,7 @@ def check_size(value, what: str) -> int:
 
 def check_player(spec) -> str:
     """The strong player: a built-in or search policy spec (one line when it is not)."""
-    from uno_sim.policies import parse_policy
+    from uno_sim.players.specs import parse_policy
     from uno_sim.rules import RulesError
 
     try:
@@ -94,7 +94,7 @@ def check_player(spec) -> str:
 
 def cheat_of(spec: str) -> str | None:
     """The cheating version of a search spec (the upper bound at its budget), or None."""
-    from uno_sim.policies import parse_policy
+    from uno_sim.players.specs import parse_policy
 
     p = parse_policy(spec)
     if p.name not in ("pimc", "ismcts"):
@@ -397,7 +397,7 @@ def compare(t: pl.DataFrame, focal: str, table: str, diffs: pl.DataFrame | None 
 # --- the sections ---------------------------------------------------------------------
 
 def _league(deals: int, seed: int, n_jobs: int, tables, players):
-    from uno_sim.league import play_league
+    from uno_sim.players.league import play_league
 
     leagues = []
     for k in sorted({k for _, k in tables}):
@@ -452,13 +452,13 @@ def study(deals: int = DEFAULT_DEALS, games: int = DEFAULT_GAMES, seed: int = 0,
 
 
 def _league_section(deals, seed, n_jobs, tables, players, out, res) -> Section:
-    from uno_sim.league import BOUND_NOTE
+    from uno_sim.players.league import BOUND_NOTE
 
     sec = Section("Strong play: the league")
     leagues = _league(deals, seed, n_jobs, tables, players)
     res["leagues"] = leagues
     sec.p(f"Every pairing of {', '.join(f'`{p}`' for p in players)} on {deals} "
-          "deals per pairing, each deal played once per seat rotation (uno_sim.league; "
+          "deals per pairing, each deal played once per seat rotation (uno_sim.players.league; "
           "docs/policies.md \"League\"); Bradley-Terry ratings on the Elo scale, greedy = "
           "0, with percentile 95% bootstrap intervals over deals (300 resamples); seed "
           f"{seed}. The cheating search (`cheat=1`) sees every hand (not the order of the "
@@ -695,7 +695,7 @@ def _reading(t) -> str:
 
 def strong_answer(results, extra: dict):
     """The summary's answer "do the answers hold for strong play?" from extra['strong']."""
-    from uno_sim.policies import parse_policy
+    from uno_sim.players.specs import parse_policy
 
     from .summary import Answer
 

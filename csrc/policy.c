@@ -665,23 +665,10 @@ UNO_HD int uno_catches(uno_game *g, int q, int p)
 }
 
 /*
- * P2: the seat a targeted card of p aims at (reference.BuiltinPolicy.choose_target).
- * The candidates are the active opponents (teammates excluded, C20) in play
- * order from p; `card` is the card that targets (passed to a user policy).
- * uno_target_candidates writes them into cand[] and returns how many.
+ * P2: the seat a targeted card of p aims at (reference.BuiltinPolicy.choose_target), among
+ * uno_target_candidates (legal.c).  `card` is the card that targets (passed to a user
+ * policy).  Returns p itself only when there is no candidate.
  */
-UNO_HD int uno_target_candidates(const uno_game *g, int p, int *cand)
-{
-    int m = 0;
-    for (int i = 0, q = p, n = g->n_active - 1; i < n; i++) {
-        q = uno_next(g, q);
-        if (!(g->cfg->teams && q % 2 == p % 2))
-            cand[m++] = q;
-    }
-    return m;
-}
-
-/* Returns p itself only when there is no candidate. */
 UNO_HD int uno_choose_target(uno_game *g, int p, int card)
 {
     const uno_policy *pol = &g->pol[p];

@@ -1331,7 +1331,7 @@ UNO_HD int uno_plays_drawn(uno_game *g, int p, int bluff);
 /* P2: the opponent a targeted card of p aims at (see policy.c). */
 UNO_HD int uno_choose_target(uno_game *g, int p, int card);
 /* P2: the seats a targeted card of p may aim at, in play order, into cand[UNO_MAX_PLAYERS];
-   returns how many (see policy.c). */
+   returns how many (see legal.c). */
 UNO_HD int uno_target_candidates(const uno_game *g, int p, int *cand);
 /* S3: the hand index of a card p puts down, `need` still to go (see policy.c). */
 UNO_HD int uno_choose_discard(uno_game *g, int p, int need);
@@ -1486,7 +1486,7 @@ UNO_HD int uno_game_start(struct uno_game *g, const uno_config *cfg, const uno_t
 UNO_HD int uno_game_rounds(struct uno_game *g, int dealer, uno_result *res);
 
 /*
- * Observations and action masks of a learning seat (env.c; docs/env.md "Observation",
+ * Observations and action masks of a learning seat (observe.c; docs/env.md "Observation",
  * "Actions").  A uno_obs_layout fixes the blocks' offsets for a deck of n_kinds kinds and
  * `seats` seat slots (the players, or more: the slots past the players stay zero, so
  * that one size fits every player count); `scale[b]` multiplies block b's counts (1: the
@@ -1512,13 +1512,14 @@ typedef struct uno_obs_layout {
     float scale[UNO_OB_COUNT];
     int32_t a_draw, a_yes, a_no, a_color, a_target; /* first ids of the action blocks */
 } uno_obs_layout;
-#if !defined(__CUDACC_RTC__) /* CPU only (search.c, env.c): not in the GPU build */
-void uno_obs_layout_init(uno_obs_layout *L, int n_kinds, int seats, int flip, int extreme);
-void uno_observe(const struct uno_game *g, const uno_obs_layout *L, int seat, int decision,
-                 int arg, float *o, int8_t *m, int16_t *kind_index);
+UNO_HD void uno_obs_layout_init(uno_obs_layout *L, int n_kinds, int seats, int flip, int extreme);
+UNO_HD void uno_observe(const struct uno_game *g, const uno_obs_layout *L, int seat, int decision,
+                        int arg, float *o, int8_t *m, int16_t *kind_index);
 /* -1 when `action` is out of range for the decision (the caller checks it with the mask) */
-int uno_env_answer(const uno_obs_layout *L, int players, int side, int seat, int decision,
-                   int action, const int16_t *kind_index);
+UNO_HD int uno_env_answer(const uno_obs_layout *L, int players, int side, int seat, int decision,
+                          int action, const int16_t *kind_index);
+
+#if !defined(__CUDACC_RTC__) /* CPU only (search.c, env.c): not in the GPU build */
 
 /*
  * A vector of stepping games (env.c): n_envs games of one configuration, each with one

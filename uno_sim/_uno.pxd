@@ -334,7 +334,7 @@ cdef extern from "uno.h":
     # (2 * hand index + bluff, UNO_DRAW; 4 * side + c; target seats; 1, 0: see uno.h).
     int uno_legal_actions(const uno_game *g, int p, int decision, int arg, int32_t *out) nogil
 
-    # Observations and action masks of a learning seat (env.c; docs/env.md)
+    # Observations and action masks of a learning seat (observe.c; docs/env.md)
     enum:
         UNO_OB_DECISION, UNO_OB_HAND, UNO_OB_TOP, UNO_OB_COLOR, UNO_OB_DIRECTION
         UNO_OB_HAND_SIZES, UNO_OB_ACTIVE, UNO_OB_SCORES, UNO_OB_FAILED, UNO_OB_NEXT_SEAT

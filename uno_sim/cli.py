@@ -14,7 +14,7 @@ import textwrap
 
 from . import __version__
 from .options import UsageError, parse_count, parse_jobs
-from .policies import KNOBS, POLICY_HELP, POLICY_NAMES, SEARCH_KNOBS, SEARCH_NAMES, seat_policies
+from .players.specs import KNOBS, POLICY_HELP, POLICY_NAMES, SEARCH_KNOBS, SEARCH_NAMES, seat_policies
 from .rules import RULE_KEYS, VARIANTS, Rules, RulesError, load_deck_file, parse_rule_value
 from .rules import player_counts as parse_player_counts
 
@@ -295,7 +295,7 @@ def _one_game_events(args):
 
 def _play_human(args) -> list | None:
     """The game's events, or None when the player quit."""
-    from .human import InputClosed, Quit, play_human
+    from .players.human import InputClosed, Quit, play_human
 
     rules = _rules_from(args)
     if not 0 <= args.human < rules.players:
@@ -397,8 +397,8 @@ def cmd_policies(args) -> int:
 
 
 def cmd_tournament(args) -> int:
-    from .policies import parse_policy
-    from .tournament import tournament
+    from .players.specs import parse_policy
+    from .players.tournament import tournament
 
     policies = args.policy or ["strategic", "greedy", "random"]
     for p in policies:
@@ -414,7 +414,7 @@ def cmd_tournament(args) -> int:
             raise UsageError(f"invalid --rule {item!r}: a tournament takes its player counts "
                              f"from --players (e.g. --players {value.strip()})")
         rules = rules.replace(**{key.strip(): parse_rule_value(key.strip(), value.strip())})
-    from .tournament import HEADER, MAX_DEALS
+    from .players.tournament import HEADER, MAX_DEALS
 
     deals = parse_count(args.deals, "deals", MAX_DEALS, "deals per pairing and player count")
     counts = player_counts(args.players)
@@ -443,7 +443,7 @@ def _league_estimate_line(league, left_out) -> str:
 
 
 def cmd_league(args) -> int:
-    from .league import default_players, play_league
+    from .players.league import default_players, play_league
 
     left_out = []
     if args.policy:
@@ -641,7 +641,7 @@ def _add_completers(parser: argparse.ArgumentParser) -> None:
     """Values argcomplete offers where argparse has no `choices`: variants, policies, rules."""
     from argcomplete.completers import ChoicesCompleter
 
-    from .policies import POLICIES
+    from .players.specs import POLICIES
 
     sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
     for name, p in sub.choices.items():
@@ -814,7 +814,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="compiled engine (default) or the Python reference engine")
     p.set_defaults(func=cmd_tournament)
 
-    from .league import DEFAULT_DEALS, QUICK_DEALS
+    from .players.league import DEFAULT_DEALS, QUICK_DEALS
 
     p = sub.add_parser("league", help="rated league: every pairing, Bradley-Terry ratings",
                        description="Play every pairing of the players on the same deals with "
@@ -827,7 +827,7 @@ def build_parser() -> argparse.ArgumentParser:
                                    "league.png (rating against thinking time).")
     p.add_argument("--policy", action="append", metavar="SPEC",
                    help="a player (repeatable; default: the default league, "
-                        "uno_sim.league.DEFAULT_LEAGUE: random, greedy, strategic and the "
+                        "uno_sim.players.league.DEFAULT_LEAGUE: random, greedy, strategic and the "
                         "search players this installation has)")
     p.add_argument("--players", default="2,4", help="player counts (default 2,4)")
     p.add_argument("--variant", default="classic,flip",

@@ -38,10 +38,10 @@ except ImportError as exc:  # pragma: no cover - exercised without the extra
 from . import _engine
 from .cards import deck_for
 from .engine import GameLimitError, _make_engine, _policy
-from .policies import UserPolicySpec, parse_policy
+from .players.specs import UserPolicySpec, parse_policy
 from .rng import MASK64, key_from_seed
 from .rules import RulesError
-from .userpolicy import DECISIONS
+from .players.user import DECISIONS
 from .vecenv import _rules  # rules from variant / players / rules, as the vector env
 
 __all__ = ["env", "raw_env", "UnoEnv", "UnoGymEnv", "BACKENDS"]

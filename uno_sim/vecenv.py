@@ -30,7 +30,7 @@ except ImportError as exc:  # pragma: no cover - exercised without the extra
 from . import _engine
 from .cards import deck_for
 from .engine import _make_engine, _policy
-from .policies import UserPolicySpec, parse_policy
+from .players.specs import UserPolicySpec, parse_policy
 from .rng import key_from_seed
 from .rules import Rules, RulesError
 
@@ -145,7 +145,7 @@ class _Core:
 
 
 def _decision_name(d: int) -> str:
-    from .userpolicy import DECISIONS
+    from .players.user import DECISIONS
 
     return DECISIONS[d] if 0 <= d < len(DECISIONS) else "none"
 

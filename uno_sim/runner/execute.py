@@ -16,7 +16,7 @@ from contextlib import contextmanager
 import numpy as np
 
 from ..api import engine_module, make_rules
-from ..policies import UserPolicySpec, parse_policy, seat_policies
+from ..players.specs import UserPolicySpec, parse_policy, seat_policies
 from ..rng import key_from_seed
 from ..rules import Rules
 from .aggregate import RunResult, aggregate, merge_aggregates
