@@ -33,7 +33,10 @@ def add_commands(sub, parse_count) -> None:
                    help="exploit: fresh games that measure each best reply's gain (default "
                         "--games)")
     p.add_argument("--rounds", default=None,
-                   help="exploit: double-oracle rounds at most (default 3)")
+                   help="exploit: double-oracle rounds at most (default 8)")
+    p.add_argument("--select-games", default=None,
+                   help="exploit: selection games that rank the candidate replies, on a seed "
+                        "of their own (default --games)")
     p.add_argument("--value-games", default=None,
                    help="games of the counterfactual values (bluff, challenge: default "
                         "--games; exploit's screen: default min(--games, 500))")
@@ -87,8 +90,14 @@ def add_commands(sub, parse_count) -> None:
                    help="deals per pairing of the strong-play league (default "
                         "min(48, --games))")
     p.add_argument("--strong-games", default=None,
-                   help="games per arm and table of the strong-play bluff and challenge "
-                        "values (default min(300, --games))")
+                   help="games per table of the strong player's arms of the strong-play "
+                        "bluff and challenge values (default min(300, --games))")
+    p.add_argument("--strong-greedy-games", default=None,
+                   help="games per table of greedy's arm of those values, every decision "
+                        "point replayed (default min(2000, --games))")
+    p.add_argument("--strong-player", default=None, metavar="SPEC",
+                   help="the strong player of the strong-play sections (a policy spec; "
+                        "default pimc(samples=16,rollouts=2))")
     p.add_argument("--no-strong", action="store_true",
                    help="leave out the strong-play sections (league, search player's values)")
     p.set_defaults(func=lambda args: _cmd_report(args, parse_count))
@@ -97,6 +106,7 @@ def add_commands(sub, parse_count) -> None:
 # `report`'s sizes when not given: these, or --games when it is smaller
 REPORT_TRACE_GAMES, REPORT_CARD_GAMES, REPORT_STRONG_DEALS, REPORT_STRONG_GAMES = \
     200, 1000, 48, 300
+REPORT_STRONG_GREEDY_GAMES = 2000
 
 # A study keeps every game's rows (and the counterfactual runs' decision points) in
 # memory; these bounds keep a typo such as 1e15 from running until memory runs out.
@@ -224,7 +234,8 @@ def _cmd_study(args, parse_count) -> int:
     kw = {} if args.name == "balance" else {"n_boot": _boot(parse_count, args.boot)}
     if args.value_games is not None and args.name != "balance":
         kw["value_games"] = _games(parse_count, args.value_games, "value-games")
-    for opt, names in (("fresh_games", ("exploit",)), ("rounds", ("exploit",)),
+    for opt, names in (("fresh_games", ("exploit",)), ("select_games", ("exploit",)),
+                       ("rounds", ("exploit",)),
                        ("every", ("bluff", "challenge")),
                        ("focal", ("bluff", "challenge")), ("table", ("bluff", "challenge"))):
         val = getattr(args, opt)
@@ -235,8 +246,8 @@ def _cmd_study(args, parse_count) -> int:
             from .common import StudyError
             raise StudyError(f"invalid {flag} for the {args.name} study: only for "
                              f"{' and '.join(names)}")
-        if opt == "fresh_games":
-            val = _games(parse_count, val, "fresh-games")
+        if opt in ("fresh_games", "select_games"):
+            val = _games(parse_count, val, opt.replace("_", "-"))
         elif opt in ("rounds", "every"):
             val = parse_count(val, opt)
         else:
@@ -281,11 +292,14 @@ def _cmd_report(args, parse_count) -> int:
     exploit_fresh = _games(parse_count, args.exploit_fresh, "exploit-fresh") \
         if args.exploit_fresh else None
     exploit_rounds = parse_count(args.exploit_rounds, "exploit-rounds")
-    from .strong import MAX_SIZE
+    from .strong import FOCAL, MAX_SIZE, check_player
 
     strong = None if args.no_strong else {
         "deals": size(args.strong_deals, "strong-deals", REPORT_STRONG_DEALS, MAX_SIZE),
-        "games": size(args.strong_games, "strong-games", REPORT_STRONG_GAMES, MAX_SIZE)}
+        "games": size(args.strong_games, "strong-games", REPORT_STRONG_GAMES, MAX_SIZE),
+        "greedy_games": size(args.strong_greedy_games, "strong-greedy-games",
+                             REPORT_STRONG_GREEDY_GAMES, MAX_SIZE),
+        "focal": check_player(args.strong_player or FOCAL)}
     cmd = "uno-sim " + " ".join(shlex.quote(a) for a in sys.argv[1:]) \
         if sys.argv and "report" in sys.argv[1:] else None
     with _output_folder(args.out, "report"):  # after every value is checked

@@ -976,20 +976,30 @@ static void journal_script(uno_script *sc, const struct uno_search *x, uno_scrip
     sc->ctx = ctx;
 }
 
-/* The s-th state a search of seat o starts from, into x->world: the true turn-start
-   state under `cheat`, else a sample of it (determinize); 0 when the sample failed. */
+/*
+ * The s-th state a search of seat o starts from, into x->world: under `cheat` the true
+ * turn-start state, every hand as it is, with the cards still in the draw pile at the
+ * decision dealt again in a random order (those the turn drew so far stay on top, so the
+ * replay meets the true state at the decision); else a sample of it (determinize).  0 when
+ * the sample failed.  The pile's order is the future, not the state: with the true order
+ * and rollout policies that draw no random number (greedy), every sample played the same
+ * future, and a challenge was chosen on that one game's luck (a legal Wild Draw Four
+ * challenged because the six cards it would draw happened to win the round).
+ */
 static int sample_world(struct uno_search *x, const uno_game *g, int o, const uno_policy *pol,
                         const uint64_t key[4], uint64_t s)
 {
     x->stats[o][UNO_SS_SAMPLES]++;
     x->mid_ready = 0;
     x->cur_o = o;
-    if (pol->cheat) {
-        uno_game_clone(&x->world, &x->snap);
-        return 1;
-    }
     uno_rng r;
     uno_rng_seed(&r, key, s);
+    if (pol->cheat) {
+        uno_game_clone(&x->world, &x->snap);
+        if (!x->has_mid && x->world.bag == 0 && g->n_draw <= x->world.n_draw)
+            uno_rng_shuffle_u8(&r, x->world.draw, g->n_draw); /* draw[0..n): the pile now */
+        return 1;
+    }
     /* Cards a seat is known not to hold in the state sampled (determinize's 8):
        E4: a seat that played a Discard All since then held no other card of its color
        (they went with it, seen);
@@ -1542,11 +1552,20 @@ static int search_decide(struct uno_search *x, uno_game *g, int o, int decision,
     int own = dispatch(g, x->fallback, o, decision, arg), def = 0;
     g->force = force;
     memcpy(g->dec_n[o], saved, sizeof saved);
+    /* cheat: o sees the offender's hand, so it knows what a challenge does (C12, F4): a
+       bluff caught puts the draw on the offender instead of o (and, modern, o keeps its
+       turn), a legal card challenged adds two cards to o's draw.  It challenges exactly the
+       bluffs, unsearched: the search's noise could only sometimes get that wrong. */
+    const int truth = pol->cheat && decision == UNO_DEC_CHALLENGE;
+    if (truth)
+        own = (arg >> 8) > 0 &&
+              uno_bits_meet(&g->hand[arg & 0xff], uno_color_cards(g, (arg >> 8) - 1));
     for (int i = 0; i < m; i++)
         if (ans[i] == own)
             def = i;
-    int best = pol->id == UNO_POLICY_PIMC ? pimc(x, g, o, decision, arg, ans, m, def, key, key2)
-                                          : ismcts(x, g, o, decision, arg, ans, m, def, key, key2);
+    int best = truth                        ? def
+               : pol->id == UNO_POLICY_PIMC ? pimc(x, g, o, decision, arg, ans, m, def, key, key2)
+                                            : ismcts(x, g, o, decision, arg, ans, m, def, key, key2);
     if (best == SEARCH_STOPPED) /* the stop flag: the game is dropped (uno.h) */
         longjmp(*g->bail, UNO_BAIL_STOP);
     if (best < 0) {

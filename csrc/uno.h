@@ -444,6 +444,17 @@ typedef struct uno_search_hooks {
     int (*press)(struct uno_game *g, int k);
 } uno_search_hooks;
 
+/* uno_policy bluff_cells / challenge_cells: the bit of (other hand, own hand), each size
+   from 1 to 8, 8 standing for 8 and more (a hand size of 0 counts as 1). */
+#define UNO_CELLS_ALL UINT64_C(0xFFFFFFFFFFFFFFFF)
+#define UNO_CELL_SIDE 8
+UNO_HD static inline int uno_cell(int other, int own)
+{
+    other = other < 1 ? 1 : other > UNO_CELL_SIDE ? UNO_CELL_SIDE : other;
+    own = own < 1 ? 1 : own > UNO_CELL_SIDE ? UNO_CELL_SIDE : own;
+    return (other - 1) * UNO_CELL_SIDE + (own - 1);
+}
+
 /* How a policy's two size conditions combine (uno_policy bluff_join, challenge_join). */
 enum { UNO_JOIN_AND = 0, UNO_JOIN_OR = 1 };
 
@@ -475,6 +486,9 @@ typedef struct uno_policy {
     double challenge_prior;      /* the offender's assumed bluff rate, for the posterior */
     int32_t bluff_join;          /* UNO_JOIN_*: how bluff_next and bluff_own combine */
     int32_t challenge_join;      /* UNO_JOIN_*: how challenge_offender and challenge_own do */
+    /* Cells of (the other hand, its own) where a bluff / a challenge may be tried, as well
+       as the conditions above: bit uno_cell(other, own) (UNO_CELLS_ALL: every cell). */
+    uint64_t bluff_cells, challenge_cells;
     /* Search players (UNO_POLICY_PIMC, UNO_POLICY_ISMCTS; search.c).  The fields above hold
        the rollout policy's knobs: the seat's answer where nothing can be searched. */
     int32_t samples;    /* pimc: sampled states per decision, 1.. */
@@ -1380,6 +1394,13 @@ UNO_HD int uno_play_game(const uno_config *cfg, const uno_table *t, const uno_po
 UNO_HD int uno_play_round(const uno_config *cfg, const uno_table *t, const uno_policy *pol, uno_rng *rng,
                    const uint8_t *deck, int dealer, const int32_t *scores, uno_trace *tr,
                    uno_result *res);
+/* Round `round` (1-based) of game `game` of the run `key` as that game would deal it (a
+   round's deal and decision streams depend on its game and number only, docs/engine.md),
+   dealt by `dealer` from `scores`, then scored: the studies' control variates play a
+   game's round again from other scores. */
+UNO_HD int uno_play_round_of(const uno_config *cfg, const uno_table *t, const uno_policy *pol,
+                             const uint64_t key[4], uint64_t game, int round, int dealer,
+                             const int32_t *scores, uno_result *res);
 
 /*
  * Column outputs of uno_play_games: row i describes game first_game + i.
@@ -1463,6 +1484,11 @@ UNO_HD int uno_wants_jump(uno_game *g, int p, int card);
 UNO_HD int uno_play_forced(const uno_config *cfg, const uno_table *t, const uno_policy *pol,
                     const uint64_t key[4], uint64_t game, uno_force *force, uno_trace *tr,
                     uno_result *res);
+/* uno_play_forced with one row per round of the game in `rows` (as uno_play_games writes
+   them; UNO_ERR_FULL when they do not fit): what the studies' control variates read. */
+UNO_HD int uno_play_forced_rows(const uno_config *cfg, const uno_table *t,
+                                const uno_policy *pol, const uint64_t key[4], uint64_t game,
+                                uno_force *force, uno_round_rows *rows, uno_result *res);
 
 /* Whether a user policy's answer r to `decision` is in range for seat p (see policy.c). */
 UNO_HD int uno_answer_ok(const uno_game *g, int p, int decision, int r);

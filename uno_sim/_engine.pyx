@@ -161,6 +161,7 @@ def _grown(a, int64_t cap):
 
 cdef void _point_rows(uno_round_rows *rows, dict cols, int64_t cap) except *:
     rows.cap = cap
+    rows.agg = NULL  # rows, not an aggregate record
     rows.game = <int64_t *>cnp.PyArray_DATA(cols["game"])
     rows.round = <int32_t *>cnp.PyArray_DATA(cols["round"])
     rows.dealer = <int32_t *>cnp.PyArray_DATA(cols["dealer"])
@@ -315,6 +316,8 @@ cdef void _fill_policy(uno_policy *q, dict f) except *:
         q.challenge_prior = f.pop("challenge_prior")
         q.bluff_join = f.pop("bluff_join")
         q.challenge_join = f.pop("challenge_join")
+        q.bluff_cells = f.pop("bluff_cells")
+        q.challenge_cells = f.pop("challenge_cells")
         q.samples = f.pop("samples")
         q.rollouts = f.pop("rollouts")
         q.iterations = f.pop("iterations")
@@ -583,6 +586,61 @@ cdef class Engine:
         finally:
             _disarm(armed)
             uno_trace_free(&tr)
+
+    def play_forced_rounds(self, key, uint64_t game, int seat, int kind, int index=-1,
+                           int value=-1):
+        """play_forced (no trace) with the game's round rows (uno_play_forced_rows): returns
+        (result dict, force dict, round columns as play_games(rounds=True) names them
+        without the ``round_`` prefix: round, dealer, winner, points (rounds x players),
+        ...)."""
+        cdef uint64_t k[4]
+        cdef uno_result res
+        cdef uno_force f
+        cdef uno_round_rows rows
+        cdef int st, i
+        cdef int64_t cap = UNO_MAX_ROUNDS + 1
+        if not 0 <= seat < self.cfg.players or kind not in (0, 1):
+            raise RulesError(f"invalid decision point: seat {seat}, kind {kind}")
+        if self.pol[seat].id == UNO_POLICY_USER:
+            raise RulesError(f"invalid seat {seat}: counterfactuals need a built-in policy")
+        _key(key, k)
+        memset(&f, 0, sizeof(f))
+        f.seat, f.kind, f.index, f.value = seat, kind, index, value
+        rcols = _round_columns(cap, self.cfg.players)
+        _point_rows(&rows, rcols, cap)
+        rows.n = 0
+        with nogil:
+            st = uno_play_forced_rows(&self.cfg, &self.table, self.pol, k, game, &f, &rows,
+                                      &res)
+        self._check(st, &res, NULL, &self.cfg, game)
+        pts = [{"round": f.pt[i].round, "turn": f.pt[i].turn, "own": f.pt[i].own,
+                "other": f.pt[i].other, "natural": f.pt[i].natural,
+                "truth": f.pt[i].truth, "q": f.pt[i].q}
+               for i in range(min(f.seen, UNO_CF_MAX))]
+        forced = {"seen": f.seen, "points": pts, "hit_round": f.hit_round,
+                  "round_won": f.round_won, "round_points": f.round_points}
+        return (self._result(&res), forced,
+                {name: col[:rows.n].copy() for name, col in rcols.items()})
+
+    def play_round_of(self, key, uint64_t game, int round, int dealer, scores):
+        """Round ``round`` of game ``game`` as that game deals it (uno_play_round_of), dealt
+        by ``dealer`` from ``scores`` (one per seat); returns the result dict (its scores
+        are ``scores`` plus what the round scored)."""
+        cdef uint64_t k[4]
+        cdef uno_result res
+        cdef int32_t sc[10]
+        cdef int i, st
+        if len(scores) != self.cfg.players:
+            raise RulesError(f"invalid scores: {len(scores)} given for {self.cfg.players} "
+                             "players")
+        for i in range(self.cfg.players):
+            sc[i] = scores[i]
+        _key(key, k)
+        with nogil:
+            st = uno_play_round_of(&self.cfg, &self.table, self.pol, k, game, round, dealer,
+                                   sc, &res)
+        self._check(st, &res, NULL, &self.cfg, game)
+        return self._result(&res)
 
     def play_round(self, key, uint64_t game, deck, int dealer, scores, int32_t max_turns=0):
         """One round from ``deck`` (card ids, top first, or None); returns (result, events)."""

@@ -204,6 +204,8 @@ cdef extern from "uno.h":
         double challenge_prior  # the offender's assumed bluff rate, for the posterior
         int32_t bluff_join  # UNO_JOIN_*: bluff_next and bluff_own both (0) or either (1)
         int32_t challenge_join  # UNO_JOIN_*: challenge_offender and challenge_own likewise
+        uint64_t bluff_cells  # the cells (other hand, own hand) where a bluff may be tried
+        uint64_t challenge_cells  # ... and a challenge
         int32_t samples  # pimc: sampled states per decision
         int32_t rollouts  # pimc: rollouts per sampled state and legal answer
         int32_t iterations  # ismcts: iterations per decision
@@ -358,6 +360,12 @@ cdef extern from "uno.h":
     int uno_play_forced(const uno_config *cfg, const uno_table *t, const uno_policy *pol,
                         const uint64_t *key, uint64_t game, uno_force *force, uno_trace *tr,
                         uno_result *res) nogil
+    int uno_play_forced_rows(const uno_config *cfg, const uno_table *t,
+                             const uno_policy *pol, const uint64_t *key, uint64_t game,
+                             uno_force *force, uno_round_rows *rows, uno_result *res) nogil
+    int uno_play_round_of(const uno_config *cfg, const uno_table *t, const uno_policy *pol,
+                          const uint64_t *key, uint64_t game, int round, int dealer,
+                          const int32_t *scores, uno_result *res) nogil
     int uno_hand_cards(const uno_game *g, int p, uint8_t *out)  # p's cards in hand order
     uint32_t uno_dec_bounded(uno_game *g, int p, int k, uint32_t n) nogil
     int uno_answer_ok(const uno_game *g, int p, int decision, int r) nogil

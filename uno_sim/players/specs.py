@@ -39,7 +39,26 @@ VALUES = ("game", "round", "table")  # uno.h UNO_VALUE_*: what a search's rollou
 COUNT_MAX = 100000  # the largest count a search knob takes (samples, rollouts, iterations)
 C_MAX = 100.0  # the largest UCB constant
 DEPTH_MAX = 64  # ismcts's largest depth (uno.h UNO_SEARCH_DEPTH_MAX)
-KNOB_KINDS = ("prob", "choice", "size", "seat", "count", "real", "flag")
+KNOB_KINDS = ("prob", "choice", "size", "seat", "count", "real", "flag", "cells")
+CELL_SIDE = 8  # uno.h UNO_CELL_SIDE: cells of hand sizes 1..8, the last for 8 and more
+ALL_CELLS = (1 << (CELL_SIDE * CELL_SIDE)) - 1  # uno.h UNO_CELLS_ALL
+
+
+def cells_mask(cells) -> int:
+    """The mask of a set of (other hand, own hand) cells, sizes 1..CELL_SIDE (the last
+    standing for that and more): bit (other - 1) * CELL_SIDE + (own - 1)."""
+    mask = 0
+    for other, own in cells:
+        if not (1 <= other <= CELL_SIDE and 1 <= own <= CELL_SIDE):
+            raise ValueError(f"invalid cell ({other}, {own}): sizes 1..{CELL_SIDE}")
+        mask |= 1 << ((other - 1) * CELL_SIDE + (own - 1))
+    return mask
+
+
+def mask_cells(mask: int) -> list:
+    """The (other, own) cells of a mask (cells_mask's inverse)."""
+    return [(i // CELL_SIDE + 1, i % CELL_SIDE + 1) for i in range(CELL_SIDE * CELL_SIDE)
+            if (mask >> i) & 1]
 
 
 def _challenge_fields(value) -> dict:
@@ -56,7 +75,9 @@ class Knob:
     kind: prob (a probability 0..1, or one of `values`: words with a meaning of
     their own), choice (one of `values`; uno_policy holds its index), size (a hand
     size 0..MAX_SIZE or any), seat (a seat 0..MAX_SEAT or any), count (an integer
-    1..COUNT_MAX, or 1..`high` when given), real (a number 0..C_MAX), flag (0 or 1).
+    1..COUNT_MAX, or 1..`high` when given), real (a number 0..C_MAX), flag (0 or 1),
+    cells (a mask of (other hand, own hand) cells, `cells_mask`, in hexadecimal 0x...,
+    or any).
     `defaults` holds the value in each built-in policy (POLICY_NAMES), or in each search player
     (SEARCH_NAMES) for a knob of SEARCH_KNOBS; `only`, when given, names the search
     players that take the knob (the others fill its fields with the default).  `fields` are the uno_policy
@@ -100,6 +121,8 @@ class Knob:
             return (f"0..{C_MAX:g}",)
         if self.kind == "flag":
             return ("0", "1")
+        if self.kind == "cells":
+            return (f"0x0..0x{ALL_CELLS:x}", ANY)
         if self.kind == "prob":
             return ("0..1",) + self.values
         return (f"0..{self.top}", ANY)
@@ -122,6 +145,13 @@ class Knob:
                 raise RulesError(f"invalid {self.name} {text!r} for policy {policy}: expected "
                                  f"an integer {low}..{top}")
             return int(text)
+        if self.kind == "cells":
+            if text == ANY:
+                return text
+            if not re.fullmatch(r"0x[0-9a-f]{1,16}", text):
+                raise RulesError(f"invalid {self.name} {text!r} for policy {policy}: expected "
+                                 f"a cell mask 0x0..0x{ALL_CELLS:x} (hexadecimal) or {ANY}")
+            return text
         if self.kind == "real":
             try:
                 value = float(text)
@@ -156,6 +186,8 @@ class Knob:
             return int(value)
         if self.kind == "choice":
             return value
+        if self.kind == "cells":
+            return ALL_CELLS if value == ANY else int(value, 16)
         if value == ANY:
             return ANY_SIZE if self.kind == "size" else -1
         return int(value)
@@ -243,6 +275,13 @@ KNOBS = (
     Knob("challenge_join", "choice", _same("and"),
          "how challenge_offender and challenge_own combine: and (both) or or (either)",
          values=JOIN_RULES),
+    Knob("bluff_cells", "cells", _same(ANY),
+         "bluff only in these cells of (the next player's hand, this seat's), as well as "
+         "the conditions above: a hexadecimal mask, bit (next - 1) * 8 + (own - 1) for sizes "
+         "1..8, 8 standing for 8 and more (any: every cell)"),
+    Knob("challenge_cells", "cells", _same(ANY),
+         "challenge only in these cells of (the offender's hand, this seat's), as well as "
+         "the conditions above: the same mask (any: every cell)"),
 )
 KNOB = {k.name: k for k in KNOBS}
 
