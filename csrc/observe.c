@@ -35,6 +35,19 @@ UNO_HD void uno_obs_layout_init(uno_obs_layout *L, int n_kinds, int seats, int f
     L->n_actions = K + 7 + S;
 }
 
+UNO_HD void uno_obs_scale_env(uno_obs_layout *L, int target, int n_cards)
+{
+    /* (float) of the double, as the binding stores uno_sim.vecenv.scales' Python floats */
+    L->scale[UNO_OB_HAND_SIZES] = (float)0.1;
+    L->scale[UNO_OB_SCORES] = (float)(1.0 / (double)(target > 1 ? target : 1));
+    L->scale[UNO_OB_DRAW_PILE] = (float)(1.0 / (double)(n_cards > 1 ? n_cards : 1));
+    L->scale[UNO_OB_ROUND] = (float)0.1;
+    L->scale[UNO_OB_TURN] = (float)0.01;
+    L->scale[UNO_OB_PENDING] = (float)0.1;
+    L->scale[UNO_OB_TO_DISCARD] = (float)0.1;
+    L->scale[UNO_OB_SILENT] = (float)0.1;
+}
+
 UNO_HD static inline int rel(int seat, int q, int n)
 {
     return (q - seat + n) % n;
