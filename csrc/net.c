@@ -29,6 +29,17 @@
 
 #define NET_DATA_ALIGN 64 /* the weights start on a cache line */
 
+/* The layer's loop in two builds where the compiler and the loader can choose at run time
+   (GCC on x86-64 Linux): AVX2 (8 floats a step: about 0.6x the time of a forward pass on
+   the shipped sizes) or the baseline.  Both round every product and sum alike (no FMA:
+   avx2 alone does not enable it, and -ffp-contract=off forbids contracting). */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__) && \
+    !defined(__CUDACC__)
+#define NET_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define NET_CLONES
+#endif
+
 UNO_HD static inline const float *net_weights(const uno_net *net)
 {
     return (const float *)((const char *)net + net->data);
@@ -77,7 +88,7 @@ UNO_HD int uno_net_fits(const uno_net *net, const uno_config *cfg, const uno_tab
  * One layer, docs/net.md's loop: a[0..out) = b, then a += x[i] * W[i] for every input i in
  * order with x[i] != 0.  Vectorised over j (restrict: a, x and W never overlap).
  */
-UNO_HD static void net_layer(const float *NET_RESTRICT x, int in, const float *NET_RESTRICT w,
+UNO_HD NET_CLONES static void net_layer(const float *NET_RESTRICT x, int in, const float *NET_RESTRICT w,
                              const float *NET_RESTRICT b, int out, float *NET_RESTRICT a)
 {
     for (int j = 0; j < out; j++)
