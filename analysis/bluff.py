@@ -204,7 +204,9 @@ def heatmap(eff: pl.DataFrame, game: FamilyGame, setup: Setup, path: str) -> str
         half[i, j] = (r["d_win_high"] - r["d_win_low"]) / 2
     fig, axes = new_figure(setup, f"Bluffing rules against challenge rules: paired effect on "
                                   f"seat 0's win share ({setup.variant}, {setup.players} "
-                                  "players)", width=8.5, height=5.4)
+                                  "players)", width=8.5, height=5.4,
+                           legend=f"Bluffing rules: {bluffgame.rule_legend('bluff', rs)}. "
+                                  f"Challenge rules: {bluffgame.rule_legend('challenge', cs)}.")
     ax = axes[0]
     lim = float(np.nanmax(np.abs(z))) if np.isfinite(z).any() else 1.0
     im = ax.imshow(z, cmap="RdBu", vmin=-lim or -1, vmax=lim or 1, aspect="auto")

@@ -112,6 +112,40 @@ class Rule:
         return self.label
 
 
+# What each rule name means, for figure legends and tables: (side, family) -> the reading
+# of its parameter X.  `own` is also a condition of the challengers' replies that the
+# exploitability search finds (the challenger's own hand).
+RULE_MEANINGS = {
+    ("bluff", "never"): "never bluff",
+    ("bluff", "always"): "bluff whenever a restricted card can be played",
+    ("bluff", "next"): "bluff only when the next player holds at most X cards",
+    ("bluff", "own"): "bluff only when the bluffer holds at most X cards",
+    ("challenge", "never"): "never challenge",
+    ("challenge", "always"): "challenge every restricted card",
+    ("challenge", "offender"): "challenge only when the offender is left with at most X cards",
+    ("challenge", "posterior"): "challenge when the estimated probability of a bluff (from "
+                                "the offender's hand size and the unseen cards, prior 0.5) "
+                                "exceeds X",
+    ("challenge", "own"): "challenge only when the challenger holds at most X cards",
+}
+
+
+def rule_legend(side: str, labels) -> str:
+    """What the rule names `labels` of one side mean, family by family, in their order of
+    first appearance: "next<=X: bluff only when the next player holds at most X cards;
+    ...".  A union or intersection ("next<=1 and own<=8") is read through its parts."""
+    import re
+
+    seen = {}
+    for label in labels:
+        for part in re.split(r" and | or ", str(label)):
+            m = re.fullmatch(r"([a-z]+)(<=|>)?.*", part.strip())
+            fam = m.group(1) if m else part
+            if (side, fam) in RULE_MEANINGS and fam not in seen:
+                seen[fam] = (f"{fam}{m.group(2)}X" if m and m.group(2) else fam)
+    return "; ".join(f"{name}: {RULE_MEANINGS[(side, fam)]}" for fam, name in seen.items())
+
+
 def bluff_rules(next_sizes=BLUFF_NEXT, own_sizes=BLUFF_OWN) -> list[Rule]:
     return sorted([Rule("bluff", "never"), Rule("bluff", "always")]
                   + [Rule("bluff", "next", int(k)) for k in next_sizes]

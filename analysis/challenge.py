@@ -184,9 +184,13 @@ def _endless_text(game: FamilyGame) -> str:
 
 
 def mix_figure(mix: pl.DataFrame, game: FamilyGame, setup: Setup, path: str) -> str:
+    names = {side: mix.filter(pl.col("side") == side)["rule"].to_list()
+             for side in ("bluffer", "challengers")}
+    legend = (f"Bluffer's rules: {bluffgame.rule_legend('bluff', names['bluffer'])}. "
+              f"Challengers' rules: {bluffgame.rule_legend('challenge', names['challengers'])}.")
     fig, axes = new_figure(setup, f"Equilibrium of the bluff/challenge game "
                                   f"({setup.variant}, {setup.players} players)", ncols=2,
-                           width=5.2, height=4.6)
+                           width=5.2, height=4.6, legend=legend)
     for ax, side in zip(axes, ("bluffer", "challengers")):
         sub = mix.filter(pl.col("side") == side)
         w = sub["weight"].to_numpy()

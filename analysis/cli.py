@@ -202,7 +202,7 @@ def _cmd_study(args, parse_count) -> int:
         elif opt in ("rounds", "every"):
             val = parse_count(val, opt)
         else:
-            from uno_sim.policies import parse_policy
+            from uno_sim.players.specs import parse_policy
 
             parse_policy(val)  # a bad spec is one line before anything runs
         kw[opt] = val

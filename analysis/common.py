@@ -75,7 +75,7 @@ def knobs_off_greedy(spec) -> dict:
     policy's own defaults counted, not only the knobs written in the spec); a knob that
     greedy does not have always counts; a user policy has no knobs.
     """
-    from uno_sim.policies import POLICIES, UserPolicySpec, parse_policy
+    from uno_sim.players.specs import POLICIES, UserPolicySpec, parse_policy
 
     spec = parse_policy(spec)
     if isinstance(spec, UserPolicySpec):
@@ -87,7 +87,7 @@ def knobs_off_greedy(spec) -> dict:
 def policy_text(spec) -> str:
     """A seat's policy with every knob that differs from a plain greedy seat:
     `greedy`, `greedy(bluff=1)`, `strategic(challenge=auto,challenge_threshold=0.9,color=smart)`."""
-    from uno_sim.policies import parse_policy
+    from uno_sim.players.specs import parse_policy
 
     spec = parse_policy(spec)
     diff = knobs_off_greedy(spec)
@@ -136,7 +136,7 @@ class Setup:
     unit: str = "games per arm"
 
     def _spec(self):
-        from uno_sim.policies import parse_policy
+        from uno_sim.players.specs import parse_policy
 
         if isinstance(self.policies, (list, tuple)):
             return [parse_policy(p) for p in self.policies]
@@ -277,21 +277,22 @@ def _matplotlib():
     try:
         import matplotlib
     except ImportError:
-        raise StudyError("the studies need matplotlib: pip install 'uno-sim[analysis]'") from None
+        raise StudyError("the studies need matplotlib: pip install -e '.[analysis]' "
+                         "in the uno-sim checkout") from None
     return matplotlib
 
 
 def require_extras() -> None:
     """StudyError, before anything is computed, when the `analysis` extra is missing."""
     missing = []
-    for mod in ("matplotlib", "scipy"):
+    for mod in ("matplotlib", "scipy", "statsmodels"):
         try:
             __import__(mod)
         except ImportError:
             missing.append(mod)
     if missing:
         raise StudyError(f"the studies need {' and '.join(missing)}, which are not installed: "
-                         "pip install 'uno-sim[analysis]'")
+                         "pip install -e '.[analysis]' in the uno-sim checkout")
 
 
 def pyplot():
@@ -302,8 +303,10 @@ def pyplot():
     return plt
 
 
-def new_figure(setup: Setup, title: str, ncols: int = 1, width: float = 6.4, height: float = 4.4):
-    """A figure whose title names the study and whose footer states the setup.
+def new_figure(setup: Setup, title: str, ncols: int = 1, width: float = 6.4, height: float = 4.4,
+               legend: str = ""):
+    """A figure whose title names the study and whose footer states the setup (after
+    `legend`, what the figure's names mean, where it has one).
 
     A bare `matplotlib.figure.Figure`, outside pyplot: drawing it needs no
     display and leaves the session's backend and its current figure alone.  Laid out by
@@ -319,8 +322,9 @@ def new_figure(setup: Setup, title: str, ncols: int = 1, width: float = 6.4, hei
     axes = fig.subplots(1, ncols, squeeze=False)
     fig.suptitle(title, fontsize=11)
     chars = int(18 * width * max(ncols, 1))  # a 6.5-point footer: about 18 characters an inch
-    fig.supxlabel("\n".join(textwrap.wrap(setup.text(), chars)),
-                  fontsize=6.5, color="0.3", x=0.01, ha="left", multialignment="left")
+    lines = textwrap.wrap(legend, chars) + textwrap.wrap(setup.text(), chars)
+    fig.supxlabel("\n".join(lines), fontsize=6.5, color="0.3", x=0.01, ha="left",
+                  multialignment="left")
     return fig, axes[0]
 
 

@@ -253,7 +253,9 @@ def bootstrap(pairs: dict, rows: Sequence[Hashable], cols: Sequence[Hashable], *
     every pure strategy of the other.  `derived(mean, value)` -> {name:
     number} computes any further number from `mean(r, c)`, the resample's
     mean payoff of a pair, and the resample's game value; it is evaluated on
-    the full sample and on every resample.
+    the full sample and on every resample.  The resamples are
+    ``scipy.stats.bootstrap``'s (paired: the same games for every arm); the
+    intervals are the draws' percentiles, a NaN draw of a derived number left out.
     """
     rows, cols = list(rows), list(cols)
     missing = [(r, c) for r in rows for c in cols if (r, c) not in pairs]
@@ -272,21 +274,43 @@ def bootstrap(pairs: dict, rows: Sequence[Hashable], cols: Sequence[Hashable], *
         extra = derived(lambda r, c: float(means[pos[(r, c)]]), v) if derived else {}
         return m, x, y, v, extra
 
+    import warnings
+
+    from scipy import stats
+
     m0, x0, y0, v0, d0 = evaluate(data.mean(axis=1))
-    idx = resample_indices(data.shape[1], n_boot, seed)  # the same games for every arm
-    vals, xs, ys = np.empty(n_boot), np.empty((n_boot, len(rows))), np.empty((n_boot, len(cols)))
-    row_br = np.empty((n_boot, len(cols)), dtype=int)
-    col_br = np.empty((n_boot, len(rows)), dtype=int)
-    dd = {k: np.empty(n_boot) for k in d0}
+    nr, nc, names = len(rows), len(cols), list(d0)
     games = data.shape[1]
-    for b in range(n_boot):
-        counts = np.bincount(idx[b], minlength=games)
-        m, x, y, v, extra = evaluate(data @ counts / games)
-        vals[b], xs[b], ys[b] = v, x, y
-        row_br[b] = m.argmax(axis=0)
-        col_br[b] = m.argmin(axis=1)
-        for k in dd:
-            dd[k][b] = extra.get(k, math.nan)
+
+    def numbers(*arms, axis=-1):
+        """Per resample (arms[k]: a batch of resampled games of arm k): the value, both
+        mixes, each side's best responses and the derived numbers, one column each."""
+        means = np.stack([a.mean(axis=axis) for a in arms])  # arm x resample
+        out = np.empty((1 + nr + nc + nc + nr + len(names), means.shape[1]))
+        for b in range(means.shape[1]):
+            m, x, y, v, extra = evaluate(means[:, b])
+            out[:, b] = [v, *x, *y, *m.argmax(axis=0), *m.argmin(axis=1),
+                         *(extra.get(k, math.nan) for k in names)]
+        return out
+
+    if n_boot < 1:
+        raise ValueError(f"invalid bootstrap size: {games} games, {n_boot} resamples")
+    if games < 2:  # every resample is the one game (scipy.stats.bootstrap wants two)
+        draws = numbers(*(np.broadcast_to(arm, (n_boot, games)) for arm in data))
+    else:
+        # scipy.stats.bootstrap draws the game indices once per resample for every arm
+        # (paired) from numpy's PCG64 under SeedSequence(seed), `resample_indices`'s
+        # stream; the batches keep the resampled arms to about 64 MB
+        batch = max(1, min(n_boot, 8_000_000 // (len(keys) * games)))
+        with warnings.catch_warnings():  # scipy's interval of a NaN derived number (unused:
+            warnings.simplefilter("ignore", stats.DegenerateDataWarning)  # est() skips NaNs)
+            draws = stats.bootstrap(tuple(data), numbers, n_resamples=n_boot, paired=True,
+                                    vectorized=True, batch=batch, method="percentile",
+                                    rng=np.random.default_rng(seed)).bootstrap_distribution
+    vals, xs, ys = draws[0], draws[1:1 + nr].T, draws[1 + nr:1 + nr + nc].T
+    row_br = draws[1 + nr + nc:1 + nr + 2 * nc].T.astype(int)
+    col_br = draws[1 + nr + 2 * nc:1 + 2 * nr + 2 * nc].T.astype(int)
+    dd = {k: draws[1 + 2 * nr + 2 * nc + i] for i, k in enumerate(names)}
 
     def est(point, draws):
         return (float(point), *percentile_interval(draws, level))

@@ -3,9 +3,13 @@
 * `chi2_sf` / `chisquare_equal`: the chi-square test of equal shares
   (scipy.stats.chi2, scipy.stats.chisquare).
 * `share_test`, `diff_test`: normal tests of a share against a value and of two
-  shares against each other (scipy.stats.norm); `holm`: Holm's correction of a
-  family of p-values.
-* `paired_ci`: mean and normal 95% interval of paired per-game differences.
+  shares against each other (statsmodels' `proportions_ztest`); `holm`: Holm's
+  correction of a family of p-values (statsmodels' `multipletests`).
+* `paired_ci`: mean and normal 95% interval of paired per-game differences
+  (scipy.stats.sem).
+
+statsmodels is imported by the functions that use it (the analysis extra), so
+that importing the studies costs only SciPy's import.
 """
 
 from __future__ import annotations
@@ -19,7 +23,8 @@ try:
 except ImportError:  # the studies' extra; `uno-sim run` never gets here
     from .common import StudyError
 
-    raise StudyError("the studies need scipy: pip install 'uno-sim[analysis]'") from None
+    raise StudyError("the studies need scipy: pip install -e '.[analysis]' in the uno-sim "
+                     "checkout") from None
 
 Z95 = float(stats.norm.ppf(0.975))  # the 95% two-sided normal quantile
 
@@ -48,44 +53,45 @@ def chisquare_equal(counts) -> tuple[float, int, float]:
 
 
 def holm(pvalues) -> np.ndarray:
-    """Holm's step-down adjusted p-values for a family of tests (family-wise error rate).
+    """Holm's step-down adjusted p-values for a family of tests (family-wise error rate):
+    statsmodels' ``multipletests(method="holm")``.  NaN p-values stay NaN and do not
+    count in the family's size."""
+    from statsmodels.stats.multitest import multipletests
 
-    SciPy has only Benjamini-Hochberg/Yekutieli (`false_discovery_control`, which
-    bound the false discovery rate, not the family-wise error rate), and
-    statsmodels' `multipletests` is not a dependency, so the step-down is here:
-    sort ascending, multiply the i-th smallest (from 0) by m - i, take the
-    running maximum, cap at 1.  NaN p-values stay NaN and do not count in m.
-    """
     p = np.asarray(pvalues, dtype=float)
     out = np.full(p.shape, np.nan)
-    ok = np.flatnonzero(~np.isnan(p))
-    order = ok[np.argsort(p[ok], kind="stable")]
-    m = order.size
-    out[order] = np.minimum(1.0, np.maximum.accumulate((m - np.arange(m)) * p[order]))
+    ok = ~np.isnan(p)
+    if ok.any():
+        out[ok] = multipletests(p[ok], method="holm")[1]
     return out
 
 
 def share_test(wins, n, p0: float) -> tuple[float, float]:
     """Two-sided score test that a share wins/n equals p0: (z, p-value).
 
-    z = (wins/n - p0) / sqrt(p0 (1 - p0) / n), p = 2 P(Z > |z|) from
-    scipy.stats.norm; `wins` may be fractional (shared wins).
+    z = (wins/n - p0) / sqrt(p0 (1 - p0) / n), the variance under the null
+    (statsmodels' ``proportions_ztest(wins, n, p0, prop_var=p0)``); `wins` may be
+    fractional (shared wins).
     """
+    from statsmodels.stats.proportion import proportions_ztest
+
     if n <= 0 or not 0 < p0 < 1:
         return (math.nan, math.nan)
-    z = (wins / n - p0) / math.sqrt(p0 * (1 - p0) / n)
-    return z, float(2 * stats.norm.sf(abs(z)))
+    z, p = proportions_ztest(wins, n, value=p0, prop_var=p0)
+    return float(z), float(p)
 
 
 def diff_test(p1: float, n1: int, p2: float, n2: int) -> float:
-    """Two-sided p-value of the pooled two-proportion z-test of p1 = p2 (scipy.stats.norm)."""
+    """Two-sided p-value of the pooled two-proportion z-test of p1 = p2 (statsmodels'
+    ``proportions_ztest`` on the two counts)."""
+    from statsmodels.stats.proportion import proportions_ztest
+
     if n1 <= 0 or n2 <= 0:
         return math.nan
     pool = (p1 * n1 + p2 * n2) / (n1 + n2)
-    se = math.sqrt(pool * (1 - pool) * (1 / n1 + 1 / n2))
-    if se == 0:
+    if not 0 < pool < 1:  # no spread under the null: both shares 0, or both 1
         return 1.0 if p1 == p2 else 0.0
-    return float(2 * stats.norm.sf(abs(p1 - p2) / se))
+    return float(proportions_ztest(np.array([p1 * n1, p2 * n2]), np.array([n1, n2]))[1])
 
 
 def paired_ci(diffs, z: float = Z95) -> tuple[float, float, float]:
@@ -96,5 +102,5 @@ def paired_ci(diffs, z: float = Z95) -> tuple[float, float, float]:
     m = float(d.mean())
     if d.size == 1:
         return (m, math.nan, math.nan)
-    half = z * float(d.std(ddof=1)) / math.sqrt(d.size)
+    half = z * float(stats.sem(d))
     return (m, m - half, m + half)

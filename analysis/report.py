@@ -16,12 +16,13 @@ and extend `sections`; its line in the summary is a function registered in
 from __future__ import annotations
 
 import datetime
+import html
 import os
 import time
 
 from .common import parse_players, parse_variants, restricted_cards
 from .doc import (Section, StudyResult, link_repeated_setups, render_html, render_markdown,
-                  sections_json, split_methods, write_json)
+                  sections_json, slug, split_methods, write_json)
 from . import summary
 
 from uno_sim import __version__
@@ -142,7 +143,8 @@ def build(variants="all", games: int = 2000, seed: int = 0, out: str = "reports/
         extra=extra)
     all_secs = [first, head, meth] + sections
     title = "uno-sim studies report"
-    md = f"# {title}\n\n" + render_markdown(all_secs, base=out, toc_after=2)
+    made = f"Made by `{cmd}` ([how](#{slug(head.title)}))."  # the command, first
+    md = f"# {title}\n\n{made}\n\n" + render_markdown(all_secs, base=out, toc_after=2)
     write_json(os.path.join(out, "report.json"),
                {"command": cmd, "version": __version__, "variants": names, "games": games,
                 "seed": seed, "setups": setups, **sections_json(all_secs, base=out)})
@@ -151,6 +153,8 @@ def build(variants="all", games: int = 2000, seed: int = 0, out: str = "reports/
     with open(md_path, "w", encoding="utf-8") as f:
         f.write(md)
     with open(html_path, "w", encoding="utf-8") as f:
-        f.write(render_html(all_secs, title, toc_after=2, base=out))
+        f.write(render_html(all_secs, title, toc_after=2, base=out, preamble=(
+            f'<p>Made by <code>{html.escape(cmd)}</code> (<a href="#{slug(head.title)}">how'
+            f'</a>).</p>')))
     return {"md": md_path, "html": html_path, "json": os.path.join(out, "report.json"),
             "seconds": seconds}

@@ -2,7 +2,7 @@
 
 Two report sections and one summary answer (`summary.LATER_ANSWERS`):
 
-1. A small league (`uno_sim.league`): random, greedy, strategic, one pimc and one ismcts
+1. A small league (`uno_sim.players.league`): random, greedy, strategic, one pimc and one ismcts
    budget of about the same CPU time per decision and one `cheat=1` pimc at the same
    budget (the upper bound), at the tables of `LEAGUE_TABLES` (classic and Flip at 2
    and 4 players), its Bradley-Terry ratings with bootstrap intervals and the
@@ -218,7 +218,7 @@ def compare(t: pl.DataFrame, focal: str, table: str) -> dict:
 # --- the sections ---------------------------------------------------------------------
 
 def _league(deals: int, seed: int, n_jobs: int, tables, out: str):
-    from uno_sim.league import play_league
+    from uno_sim.players.league import play_league
 
     leagues = []
     for k in sorted({k for _, k in tables}):
@@ -251,7 +251,7 @@ def study(deals: int = DEFAULT_DEALS, games: int = DEFAULT_GAMES, seed: int = 0,
         leagues = _league(deals, seed, n_jobs, tables, out)
         res["leagues"] = leagues
         sec.p(f"Every pairing of {', '.join(f'`{p}`' for p in LEAGUE_PLAYERS)} on {deals} "
-              "deals per pairing, each deal played once per seat rotation (uno_sim.league; "
+              "deals per pairing, each deal played once per seat rotation (uno_sim.players.league; "
               "docs/policies.md \"League\"); Bradley-Terry ratings on the Elo scale, greedy = "
               "0, with percentile 95% bootstrap intervals over deals (300 resamples); seed "
               f"{seed}. The search budgets keep the report's strong-play sections to some "
@@ -270,7 +270,7 @@ def study(deals: int = DEFAULT_DEALS, games: int = DEFAULT_GAMES, seed: int = 0,
                                                            3)}
                                      for r in t.rows()])
                 sec.table(f"Ratings, {t.title()} ({deals} deals per pairing)", rows)
-                from uno_sim.league import BOUND_NOTE
+                from uno_sim.players.league import BOUND_NOTE
 
                 sec.p(_reading(t) + (" " + BOUND_NOTE.lstrip("* ").capitalize().replace(
                     "Every pairing of this player", "(*) Every pairing of a starred player")
@@ -408,7 +408,7 @@ def _reading(t) -> str:
 
 def strong_answer(results, extra: dict):
     """The summary's answer "do the answers hold for strong play?" from extra['strong']."""
-    from uno_sim.policies import parse_policy
+    from uno_sim.players.specs import parse_policy
 
     from .summary import Answer
 

@@ -42,7 +42,7 @@ def focal_seat(kind: str) -> int:
 
 def seats(kind: str, players: int, focal, table) -> list[str]:
     """Per-seat specs: the focal policy at the deciding seat, the table everywhere else."""
-    from uno_sim.policies import parse_policy
+    from uno_sim.players.specs import parse_policy
 
     focal, table = parse_policy(focal), parse_policy(table)
     for what, spec in (("focal", focal), ("table", table)):

@@ -31,14 +31,16 @@ from .doc import Section, slug
 
 @dataclass
 class Answer:
-    """One question of the summary: a bold question, a sentence on how to read the answer,
-    and a table (one row per variant and player count; a `details` column of Markdown links
-    to the sections)."""
+    """One question of the summary: a bold question, the verdict (a sentence a game
+    designer would quote, from the table's numbers), a sentence on how to read the table,
+    and the table (one row per variant and player count; a `details` column of Markdown
+    links to the sections)."""
 
     question: str
     text: str
     table: pl.DataFrame | None = None
     notes: list = field(default_factory=list)
+    verdict: str = ""
 
 
 class Results:
@@ -81,20 +83,164 @@ def _row_of(frame, col: str, value) -> dict | None:
     return sub.row(0, named=True) if sub.height else None
 
 
-def _pays_when(by_next: pl.DataFrame | None, against: str) -> str:
-    """The next player's hand sizes where a bluff's interval lies above zero."""
+def _paying_sizes(by_next: pl.DataFrame | None, against: str) -> list[str] | None:
+    """The next player's hand sizes where a bluff's interval lies above zero (None: too
+    few decisions to say)."""
     if by_next is None or by_next.is_empty() or "against" not in by_next.columns:
-        return "too few decisions"
+        return None
     sub = by_next.filter(pl.col("against") == against)
-    sizes = [r["other_size"] for r in sub.iter_rows(named=True)
-             if _ok(r["d_game_win_low"]) and r["d_game_win_low"] > 0]
+    return [r["other_size"] for r in sub.iter_rows(named=True)
+            if _ok(r["d_game_win_low"]) and r["d_game_win_low"] > 0]
+
+
+def _pays_when(by_next: pl.DataFrame | None, against: str) -> str:
+    """The next player's hand sizes where a bluff's interval lies above zero, in words."""
+    sizes = _paying_sizes(by_next, against)
+    if sizes is None:
+        return "too few decisions"
     if not sizes:
         return "no hand size"
     return "1 card" if sizes == ["1"] else ", ".join(sizes) + " cards"
 
 
+# --- verdicts: the tables' numbers in a sentence ---------------------------------------
+# Each takes plain numbers (estimate, low, high per variant and player count), so that the
+# wording is tested on its own; a share difference is said in percentage points of
+# game-win share.
+
+def _pp(x: float) -> str:
+    """A share difference in percentage points, without its sign: -0.0308 -> "3.1"."""
+    return f"{abs(x) * 100:.1f}"
+
+
+def _span(xs) -> str:
+    """The range of |x| in percentage points: "1.4 to 4.8" (one number when they agree)."""
+    a, b = _pp(min(xs, key=abs)), _pp(max(xs, key=abs))
+    return a if a == b else f"{a} to {b}"
+
+
+def _where(pairs) -> str:
+    """"classic at 2 players and flip at 4 players"."""
+    items = [f"{v} at {k} players" for v, k in pairs]
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _of(n: int, total: int) -> str:
+    return "every variant and player count" if n == total else f"{n} of {total} setups"
+
+
+def _cards(sizes) -> str:
+    """["1"] -> "1 card"; ["1", "2"] -> "1 or 2 cards"."""
+    if sizes == ["1"]:
+        return "1 card"
+    return (sizes[0] if len(sizes) == 1 else ", ".join(sizes[:-1]) + " or " + sizes[-1]) \
+        + " cards"
+
+
+def bluff_verdict(rows: list[dict]) -> str:
+    """rows: variant, players, `eq` (the bluff's value against the equilibrium challenger:
+    estimate, low, high), `pays` (the next player's hand sizes where it pays)."""
+    measured = [r for r in rows if _ok(*r["eq"])]
+    if not measured:
+        return ("Too few bluff decisions to say whether a bluff pays (more games would)."
+                if rows else "")
+    pays = [r for r in measured if r["pays"]]
+    loses = [r for r in measured if r["eq"][2] < 0]
+    gains = [r for r in measured if r["eq"][1] > 0]
+    if not (pays or loses or gains):
+        return ("No setup shows a bluff of a Wild Draw Four clearly paying or costing against "
+                "a table that challenges by its equilibrium rule (every interval holds zero).")
+    if pays:
+        text = "Bluff a Wild Draw Four only when the next player holds " + "; ".join(
+            f"{_cards(r['pays'])} ({r['variant']} at {r['players']} players)" for r in pays)
+        text += "; taken over every point where one could bluff,"
+    else:
+        text = "Do not bluff a Wild Draw Four:" if loses and not gains else "Overall,"
+    if loses:
+        text += (f" a bluff costs {_span([r['eq'][0] for r in loses])} percentage points of "
+                 f"game-win share against a table that challenges by its equilibrium rule "
+                 f"(interval below zero in {_of(len(loses), len(measured))})")
+    if gains:
+        text += (" and" if loses else " a bluff") + (
+            f" gains in {_where((r['variant'], r['players']) for r in gains)}")
+    return text + "."
+
+
+def challenge_verdict(rows: list[dict]) -> str:
+    """rows: `p_star` (break-even posterior), `v1` (challenging a bluff), `v0` (challenging
+    a legal card): each estimate, low, high."""
+    ps = [r["p_star"][0] for r in rows if _ok(*r["p_star"])]
+    v1 = [r["v1"][0] for r in rows if _ok(*r["v1"])]
+    v0 = [r["v0"][0] for r in rows if _ok(*r["v0"])]
+    never = sum(1 for r in rows if not _ok(*r["p_star"]) and _ok(*r["v1"], *r["v0"]))
+    if not ps:
+        if never:
+            return (f"Challenging a Wild Draw Four does not pay in {_of(never, len(rows))}: "
+                    f"catching a bluff gains no more than challenging a legal card costs.")
+        return ("Too few challenge decisions to say when a challenge pays (more games would)."
+                if rows else "")
+    lo, hi = min(ps), max(ps)
+    p = f"{lo:.2f}" if f"{lo:.2f}" == f"{hi:.2f}" else f"{lo:.2f} to {hi:.2f}"
+    text = (f"Challenge a Wild Draw Four when the chance that it is a bluff is above about "
+            f"{p} (the break-even by variant and player count)")
+    if v1 and v0:
+        text += (f": a bluff caught gains the challenger {_span(v1)} percentage points of "
+                 f"game-win share, a legal card challenged costs {_span(v0)}")
+    if never:
+        text += f"; in {never} setup(s) challenging never pays"
+    return text + "."
+
+
+def balance_verdict(rows: list[dict]) -> str:
+    """rows: variant, players, `first` (the first player's round share less 1/K: estimate,
+    low, high)."""
+    measured = [r for r in rows if _ok(*r["first"])]
+    if not measured:
+        return "Too few rounds to say whether a position is favoured." if rows else ""
+    ahead = [r for r in measured if r["first"][1] > 0]
+    edges = [r["first"][0] for r in ahead]
+    if len(ahead) == len(measured):
+        text = (f"No variant is position-fair within a round: the first to play wins "
+                f"{_span(edges)} percentage points more of the rounds than the fair share 1/K "
+                f"(interval above zero in {_of(len(ahead), len(measured))})")
+    elif ahead:
+        text = (f"The first to play wins more rounds than the fair share 1/K in "
+                f"{_where((r['variant'], r['players']) for r in ahead)} (by {_span(edges)} "
+                f"percentage points); elsewhere the interval holds the fair share")
+    else:
+        text = "No setup shows the first to play winning clearly more rounds than 1/K"
+    return text + "; over a whole game the deal moves round, so every seat's share is fair."
+
+
+def exploit_verdict(rows: list[dict]) -> str:
+    """rows: `row`, `col` (the bluffer's and the challengers' best reply to the reported
+    equilibrium: gain, low, high on fresh games) and `row_after`, `col_after` (after the
+    double-oracle rounds); None where no reply was measured."""
+    def part(key):
+        got = [r[key] for r in rows if r.get(key) is not None and _ok(*r[key])]
+        if not got:
+            return None
+        top = max(g[0] for g in got)
+        clear = sum(g[1] > 0 for g in got)
+        return (f"{'+' if top > 0 else '-'}{_pp(top)}", clear, len(got))
+
+    first = [part("row"), part("col")]
+    after = [part("row_after"), part("col_after")]
+    if None in first:
+        return ""
+    text = (f"Against the equilibrium as reported, the best replies found beyond the rule "
+            f"families gain at most {first[0][0]} percentage points of win share for the "
+            f"bluffer and {first[1][0]} for the challengers on fresh games (clearly above "
+            f"zero in {first[0][1] + first[1][1]} of {first[0][2] + first[1][2]} replies)")
+    if None not in after:
+        text += (f"; after the double-oracle rounds, at most {after[0][0]} and "
+                 f"{after[1][0]} (clearly above zero in {after[0][1] + after[1][1]} of "
+                 f"{after[0][2] + after[1][2]})")
+    return text + "."
+
+
 def bluff_answer(results: Results) -> Answer | None:
-    rows = []
+    rows, facts = [], []
     for v, k in results.keys("bluff"):
         r = results.get("bluff", v, k)
         d = r.data
@@ -111,6 +257,10 @@ def bluff_answer(results: Results) -> Answer | None:
             "pays when the next player holds": _pays_when(d.get("values_by_next"), eq),
             "option to bluff at equilibrium": fmt_ci(*worth) if worth and _ok(*worth) else "-",
             "details": link(r.sections[0].title, "bluff")})
+        facts.append({"variant": v, "players": k,
+                      "eq": tuple(at_eq.get(c) for c in ("d_game_win", "d_game_win_low",
+                                                          "d_game_win_high")),
+                      "pays": _paying_sizes(d.get("values_by_next"), eq) or []})
     notes = [f"No restricted card, nothing to bluff or challenge: "
              f"{', '.join(results.no_bluff)}."] if results.no_bluff else []
     if not rows:
@@ -121,11 +271,11 @@ def bluff_answer(results: Results) -> Answer | None:
         "a table that never challenges and against the challengers' main equilibrium rule, "
         "the next player's hand sizes where the latter pays (interval above zero), and what "
         "the option to bluff is worth at equilibrium.",
-        pl.DataFrame(rows), notes)
+        pl.DataFrame(rows), notes, verdict=bluff_verdict(facts))
 
 
 def challenge_answer(results: Results) -> Answer | None:
-    rows = []
+    rows, facts = [], []
     for v, k in results.keys("challenge"):
         r = results.get("challenge", v, k)
         d = r.data
@@ -150,6 +300,8 @@ def challenge_answer(results: Results) -> Answer | None:
             "equilibrium value (fair 1/K)": (f"{fmt_ci(*val, signed=False)} "
                                              f"({game.fair:.4f})") if _ok(*val) else "-",
             "details": link(r.sections[0].title, "challenge")})
+        facts.append({c: tuple(o.get(f"{c}{x}") for x in ("", "_low", "_high"))
+                      for c in ("p_star", "v1", "v0")})
     if not rows:
         return None
     return Answer(
@@ -157,11 +309,11 @@ def challenge_answer(results: Results) -> Answer | None:
         "When the posterior probability of a bluff exceeds the break-even p*; the challenger's "
         "game-win share gained by challenging a bluff and a legal card; what the option to "
         "challenge is worth to the table at equilibrium; seat 0's equilibrium share.",
-        pl.DataFrame(rows))
+        pl.DataFrame(rows), verdict=challenge_verdict(facts))
 
 
 def balance_answer(results: Results, players=(2, 4)) -> Answer | None:
-    rows = []
+    rows, facts = [], []
     for v, _ in results.keys("balance"):
         r = results.get("balance", v)
         d = r.data
@@ -180,6 +332,10 @@ def balance_answer(results: Results, players=(2, 4)) -> Answer | None:
                 fair = 1 / k
                 return fmt_ci(x["share"] - fair, x["low"] - fair, x["high"] - fair, 4)
 
+            if f1.height:
+                x = f1.row(0, named=True)
+                facts.append({"variant": v, "players": k, "first": tuple(
+                    x[c] - 1 / k for c in ("share", "low", "high"))})
             rows.append({"variant": v, "players": k,
                          "dealer's left (position 1): round share - 1/K": edge(p1),
                          "first to play: round share - 1/K": edge(f1),
@@ -192,7 +348,7 @@ def balance_answer(results: Results, players=(2, 4)) -> Answer | None:
         "A round's edge over the fair share 1/K for the dealer's left and for the first to "
         "play (over a whole game the deal moves round, so every seat's share is 1/K: a check "
         "in each variant's section); mean rounds per game.",
-        pl.DataFrame(rows))
+        pl.DataFrame(rows), verdict=balance_verdict(facts))
 
 
 # Later answers go here.  Each entry is a function (results, extra) -> Answer | None, where
@@ -215,12 +371,16 @@ def answers(results: Results, extra: dict | None = None, later=None) -> list[Ans
 
 def section(results: Results, intro: str, extra: dict | None = None, later=None,
             title: str = "Summary: the answers") -> Section:
-    """The summary as a report section: `intro`, then per answer its question and reading
-    (one paragraph) and its table."""
+    """The summary as a report section: `intro`, then per answer its question and verdict
+    (one paragraph), how to read its table (one paragraph) and the table."""
     sec = Section(title)
     sec.p(intro)
     for a in answers(results, extra, later):
-        sec.p(f"**{a.question}** {a.text}" + "".join(" " + n for n in a.notes))
+        if a.verdict:
+            sec.p(f"**{a.question}** {a.verdict}")
+            sec.p(a.text + "".join(" " + n for n in a.notes))
+        else:
+            sec.p(f"**{a.question}** {a.text}" + "".join(" " + n for n in a.notes))
         if a.table is not None and a.table.height:
             sec.table("", a.table)
     return sec

@@ -54,7 +54,7 @@ sys.path.insert(0, str(ROOT))
 
 from uno_sim.cards import deck_for  # noqa: E402
 from uno_sim.engine import _config, _policy  # noqa: E402
-from uno_sim.policies import seat_policies  # noqa: E402
+from uno_sim.players.specs import seat_policies  # noqa: E402
 from uno_sim.rules import Rules, RulesError, parse_rule_value  # noqa: E402
 
 # the variant indices of the older uno_config layout (its `variant` field)

@@ -73,11 +73,11 @@ def bench_aec(seconds: float, seed: int, wrapped: bool = False, **kwargs):
     t0 = CLOCK()
     while CLOCK() - t0 < seconds:
         for _ in e.agent_iter():
-            obs, _, term, trunc, _ = e.last()
+            obs, _, term, trunc, info = e.last()
             if term or trunc:
                 e.step(None)
                 continue
-            legal = obs["action_mask"].nonzero()[0]
+            legal = info["action_mask"].nonzero()[0]
             e.step(legal[rng.integers(len(legal))])
             steps += 1
         games += 1
@@ -183,6 +183,9 @@ def main(argv=None):
                 ratios = [a[0] / b[0] for a, b in zip(runs[name], runs[base])]
                 print(f"{name}: {statistics.median(ratios):.2f}x RLCard's steps/s (median of "
                       f"paired runs; range {min(ratios):.2f}-{max(ratios):.2f})")
+        print("a step: rlcard, one move of either player; uno_sim AEC, one decision of any "
+              "seat; uno_sim gym and vector, one decision of the learning seat (its "
+              "opponents' turns run inside it)")
 
 if __name__ == "__main__":
     main()

@@ -50,6 +50,15 @@
 #define STALEMATE (-2)  /* take_turn: nobody can draw (reference.Stalemate) */
 #define LIMIT (-2)      /* play_round: UNO_MAX_TURNS reached */
 #define NO_STACK (-100) /* try_stack, jump_turn: nobody answers, the turn goes on */
+/*
+ * A play that makes another play (resolve's answer; play_card plays it next, in a loop, so
+ * that no chain of plays recurses: the GPU build's stack stays what the compiler sizes):
+ * PLAY_STACK, a stack (C-H1): g->last_player answers with g->last_card, set up by
+ * uno_try_stack; PLAY_AGAIN - k, a vintage challenge won (C12): g->last_player plays its
+ * replacement g->last_card, then draws the penalty of the bluffed kind k.
+ */
+#define PLAY_STACK (-1000)
+#define PLAY_AGAIN (-1001) /* - k, k < UNO_MAX_KINDS */
 
 /* ------------------------------------------------------------------------- */
 /* Helpers (reference.Game)                                                   */

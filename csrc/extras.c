@@ -35,7 +35,7 @@ UNO_HD static int weighted(uno_rng *r, const int32_t *w, int n)
 UNO_HD static int launcher_law(uno_game *g)
 {
     const uno_config *c = g->cfg;
-    if (c->launcher == UNO_LAUNCHER_DIST)
+    if (UNO_CFG(c, launcher) == UNO_LAUNCHER_DIST)
         return weighted(&g->deal, c->launcher_weights, c->launcher_n_weights);
     int fire = c->launcher_fire;
     if (g->silent >= c->launcher_max_silent || fire >= 1000 ||
@@ -101,7 +101,8 @@ UNO_HD UNO_COLD int uno_draw_until_playable(uno_game *g, int p)
     return n;
 }
 
-/* reference.Game.try_stack (C-H1): the victim may answer with a draw card. */
+/* reference.Game.try_stack (C-H1): the victim may answer with a draw card; PLAY_STACK when
+   it does (play_card plays the card next, engine_internal.h), else NO_STACK. */
 UNO_HD UNO_COLD int uno_try_stack(uno_game *g, int victim, int k, int pend)
 {
     int total = pend + g->t->amount[k];
@@ -120,10 +121,7 @@ UNO_HD UNO_COLD int uno_try_stack(uno_game *g, int victim, int k, int pend)
     g->pending = total;
     g->last_player = victim;
     g->last_card = card;
-    int r = uno_play_card(g, victim, card);
-    if (r == ROUND_OVER && g->round_winner < 0)
-        g->round_winner = victim; /* it went out, or someone answering it did first */
-    return r;
+    return PLAY_STACK;
 }
 
 /* reference.Game.seven_o (C-H5): a 7 swaps p's hand with a target's, a 0 passes all on. */
@@ -150,16 +148,18 @@ UNO_HD UNO_COLD void uno_seven_o(uno_game *g, int p, int card, int face)
     int last = order[m - 1], n = g->hand_n[last];
     uint8_t f = g->failed[last];
     tmp = g->hand[last];
-    uno_hand tmp_alt = g->hand_alt[last];
+    uno_hand tmp_alt = g->hand_alt[UNO_HAS_ALT ? last : 0];
     for (int i = m - 1; i > 0; i--) {
         int to = order[i], from = order[i - 1];
         g->hand[to] = g->hand[from];
-        g->hand_alt[to] = g->hand_alt[from];
+        if (UNO_HAS_ALT)
+            g->hand_alt[to] = g->hand_alt[from];
         g->hand_n[to] = g->hand_n[from];
         g->failed[to] = g->failed[from];
     }
     g->hand[p] = tmp;
-    g->hand_alt[p] = tmp_alt;
+    if (UNO_HAS_ALT)
+        g->hand_alt[p] = tmp_alt;
     g->hand_n[p] = n;
     g->failed[p] = f;
     if (g->tr)
@@ -206,10 +206,11 @@ UNO_HD UNO_COLD void uno_shuffle_hands(uno_game *g, int p)
 {
     uint8_t pile[UNO_MAX_CARDS];
     int np = 0;
-    for (int s = 0; s < g->n; s++) {
+    for (int s = 0; s < UNO_N(g); s++) {
         np += uno_hand_cards(g, s, pile + np); /* in hand order */
         memset(&g->hand[s], 0, sizeof g->hand[s]);
-        memset(&g->hand_alt[s], 0, sizeof g->hand_alt[s]);
+        if (UNO_HAS_ALT)
+            memset(&g->hand_alt[s], 0, sizeof g->hand_alt[s]);
         g->hand_n[s] = 0;
         g->failed[s] = 0; /* new hands: nothing is known of them */
     }
@@ -224,7 +225,7 @@ UNO_HD UNO_COLD void uno_shuffle_hands(uno_game *g, int p)
     }
     if (g->tr) {
         uno_trace_event(g->tr, UNO_EV_SHUFFLE_HANDS, p, 0, 0, 0);
-        for (int s = 0; s < g->n; s++)
+        for (int s = 0; s < UNO_N(g); s++)
             uno_trace_hand(g, s);
     }
 }
@@ -334,7 +335,7 @@ UNO_HD UNO_COLD int uno_resolve_hit(uno_game *g, int p, int card, int k, int out
     victim = uno_choose_target(g, p, card); /* aim at a player; the attacker presses at it */
     if (g->tr)
         uno_trace_event(g->tr, UNO_EV_AIM, p, victim, 0, 0);
-    uno_presses(g, victim, victim, g->cfg->hit_target_presses, t->reason[k]);
+    uno_presses(g, victim, victim, UNO_CFG(g->cfg, hit_target_presses), t->reason[k]);
     uno_presses(g, p, victim, t->amount[k], t->reason[k]);
     return out ? ROUND_OVER : uno_next(g, p);
 }

@@ -34,7 +34,7 @@ UNO_HD static int choose_dealer(uno_game *g)
        own), so the shuffle's steps are taken as the cards are drawn, from the top down
        (uno_draw_pop's lazy shuffle): the cards drawn are the same.  The redraw rule puts
        cards back under the pack, so it shuffles the whole pack first. */
-    int redraw = g->cfg->dealer_draw == UNO_DEALER_REDRAW;
+    int redraw = UNO_CFG(g->cfg, dealer_draw) == UNO_DEALER_REDRAW;
     int np = size, bag = size; /* pile[0..bag): still to be shuffled */
     if (redraw) {
         uno_rng_shuffle_u8(&g->deal, pile, size);
@@ -44,7 +44,7 @@ UNO_HD static int choose_dealer(uno_game *g)
     for (int i = 0; redraw && i < size; i++)
         numbers += is_number(t, t->card_kind[0][pile[i]]);
     int contenders[UNO_MAX_PLAYERS] = {0}, values[UNO_MAX_PLAYERS] = {0}, nc = 0;
-    for (int s = 0; s < g->n; s++)
+    for (int s = 0; s < UNO_N(g); s++)
         if (g->active[s])
             contenders[nc++] = s;
     int64_t list = -1;
@@ -136,7 +136,7 @@ UNO_HD static void round_row(uno_game *g, int winner, const int32_t *points)
         return;
     }
     int64_t i = r->n++;
-    int n = g->n;
+    int n = UNO_N(g);
     r->game[i] = (int64_t)g->game_no;
     r->round[i] = g->rounds;
     r->dealer[i] = g->round_dealer;
@@ -153,16 +153,16 @@ UNO_HD static void round_row(uno_game *g, int winner, const int32_t *points)
 UNO_HD static int score_round(uno_game *g, int winner)
 {
     const uno_config *r = g->cfg;
-    int n = g->n;
+    int n = UNO_N(g);
     int32_t points[UNO_MAX_PLAYERS] = {0};
     int32_t eliminated[UNO_MAX_PLAYERS];
     int n_elim = 0;
     int over = 0;
     if (winner >= 0) {
         g->counters[UNO_CT_ROUNDS_WON][winner]++;
-        if (r->scoring == UNO_SCORING_STANDARD) {
+        if (UNO_CFG(r, scoring) == UNO_SCORING_STANDARD) {
             int32_t won = 0;
-            if (r->teams) {
+            if (UNO_CFG(r, teams)) {
                 for (int s = 0; s < n; s++)
                     if (s % 2 != winner % 2)
                         won += hand_value(g, s);
@@ -182,7 +182,7 @@ UNO_HD static int score_round(uno_game *g, int winner)
                     points[s] = hand_value(g, s);
                     g->scores[s] += points[s];
                 }
-            if (r->scoring == UNO_SCORING_ELIMINATION) {
+            if (UNO_CFG(r, scoring) == UNO_SCORING_ELIMINATION) {
                 for (int s = 0; s < n; s++)
                     if (g->active[s] && g->scores[s] >= r->target) {
                         g->active[s] = 0;
@@ -211,7 +211,7 @@ UNO_HD static int score_round(uno_game *g, int winner)
             uno_trace_hand(g, s);
         uno_trace_ints(g->tr, g->scores, n);
         uno_trace_ints(g->tr, eliminated, n_elim);
-        if (r->teams)
+        if (UNO_CFG(r, teams))
             uno_trace_ints(g->tr, g->team_scores, 2);
     }
     return over;
@@ -221,24 +221,24 @@ UNO_HD static int score_round(uno_game *g, int winner)
 UNO_HD static void result(const uno_game *g, uno_result *res)
 {
     const uno_config *r = g->cfg;
-    int n = g->n;
+    int n = UNO_N(g);
     memset(res, 0, sizeof *res); /* winners[] past n_winners too: results compare bytewise */
     res->status = UNO_OK;
     res->error_card = -1;
     res->team = -1;
     res->n_winners = 0;
-    if (r->scoring == UNO_SCORING_STANDARD && r->teams) {
+    if (UNO_CFG(r, scoring) == UNO_SCORING_STANDARD && UNO_CFG(r, teams)) {
         res->team = g->team_scores[0] >= r->target ? 0 : 1;
         for (int s = 0; s < n; s++)
             if (s % 2 == res->team)
                 res->winners[res->n_winners++] = s;
-    } else if (r->scoring == UNO_SCORING_STANDARD) {
+    } else if (UNO_CFG(r, scoring) == UNO_SCORING_STANDARD) {
         int best = 0;
         for (int s = 1; s < n; s++)
             if (g->scores[s] > g->scores[best])
                 best = s;
         res->winners[res->n_winners++] = best;
-    } else if (r->scoring == UNO_SCORING_ELIMINATION) {
+    } else if (UNO_CFG(r, scoring) == UNO_SCORING_ELIMINATION) {
         for (int s = 0; s < n; s++)
             if (g->active[s])
                 res->winners[res->n_winners++] = s;
@@ -252,13 +252,14 @@ UNO_HD static void result(const uno_game *g, uno_result *res)
                 res->winners[res->n_winners++] = s;
     }
     res->winner = res->n_winners == 1 ? res->winners[0] : -1;
-    memcpy(res->scores, g->scores, sizeof res->scores);
+    memcpy(res->scores, g->scores, sizeof g->scores); /* UNO_SEATS of UNO_MAX_PLAYERS */
     memcpy(res->team_scores, g->team_scores, sizeof res->team_scores);
     res->rounds = g->rounds;
     res->turns = g->turns;
     res->reshuffles = g->reshuffles;
     res->stalemates = g->stalemates;
-    memcpy(res->counters, g->counters, sizeof res->counters);
+    for (int c = 0; c < UNO_N_COUNTERS; c++)
+        memcpy(res->counters[c], g->counters[c], sizeof g->counters[c]);
 }
 
 /* reference.Game.__init__ */
@@ -303,10 +304,12 @@ UNO_HD static void init_game(uno_game *g, const uno_config *cfg, const uno_table
     memset(g->counters, 0, sizeof g->counters);
     memset(g->hand_n, 0, sizeof g->hand_n);
     memset(g->failed, 0, sizeof g->failed);
+#if UNO_KEEPS_REVEAL
     for (int s = 0; s < UNO_MAX_PLAYERS; s++) {
         g->reveal_from[s] = -1;
         g->reveal_n[s] = 0;
     }
+#endif
     g->bail = NULL;
     g->n_draw = g->n_discard = g->bag = 0;
     g->pending = 0;
@@ -356,6 +359,7 @@ UNO_HD static int play_rounds(uno_game *g, int dealer, uno_result *res)
     return UNO_OK;
 }
 
+#if !defined(__CUDACC_RTC__) /* search.c (CPU only): not in the GPU build */
 /* search.c: score a clone's round (1: the game is over) and read its result. */
 int uno_round_score(uno_game *g, int winner)
 {
@@ -366,6 +370,7 @@ void uno_game_result(const uno_game *g, uno_result *res)
 {
     result(g, res);
 }
+#endif
 
 /* uno.h: the rest of a clone's game after its round ended with `winner`. */
 UNO_HD int uno_game_finish(uno_game *g, int winner, uno_result *res)
@@ -409,7 +414,7 @@ UNO_HD static int play_game_stats(const uno_config *cfg, const uno_table *t,
 #else
     (void)fork_at;
 #endif
-    if (cfg->repair && t->n_sides == 2) {
+    if (UNO_CFG(cfg, repair) && UNO_SPEC_OR(UNO_SPEC_TBL_sides, t->n_sides) == 2) {
         /* F1 switch: a new pairing every game.  The table's cards, so it draws from the
            round-0 deal stream (seeded by init_game) before the dealer draw continues it:
            two arms with different policies get the same pairing and deals. */
@@ -587,7 +592,8 @@ UNO_HD int uno_game_start(uno_game *g, const uno_config *cfg, const uno_table *t
                    uno_rng *rng)
 {
     init_game(g, cfg, t, pol, rng, NULL);
-    if (cfg->repair && t->n_sides == 2) { /* as play_game */
+    /* as play_game */
+    if (UNO_CFG(cfg, repair) && UNO_SPEC_OR(UNO_SPEC_TBL_sides, t->n_sides) == 2) {
         uno_table *own = UNO_OWN_TABLE(g);
         memcpy(own, t, sizeof *own);
         uno_rng_shuffle_u8(&g->deal, own->card_kind[1], t->n_cards);

@@ -15,7 +15,7 @@ UNO_HD int uno_target_candidates(const uno_game *g, int p, int *cand)
     int m = 0;
     for (int i = 0, q = p, n = g->n_active - 1; i < n; i++) {
         q = uno_next(g, q);
-        if (!(g->cfg->teams && q % 2 == p % 2))
+        if (!(UNO_CFG(g->cfg, teams) && q % 2 == p % 2))
             cand[m++] = q;
     }
     return m;

@@ -21,7 +21,7 @@
  */
 #include "uno.h"
 
-#if defined(__CUDACC__)
+#if defined(__cplusplus) /* CUDA C++ and the kernel's CPU build (tests/c/kernel_host.cpp) */
 #define NET_RESTRICT __restrict__
 #else
 #define NET_RESTRICT restrict
@@ -34,7 +34,7 @@
    the shipped sizes) or the baseline.  Both round every product and sum alike (no FMA:
    avx2 alone does not enable it, and -ffp-contract=off forbids contracting). */
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__) && \
-    !defined(__CUDACC__)
+    !defined(__cplusplus)
 #define NET_CLONES __attribute__((target_clones("avx2", "default")))
 #else
 #define NET_CLONES

@@ -100,11 +100,13 @@ UNO_HD void uno_observe(const uno_game *g, const uno_obs_layout *L, int seat, in
         o[off[UNO_OB_DISCARDS] + t->card_kind[side][g->discard[i]]] += 1.0f;
     o[off[UNO_OB_ROUND]] = (float)g->rounds * sc[UNO_OB_ROUND];
     o[off[UNO_OB_TURN]] = (float)g->turns * sc[UNO_OB_TURN];
+#if UNO_KEEPS_REVEAL /* a GPU build without a network seat never observes */
     if (g->reveal_from[seat] >= 0) {
         o[off[UNO_OB_REVEALED_SEAT] + rel(seat, g->reveal_from[seat], N)] = 1.0f;
         for (int i = 0; i < g->reveal_n[seat]; i++)
             o[off[UNO_OB_REVEALED] + t->card_kind[side][g->reveal[seat][i]]] += 1.0f;
     }
+#endif
     if (L->flip) { /* F6: what faces the table */
         o[off[UNO_OB_SIDE]] = (float)side;
         for (int p = 0; p < N; p++)

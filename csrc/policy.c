@@ -35,11 +35,11 @@ UNO_HD static inline int pick(uno_game *g, int p, int kind, int n)
  */
 UNO_HD static inline int tries_bluff(uno_game *g, int p, const uno_policy *pol)
 {
-    int near = g->hand_n[uno_next(g, p)] <= pol->bluff_next;
-    int low = g->hand_n[p] <= pol->bluff_own;
-    if (pol->bluff_join == UNO_JOIN_OR ? !(near || low) : !(near && low))
+    int near = g->hand_n[uno_next(g, p)] <= UNO_POL(pol, bluff_next);
+    int low = g->hand_n[p] <= UNO_POL(pol, bluff_own);
+    if (UNO_POL(pol, bluff_join) == UNO_JOIN_OR ? !(near || low) : !(near && low))
         return 0;
-    return uno_dec_bernoulli(g, p, UNO_DK_BLUFF, pol->bluff);
+    return uno_dec_bernoulli(g, p, UNO_DK_BLUFF, UNO_POL(pol, bluff));
 }
 
 /* Whether p holds a restricted card that would be a bluff now (reference.holds_bluff). */
@@ -164,7 +164,7 @@ UNO_HD static int bluff_choice(uno_game *g, int p, const uno_policy *pol, int ha
 UNO_HD static POLICY_INLINE int greedy_play_w(uno_game *g, int p, const uno_policy *pol, const int W)
 {
     int has_color = uno_holds_color_w(g, p, W);
-    if (pol->bluff > 0.0) {
+    if (UNO_POL(pol, bluff) > 0.0) {
         int bluff = bluff_choice(g, p, pol, has_color);
         if (bluff != UNO_DRAW)
             return bluff;
@@ -196,8 +196,8 @@ UNO_HD int uno_answer_ok(const uno_game *g, int p, int decision, int r)
     case UNO_DEC_COLOR:
         return r >= 4 * g->side && r < 4 * g->side + 4;
     case UNO_DEC_TARGET:
-        return r >= 0 && r < g->n && r != p && g->active[r] &&
-               !(g->cfg->teams && r % 2 == p % 2);
+        return r >= 0 && r < UNO_N(g) && r != p && g->active[r] &&
+               !(UNO_CFG(g->cfg, teams) && r % 2 == p % 2);
     default:
         return r == 0 || r == 1;
     }
@@ -207,14 +207,14 @@ UNO_HD int uno_answer_ok(const uno_game *g, int p, int decision, int r)
    network player (which answers in the same terms: a hand index, a color, a seat, 0/1). */
 UNO_HD static inline int asks(const uno_policy *pol)
 {
-    return pol->id == UNO_POLICY_USER || pol->id == UNO_POLICY_NET;
+    return UNO_POL(pol, id) == UNO_POLICY_USER || UNO_POL(pol, id) == UNO_POLICY_NET;
 }
 
 /* A user policy's decision (or the network player's, net.c); an abort or an answer out of
    range ends the game (uno_play_game's setjmp). */
 UNO_HD static int call_user(uno_game *g, int p, int decision, int arg)
 {
-    if (g->pol[p].id == UNO_POLICY_NET)
+    if (UNO_POL(&g->pol[p], id) == UNO_POLICY_NET)
         return uno_net_decide(g, p, decision, arg, 0);
 #if UNO_DEVICE
     /* CPU only (no callback, no longjmp on a GPU): the GPU runner refuses user policies
@@ -252,7 +252,7 @@ UNO_HD static inline int prev_seat(const uno_game *g, int p)
 UNO_HD static inline int fewest_opponent(const uno_game *g, int p)
 {
     int low = UNO_HAND_CAP + 1;
-    for (int q = 0; q < g->n; q++) { /* a minimum without a branch on the counts */
+    for (int q = 0; q < UNO_N(g); q++) { /* a minimum without a branch on the counts */
         int n = (q != p && g->active[q]) ? g->hand_n[q] : UNO_HAND_CAP + 1;
         low = n < low ? n : low;
     }
@@ -376,14 +376,14 @@ UNO_HD static int strategic_best(const uno_game *g, int p)
 
 UNO_HD static POLICY_INLINE int strategic_play_w(uno_game *g, int p, const uno_policy *pol, const int W)
 {
-    if (pol->bluff > 0.0) { /* bluff knob 0: tries_bluff draws nothing, never bluffs */
+    if (UNO_POL(pol, bluff) > 0.0) { /* bluff knob 0: tries_bluff draws nothing, never bluffs */
         int bluff = bluff_choice(g, p, pol, uno_holds_color_w(g, p, W));
         if (bluff != UNO_DRAW)
             return bluff;
     }
     int best = strategic_best_w(g, p, W);
     if (best != UNO_DRAW && uno_color(g, best) != UNO_NO_COLOR &&
-        uno_dec_bernoulli(g, p, UNO_DK_VOLUNTARY, pol->voluntary_draw))
+        uno_dec_bernoulli(g, p, UNO_DK_VOLUNTARY, UNO_POL(pol, voluntary_draw)))
         return UNO_DRAW;
     return best;
 }
@@ -399,7 +399,7 @@ UNO_HD static int strategic_play(uno_game *g, int p, const uno_policy *pol)
 
 UNO_HD static inline int builtin_play(uno_game *g, int p, const uno_policy *pol)
 {
-    switch (pol->id) {
+    switch (UNO_POL(pol, id)) {
     case UNO_POLICY_RANDOM:
         return random_play(g, p, pol);
     case UNO_POLICY_GREEDY:
@@ -509,9 +509,9 @@ UNO_HD int uno_choose_play(uno_game *g, int p)
 {
     const uno_policy *pol = &g->pol[p];
     if (__builtin_expect(g->force != NULL, 0) && g->force->kind == UNO_CF_BLUFF &&
-        g->force->seat == p && pol->id != UNO_POLICY_USER)
-        return pol->id == UNO_POLICY_NET ? forced_net(g, p) : forced_play(g, p, pol);
-    switch (pol->id) {
+        g->force->seat == p && UNO_POL(pol, id) != UNO_POLICY_USER)
+        return UNO_POL(pol, id) == UNO_POLICY_NET ? forced_net(g, p) : forced_play(g, p, pol);
+    switch (UNO_POL(pol, id)) {
     case UNO_POLICY_RANDOM:
         return random_play(g, p, pol);
     case UNO_POLICY_GREEDY:
@@ -526,7 +526,7 @@ UNO_HD int uno_choose_play(uno_game *g, int p)
 UNO_HD int uno_choose_replacement(uno_game *g, int p)
 {
     int has_color = uno_holds_color(g, p);
-    int id = g->pol[p].id;
+    int id = UNO_POL(&g->pol[p], id);
     if (asks(&g->pol[p]))
         return user_card(g, p, call_user(g, p, UNO_DEC_REPLACEMENT, 0));
     if (id == UNO_POLICY_STRATEGIC)
@@ -550,12 +550,12 @@ UNO_HD int uno_choose_color(uno_game *g, int p)
     if (asks(pol))
         return call_user(g, p, UNO_DEC_COLOR, 0);
     int base = 4 * g->side;
-    if (pol->color == UNO_COLOR_RANDOM)
+    if (UNO_POL(pol, color) == UNO_COLOR_RANDOM)
         return base + (int)uno_dec_bounded(g, p, UNO_DK_COLOR, 4);
     int mine[4];
     color_counts(g, p, mine);
     int score[4] = {mine[0], mine[1], mine[2], mine[3]};
-    if (pol->color == UNO_COLOR_SMART) {
+    if (UNO_POL(pol, color) == UNO_COLOR_SMART) {
         /* colors held, colors already played (fewer left for the others), colors the next
            player could not follow (reference.BuiltinPolicy.choose_color); all of the side
            in play */
@@ -622,20 +622,20 @@ UNO_HD double uno_bluff_probability(const uno_game *g, int victim, int offender,
 UNO_HD static int builtin_challenge(uno_game *g, int victim, int offender, int prev_color,
                              const uno_policy *pol)
 {
-    int near = g->hand_n[offender] <= pol->challenge_offender;
-    int low = g->hand_n[victim] <= pol->challenge_own;
-    if ((pol->suspect >= 0 && offender != pol->suspect) ||
-        (pol->challenge_join == UNO_JOIN_OR ? !(near || low) : !(near && low)))
+    int near = g->hand_n[offender] <= UNO_POL(pol, challenge_offender);
+    int low = g->hand_n[victim] <= UNO_POL(pol, challenge_own);
+    if ((UNO_POL(pol, suspect) >= 0 && offender != UNO_POL(pol, suspect)) ||
+        (UNO_POL(pol, challenge_join) == UNO_JOIN_OR ? !(near || low) : !(near && low)))
         return 0;
-    if (pol->challenge_auto)
+    if (UNO_POL(pol, challenge_auto))
         return uno_bluff_probability(g, victim, offender, prev_color) > pol->challenge_threshold;
-    if (pol->challenge_posterior) {
+    if (UNO_POL(pol, challenge_posterior)) {
         double q = uno_bluff_probability(g, victim, offender, prev_color);
         double num = q * pol->challenge_prior;
         double den = num + (1.0 - q);
         return den > 0.0 && num / den > pol->challenge_threshold;
     }
-    return uno_dec_bernoulli(g, victim, UNO_DK_CHALLENGE, pol->challenge);
+    return uno_dec_bernoulli(g, victim, UNO_DK_CHALLENGE, UNO_POL(pol, challenge));
 }
 
 /* Whether p holds a card of `color` (a WD4 played with it in hand was a bluff, C7). */
@@ -650,9 +650,9 @@ UNO_HD static POLICY_COLD int forced_challenge(uno_game *g, int victim, int offe
 UNO_HD int uno_wants_challenge(uno_game *g, int victim, int offender, int prev_color)
 {
     const uno_policy *pol = &g->pol[victim];
-    if (pol->id == UNO_POLICY_USER)
+    if (UNO_POL(pol, id) == UNO_POLICY_USER)
         return call_user(g, victim, UNO_DEC_CHALLENGE, offender | (prev_color + 1) << 8);
-    int a = pol->id == UNO_POLICY_NET
+    int a = UNO_POL(pol, id) == UNO_POLICY_NET
                 ? call_user(g, victim, UNO_DEC_CHALLENGE, offender | (prev_color + 1) << 8)
                 : builtin_challenge(g, victim, offender, prev_color, pol);
     uno_force *f = g->force;
@@ -685,7 +685,7 @@ UNO_HD int uno_forgets_uno(uno_game *g, int p)
     const uno_policy *pol = &g->pol[p];
     if (asks(pol))
         return call_user(g, p, UNO_DEC_FORGET_UNO, 0);
-    return uno_dec_bernoulli(g, p, UNO_DK_UNO, pol->forget_uno);
+    return uno_dec_bernoulli(g, p, UNO_DK_UNO, UNO_POL(pol, forget_uno));
 }
 
 UNO_HD int uno_catches(uno_game *g, int q, int p)
@@ -693,7 +693,7 @@ UNO_HD int uno_catches(uno_game *g, int q, int p)
     const uno_policy *pol = &g->pol[q];
     if (asks(pol))
         return call_user(g, q, UNO_DEC_CATCH, p);
-    return uno_dec_bernoulli(g, q, UNO_DK_CATCH, pol->catch);
+    return uno_dec_bernoulli(g, q, UNO_DK_CATCH, UNO_POL(pol, catch));
 }
 
 /*
@@ -711,7 +711,7 @@ UNO_HD int uno_choose_target(uno_game *g, int p, int card)
     if (m == 0)
         return p;
     int best = 0;
-    switch (pol->target) {
+    switch (UNO_POL(pol, target)) {
     case UNO_TARGET_RANDOM:
         return cand[pick(g, p, UNO_DK_TARGET, m)];
     case UNO_TARGET_NEXT:
@@ -741,15 +741,16 @@ UNO_HD int uno_choose_stack(uno_game *g, int p, int total)
     if (asks(pol))
         return user_card(g, p, call_user(g, p, UNO_DEC_STACK, total));
     int has_color = uno_holds_color(g, p);
-    int opts[UNO_HAND_CAP], m = 0; /* in hand order */
+    uint8_t opts[UNO_HAND_CAP]; /* in hand order */
+    int m = 0;
     UNO_BITS_FOR(g->hand[p], r) {
         int c = uno_card_at(g, r);
         if (uno_can_stack(g, c) && !(uno_restricted(g, c) && has_color))
-            opts[m++] = c;
+            opts[m++] = (uint8_t)c;
     }
-    if (m == 0 || !uno_dec_bernoulli(g, p, UNO_DK_STACK, pol->stack))
+    if (m == 0 || !uno_dec_bernoulli(g, p, UNO_DK_STACK, UNO_POL(pol, stack)))
         return UNO_DRAW;
-    if (pol->id == UNO_POLICY_RANDOM)
+    if (UNO_POL(pol, id) == UNO_POLICY_RANDOM)
         return opts[pick(g, p, UNO_DK_PICK, m)];
     return opts[0]; /* the highest value: hands are in priority order */
 }
@@ -760,7 +761,7 @@ UNO_HD int uno_wants_jump(uno_game *g, int p, int card)
     const uno_policy *pol = &g->pol[p];
     if (asks(pol))
         return call_user(g, p, UNO_DEC_JUMP_IN, card);
-    return uno_dec_bernoulli(g, p, UNO_DK_JUMP, pol->jump_in);
+    return uno_dec_bernoulli(g, p, UNO_DK_JUMP, UNO_POL(pol, jump_in));
 }
 
 UNO_HD int uno_plays_drawn(uno_game *g, int p, int bluff)
@@ -770,7 +771,7 @@ UNO_HD int uno_plays_drawn(uno_game *g, int p, int bluff)
         return call_user(g, p, UNO_DEC_PLAY_DRAWN, bluff | g->last_drawn << 1);
     if (bluff)
         return tries_bluff(g, p, pol);
-    return uno_dec_bernoulli(g, p, UNO_DK_PLAY_DRAWN, pol->play_drawn);
+    return uno_dec_bernoulli(g, p, UNO_DK_PLAY_DRAWN, UNO_POL(pol, play_drawn));
 }
 
 /*

@@ -34,7 +34,7 @@ UNO_HD static void check_cards(const uno_game *g, int seat, const char *where)
     int total = g->n_draw + g->n_discard;
     const char *bad = NULL;
     int card = -1;
-    for (int s = 0; s < g->n; s++) {
+    for (int s = 0; s < UNO_N(g); s++) {
         total += g->hand_n[s];
         if (uno_bits_count(&g->hand[s]) != g->hand_n[s] && !bad)
             bad = "a hand's count differs from its cards";
@@ -44,7 +44,7 @@ UNO_HD static void check_cards(const uno_game *g, int seat, const char *where)
             seen[uno_card_at(g, r)]++;
             uno_bits_set(&alt, g->t->rank[g->side ^ 1][uno_card_at(g, r)]);
         }
-        if (g->two_sided && memcmp(&alt, &g->hand_alt[s], sizeof alt) != 0 && !bad)
+        if (UNO_TWO_SIDED(g) && memcmp(&alt, &g->hand_alt[s], sizeof alt) != 0 && !bad)
             bad = "a hand's other-side bitset differs from its cards";
     }
     for (int i = 0; i < g->n_draw; i++)
@@ -93,7 +93,7 @@ UNO_HD static void check_cards(const uno_game *g, int seat, const char *where)
 
 UNO_HD static inline int teammates(const uno_game *g, int p, int q)
 {
-    return g->cfg->teams && (p % 2 == q % 2);
+    return UNO_CFG(g->cfg, teams) && (p % 2 == q % 2);
 }
 
 /* reference.Game.reshuffle (C15): the discard pile but its top becomes the draw pile. */
@@ -120,16 +120,17 @@ UNO_HD int uno_reshuffle(uno_game *g)
 /* reference.Game.draw: up to k cards (fewer when nothing is left, C15); returns the count. */
 UNO_HD UNO_NOCLONE int uno_draw_cards(uno_game *g, int p, int k, int reason)
 {
-    uint8_t got[UNO_MAX_CARDS];
-    int n = 0;
+    uint8_t got[UNO_MAX_CARDS]; /* for the trace only: without one, the build drops it */
+    int n = 0, last = -1;
     for (int i = 0; i < k; i++) {
         if (g->n_draw == 0 && !uno_reshuffle(g))
             break;
         int card = uno_draw_pop(g);
         uno_hand_add(g, p, card);
         got[n++] = (uint8_t)card;
+        last = card;
     }
-    g->last_drawn = n ? got[n - 1] : -1;
+    g->last_drawn = last;
     g->counters[UNO_CT_CARDS_DRAWN][p] += n;
     if (reason != UNO_R_CANNOT_PLAY && reason != UNO_R_VOLUNTARY)
         g->failed[p] = 0; /* penalty cards: it may hold any color now */
@@ -188,7 +189,8 @@ UNO_HD void uno_draw_until(uno_game *g, int p, int reason)
 UNO_HD static inline int choose_color(uno_game *g, int p)
 {
     const uno_policy *pol = &g->pol[p];
-    if (pol->id <= UNO_POLICY_STRATEGIC && pol->color == UNO_COLOR_MOST && uno_narrow(g->t)) {
+    if (UNO_POL(pol, id) <= UNO_POLICY_STRATEGIC && UNO_POL(pol, color) == UNO_COLOR_MOST &&
+        uno_narrow(g->t)) {
         int mine[4];
         uno_color_counts_narrow(g, p, mine);
         return 4 * g->side + uno_best_color(mine);
@@ -226,7 +228,7 @@ UNO_HD static void uno_check(uno_game *g, int p)
             g->counters[UNO_CT_UNO_CAUGHT][p]++;
             if (g->tr)
                 uno_trace_event(g->tr, UNO_EV_CAUGHT, p, q, 0, 0);
-            if (g->launcher) /* E7: press twice instead of drawing 2 */
+            if (UNO_LAUNCHER(g)) /* E7: press twice instead of drawing 2 */
                 uno_presses(g, p, p, 2, UNO_R_UNO_PENALTY);
             else
                 uno_draw_cards(g, p, 2, UNO_R_UNO_PENALTY);
@@ -268,7 +270,7 @@ UNO_HD static void reverse_u8(uint8_t *a, int n)
    step, take over. */
 UNO_HD static void hands_turn_over(uno_game *g)
 {
-    for (int s = 0; s < g->n; s++) {
+    for (int s = 0; UNO_HAS_ALT && s < UNO_N(g); s++) {
         uno_hand h = g->hand[s];
         g->hand[s] = g->hand_alt[s];
         g->hand_alt[s] = h;
@@ -338,7 +340,7 @@ UNO_HD static UNO_INLINE int resolve(uno_game *g, int p, int card, int bluff, in
     case UNO_NUMBER:
         if (out)
             return ROUND_OVER;
-        if (g->cfg->seven_o && !starter && (t->face[k] == 7 || t->face[k] == 0))
+        if (UNO_CFG(g->cfg, seven_o) && !starter && (t->face[k] == 7 || t->face[k] == 0))
             uno_seven_o(g, p, card, t->face[k]);
         return uno_next(g, p);
     case UNO_DISCARD_ALL: /* E4: as a starter too, it is matched like any card */
@@ -364,7 +366,7 @@ UNO_HD static UNO_INLINE int resolve(uno_game *g, int p, int card, int bluff, in
         case UNO_WILD_EXCHANGE:
             if (out) /* the round is over: nothing to exchange */
                 return ROUND_OVER;
-            if (g->cfg->exchange == UNO_EXCHANGE_SWAP)
+            if (UNO_CFG(g->cfg, exchange) == UNO_EXCHANGE_SWAP)
                 uno_swap_hands(g, p, card);
             else
                 uno_shuffle_hands(g, p);
@@ -411,7 +413,7 @@ UNO_HD static UNO_INLINE int resolve(uno_game *g, int p, int card, int bluff, in
         return uno_next(g, p);
     case UNO_DRAW_CARDS:
         victim = uno_next(g, p);
-        if (g->cfg->stacking) { /* C-H1 */
+        if (UNO_CFG(g->cfg, stacking)) { /* C-H1 */
             int pend = g->pending;
             g->pending = 0;
             if (!out && !starter) {
@@ -435,7 +437,7 @@ UNO_HD static UNO_INLINE int resolve(uno_game *g, int p, int card, int bluff, in
     /* C12 / F4: a challenge, never on a last card (always legal, C14). */
     victim = uno_next(g, p);
     int pend = 0;
-    if (g->cfg->stacking) { /* C-H1: the victim may stack instead of challenging */
+    if (UNO_CFG(g->cfg, stacking)) { /* C-H1: the victim may stack instead of challenging */
         pend = g->pending;
         g->pending = 0;
         if (!out && t->effect[k] == UNO_WILD_DRAW) {
@@ -452,19 +454,22 @@ UNO_HD static UNO_INLINE int resolve(uno_game *g, int p, int card, int bluff, in
         return adv(g, p, 2);
     }
     g->counters[UNO_CT_CHALLENGES][victim]++;
+#if UNO_KEEPS_REVEAL /* only the CPU and a network seat read it (uno.h) */
     g->reveal_from[victim] = p; /* the challenger has seen the offender's hand */
     g->reveal_n[victim] = uno_hand_cards(g, p, g->reveal[victim]);
     if (g->tr) {
         uno_trace_event(g->tr, UNO_EV_CHALLENGE, victim, p, bluff, 0);
         uno_trace_cards(g->tr, g->reveal[victim], g->reveal_n[victim]);
     }
+#endif
     if (!bluff) {
         penalty(g, victim, k, UNO_R_CHALLENGE, 2 + pend);
         skip(g, victim);
         return adv(g, p, 2);
     }
     g->counters[UNO_CT_CHALLENGES_WON][victim]++;
-    if (g->cfg->challenge == UNO_CHALLENGE_MODERN || pend) { /* C-H1: the stack, on the bluffer */
+    /* C-H1: the stack, on the bluffer */
+    if (UNO_CFG(g->cfg, challenge) == UNO_CHALLENGE_MODERN || pend) {
         penalty(g, p, k, UNO_R_CHALLENGE, pend);
         return victim;
     }
@@ -475,16 +480,14 @@ UNO_HD static UNO_INLINE int resolve(uno_game *g, int p, int card, int bluff, in
     g->top_face = prev_face;
     if (g->tr)
         uno_trace_event(g->tr, UNO_EV_TAKE_BACK, p, card, 0, 0);
-    int again = uno_choose_replacement(g, p);
     g->last_player = p;
-    g->last_card = again;
-    int nxt = uno_play_card(g, p, again);
-    penalty(g, p, k, UNO_R_CHALLENGE, 0);
-    return nxt;
+    g->last_card = uno_choose_replacement(g, p);
+    return PLAY_AGAIN - k; /* play_card plays it, then p draws the penalty */
 }
 
-/* reference.Game.play: p plays `card`, which it holds.  `lean`: a constant, see take_turn. */
-UNO_HD static UNO_INLINE int play_card(uno_game *g, int p, int card, const int lean)
+/* reference.Game.play up to the effect: p plays `card`, which it holds; resolve's answer,
+   PLAY_STACK or PLAY_AGAIN included.  `lean`: a constant, see take_turn. */
+UNO_HD static UNO_INLINE int play_one(uno_game *g, int p, int card, const int lean)
 {
 #if UNO_CHECK
     assert(card >= 0 && card < g->t->n_cards);
@@ -511,17 +514,65 @@ UNO_HD static UNO_INLINE int play_card(uno_game *g, int p, int card, const int l
         g->counters[UNO_CT_BLUFFS][p] += bluff;
     if (!lean && g->tr)
         uno_trace_event(g->tr, UNO_EV_PLAY, p, card, named, restricted ? !bluff : -1);
-    if (!lean && g->launcher) /* E4: one test of a flag where there is no launcher */
+    if (!lean && UNO_LAUNCHER(g)) /* E4: one test of a flag where there is no launcher */
         uno_discard_all(g, p, card);
     if (g->hand_n[p] == 1) {
         int e = t->effect[t->card_kind[side][card]];
         /* S2: no UNO call on the hand-exchange wild, C-H5 nor on a Seven-O 7 or 0
            (docs/rules.md): the player's hand is about to change */
         if (e != UNO_WILD_EXCHANGE &&
-            !(g->cfg->seven_o && e == UNO_NUMBER && (face == 7 || face == 0)))
+            !(UNO_CFG(g->cfg, seven_o) && e == UNO_NUMBER && (face == 7 || face == 0)))
             uno_check(g, p);
     }
     return resolve(g, p, card, bluff, prev_color, prev_face, 0, lean);
+}
+
+/* play_one of the play after a play that makes one (PLAY_STACK, PLAY_AGAIN), in a function
+   of its own: the chain's copy of the effect dispatcher stays off the turn's path. */
+UNO_HD static UNO_NOINLINE int play_next(uno_game *g, int p, int card)
+{
+    return play_one(g, p, card, 0);
+}
+
+/*
+ * The plays that a play makes (r: PLAY_STACK or PLAY_AGAIN - k), one after another, as
+ * reference.Game.play's nested calls make them, and what each nested call did once the
+ * innermost returned: a stacker that went out wins the round (unless a later answer's
+ * player already did), and a vintage challenge's penalty is drawn last.  A loop, not a
+ * recursion: whatever the chain's length, the stack is play_next's frame.
+ *
+ * At most one PLAY_AGAIN per chain: a vintage challenge needs a bluff (a restricted card)
+ * with nothing pending (resolve's pend), and every play of a chain after its first is a
+ * stack, with pend >= 1 (uno_table_init: a draw card draws at least one card), or the
+ * replacement, which is no bluff (its player holds the previous color, C7).
+ */
+UNO_HD static UNO_NOINLINE int play_chain(uno_game *g, int r)
+{
+    int stacker = -1, owes = -1, owed_kind = 0;
+    do {
+        if (r == PLAY_STACK) {
+            stacker = g->last_player;
+        } else {
+#if UNO_CHECK
+            assert(owes < 0);
+#endif
+            owes = g->last_player;
+            owed_kind = PLAY_AGAIN - r;
+        }
+        r = play_next(g, g->last_player, g->last_card);
+    } while (r <= PLAY_STACK);
+    if (stacker >= 0 && r == ROUND_OVER && g->round_winner < 0)
+        g->round_winner = stacker; /* it went out, or someone answering it did first */
+    if (owes >= 0)
+        penalty(g, owes, owed_kind, UNO_R_CHALLENGE, 0);
+    return r;
+}
+
+/* reference.Game.play: p plays `card`, which it holds; the next seat or ROUND_OVER. */
+UNO_HD static UNO_INLINE int play_card(uno_game *g, int p, int card, const int lean)
+{
+    int r = play_one(g, p, card, lean);
+    return UNO_LIKELY(r > PLAY_STACK) ? r : play_chain(g, r);
 }
 
 UNO_HD int uno_play_card(uno_game *g, int p, int card)
@@ -588,7 +639,7 @@ UNO_HD static inline int play(uno_game *g, int p, int card, const int lean)
     const uno_table *t = g->t;
     const int side = g->side;
     const int f = t->card_fast[side][card];
-    if (!(f && f <= g->fast_max && g->hand_n[p] > 1))
+    if (!(f && f <= UNO_FAST_MAX(g) && g->hand_n[p] > 1))
         return lean ? play_card_lean(g, p, card) : uno_play_card(g, p, card);
     uno_hand_remove(g, p, card);
     g->discard[g->n_discard++] = (uint8_t)card;
@@ -633,22 +684,22 @@ UNO_HD static UNO_INLINE int take_turn(uno_game *g, int p, const int house, cons
     if (lean) {
         action = uno_greedy_honest_w(g, p, pol, -1, 2, 0);
         forced = action == UNO_DRAW;
-    } else if (pol->id == UNO_POLICY_GREEDY && pol->bluff <= 0.0 && !g->force) {
+    } else if (UNO_POL(pol, id) == UNO_POLICY_GREEDY && UNO_POL(pol, bluff) <= 0.0 && !g->force) {
         action = uno_narrow(g->t)
                      ? uno_greedy_honest_w(g, p, pol, -1, 2, 1)
                      : uno_greedy_honest_w(g, p, pol, -1, 4, 1);
         /* without the voluntary_draw knob, greedy draws only when nothing is legal */
-        if (action == UNO_DRAW && pol->voluntary_draw <= 0.0)
+        if (action == UNO_DRAW && UNO_POL(pol, voluntary_draw) <= 0.0)
             forced = 1;
     } else {
         action = uno_choose_play(g, p);
     }
-    if (house && action == UNO_DRAW && cfg->forced_play && forced != 1 &&
+    if (house && action == UNO_DRAW && UNO_CFG(cfg, forced_play) && forced != 1 &&
         uno_has_legal_play(g, p))
         action = uno_choose_replacement(g, p); /* C-H3: no voluntary draw */
     if (action != UNO_DRAW) {
         g->idle = 0;
-        if (house && cfg->jump_in)
+        if (house && UNO_CFG(cfg, jump_in))
             open_jump(g, p, action);
         return play(g, p, action, lean);
     }
@@ -656,10 +707,10 @@ UNO_HD static UNO_INLINE int take_turn(uno_game *g, int p, const int house, cons
         g->failed[p] |= (uint8_t)(1u << g->color);
     if (forced < 0)
         forced = !has_legal_play(g, p);
-    if (!lean && g->launcher)
+    if (!lean && UNO_LAUNCHER(g))
         return uno_press_turn(g, p, forced);
     int got;
-    if (house && forced && cfg->draw_until_playable) /* C-H2 */
+    if (house && forced && UNO_CFG(cfg, draw_until_playable)) /* C-H2 */
         got = uno_draw_until_playable(g, p);
     else if (g->n_draw > 0 && (lean || !g->tr)) /* uno_draw_cards' one card, inline */
         got = draw_one(g, p);
@@ -671,13 +722,13 @@ UNO_HD static UNO_INLINE int take_turn(uno_game *g, int p, const int house, cons
         if (uno_playable(g, card)) {
             int bluff = uno_restricted(g, card) && uno_holds_color(g, p);
             int play_it;
-            if (!bluff && ((forced && cfg->drawn_card == UNO_DRAWN_MUST) ||
-                           (house && cfg->forced_play)))
+            if (!bluff && ((forced && UNO_CFG(cfg, drawn_card) == UNO_DRAWN_MUST) ||
+                           (house && UNO_CFG(cfg, forced_play))))
                 play_it = 1;
             else
                 play_it = uno_plays_drawn(g, p, bluff);
             if (play_it) {
-                if (house && cfg->jump_in)
+                if (house && UNO_CFG(cfg, jump_in))
                     open_jump(g, p, card);
                 return play(g, p, card, lean);
             }
@@ -772,21 +823,24 @@ UNO_HD static int start_round(uno_game *g, int dealer, const uint8_t *deck)
             uno_trace_push(g->tr, pile[i]);
         uno_trace_close(g->tr, at);
     }
-    for (int s = 0; s < g->n; s++) {
+    for (int s = 0; s < UNO_N(g); s++) {
         g->hand_n[s] = 0;
         memset(&g->hand[s], 0, sizeof g->hand[s]);
-        memset(&g->hand_alt[s], 0, sizeof g->hand_alt[s]);
+        if (UNO_HAS_ALT)
+            memset(&g->hand_alt[s], 0, sizeof g->hand_alt[s]);
         g->failed[s] = 0;
+#if UNO_KEEPS_REVEAL
         g->reveal_from[s] = -1;
         g->reveal_n[s] = 0;
+#endif
     }
     /* One at a time from the dealer's left: the seats in dealing order, each of them
        gets its r-th card in pass r (the hands were emptied above). */
     int order[UNO_MAX_PLAYERS];
-    const int n_deal = g->n_active, hand_size = g->cfg->hand_size;
+    const int n_deal = g->n_active, hand_size = UNO_CFG(g->cfg, hand_size);
     for (int j = 0, q = dealer; j < n_deal; j++)
         order[j] = q = uno_next(g, q);
-    if (g->two_sided)
+    if (UNO_TWO_SIDED(g))
         deal(g, order, n_deal, hand_size, 1);
     else
         deal(g, order, n_deal, hand_size, 0);
@@ -798,7 +852,7 @@ UNO_HD static int start_round(uno_game *g, int dealer, const uint8_t *deck)
     for (;;) { /* C5 */
         card = uno_draw_pop(g);
         int k = t->card_kind[g->side][card];
-        if (t->effect[k] == UNO_FLIP && g->cfg->flip_starter && !flipped) {
+        if (t->effect[k] == UNO_FLIP && UNO_CFG(g->cfg, flip_starter) && !flipped) {
             /* F2 switch: the Flip turns the game over once (the draw pile as a stack, every
                hand); its other face is then read as the starter */
             flipped = 1;
@@ -825,7 +879,7 @@ UNO_HD static int start_round(uno_game *g, int dealer, const uint8_t *deck)
             g->tr->ev[ev].c = card;
             g->tr->ev[ev].p = g->side;
         }
-        for (int s = 0; s < g->n; s++)
+        for (int s = 0; s < UNO_N(g); s++)
             uno_trace_hand(g, s);
         uno_trace_ints(g->tr, returned, n_returned);
         if (flipped) /* F2 switch: the starter turned the game over */
@@ -848,11 +902,12 @@ UNO_HD static int start_round(uno_game *g, int dealer, const uint8_t *deck)
  */
 UNO_HD static int lean_round(const uno_game *g)
 {
-    if (g->tr || g->force || g->launcher || !uno_narrow(g->t))
+    if (g->tr || g->force || UNO_LAUNCHER(g) || !uno_narrow(g->t))
         return 0;
-    for (int s = 0; s < g->n; s++) {
+    for (int s = 0; s < UNO_N(g); s++) {
         const uno_policy *pol = &g->pol[s];
-        if (pol->id != UNO_POLICY_GREEDY || pol->bluff > 0.0 || pol->voluntary_draw > 0.0)
+        if (UNO_POL(pol, id) != UNO_POLICY_GREEDY || UNO_POL(pol, bluff) > 0.0 ||
+            UNO_POL(pol, voluntary_draw) > 0.0)
             return 0;
     }
     return 1;
@@ -909,8 +964,8 @@ UNO_HD static UNO_INLINE int turns_from(uno_game *g, int p, int32_t limit, const
 
 UNO_HD static int house_rules(const uno_config *cfg)
 {
-    return cfg->stacking || cfg->draw_until_playable || cfg->forced_play || cfg->jump_in ||
-           cfg->seven_o;
+    return UNO_CFG(cfg, stacking) || UNO_CFG(cfg, draw_until_playable) ||
+           UNO_CFG(cfg, forced_play) || UNO_CFG(cfg, jump_in) || UNO_CFG(cfg, seven_o);
 }
 
 /*

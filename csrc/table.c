@@ -25,7 +25,10 @@ UNO_HD int uno_table_init(uno_table *t, int n_kinds, const int32_t *color, const
             effect[k] > UNO_EFFECT_MAX || amount[k] < 0 || amount[k] > 255 || starter[k] < 0 ||
             starter[k] > UNO_STARTER_RETURN || reason[k] < 0 || reason[k] > UNO_REASON_MAX ||
             value[k] < 0 || value[k] > UNO_MAX_VALUE ||
-            (effect[k] == UNO_WILD_CUSTOM && amount[k] >= UNO_CUSTOM_COUNT))
+            (effect[k] == UNO_WILD_CUSTOM && amount[k] >= UNO_CUSTOM_COUNT) ||
+            /* a draw card draws at least one card (cards.HOUSE_AMOUNT), which bounds a chain
+               of plays (round.c play_chain) */
+            ((effect[k] == UNO_DRAW_CARDS || effect[k] == UNO_WILD_DRAW) && amount[k] < 1))
             return -1;
         t->color[k] = (int8_t)color[k];
         t->face[k] = (uint8_t)face[k];

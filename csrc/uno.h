@@ -482,6 +482,33 @@ typedef struct uno_policy {
     const struct uno_net *net;
 } uno_policy;
 
+/* A build specialised to one configuration (the GPU kernel): uno_spec.h. */
+#include "uno_spec.h"
+
+/* Whether the build's constants are the configuration (c, t, pol): every specialised field
+   equals the struct's (a policy field at every seat). */
+UNO_HD static inline int uno_spec_matches(const uno_config *c, const struct uno_table *t,
+                                          const uno_policy *pol)
+{
+#define UNO_SPEC_CFG_OK(f)                                                                         \
+    if (UNO_SPEC_CFG_##f != UNO_RT && UNO_SPEC_CFG_##f != c->f)                                    \
+        return 0;
+    UNO_SPEC_CFG_LIST(UNO_SPEC_CFG_OK)
+#undef UNO_SPEC_CFG_OK
+    if ((UNO_SPEC_TBL_sides != UNO_RT && UNO_SPEC_TBL_sides != t->n_sides) ||
+        (UNO_SPEC_TBL_cards != UNO_RT && UNO_SPEC_TBL_cards != t->n_cards))
+        return 0;
+    for (int s = 0; s < c->players; s++) {
+        const uno_policy *p = &pol[s];
+#define UNO_SPEC_POL_OK(f)                                                                         \
+    if (UNO_SPEC_POL_##f != UNO_RT && UNO_SPEC_POL_##f != p->f)                                    \
+        return 0;
+        UNO_SPEC_POL_LIST(UNO_SPEC_POL_OK)
+#undef UNO_SPEC_POL_OK
+    }
+    return 1;
+}
+
 /* Trace records (see the table at the top). */
 enum uno_event_type {
     UNO_EV_DEALER_DRAW = 0,
@@ -641,6 +668,46 @@ typedef struct uno_force {
     uno_cf_point pt[UNO_CF_MAX];
 } uno_force;
 
+/*
+ * The GPU build records no trace and forces no decision (uno_sim/gpu.py refuses both): there
+ * `tr` and `force` are null pointers the compiler knows (a field of a type that converts to
+ * a null pointer and ignores what is stored in it), so that every `if (g->tr)` and
+ * `if (g->force)` is compiled out with what it guards.  C++ only, as device code is.
+ */
+#if defined(UNO_GPU_BUILD) && defined(__cplusplus)
+template <typename T> struct uno_null {
+    UNO_HD constexpr operator T *() const { return nullptr; }
+    UNO_HD T *operator->() const { return nullptr; }
+    UNO_HD uno_null &operator=(T *) { return *this; }
+};
+#define UNO_NULLABLE(T) uno_null<T>
+#else
+#define UNO_NULLABLE(T) T *
+#endif
+
+/*
+ * Per-seat arrays have UNO_SEATS rows and the piles UNO_PILE cards: UNO_MAX_PLAYERS and
+ * UNO_MAX_CARDS, unless the build is specialised (uno_spec.h).  A specialised GPU build
+ * also leaves out what only the CPU reads (the hands a challenge revealed) and, for a
+ * one-sided deck, the other side's hands.
+ */
+#if UNO_SPEC_TBL_sides == 1
+#define UNO_HAS_ALT 0 /* hand_alt is never read nor written */
+#define UNO_ALT_SEATS 1
+#else
+#define UNO_HAS_ALT 1
+#define UNO_ALT_SEATS UNO_SEATS
+#endif
+
+/* The hands a challenge revealed (uno_game.reveal_from, reveal_n, reveal): kept on the CPU,
+   and in a GPU build that plays a network seat (UNO_GPU_NET: its observation shows them,
+   observe.c); a GPU build without one leaves them out. */
+#if !defined(UNO_GPU_BUILD) || defined(UNO_GPU_NET)
+#define UNO_KEEPS_REVEAL 1
+#else
+#define UNO_KEEPS_REVEAL 0
+#endif
+
 typedef struct uno_game {
     const uno_config *cfg;
     const uno_table *t;
@@ -648,10 +715,10 @@ typedef struct uno_game {
     uno_rng *rng;    /* the game's generator (seeds `seeded`; decisions use dec_*) */
     uno_rng seeded;  /* rng's state when the game began */
     uint64_t dec_key; /* this round's decision streams (uno_rng_dec_round_key) */
-    uint32_t dec_n[UNO_MAX_PLAYERS][UNO_DK_SLOTS]; /* draws taken per stream this round */
-    uno_force *force; /* NULL, or a decision to force and record (counterfactuals) */
+    uint32_t dec_n[UNO_SEATS][UNO_DK_SLOTS]; /* draws taken per stream this round */
+    UNO_NULLABLE(uno_force) force; /* NULL, or a decision to force and record (counterfactuals) */
     uno_rng deal;    /* the table's cards this round: uno_rng_seed_deal */
-    uno_trace *tr; /* NULL: no trace */
+    UNO_NULLABLE(uno_trace) tr; /* NULL: no trace */
     uno_round_rows *rows; /* NULL: no round rows */
     uint64_t game_no;     /* the game number written in round rows */
     int rows_full;        /* a round row found no room */
@@ -669,38 +736,40 @@ typedef struct uno_game {
     int round_winner; /* C-H1, C-H4: who went out when it was not the turn's player, or -1 */
     int jump_open;   /* C-H4: the next turn first offers a jump-in on last_card */
     int32_t rounds, turns, reshuffles, stalemates;
-    uint8_t active[UNO_MAX_PLAYERS];
+    uint8_t active[UNO_SEATS];
     /* next_seat[direction > 0][p]: uno_next's answer, kept by uno_seats_update whenever
        active[] changes */
-    int8_t next_seat[2][UNO_MAX_PLAYERS];
-    int32_t scores[UNO_MAX_PLAYERS];
+    int8_t next_seat[2][UNO_SEATS];
+    int32_t scores[UNO_SEATS];
     int32_t team_scores[2];
-    int32_t counters[UNO_N_COUNTERS][UNO_MAX_PLAYERS];
+    int32_t counters[UNO_N_COUNTERS][UNO_SEATS];
     /* Public history of the round (P1), reset by start_round. */
-    uint8_t failed[UNO_MAX_PLAYERS]; /* bit c: the seat drew on its turn with c active and has
-                                        not drawn penalty cards nor played color c since */
+    uint8_t failed[UNO_SEATS]; /* bit c: the seat drew on its turn with c active and has
+                                  not drawn penalty cards nor played color c since */
+#if UNO_KEEPS_REVEAL /* read by the observations (observe.c) and the searches (search.c) */
     int reveal_from[UNO_MAX_PLAYERS]; /* challenger -> offender whose hand it saw, or -1 */
     int reveal_n[UNO_MAX_PLAYERS];
     uint8_t reveal[UNO_MAX_PLAYERS][UNO_HAND_CAP];
+#endif
 #if defined(__CUDACC_RTC__)
     void *bail; /* no setjmp on a GPU: never set there */
 #else
     jmp_buf *bail; /* longjmp target when a user policy aborts (CPU only) */
 #endif
-    int hand_n[UNO_MAX_PLAYERS];
+    int hand_n[UNO_SEATS];
     int last_drawn; /* the last card drawn by draw_cards / draw_until_playable, or -1 */
     int n_draw, n_discard;
     /* draw[0..bag) is not shuffled yet: the pending steps of its Fisher-Yates shuffle are
        taken one at a time as cards are drawn (uno_draw_pop), or all at once before the
        order matters or the deal stream serves anything else (uno_draw_settle) */
     int bag;
-    uint8_t draw[UNO_MAX_CARDS];
-    uint8_t discard[UNO_MAX_CARDS];
-    uno_hand hand[UNO_MAX_PLAYERS]; /* over the ranks of g->side */
+    uint8_t draw[UNO_PILE];
+    uint8_t discard[UNO_PILE];
+    uno_hand hand[UNO_SEATS]; /* over the ranks of g->side */
     /* A two-faced deck (F1) only: the same hands over the ranks of the other side, kept
        in step card by card, so that a Flip (F3) turns every hand over by swapping the
        two arrays' roles rather than re-ranking every card */
-    uno_hand hand_alt[UNO_MAX_PLAYERS];
+    uno_hand hand_alt[UNO_ALT_SEATS];
     int two_sided;
     int launcher;  /* E2: the draw pile is the launcher (cfg->draw_source) */
     int fast_max;  /* the highest uno_fast_class the turn plays by itself (round.c play):
@@ -765,7 +834,7 @@ UNO_HD static inline int uno_dec_bernoulli(uno_game *g, int p, int k, double q)
 UNO_HD static inline void uno_dec_round(uno_game *g, uint64_t round)
 {
     g->dec_key = uno_rng_dec_round_key(&g->seeded, round);
-    memset(g->dec_n, 0, (size_t)g->n * sizeof g->dec_n[0]);
+    memset(g->dec_n, 0, (size_t)UNO_N(g) * sizeof g->dec_n[0]);
 }
 
 /* Queries on a state, shared by the engine and the policies. */
@@ -799,7 +868,8 @@ UNO_HD static inline int uno_restricted(const uno_game *g, int card)
  */
 UNO_HD static inline int uno_other_kind(const uno_game *g, int card)
 {
-    return g->t->card_kind[g->t->n_sides == 2 ? g->side ^ 1 : 0][card];
+    const int two = UNO_SPEC_OR(UNO_SPEC_TBL_sides, g->t->n_sides) == 2;
+    return g->t->card_kind[two ? g->side ^ 1 : 0][card];
 }
 
 /* C6 without the wild clause: the active color, or the top card's face. */
@@ -827,7 +897,7 @@ UNO_HD static inline int uno_stack_family(const uno_game *g, int card)
  */
 UNO_HD static inline int uno_can_stack(const uno_game *g, int card)
 {
-    int mode = g->cfg->stacking, f = uno_stack_family(g, card);
+    int mode = UNO_CFG(g->cfg, stacking), f = uno_stack_family(g, card);
     int top = uno_stack_family(g, g->discard[g->n_discard - 1]);
     return (mode & f) && (mode & top) && f >= top && uno_playable(g, card);
 }
@@ -890,7 +960,7 @@ UNO_HD static inline int uno_bits_any(const uno_hand *a)
  */
 UNO_HD static inline int uno_narrow(const uno_table *t)
 {
-    return t->n_cards <= 128;
+    return UNO_SPEC_OR(UNO_SPEC_TBL_cards, t->n_cards) <= 128;
 }
 
 UNO_HD static UNO_ALWAYS_INLINE int uno_bits_meet_w(const uno_hand *a, const uno_hand *m, const int W)
@@ -999,7 +1069,7 @@ UNO_HD static UNO_ALWAYS_INLINE int uno_card_at(const uno_game *g, int r)
 UNO_HD static UNO_ALWAYS_INLINE void uno_hand_add(uno_game *g, int p, int card)
 {
     uno_bits_set(&g->hand[p], g->t->rank[g->side][card]);
-    if (g->two_sided)
+    if (UNO_TWO_SIDED(g))
         uno_bits_set(&g->hand_alt[p], g->t->rank[g->side ^ 1][card]);
     g->hand_n[p]++;
 }
@@ -1008,7 +1078,7 @@ UNO_HD static UNO_ALWAYS_INLINE void uno_hand_add(uno_game *g, int p, int card)
 UNO_HD static UNO_ALWAYS_INLINE void uno_hand_remove(uno_game *g, int p, int card)
 {
     uno_bits_clear(&g->hand[p], g->t->rank[g->side][card]);
-    if (g->two_sided)
+    if (UNO_TWO_SIDED(g))
         uno_bits_clear(&g->hand_alt[p], g->t->rank[g->side ^ 1][card]);
     g->hand_n[p]--;
 }
@@ -1019,9 +1089,11 @@ UNO_HD static inline void uno_hands_swap(uno_game *g, int a, int b)
     uno_hand tmp = g->hand[a];
     g->hand[a] = g->hand[b];
     g->hand[b] = tmp;
-    tmp = g->hand_alt[a];
-    g->hand_alt[a] = g->hand_alt[b];
-    g->hand_alt[b] = tmp;
+    if (UNO_HAS_ALT) {
+        tmp = g->hand_alt[a];
+        g->hand_alt[a] = g->hand_alt[b];
+        g->hand_alt[b] = tmp;
+    }
     int n = g->hand_n[a];
     g->hand_n[a] = g->hand_n[b];
     g->hand_n[b] = n;
@@ -1173,7 +1245,7 @@ UNO_HD static UNO_ALWAYS_INLINE int uno_greedy_honest_w(uno_game *g, int p, cons
     }
     int best = uno_first_card_w(g, &ok, W);
     if (best != UNO_DRAW)
-        return volunteer && uno_dec_bernoulli(g, p, UNO_DK_VOLUNTARY, pol->voluntary_draw)
+        return volunteer && uno_dec_bernoulli(g, p, UNO_DK_VOLUNTARY, UNO_POL(pol, voluntary_draw))
                    ? UNO_DRAW
                    : best;
     const uno_hand *rs = &t->restricted_mask[g->side];
@@ -1204,14 +1276,14 @@ UNO_HD static inline void uno_seats_update(uno_game *g)
 {
     for (int d = 0; d < 2; d++) {
         int step = d ? 1 : -1;
-        for (int s = 0; s < g->n; s++) {
+        for (int s = 0; s < UNO_N(g); s++) {
             int p = s;
-            for (int k = 0; k < g->n; k++) { /* at most n steps: never spins */
+            for (int k = 0; k < UNO_N(g); k++) { /* at most n steps: never spins */
                 p += step;
-                if (p >= g->n)
+                if (p >= UNO_N(g))
                     p = 0;
                 else if (p < 0)
-                    p = g->n - 1;
+                    p = UNO_N(g) - 1;
                 if (g->active[p])
                     break;
             }

@@ -49,16 +49,23 @@ def _run(exe):
     return subprocess.run([str(exe), "1", "11"], capture_output=True, text=True, timeout=600)
 
 
-def test_checking_build_conserves_cards(tmp_path):
+@pytest.fixture(scope="module")
+def plain_build(tmp_path_factory):
+    """The plain checking build (no sanitizer), compiled once for the tests of this file
+    that play one deck each: the same program every one of them compiled for itself."""
+    exe, err = _build(tmp_path_factory.mktemp("check"), "check")
+    assert exe is not None, err
+    return exe
+
+
+def test_checking_build_conserves_cards(tmp_path, plain_build):
     exe, err = _build(tmp_path, "check", *SANITIZE)
     proc = _run(exe) if exe is not None else None
     if proc is None or "Sanitizer failed to allocate" in proc.stderr or (
             "ReserveShadowMemoryRange" in proc.stderr):
         # No sanitizer runtime here, or no room for its shadow memory (a ulimit -v):
         # the plain checking build still asserts card conservation.
-        exe, err = _build(tmp_path, "check")
-        assert exe is not None, err
-        proc = _run(exe)
+        proc = _run(plain_build)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "games ok" in proc.stdout
 
@@ -71,34 +78,28 @@ def test_checking_build_catches_a_lost_card(tmp_path):
     assert "card conservation violated" in proc.stderr
 
 
-def test_flip_conserves_all_112_cards(tmp_path):
+def test_flip_conserves_all_112_cards(plain_build):
     """Flip only, another seed: the plain checking build (no sanitizer needed)."""
-    exe, err = _build(tmp_path, "check_flip")
-    assert exe is not None, err
-    run = subprocess.run([str(exe), "1", "2024", "flip"], capture_output=True, text=True,
+    run = subprocess.run([str(plain_build), "1", "2024", "flip"], capture_output=True, text=True,
                          timeout=300)
     assert run.returncode == 0, run.stderr[-2000:]
     assert "games ok" in run.stdout
 
 
-def test_extreme_conserves_all_112_cards(tmp_path):
+def test_extreme_conserves_all_112_cards(plain_build):
     """UNO Extreme only, another seed: every card in the hands, the launcher (the draw
     pile) and the discards after every press, Discard All and reload."""
-    exe, err = _build(tmp_path, "check_extreme")
-    assert exe is not None, err
-    run = subprocess.run([str(exe), "2", "2025", "extreme"], capture_output=True, text=True,
+    run = subprocess.run([str(plain_build), "2", "2025", "extreme"], capture_output=True, text=True,
                          timeout=300)
     assert run.returncode == 0, run.stderr[-2000:]
     assert "games ok" in run.stdout
 
 
 @pytest.mark.parametrize("deck", ["hello-kitty", "house-2018"])
-def test_extra_decks_conserve_all_their_cards(tmp_path, deck):
+def test_extra_decks_conserve_all_their_cards(plain_build, deck):
     """Hello Kitty (H2 draws) and house-2018 (S2 swaps and shuffles, S3 put-downs under the
     top card): the plain checking build, another seed."""
-    exe, err = _build(tmp_path, "check_" + deck.replace("-", "_"))
-    assert exe is not None, err
-    run = subprocess.run([str(exe), "1", "2024", deck], capture_output=True, text=True,
+    run = subprocess.run([str(plain_build), "1", "2024", deck], capture_output=True, text=True,
                          timeout=300)
     assert run.returncode == 0, run.stderr[-2000:]
     assert "games ok" in run.stdout

@@ -17,7 +17,7 @@ from uno_sim.rules import RulesError  # noqa: E402
 
 
 def _legal(e) -> int:
-    return int(np.flatnonzero(e.observe(e.agent_selection)["action_mask"])[0])
+    return int(np.flatnonzero(e.infos[e.agent_selection]["action_mask"])[0])
 
 
 @pytest.mark.parametrize("bad", [19.7, 1.0, True, "1", None, np.float64(2.0), [1]])

@@ -213,6 +213,24 @@ def test_bootstrap_joint_resampling_cancels_shared_noise():
     assert width_d < 0.5 * width_m
 
 
+def test_bootstrap_resamples_the_games_of_resample_indices_for_every_arm():
+    # scipy.stats.bootstrap (paired) draws what resample_indices draws: each resample's
+    # mean matrix is that of the same games for every arm, re-solved
+    a = np.array([[0.6, 0.3, 0.5], [0.4, 0.5, 0.45]])
+    rows, cols = ["r0", "r1"], ["c0", "c1", "c2"]
+    pairs = _game_pairs(a, 60, 4)
+    res = bootstrap(pairs, rows, cols, n_boot=40, seed=7)
+    idx = resample_indices(60, 40, seed=7)
+    for b in range(40):
+        m = np.array([[pairs[(r, c)][idx[b]].mean() for c in cols] for r in rows])
+        x, y, v = solve_zero_sum(m)
+        assert res.draws["value"][b] == pytest.approx(v, abs=1e-12)
+        assert res.draws["row_mix"][b] == pytest.approx(x, abs=1e-9)
+        assert res.draws["col_mix"][b] == pytest.approx(y, abs=1e-9)
+    assert res.value[1:] == pytest.approx(percentile_interval(res.draws["value"]))
+    assert sum(res.row_br["c0"].values()) == pytest.approx(1.0)
+
+
 def test_bootstrap_needs_every_pair():
     with pytest.raises(ValueError, match="r1"):
         bootstrap({("r0", "c0"): np.zeros(3)}, ["r0", "r1"], ["c0"])
@@ -287,3 +305,12 @@ def test_break_even_posterior_recovers_the_known_threshold():
     assert r["bluffs"] + r["legal"] == f.height
     # too few bluffs in a group: left out
     assert break_even_posterior(f.head(30), min_each=20).is_empty()
+
+
+def test_bootstrap_of_one_game_repeats_it():
+    # one game: every resample is that game (a study of one game runs, with no spread)
+    a = np.array([[0.6, 0.3], [0.4, 0.5]])
+    pairs = {k: v[:1] for k, v in _game_pairs(a, 5, 1).items()}
+    res = bootstrap(pairs, ["r0", "r1"], ["c0", "c1"], n_boot=7, seed=3)
+    v, lo, hi = res.value
+    assert lo == hi == v and res.draws["value"].shape == (7,)

@@ -1,9 +1,14 @@
 """The GPU build and `--backend gpu` (docs/engine.md "One source, two targets").
 
 Without a GPU: the engine compiles as C++ and as CUDA device code (NVRTC, nvcc
-when present), the state is small, and every refusal ends in one line with
-status 2.  With a GPU (CuPy and a CUDA device): the kernel plays every game of
-a grid of configurations bit for bit as the CPU does; skipped visibly otherwise.
+when present), plain and specialised to a configuration (csrc/uno_spec.h); the
+kernel's code, built for the CPU with each configuration's specialisation, plays
+the CPU's games result for result; the state is small, and every refusal ends in
+one line with status 2.  With a GPU (CuPy and a CUDA device): the kernel plays
+every game of a grid of configurations (tests/gpu_check.py, each in a process of
+its own) bit for bit as the CPU does; skipped visibly otherwise.
+
+On a GPU machine: ``python -m pytest -p no:xdist tests/test_gpu.py``.
 """
 
 import os
@@ -15,6 +20,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import gpu_check
 from uno_sim import gpu
 from uno_sim.policies import seat_policies
 from uno_sim.rules import Rules
@@ -83,6 +89,31 @@ def test_kernel_is_valid_device_code(defines):
     assert ok, log
 
 
+@pytest.mark.skipif(not _nvrtc(), reason="no libnvrtc: pip install nvidia-cuda-nvrtc-cu12")
+def test_specialised_kernels_are_valid_device_code():
+    """The kernel specialised to each configuration of the GPU grid (gpu.spec_defines) passes
+    NVRTC's front end, without a warning: the defines make valid, unambiguous code."""
+    for i in range(len(gpu_check.GRID)):
+        rules, specs = gpu_check.setup(i)
+        ok, log = gpu.nvrtc_compile("compute_90", gpu.spec_defines(rules, specs),
+                                    syntax_only=True)
+        assert ok and "warning" not in log, f"{gpu_check.label(i)}\n{log}"
+
+
+def test_spec_lists_are_the_headers():
+    """gpu.SPEC_CFG and SPEC_POL are csrc/uno_spec.h's lists (the fields uno_spec_matches
+    checks), and every field of them has its default there."""
+    import re
+
+    text = (CSRC / "uno_spec.h").read_text()
+    for name, fields in (("CFG", gpu.SPEC_CFG), ("POL", gpu.SPEC_POL)):
+        body = re.search(rf"#define UNO_SPEC_{name}_LIST\(X\)(.*?)\n(?:\n|#)", text,
+                         re.S).group(1)
+        assert tuple(re.findall(r"X\((\w+)\)", body)) == fields
+        for f in fields:
+            assert f"#ifndef UNO_SPEC_{name}_{f}\n#define UNO_SPEC_{name}_{f} UNO_RT\n" in text, f
+
+
 # The full device builds take minutes: run them on request (UNO_SIM_DEVICE_BUILDS=1).
 DEVICE_BUILDS = os.environ.get("UNO_SIM_DEVICE_BUILDS") == "1"
 
@@ -111,41 +142,54 @@ def test_kernel_compiles_with_nvcc(tmp_path):
 @pytest.mark.skipif(shutil.which("gcc") is None, reason="no C compiler")
 def test_gpu_game_state_is_small(tmp_path):
     """In the GPU build (UNO_GPU_BUILD) a game's state holds no table of its own (the F1
-    switch's re-paired table is a per-thread room of the kernel's): a third of the deck
-    table, where the CPU's state holds one (docs/engine.md state sizes)."""
+    switch's re-paired table is a per-thread room of the kernel's) and none of what only the
+    CPU reads (the hands a challenge revealed); specialised to classic at 4 players (the
+    per-seat arrays for 4 seats, the piles for 108 cards, no second side) it is smaller still
+    (docs/engine.md state sizes)."""
     src = tmp_path / "size.c"
     src.write_text('#include <stdio.h>\n#include "uno.h"\nint main(void) { printf("%zu %zu\\n",'
                    ' sizeof(uno_game), sizeof(uno_table)); return 0; }\n')
+    spec = [f"-D{d}" for d in gpu.spec_defines(Rules(), seat_policies("greedy", 4))]
     sizes = {}
-    for build, flags in (("cpu", []), ("gpu", ["-DUNO_GPU_BUILD=1"])):
+    for build, flags in (("cpu", []), ("gpu", ["-DUNO_GPU_BUILD=1"]),
+                         ("spec", ["-DUNO_GPU_BUILD=1", *spec])):
         exe = tmp_path / build
         subprocess.run(["gcc", "-std=c99", *flags, "-I", str(CSRC), str(src), "-o", str(exe)],
                        check=True)
         sizes[build] = tuple(map(int, subprocess.run([str(exe)], capture_output=True, text=True,
                                                      check=True).stdout.split()))
-    (cpu, table), (gpu_state, _) = sizes["cpu"], sizes["gpu"]
-    assert gpu_state < table // 2 and cpu - gpu_state == table, sizes
+    (cpu, table), (gpu_state, _), (spec_state, _) = sizes["cpu"], sizes["gpu"], sizes["spec"]
+    reveal = 10 * 256 + 2 * 10 * 4
+    assert cpu - gpu_state == table + reveal and gpu_state < table // 4, sizes
+    assert spec_state < gpu_state // 2, sizes
 
 
 # --- the kernel's own code, built for the CPU ---------------------------------------------
 
-@pytest.fixture(scope="module")
-def host_kernel(tmp_path_factory):
+def _build_host_kernel(directory: Path, defines=(), flags=("-O1",), load=True):
     """csrc/gpu/kernel.cu built as a CPU shared object (tests/c/kernel_host.cpp: one block of
-    one thread), called through ctypes with numpy arrays."""
-    if CXX is None:
-        pytest.skip("no C++ compiler")
+    one thread) with `defines` (gpu.spec_defines: the specialised kernel), called through
+    ctypes with numpy arrays."""
     import ctypes
 
-    so = tmp_path_factory.mktemp("kernel") / "kernel.so"
-    subprocess.run([CXX, "-std=c++17", "-O1", "-ffp-contract=off", "-shared", "-fPIC",
-                    "-I", str(CSRC), str(ROOT / "tests" / "c" / "kernel_host.cpp"),
-                    "-o", str(so)], check=True)
+    so = directory / "kernel.so"
+    subprocess.run([CXX, "-std=c++17", *flags, "-ffp-contract=off", "-shared", "-fPIC",
+                    "-I", str(CSRC), *(f"-D{d}" for d in defines),
+                    str(ROOT / "tests" / "c" / "kernel_host.cpp"), "-o", str(so)], check=True)
+    if not load:
+        return so
     lib = ctypes.CDLL(str(so))
     lib.uno_gpu_games.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p,
                                   ctypes.c_void_p, ctypes.c_uint64, ctypes.c_int64,
                                   ctypes.c_void_p, ctypes.c_int]
     return lib
+
+
+@pytest.fixture(scope="module")
+def host_kernel(tmp_path_factory):
+    if CXX is None:
+        pytest.skip("no C++ compiler")
+    return _build_host_kernel(tmp_path_factory.mktemp("kernel"))
 
 
 def _host_play(lib, rules, specs, seed, first, n, rows):
@@ -180,12 +224,90 @@ def test_kernel_code_plays_the_cpu_games(host_kernel, variant, players, policy, 
     specs = seat_policies(policy, players)
     out, status = _host_play(host_kernel, rules, specs, 7, 300, 60, 64)
     assert (status == gpu.UNO_OK).all()
-    got = gpu.columns(out, 64)
     want = engine.play_games(rules, specs, seed=7, first_game=300, n_games=60, rounds=True)
-    assert got.keys() == want.keys()
+    _equal_columns(gpu.columns(out, 64), want, variant)
+
+
+def _equal_columns(got: dict, want: dict, where: str):
+    assert got.keys() == want.keys(), where
     for k in want:
-        assert got[k].dtype == want[k].dtype, k
-        np.testing.assert_array_equal(got[k], want[k], err_msg=k)
+        assert got[k].dtype == want[k].dtype, f"{where}: {k}"
+        np.testing.assert_array_equal(got[k], want[k], err_msg=f"{where}: {k}")
+
+
+# The GPU grid's configurations whose specialised kernel code is checked on the CPU in the
+# default run (every house rule, every variant, the knobs, mixed seats); the others: slow
+SPEC_QUICK = [0, 4, 9, 11, 14, 20, 23, 28]
+
+
+@pytest.mark.skipif(CXX is None, reason="no C++ compiler")
+@pytest.mark.parametrize("i", [pytest.param(i, marks=() if i in SPEC_QUICK else pytest.mark.slow)
+                               for i in range(len(gpu_check.GRID))],
+                         ids=[gpu_check.label(i) for i in range(len(gpu_check.GRID))])
+def test_specialised_kernel_code_plays_the_cpu_games(tmp_path, i):
+    """The kernel's code specialised to configuration i of the GPU grid (its gpu.spec_defines,
+    csrc/uno_spec.h), built for the CPU, plays the unspecialised engine's games result for
+    result: the specialisation's proof without a GPU (at -O0: the defines' meaning does not
+    depend on the optimiser, and the build is quick)."""
+    from uno_sim import engine
+
+    rules, specs = gpu_check.setup(i)
+    lib = _build_host_kernel(tmp_path, gpu.spec_defines(rules, specs), ("-O0",))
+    out, status = _host_play(lib, rules, specs, 7, 300, 80, 64)
+    assert (status == gpu.UNO_OK).all(), status
+    want = engine.play_games(rules, specs, seed=7, first_game=300, n_games=80, rounds=True)
+    _equal_columns(gpu.columns(out, 64), want, gpu_check.label(i))
+
+
+@pytest.mark.skipif(CXX is None, reason="no C++ compiler")
+def test_specialised_kernel_code_is_memory_safe(tmp_path):
+    """The house rules at 4 players (the per-seat arrays sized for 4, chains of plays: the
+    grid's stacks, jump-ins and Seven-O) under AddressSanitizer and UBSan, in a process of
+    its own (the sanitizer's runtime preloaded)."""
+    i = 10
+    rules, specs = gpu_check.setup(i)
+    asan = subprocess.run([CXX, "-print-file-name=libasan.so"], capture_output=True,
+                          text=True).stdout.strip()
+    if not asan or not Path(asan).is_file():
+        pytest.skip("no libasan.so here")
+    try:
+        _build_host_kernel(tmp_path, gpu.spec_defines(rules, specs),
+                           ("-O1", "-fsanitize=address,undefined", "-fno-sanitize-recover=all"),
+                           load=False)
+    except (subprocess.CalledProcessError, OSError):
+        pytest.skip("no sanitizer build here")
+    code = (f"import sys, ctypes; sys.path[:0] = [{str(ROOT / 'tests')!r}, {str(ROOT)!r}]\n"
+            "import gpu_check, test_gpu as t\n"
+            "from uno_sim import gpu, engine\n"
+            f"lib = ctypes.CDLL({str(tmp_path / 'kernel.so')!r})\n"
+            "lib.uno_gpu_games.argtypes = [ctypes.c_char_p] * 3 + [ctypes.c_void_p, "
+            "ctypes.c_uint64, ctypes.c_int64, ctypes.c_void_p, ctypes.c_int]\n"
+            f"rules, specs = gpu_check.setup({i})\n"
+            "out, status = t._host_play(lib, rules, specs, 7, 300, 40, 64)\n"
+            "assert (status == gpu.UNO_OK).all(), status\n"
+            "want = engine.play_games(rules, specs, seed=7, first_game=300, n_games=40, "
+            "rounds=True)\n"
+            "t._equal_columns(gpu.columns(out, 64), want, 'sanitized')\nprint('ok')\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env={**os.environ, "LD_PRELOAD": asan,
+                               "ASAN_OPTIONS": "detect_leaks=0"})
+    if "ReserveShadowMemoryRange" in proc.stderr or "failed to allocate" in proc.stderr:
+        pytest.skip("no room for the sanitizer's shadow memory here")
+    assert proc.returncode == 0 and proc.stdout.strip().endswith("ok"), proc.stderr[-3000:]
+
+
+@pytest.mark.skipif(CXX is None, reason="no C++ compiler")
+def test_kernel_built_for_another_configuration_plays_nothing(tmp_path):
+    """A kernel specialised to 4 greedy seats, given 3 seats (or a random seat): every game
+    ends UNO_ERR_CONFIG, none is played with the wrong constants."""
+    rules, specs = Rules(), seat_policies("greedy", 4)
+    lib = _build_host_kernel(tmp_path, gpu.spec_defines(rules, specs), ("-O0",))
+    for other, pol in ((Rules(players=3), seat_policies("greedy", 3)),
+                       (rules, seat_policies(["greedy", "random", "greedy", "greedy"], 4))):
+        out, status = _host_play(lib, other, pol, 7, 0, 5, 64)
+        assert (status == gpu.UNO_ERR_CONFIG).all() and (out["n_rows"] == 0).all()
+    out, status = _host_play(lib, rules, specs, 7, 0, 5, 64)
+    assert (status == gpu.UNO_OK).all()
 
 
 def test_kernel_code_flags_games_past_their_row_slots(host_kernel):
@@ -204,7 +326,7 @@ def test_kernel_code_flags_games_past_their_row_slots(host_kernel):
 
 def test_no_cupy_is_one_line(monkeypatch):
     monkeypatch.setitem(sys.modules, "cupy", None)  # import cupy raises ImportError
-    with pytest.raises(RunError, match=r"needs CuPy: pip install 'uno-sim\[gpu\]'"):
+    with pytest.raises(RunError, match=r"needs CuPy: pip install -e '\.\[gpu\]'"):
         gpu.require()
 
 
@@ -315,53 +437,42 @@ def test_cut_keeps_each_shards_rows():
 
 # --- bit for bit on a GPU ----------------------------------------------------------------
 
-GRID = [
-    ("classic", 4, "greedy", {}),
-    ("classic", 2, "random", {}),
-    ("classic", 10, "strategic(color=smart)", {}),
-    ("classic", 4, "greedy(bluff=0.3,challenge=0.4,forget_uno=0.2,catch=0.7)", {}),
-    ("classic", 4, "strategic(challenge_threshold=0.3,challenge_prior=0.3)", {}),
-    ("classic", 3, "greedy(voluntary_draw=0.1)", {"drawn_card": "must"}),
-    ("classic", 4, "greedy", {"stacking": "both", "jump_in": True, "seven_o": True}),
-    ("classic", 4, "greedy", {"scoring": "elimination"}),
-    ("classic", 4, "greedy", {"teams": True}),
-    ("flip", 4, "greedy", {}),
-    ("flip", 4, "strategic", {"flip_pairing": "game"}),
-    ("extreme", 4, "greedy", {}),
-    ("hello-kitty", 4, "greedy", {}),
-    ("house-2018", 4, "strategic", {}),
-]
-
-
 def test_grid_is_playable_on_the_gpu_path():
-    """Every configuration of the GPU comparison below is valid and passes the GPU checks
-    (so that the comparison, run on a GPU machine, tests what it names)."""
-    for variant, players, policy, switches in GRID:
-        gpu.check_config(Rules(variant=variant, players=players, **switches),
-                         seat_policies(policy, players))
+    """Every configuration of the GPU comparison (tests/gpu_check.py) is valid and passes the
+    GPU checks (so that the comparison, run on a GPU machine, tests what it names)."""
+    for i in range(len(gpu_check.GRID)):
+        gpu.check_config(*gpu_check.setup(i))
+
+
+@pytest.fixture(scope="module")
+def warm_kernels():
+    """Every grid configuration's kernel compiled first, several at a time (CuPy keeps them
+    on disk), so that each configuration's own process only loads its kernel."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    # spawned, not forked: this process has initialised CUDA (the skip conditions)
+    with ProcessPoolExecutor(max_workers=min(8, os.cpu_count() or 1),
+                             mp_context=multiprocessing.get_context("spawn")) as pool:
+        list(pool.map(gpu_check.warm, range(len(gpu_check.GRID))))
 
 
 @pytest.mark.skipif(_gpu_ready() is not None, reason=f"no GPU: {_gpu_ready()}")
-@pytest.mark.parametrize("variant,players,policy,switches", GRID,
-                         ids=[f"{v}-{p}-{s}-{sw}" for v, p, s, sw in GRID])
-def test_gpu_games_equal_cpu_games(variant, players, policy, switches):
-    from uno_sim import engine
-
-    rules = Rules(variant=variant, players=players, **switches)
-    specs = seat_policies(policy, players)
-    want = engine.play_games(rules, specs, seed=11, first_game=5_000, n_games=3_000, rounds=True)
-    got = gpu.play_games(rules, specs, 11, 5_000, 3_000)
-    assert got.keys() == want.keys()
-    for k in want:
-        assert got[k].dtype == want[k].dtype, k
-        np.testing.assert_array_equal(got[k], want[k], err_msg=k)
+@pytest.mark.parametrize("i", range(len(gpu_check.GRID)),
+                         ids=[gpu_check.label(i) for i in range(len(gpu_check.GRID))])
+def test_gpu_games_equal_cpu_games(warm_kernels, i):
+    """Configuration i's games on the GPU equal the CPU's, column for column; in a process of
+    its own, so that a fault in one configuration cannot fail the others."""
+    proc = subprocess.run([sys.executable, str(ROOT / "tests" / "gpu_check.py"), str(i)],
+                          capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-4000:]
 
 
 @pytest.mark.skipif(_gpu_ready() is not None, reason=f"no GPU: {_gpu_ready()}")
 def test_gpu_run_equals_cpu_run(tmp_path):
     from uno_sim.runner.execute import simulate
 
-    cpu = simulate(games=2_500, shard_size=1_000, seed=4, progress=False)
-    dev = simulate(games=2_500, shard_size=1_000, seed=4, backend="gpu", progress=False)
+    cpu = simulate(games=600, shard_size=250, seed=4, progress=False)
+    dev = simulate(games=600, shard_size=250, seed=4, backend="gpu", progress=False)
     assert cpu.summary() == dev.summary()
     assert cpu.games.equals(dev.games) and cpu.rounds.equals(dev.rounds)

@@ -166,8 +166,8 @@ def test_envs_take_network_opponents(tmp_path):
     env = UnoEnv(players=3, opponents={1: spec, 2: "greedy"})
     env.reset(seed=2)
     for agent in env.agent_iter(max_iter=200):
-        ob, _, term, trunc, _ = env.last()
-        env.step(None if term or trunc else int(np.flatnonzero(ob["action_mask"])[0]))
+        _, _, term, trunc, info = env.last()
+        env.step(None if term or trunc else int(np.flatnonzero(info["action_mask"])[0]))
 
 
 def test_counterfactual_forcing_of_a_network_seat(tmp_path):

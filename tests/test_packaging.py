@@ -49,3 +49,16 @@ def test_studies_do_not_import_the_command_line():
     r = _python(code, ROOT)
     assert r.returncode == 0, r.stderr
     assert r.stdout.split() == ["False"]
+
+
+def test_the_test_extra_pulls_no_deep_learning_framework():
+    """sb3-contrib brings torch (gigabytes of CUDA libraries by default): it has an extra
+    of its own, and tests/test_sb3.py skips without it."""
+    import tomllib
+    from pathlib import Path
+
+    with open(Path(__file__).resolve().parent.parent / "pyproject.toml", "rb") as f:
+        extras = tomllib.load(f)["project"]["optional-dependencies"]
+    names = {d.split(">")[0].split("=")[0].split("[")[0].strip().lower() for d in extras["test"]}
+    assert not names & {"torch", "stable-baselines3", "sb3-contrib", "jax", "tensorflow"}
+    assert any(d.startswith("sb3-contrib") for d in extras["sb3"])

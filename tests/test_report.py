@@ -78,6 +78,24 @@ def test_the_report_opens_with_the_answers_and_their_intervals(report):
 
 
 @pytest.mark.slow
+def test_each_answer_opens_with_its_verdict(report):
+    text = "\n".join(_sections(report["md"])[0][2])
+    for question, starts in (
+            ("Is bluffing a Wild Draw Four worth it, and when?",
+             ("Bluff a Wild Draw Four only", "Do not bluff", "No setup shows", "Overall,",
+              "Too few bluff decisions")),
+            ("When should one challenge?", ("Challenge a Wild Draw Four when",
+                                            "Challenging a Wild Draw Four does not pay",
+                                            "Too few challenge decisions")),
+            ("How balanced is the game?", ("No variant is position-fair", "The first to play",
+                                           "No setup shows", "Too few rounds")),
+            ("How exploitable is the reported equilibrium?", ("Against the equilibrium",))):
+        after = text.split(f"**{question}** ", 1)[1]
+        assert after.startswith(starts), (question, after[:80])
+        assert after.split("\n", 1)[0].endswith(".")  # one sentence, then the reading
+
+
+@pytest.mark.slow
 def test_the_summary_reads_the_numbers_of_the_sections(report):
     """No separate numbers: the summary's bluff value is the section's table, formatted."""
     from uno_sim.analysis.common import fmt_ci
@@ -232,6 +250,20 @@ def test_the_example_notebook_is_committed_with_its_outputs():
     assert any("image/png" in o.get("data", {}) for o in outputs)
 
 
+def test_the_committed_notebook_keeps_no_progress_output():
+    """A progress bar run in Jupyter is saved as a widget (or as text on stderr): stale
+    the moment the notebook is opened elsewhere.  The committed notebook has none."""
+    import json
+
+    with open(os.path.join(HERE, "..", "analysis", "example.ipynb"), encoding="utf-8") as f:
+        nb = json.load(f)
+    assert "widgets" not in nb.get("metadata", {})
+    for cell in nb["cells"]:
+        for o in cell.get("outputs", []):
+            assert not any("widget" in kind for kind in o.get("data", {})), o
+            assert not (o.get("output_type") == "stream" and o.get("name") == "stderr"), o
+
+
 def test_the_notebook_extras_have_the_progress_widget():
     """tqdm.auto draws a widget in a Jupyter kernel: it needs ipywidgets."""
     tomllib = pytest.importorskip("tomllib")
@@ -239,3 +271,64 @@ def test_the_notebook_extras_have_the_progress_widget():
         extras = tomllib.load(f)["project"]["optional-dependencies"]
     for name in ("analysis", "test"):
         assert any(d.split(">")[0].split("=")[0].strip() == "ipywidgets" for d in extras[name])
+
+
+def test_the_verdicts_say_the_numbers_in_a_sentence():
+    from uno_sim.analysis.summary import (balance_verdict, bluff_verdict, challenge_verdict,
+                                          exploit_verdict)
+
+    pays = dict(variant="classic", players=2, eq=(-0.0308, -0.0345, -0.0271), pays=["1"])
+    costs = dict(variant="flip", players=4, eq=(-0.0254, -0.0307, -0.0202), pays=[])
+    unclear = dict(variant="flip", players=2, eq=(-0.0019, -0.0060, 0.0022), pays=[])
+    assert bluff_verdict([pays, costs, unclear]) == (
+        "Bluff a Wild Draw Four only when the next player holds 1 card (classic at 2 "
+        "players); taken over every point where one could bluff, a bluff costs 2.5 to 3.1 "
+        "percentage points of game-win share against a table that challenges by its "
+        "equilibrium rule (interval below zero in 2 of 3 setups).")
+    assert bluff_verdict([costs]).startswith("Do not bluff a Wild Draw Four: a bluff costs 2.5")
+    assert "every interval holds zero" in bluff_verdict([unclear])
+    assert challenge_verdict([
+        dict(p_star=(0.31, 0.25, 0.37), v1=(0.036, 0.03, 0.04), v0=(-0.016, -0.02, -0.01)),
+        dict(p_star=(0.22, 0.16, 0.29), v1=(0.039, 0.03, 0.04), v0=(-0.011, -0.02, -0.01))]) \
+        == ("Challenge a Wild Draw Four when the chance that it is a bluff is above about "
+            "0.22 to 0.31 (the break-even by variant and player count): a bluff caught gains "
+            "the challenger 3.6 to 3.9 percentage points of game-win share, a legal card "
+            "challenged costs 1.1 to 1.6.")
+    fair = [dict(variant="classic", players=2, first=(0.0177, 0.0156, 0.0199)),
+            dict(variant="extreme", players=4, first=(0.0116, 0.0079, 0.0153))]
+    assert balance_verdict(fair).startswith(
+        "No variant is position-fair within a round: the first to play wins 1.2 to 1.8 "
+        "percentage points more of the rounds than the fair share 1/K (interval above zero "
+        "in every variant and player count)")
+    one = balance_verdict(fair + [dict(variant="hello-kitty", players=4,
+                                       first=(0.001, -0.002, 0.004))])
+    assert one.startswith("The first to play wins more rounds than the fair share 1/K in "
+                          "classic at 2 players and extreme at 4 players")
+    assert exploit_verdict([dict(row=(0.0077, 0.0014, 0.0141), col=(0.0152, 0.0064, 0.0241),
+                                 row_after=None, col_after=None)]) == (
+        "Against the equilibrium as reported, the best replies found beyond the rule "
+        "families gain at most +0.8 percentage points of win share for the bluffer and +1.5 "
+        "for the challengers on fresh games (clearly above zero in 2 of 2 replies).")
+    assert bluff_verdict([]) == challenge_verdict([]) == balance_verdict([]) == ""
+    nan = float("nan")
+    assert challenge_verdict([dict(p_star=(nan, nan, nan), v1=(-0.01, -0.02, 0.0),
+                                   v0=(-0.01, -0.02, 0.0))]).startswith(
+        "Challenging a Wild Draw Four does not pay in every variant and player count")
+
+
+def test_rule_names_are_explained_below_the_charts():
+    from uno_sim.analysis.bluffgame import bluff_rules, challenge_rules, rule_legend
+    from uno_sim.analysis.common import Setup, new_figure
+
+    text = rule_legend("bluff", [r.label for r in bluff_rules()])
+    assert text.startswith("never: never bluff; next<=X: bluff only when the next player")
+    assert "own<=X: bluff only when the bluffer holds at most X cards" in text
+    text = rule_legend("challenge", [r.label for r in challenge_rules()] + ["own<=1 and "
+                                                                           "offender<=2"])
+    for name in ("never:", "offender<=X:", "posterior>X: challenge when the estimated "
+                 "probability of a bluff", "always:", "own<=X: challenge only when"):
+        assert name in text, name
+    setup = Setup("classic", 2, 10, 1, "greedy")
+    fig, _ = new_figure(setup, "title", legend=f"Challenge rules: {text}.")
+    footer = fig.get_supxlabel().replace("\n", " ")
+    assert "posterior>X: challenge when" in footer and setup.text()[:20] in footer

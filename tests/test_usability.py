@@ -33,6 +33,17 @@ def test_config_loses_to_a_flag_given_with_its_default_value(tmp_path, capsys):
     assert doc["rules"]["players"] == 3 and doc["seed"] == 5
 
 
+def test_explicit_dests_names_the_options_given_and_no_default():
+    from uno_sim.cli import explicit_dests
+
+    parser = build_parser()
+    # given with its default value, appended twice, a switch, a positional: all given
+    assert explicit_dests(parser, ["run", "--seed", "0", "--rule", "a=b", "--rule", "c=d",
+                                   "--summary-only"]) == {"seed", "rule", "summary_only"}
+    assert explicit_dests(parser, ["study", "bluff", "--games", "5"]) == {"name", "games"}
+    assert explicit_dests(parser, ["run"]) == set()  # no default leaks in, func neither
+
+
 def test_config_example_in_the_docs_runs(tmp_path, capsys):
     with open(os.path.join(os.path.dirname(__file__), "..", "docs", "cli.md"),
               encoding="utf-8") as f:
@@ -364,7 +375,7 @@ def test_ray_backend_without_ray_is_one_line():
             "from uno_sim.cli import main\n"
             "sys.exit(main(['run', '--backend', 'ray', '--games', '10', '--jobs', '2']))")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert r.returncode == 2 and "pip install 'uno-sim[ray]'" in r.stderr
+    assert r.returncode == 2 and "pip install -e '.[ray]'" in r.stderr
     assert len(r.stderr.strip().splitlines()) == 1
 
 

@@ -11,12 +11,12 @@ Where to start:
   ``play_round`` with a deck built by ``arrange`` plays a chosen situation.
 - Rules and players: `Rules` (every switch: ``uno-sim rules``) and policy specs
   (``parse_policy("greedy(bluff=0.3)")``; a Python callable plays a seat too,
-  `uno_sim.userpolicy`).
+  `uno_sim.players.user`).
 - Learning agents: ``uno_sim.env.env()`` (PettingZoo AEC) and ``uno_sim.env.UnoGymEnv``
   (Gymnasium), with the ``rl`` extra.
 - Studies: ``uno_sim.analysis.run_study("bluff", players=2, games=500)`` returns a study
   whose frames are in ``.data`` and which shows its tables and figures in a notebook
-  (the ``analysis`` extra); ``uno_sim.tournament.tournament`` pairs policies.
+  (the ``analysis`` extra); ``uno_sim.players.tournament.tournament`` pairs policies.
 
 The command line ``uno-sim`` wraps the same functions (``uno-sim --help``); the docs
 folder of the repository has one page per subject (rules, engine, policies, env, studies).
@@ -27,7 +27,7 @@ __version__ = "0.1.0"
 import sys as _sys  # noqa: E402
 
 from .api import make_rules, play_game, play_round  # noqa: E402
-from .policies import PolicySpec, parse_policy  # noqa: E402
+from .players.specs import PolicySpec, parse_policy  # noqa: E402
 from .results import GameResult  # noqa: E402
 from .rules import Rules, RulesError  # noqa: E402
 from .scenario import arrange, hand_order  # noqa: E402

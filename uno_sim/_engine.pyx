@@ -27,7 +27,7 @@ from uno_sim._uno cimport *
 from uno_sim.cards import COLORS, DrawReason
 from uno_sim.results import GameLimitError, limit_message
 from uno_sim.rules import RulesError
-from uno_sim.userpolicy import DECISIONS, PolicyError, RawState
+from uno_sim.players.user import DECISIONS, PolicyError, RawState
 
 cnp.import_array()
 
@@ -267,7 +267,7 @@ cdef class Engine:
     cdef list codes  # per side: card id -> code of that face
     cdef list pairs  # card id -> code of the whole card (round_start)
     cdef dict dark_codes  # kind id -> code, for the dark kinds (UNO_EV_PAIRING)
-    cdef public list users  # per seat: a userpolicy.UserSeat, or None for a built-in
+    cdef public list users  # per seat: a players.user.UserSeat, or None for a built-in
     cdef readonly list nets  # per seat: the network block its uno_policy.net points at, or None
     cdef public object error  # the exception that stopped the last game, if any
     cdef uno_trace *live  # the trace of the game being played by play_game, or NULL

@@ -54,7 +54,7 @@ def commit() -> str:
 
 def is_search(policy: str) -> bool:
     """Whether `policy` is a search player (pimc, ismcts): benched as seat 0 among greedy."""
-    from .policies import parse_policy
+    from .players.specs import parse_policy
 
     return getattr(parse_policy(policy), "is_search", False)
 
@@ -73,7 +73,7 @@ def time_games(rules: Rules, policy: str, games: int, repeats: int, seed: int = 
     play = engine.play_games
     if backend == "gpu":
         from . import gpu
-        from .policies import parse_policy
+        from .players.specs import parse_policy
 
         specs = [parse_policy(s) for s in specs]
 

@@ -14,8 +14,8 @@ import textwrap
 
 from . import __version__
 from .options import UsageError, parse_count, parse_jobs
-from .policies import (KNOBS, NET_NAMES, POLICY_HELP, POLICY_NAMES, SEARCH_NAMES, knob_table,
-                       seat_policies)
+from .players.specs import (KNOBS, NET_NAMES, POLICY_HELP, POLICY_NAMES, SEARCH_NAMES,
+                            knob_table, seat_policies)
 from .rules import RULE_KEYS, VARIANTS, Rules, RulesError, load_deck_file, parse_rule_value
 from .rules import player_counts as parse_player_counts
 
@@ -119,25 +119,28 @@ CONFIG_KEYS = {"variant", "games", "players", "policy", "seat", "rule", "deck", 
                "summary_only", "backend", "scheduler", "shard", "shard_size", "engine"}
 
 
+class _Given(argparse.Namespace):
+    """A namespace where every name reads as present (None until set): argparse fills in a
+    default only where the namespace lacks the name, so after parsing it holds exactly the
+    options given (an append or count option starts from None, as from no default)."""
+
+    def __getattr__(self, name):
+        if name.startswith("_"):  # argparse's own bookkeeping, dunders (copy, pickle)
+            raise AttributeError(name)
+        return None
+
+
 def explicit_dests(parser: argparse.ArgumentParser, argv) -> set[str]:
-    """The destinations of the options given on the command line `argv`.
+    """The destinations of the options given on the command line `argv` (a command of
+    `parser`, built by `build_parser`, and its options).
 
-    `argv` is parsed again by a copy of the parser whose defaults are all
-    suppressed, so an option given with its default value still counts as given.
+    The command's own parser reads `argv` again into a `_Given` namespace, which keeps
+    every default out, so an option given with its default value still counts as given.
     """
-    import copy
-
-    quiet = copy.deepcopy(parser)
-    stack = [quiet]
-    while stack:
-        p = stack.pop()
-        p.set_defaults(**{k: argparse.SUPPRESS for k in p._defaults})
-        for a in p._actions:
-            if isinstance(a, argparse._SubParsersAction):
-                stack.extend(a.choices.values())
-            elif a.dest != "help":
-                a.default = argparse.SUPPRESS
-    return set(vars(quiet.parse_args(argv)))
+    argv = list(argv)
+    at = next(i for i, a in enumerate(argv) if a in parser.commands)
+    given = parser.commands[argv[at]].parse_args(argv[at + 1:], namespace=_Given())
+    return set(vars(given))
 
 
 def _apply_config(args, parser, given=frozenset()):
@@ -154,7 +157,6 @@ def _apply_config(args, parser, given=frozenset()):
         raise UsageError(f"cannot read --config {args.config!r}: {exc.strerror}") from None
     except ValueError as exc:  # TOMLDecodeError, not UTF-8, not a regular file, too large
         raise UsageError(f"invalid --config {args.config!r}: {exc}") from None
-    defaults = {a.dest: a.default for a in parser._actions}
     for key, value in cfg.items():
         dest = key.replace("-", "_")
         if dest not in CONFIG_KEYS:
@@ -176,7 +178,7 @@ def _apply_config(args, parser, given=frozenset()):
             value = [f"{k}={v}" for k, v in value.items()]
         if dest in ("rule", "seat"):
             setattr(args, dest, list(value) + list(getattr(args, dest) or []))
-        elif dest not in given and getattr(args, dest) == defaults.get(dest):
+        elif dest not in given and getattr(args, dest) == parser.get_default(dest):
             setattr(args, dest, str(value) if dest in ("games", "jobs", "shard") else value)
 
 
@@ -197,7 +199,7 @@ RUN_SETTINGS = ("games", "variant", "players", "policy", "seat", "rule", "deck",
                 "engine", "out", "summary_only", "shard_size", "shard", "config")
 
 
-def _check_run_flags(args, parser_defaults) -> None:
+def _check_run_flags(args, run_parser) -> None:
     if args.scheduler is not None and args.backend != "dask":
         raise UsageError(f"invalid --scheduler {args.scheduler!r}: it needs --backend dask")
     if args.resume is None:
@@ -205,7 +207,7 @@ def _check_run_flags(args, parser_defaults) -> None:
     if not args.resume.strip():
         raise UsageError("invalid --resume '': expected the directory of a run")
     for dest in RUN_SETTINGS:
-        if getattr(args, dest, None) != parser_defaults.get(dest):
+        if getattr(args, dest, None) != run_parser.get_default(dest):
             raise UsageError(f"invalid --{dest.replace('_', '-')} with --resume: a resumed run "
                              f"keeps the settings in {args.resume}/manifest.json")
 
@@ -214,8 +216,7 @@ def cmd_run(args) -> int:
     from .runner import resume, simulate
 
     jobs = parse_jobs(args.jobs)
-    run_parser = build_parser()._subparsers._group_actions[0].choices["run"]
-    _check_run_flags(args, {a.dest: a.default for a in run_parser._actions})
+    _check_run_flags(args, build_parser().commands["run"])
     as_json = args.format == "json"
     if args.resume:
         from .runner import is_complete
@@ -296,7 +297,7 @@ def _one_game_events(args):
 
 def _play_human(args) -> list | None:
     """The game's events, or None when the player quit."""
-    from .human import InputClosed, Quit, play_human
+    from .players.human import InputClosed, Quit, play_human
 
     rules = _rules_from(args)
     if not 0 <= args.human < rules.players:
@@ -398,8 +399,8 @@ def cmd_policies(args) -> int:
 
 
 def cmd_tournament(args) -> int:
-    from .policies import parse_policy
-    from .tournament import tournament
+    from .players.specs import parse_policy
+    from .players.tournament import tournament
 
     policies = args.policy or ["strategic", "greedy", "random"]
     for p in policies:
@@ -415,7 +416,7 @@ def cmd_tournament(args) -> int:
             raise UsageError(f"invalid --rule {item!r}: a tournament takes its player counts "
                              f"from --players (e.g. --players {value.strip()})")
         rules = rules.replace(**{key.strip(): parse_rule_value(key.strip(), value.strip())})
-    from .tournament import HEADER, MAX_DEALS
+    from .players.tournament import HEADER, MAX_DEALS
 
     deals = parse_count(args.deals, "deals", MAX_DEALS, "deals per pairing and player count")
     counts = player_counts(args.players)
@@ -444,7 +445,7 @@ def _league_estimate_line(league, left_out) -> str:
 
 
 def cmd_league(args) -> int:
-    from .league import default_players, play_league
+    from .players.league import default_players, play_league
 
     left_out = []
     if args.policy:
@@ -642,7 +643,7 @@ def _add_completers(parser: argparse.ArgumentParser) -> None:
     """Values argcomplete offers where argparse has no `choices`: variants, policies, rules."""
     from argcomplete.completers import ChoicesCompleter
 
-    from .policies import POLICIES
+    from .players.specs import POLICIES
 
     sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
     for name, p in sub.choices.items():
@@ -688,6 +689,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="uno-sim", description="Monte Carlo simulation of UNO and its published variants.")
     parser.add_argument("--version", action="version", version=f"uno-sim {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    parser.commands = sub.choices  # command name -> its parser (filled by add_parser below)
 
     p = sub.add_parser("run", help="simulate many complete games and summarize them",
                        description="Simulate complete games (rounds until the target score) on "
@@ -815,7 +817,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="compiled engine (default) or the Python reference engine")
     p.set_defaults(func=cmd_tournament)
 
-    from .league import DEFAULT_DEALS, QUICK_DEALS
+    from .players.league import DEFAULT_DEALS, QUICK_DEALS
 
     p = sub.add_parser("league", help="rated league: every pairing, Bradley-Terry ratings",
                        description="Play every pairing of the players on the same deals with "
@@ -828,7 +830,7 @@ def build_parser() -> argparse.ArgumentParser:
                                    "league.png (rating against thinking time).")
     p.add_argument("--policy", action="append", metavar="SPEC",
                    help="a player (repeatable; default: the default league, "
-                        "uno_sim.league.DEFAULT_LEAGUE: random, greedy, strategic and the "
+                        "uno_sim.players.league.DEFAULT_LEAGUE: random, greedy, strategic and the "
                         "search players this installation has)")
     p.add_argument("--players", default="2,4", help="player counts (default 2,4)")
     p.add_argument("--variant", default="classic,flip",
@@ -898,7 +900,7 @@ def _glue_dash_values(parser, argv: list) -> list:
     for an option and says "expected one argument"; glued as `--seat=-1=greedy` it reaches
     the check that names what is wrong with it.  A value is glued when it starts with a
     single dash and is no option of the command (`--seat --policy x` still lacks one)."""
-    sub = parser._subparsers._group_actions[0].choices if parser._subparsers else {}
+    sub = getattr(parser, "commands", {})
     if not argv or argv[0] not in sub:
         return argv
     p = sub[argv[0]]
@@ -941,8 +943,7 @@ def main(argv=None) -> int:
 
         env_setting()  # a bad UNO_SIM_PROGRESS is one line before any work
         if getattr(args, "config", None):
-            _apply_config(args, build_parser()._subparsers._group_actions[0].choices[args.command],
-                          explicit_dests(parser, argv))
+            _apply_config(args, build_parser().commands[args.command], explicit_dests(parser, argv))
         return args.func(args)
     except (UsageError, RulesError) as exc:
         print(f"uno-sim: error: {exc}", file=sys.stderr)

@@ -34,7 +34,7 @@ import numpy as np
 import polars as pl
 
 from .engine import GameLimitError, _setup
-from .policies import seat_policies
+from .players.specs import seat_policies
 from .results import FORCE_POINTS
 from .rng import MASK64, key_from_seed
 from .rules import Rules, RulesError

@@ -17,11 +17,11 @@ import numpy as np
 
 from . import _engine
 from .cards import deck_for
-from .policies import KNOBS, NET_KNOBS, SEARCH_KNOBS, check_knobs, seat_policies
+from .players.specs import KNOBS, NET_KNOBS, SEARCH_KNOBS, check_knobs, seat_policies
 from .results import SEAT_COUNTERS, GameLimitError, GameResult
 from .scenario import scenario_deck
 from .rng import MASK64, key_from_seed
-from .userpolicy import UserSeat
+from .players.user import UserSeat
 from .variants import DRAW_SOURCES
 from .rules import SWITCHES, Rules, RulesError
 

@@ -4,9 +4,11 @@
 of any variant with every rule switch (docs/rules.md): the C engine plays the
 game, the built-in policies (docs/policies.md) play the seats in `opponents`
 inside it, and every decision of the other seats -- the learning agents,
-``player_<seat>`` -- is handed to ``env.step``.  The observation is
-``{"observation": float32 vector, "action_mask": int8 vector}``; both layouts
-are documented in docs/env.md.
+``player_<seat>`` -- is handed to ``env.step``.  The observation is a float32
+vector and the action mask an int8 vector in the agent's info (``info["action_mask"]``,
+as PettingZoo's checks want it); ``mask_in="observation"`` gives the observation as
+``{"observation": ..., "action_mask": ...}`` instead.  Both layouts are documented in
+docs/env.md.
 
 The engine plays a whole game per call; the game runs in a greenlet (or, with
 ``backend="thread"``, a thread) that switches back to the caller at each
@@ -15,7 +17,7 @@ generators: ``reset(seed=s)`` starts game 0 of run `s` (dealt as
 ``uno-sim play --seed s --game 0`` deals it), each later ``reset()`` the run's
 next game.
 
-Requires the ``rl`` extra (``pip install 'uno-sim[rl]'``: pettingzoo, gymnasium,
+Requires the ``rl`` extra (``pip install -e '.[rl]'``: pettingzoo, gymnasium,
 greenlet).
 """
 
@@ -33,20 +35,22 @@ try:
     from gymnasium import spaces
     from pettingzoo import AECEnv
 except ImportError as exc:  # pragma: no cover - exercised without the extra
-    raise ImportError(f"uno_sim.env needs the rl extra (pip install 'uno-sim[rl]'): {exc}") from None
+    raise ImportError(f"uno_sim.env needs the rl extra (pip install -e '.[rl]' in the "
+                      f"uno-sim checkout): {exc}") from None
 
 from . import _engine
 from .cards import deck_for
 from .engine import GameLimitError, _make_engine, _nets, _policy
-from .policies import UserPolicySpec, parse_policy
+from .players.specs import UserPolicySpec, parse_policy
 from .rng import MASK64, key_from_seed
 from .rules import RulesError
-from .userpolicy import DECISIONS
-from .vecenv import _rules  # rules from variant / players / rules, as the vector env
+from .players.user import DECISIONS
+from .vecenv import GYM_ID, _rules, _spec  # rules as the vector env; the registry
 
-__all__ = ["env", "raw_env", "UnoEnv", "UnoGymEnv", "BACKENDS"]
+__all__ = ["env", "raw_env", "UnoEnv", "UnoGymEnv", "BACKENDS", "MASK_IN"]
 
 BACKENDS = ("greenlet", "thread")
+MASK_IN = ("info", "observation")  # where an agent finds its action mask
 REWARD_WIN, REWARD_LOSS = 1.0, -1.0
 OBS_HIGH = 1e9  # the observation's bound above (counts, scores, turns)
 
@@ -216,17 +220,23 @@ class UnoEnv(AECEnv):
     by built-in policies -- a spec string for every seat but seat 0, a
     ``{seat: spec}`` dict, or a list with None at the learning seats; default none
     (every seat learns).  ``max_turns``: a round longer than this ends the episode
-    truncated (0: the engine's safety limit).
+    truncated (0: the engine's safety limit).  ``mask_in``: "info" (the observation is
+    the vector, the mask is ``info["action_mask"]``) or "observation" (the observation
+    is a dict of both, as PettingZoo's classic games give it).
     """
 
     metadata = {"name": "uno_sim_v0", "render_modes": ["ansi"], "is_parallelizable": False}
 
     def __init__(self, variant=None, players=None, rules=None, opponents=None, *,
-                 backend="greenlet", max_turns=0, render_mode=None):
+                 backend="greenlet", max_turns=0, render_mode=None, mask_in="info"):
         super().__init__()
         self.rules = _rules(variant, players, rules)
         if backend not in BACKENDS:
             raise ValueError(f"invalid backend {backend!r}: expected one of {', '.join(BACKENDS)}")
+        if mask_in not in MASK_IN:
+            raise ValueError(f"invalid mask_in {mask_in!r}: expected 'info' or 'observation'")
+        self.mask_in = mask_in
+        self._mask_info = mask_in == "info"
         if render_mode not in (None, "ansi"):
             raise ValueError(f"invalid render_mode {render_mode!r}: expected None or 'ansi'")
         self.render_mode = render_mode
@@ -259,10 +269,11 @@ class UnoEnv(AECEnv):
         self.observation_layout = tuple(self._seat.layout)
         self.action_layout = tuple(self._seat.action_layout)
         self.n_actions = self._seat.n_actions
-        obs_space = spaces.Dict({
-            "observation": spaces.Box(-1.0, OBS_HIGH, (self._seat.obs_size,), np.float32),
-            "action_mask": spaces.Box(0, 1, (self.n_actions,), np.int8),
-        })
+        vector = spaces.Box(-1.0, OBS_HIGH, (self._seat.obs_size,), np.float32)
+        obs_space = vector if self._mask_info else spaces.Dict({
+            "observation": vector, "action_mask": spaces.Box(0, 1, (self.n_actions,), np.int8)})
+        self._no_mask = np.zeros(self.n_actions, dtype=np.int8)  # an agent not asked now
+        self._no_mask.flags.writeable = False
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(self.n_actions) for a in self.possible_agents}
         self._key = None
@@ -289,7 +300,13 @@ class UnoEnv(AECEnv):
         if isinstance(out, _End):
             self._finish(out)
         else:
-            self.agent_selection = self._agent_of[out]
+            self._select(out)
+
+    def _select(self, seat):
+        """Select the agent of `seat`, asked now (its info holds its mask)."""
+        agent = self.agent_selection = self._agent_at[seat]
+        if self._mask_info:
+            self.infos[agent] = {"action_mask": self._seat.mask[seat].copy()}
 
     def _finish(self, end: _End):
         self._over = True
@@ -302,6 +319,8 @@ class UnoEnv(AECEnv):
         for a in self.agents:
             self.terminations[a] = not end.truncated
             self.truncations[a] = end.truncated
+            if self._mask_info:
+                self.infos[a] = {"action_mask": self._no_mask}
 
     def reset(self, seed=None, options=None):
         """Start game 0 of run `seed`, or (seed None) the next game of the current run."""
@@ -316,7 +335,8 @@ class UnoEnv(AECEnv):
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
-        self.infos = {a: {} for a in self.agents}
+        self.infos = {a: ({"action_mask": self._no_mask} if self._mask_info else {})
+                      for a in self.agents}
         self._seat.obs[:] = 0
         self._seat.mask[:] = 0
         self.result = None
@@ -331,10 +351,20 @@ class UnoEnv(AECEnv):
         self._advance(runner.resume())
 
     def observe(self, agent):
-        """The observation of `agent` now: its observation vector and action mask."""
+        """The observation of `agent` now: its observation vector (with mask_in=
+        "observation", a dict of the vector and its action mask)."""
         if self._key is None:
             raise RuntimeError("observe() before reset(): call env.reset() first")
+        if self._mask_info:
+            return self._seat.obs[self._seat_of[agent]].copy()
         return self._seat.observe(self._seat_of[agent])
+
+    def action_mask(self, agent=None):
+        """The action mask of the selected agent (or `agent`) now: int8, 1 where legal
+        (zero for an agent that is not asked)."""
+        if self._key is None:
+            raise RuntimeError("action_mask() before reset(): call env.reset() first")
+        return self._seat.mask[self._seat_of[agent or self.agent_selection]].copy()
 
     def step(self, action):
         """Play `action` for the agent to move: one in its action mask (ValueError otherwise)."""
@@ -353,7 +383,9 @@ class UnoEnv(AECEnv):
         self._cumulative_rewards[agent] = 0.0
         out = self._resume(action)
         if out.__class__ is int:  # the next decision; rewards stay 0 until the end
-            self.agent_selection = self._agent_at[out]
+            if self._mask_info:  # this agent's mask is spent
+                self.infos[agent] = {"action_mask": self._no_mask}
+            self._select(out)
         else:
             self._finish(out)
             self._accumulate_rewards()
@@ -430,9 +462,11 @@ class UnoGymEnv(gymnasium.Env):
     """One learning seat against built-in policies, as a Gymnasium env.
 
     ``seat`` learns; every other seat is played by ``opponents`` (a spec string,
-    or a list of specs for the other seats in seat order).  Observation and
-    action spaces as in `UnoEnv`; the reward is +1 for a won game, -1 for a lost
-    one, 0 before the end.
+    or a list of specs for the other seats in seat order).  The observation is
+    ``{"observation": ..., "action_mask": ...}`` (`UnoEnv`'s with
+    ``mask_in="observation"``), the action space `UnoEnv`'s; the reward is +1 for
+    a won game, -1 for a lost one, 0 before the end.  Registered as
+    ``uno_sim/UnoGym-v0`` (``gymnasium.make``).
 
     ``illegal_action``: what an action outside the mask does.  ``"lose"`` (the
     default) ends the episode with reward -1, so that every action of the action
@@ -457,8 +491,11 @@ class UnoGymEnv(gymnasium.Env):
             others = list(opponents)
         else:
             others = [opponents] * (n - 1)
+        self.spec = _spec(GYM_ID, variant=variant, players=players, rules=rules,
+                          opponents=opponents, seat=seat, illegal_action=illegal_action,
+                          **kwargs)  # what gymnasium.make(env.spec) builds again
         others.insert(seat, None)
-        self.aec = UnoEnv(variant, players, rules, others, **kwargs)
+        self.aec = UnoEnv(variant, players, rules, others, mask_in="observation", **kwargs)
         self.agent = f"player_{seat}"
         self.seat = seat
         self.observation_space = self.aec.observation_space(self.agent)

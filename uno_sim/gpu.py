@@ -5,7 +5,10 @@ GPU and returns exactly the columns of `uno_sim.engine.play_games(...,
 rounds=True)`: the kernel (csrc/gpu/kernel.cu) compiles the engine's C files as
 device code (uno_port.h), so every game is the CPU's, bit for bit.  The kernel
 is compiled at run time by NVRTC through CuPy (the optional extra
-``uno-sim[gpu]``: cupy-cuda12x); nothing here is needed without a GPU.
+``gpu``, ``pip install -e '.[gpu]'``: cupy-cuda12x); nothing here is needed without a GPU.  It is
+compiled once per configuration (`spec_defines`: the rules, the deck and the
+policies as constants, csrc/uno_spec.h), cached in the process and by CuPy on
+disk, so that the rules and knobs a run does not use cost nothing.
 
 What cannot run on a GPU is refused in one line before anything starts:
 user Python policies (callbacks), traces, the reference engine, and any
@@ -18,6 +21,7 @@ the engine's own error.
 from __future__ import annotations
 
 import functools
+import os
 from pathlib import Path
 
 import numpy as np
@@ -45,7 +49,21 @@ BATCH = 1 << 20  # games per launch at most
 THREADS = 128  # threads per block
 BLOCKS = 4096  # blocks at most (each thread plays games first + tid, + stride, ...)
 REPAIR_BLOCKS = 512  # with the F1 switch: 64K threads, 1 GB of re-paired tables
-UNO_OK, UNO_ERR_FULL = 0, 4
+UNO_OK, UNO_ERR_CONFIG, UNO_ERR_FULL = 0, 1, 4
+# csrc/uno_spec.h UNO_SPEC_CFG_LIST and UNO_SPEC_POL_LIST: the uno_config fields a kernel is
+# specialised on, and the uno_policy fields it is specialised on when every seat has the same
+SPEC_CFG = ("players", "draw_source", "dealer_draw", "drawn_card", "challenge", "scoring",
+            "teams", "hand_size", "repair", "exchange", "launcher", "hit_target_presses",
+            "stacking", "draw_until_playable", "forced_play", "jump_in", "seven_o",
+            "flip_starter")
+SPEC_POL = ("id", "color", "target", "bluff", "challenge", "forget_uno", "catch", "play_drawn",
+            "voluntary_draw", "challenge_auto", "challenge_posterior", "stack", "jump_in",
+            "bluff_next", "bluff_own", "challenge_offender", "challenge_own", "suspect",
+            "bluff_join", "challenge_join")
+# the probabilities among them (doubles): constants only at 0 or 1, where they decide a
+# path; between, the knob stays a runtime value, so that a sweep of it shares one kernel
+SPEC_PROBABILITIES = frozenset({"bluff", "challenge", "forget_uno", "catch", "play_drawn",
+                                "voluntary_draw", "stack", "jump_in"})
 
 
 def _cupy():
@@ -53,8 +71,8 @@ def _cupy():
     try:
         import cupy
     except ImportError:
-        raise RunError("--backend gpu needs CuPy: pip install 'uno-sim[gpu]' "
-                       "(cupy-cuda12x, with a CUDA 12 driver)") from None
+        raise RunError("--backend gpu needs CuPy: pip install -e '.[gpu]' in the uno-sim "
+                       "checkout (cupy-cuda12x, with a CUDA 12 driver)") from None
     try:
         n = cupy.cuda.runtime.getDeviceCount()
     except Exception as exc:  # CUDARuntimeError without a driver or device
@@ -89,23 +107,50 @@ def check_config(rules, specs, engine: str = "c", trace: bool = False) -> None:
                        f"(install from a source checkout)")
 
 
-def nvrtc_options(arch: str | None = None) -> tuple:
+def nvrtc_options(arch: str | None = None, defines: tuple = (), csrc: Path = CSRC) -> tuple:
     """NVRTC's options for the kernel: IEEE rounding (no fused multiply-add, no fast math),
-    the engine's headers, and the target architecture when given."""
-    opts = (*NVRTC_OPTIONS, f"-I{CSRC}")
-    return opts + ((f"--gpu-architecture={arch}",) if arch else ())
+    the engine's headers, the target architecture when given and the defines (spec_defines)."""
+    opts = (*NVRTC_OPTIONS, f"-I{csrc}")
+    return (opts + ((f"--gpu-architecture={arch}",) if arch else ())
+            + tuple(f"-D{d}" for d in defines))
 
 
-STACK_BYTES = 16384  # per-thread stack: a game's state and its frames, with room to spare
+def spec_defines(rules, specs) -> tuple:
+    """The kernel's specialisation to (rules, specs), as NVRTC defines NAME=VALUE
+    (csrc/uno_spec.h): every field of SPEC_CFG, the deck's sides and cards, and each field of
+    SPEC_POL that every seat shares (a probability only at 0 or 1).  The kernel checks them
+    against the structs it is given (uno_spec_matches)."""
+    from .cards import deck_for
+    from .engine import _config, _policy
+    from .players.specs import seat_policies
+
+    cfg = dict(_config(rules))
+    deck = deck_for(rules)
+    out = [f"UNO_SPEC_CFG_{f}=({int(cfg[f])})" for f in SPEC_CFG]
+    out += [f"UNO_SPEC_TBL_sides=({deck.sides})", f"UNO_SPEC_TBL_cards=({deck.size})"]
+    pols = [dict(_policy(s)) for s in seat_policies(list(specs), rules.players)]
+    for f in SPEC_POL:
+        values = {p[f] for p in pols}
+        if len(values) != 1:
+            continue
+        v = values.pop()
+        if f not in SPEC_PROBABILITIES:
+            out.append(f"UNO_SPEC_POL_{f}=({int(v)})")
+        elif v in (0, 1):
+            out.append(f"UNO_SPEC_POL_{f}={float(v)!r}")
+    return tuple(out)
 
 
-@functools.lru_cache(maxsize=None)
-def _kernel():
+@functools.lru_cache(maxsize=64)
+def _kernel(defines: tuple = ()):
+    """The kernel compiled for `defines` (spec_defines), once per process; CuPy keeps the
+    binary on disk too.  No engine function recurses, so the compiler sizes each thread's
+    stack and the driver reserves it at launch: no stack limit to guess."""
     cupy = _cupy()
-    rt = cupy.cuda.runtime
-    # the engine's frames (a uno_game of 5 KB among them) are above CUDA's default 1 KB
-    rt.deviceSetLimit(getattr(rt, "cudaLimitStackSize", 0), STACK_BYTES)
-    mod = cupy.RawModule(code=KERNEL.read_text(), options=nvrtc_options(), backend="nvrtc")
+    # UNO_SIM_GPU_LINEINFO=1: source lines in the binary, for compute-sanitizer's reports
+    lines = ("--generate-line-info",) if os.environ.get("UNO_SIM_GPU_LINEINFO") == "1" else ()
+    mod = cupy.RawModule(code=KERNEL.read_text(), options=nvrtc_options(defines=defines) + lines,
+                         backend="nvrtc")
     return mod.get_function("uno_gpu_games")
 
 
@@ -154,7 +199,7 @@ def _batch(cupy, eng, rules, specs, seed, dev, key, first, n, table_size, repair
     rows = ROWS_PER_GAME
     # the F1 switch gives every thread a table of its own (15 KB): fewer threads then
     blocks = min((n + THREADS - 1) // THREADS, REPAIR_BLOCKS if repair else BLOCKS)
-    fn = _kernel()
+    fn = _kernel(spec_defines(rules, specs))
     while True:
         out = alloc(cupy, n, p, rows)
         own = cupy.empty(blocks * THREADS * table_size, np.uint8) if repair else None
@@ -243,26 +288,36 @@ def _libnvrtc():
     return None
 
 
-def nvrtc_compile(arch: str = "compute_90", defines: tuple = (),
-                  syntax_only: bool = False) -> tuple[bool, str]:
-    """Compile the kernel to PTX with NVRTC, no GPU needed: (ok, the compiler's log).
-    What the run-time build does (CuPy's RawModule calls the same NVRTC with NVRTC_OPTIONS);
-    the tests use it to check the engine as device code on any machine with libnvrtc."""
+def nvrtc_compile(arch: str = "compute_90", defines: tuple = (), syntax_only: bool = False,
+                  csrc: Path = CSRC, ptx: bool = False):
+    """Compile the kernel with NVRTC, no GPU needed: (ok, the compiler's log), and the PTX
+    with `ptx` (ok, log, ptx).  What the run-time build does (CuPy's RawModule calls the same
+    NVRTC with nvrtc_options); the tests use it to check the engine as device code on any
+    machine with libnvrtc, benchmarks/gpu_resources.py to measure the kernel (`csrc`:
+    another tree's sources)."""
     import ctypes
 
     lib = _libnvrtc()
     if lib is None:
         raise FileNotFoundError("libnvrtc not found (pip install nvidia-cuda-nvrtc-cu12)")
     prog = ctypes.c_void_p()
-    src = KERNEL.read_bytes()
-    if lib.nvrtcCreateProgram(ctypes.byref(prog), src, str(KERNEL).encode(), 0, None, None):
-        return False, "nvrtcCreateProgram failed"
+    kernel = Path(csrc) / "gpu" / "kernel.cu"
+    src = kernel.read_bytes()
+    if lib.nvrtcCreateProgram(ctypes.byref(prog), src, str(kernel).encode(), 0, None, None):
+        return (False, "nvrtcCreateProgram failed") + (("",) if ptx else ())
     extra = ("--fdevice-syntax-only",) if syntax_only else ()
-    opts = [o.encode() for o in (*nvrtc_options(arch), *extra, *(f"-D{d}" for d in defines))]
+    opts = [o.encode() for o in (*nvrtc_options(arch, defines, Path(csrc)), *extra)]
     rc = lib.nvrtcCompileProgram(prog, len(opts), (ctypes.c_char_p * len(opts))(*opts))
     size = ctypes.c_size_t()
     lib.nvrtcGetProgramLogSize(prog, ctypes.byref(size))
     log = ctypes.create_string_buffer(size.value)
     lib.nvrtcGetProgramLog(prog, log)
+    text = ""
+    if ptx and rc == 0:
+        lib.nvrtcGetPTXSize(prog, ctypes.byref(size))
+        buf = ctypes.create_string_buffer(size.value)
+        lib.nvrtcGetPTX(prog, buf)
+        text = buf.value.decode()
     lib.nvrtcDestroyProgram(ctypes.byref(prog))
-    return rc == 0, log.value.decode(errors="replace")
+    out = (rc == 0, log.value.decode(errors="replace"))
+    return out + (text,) if ptx else out

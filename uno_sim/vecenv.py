@@ -9,7 +9,8 @@ is replaced at once by the next one (gymnasium's same-step autoreset).
 
 `UnoSingleEnv` is one such game as a ``gymnasium.Env`` (``gymnasium.make``).  Both
 are registered as ``uno_sim/Uno-v0`` when this module is imported (``import
-uno_sim`` does it when gymnasium is already imported)::
+uno_sim`` does it when gymnasium is already imported), and uno_sim.env's
+`UnoGymEnv` as ``uno_sim/UnoGym-v0``::
 
     import gymnasium, uno_sim
     envs = gymnasium.make_vec("uno_sim/Uno-v0", num_envs=256,
@@ -17,6 +18,8 @@ uno_sim`` does it when gymnasium is already imported)::
 """
 
 from __future__ import annotations
+
+import dataclasses
 
 import numpy as np
 
@@ -30,13 +33,14 @@ except ImportError as exc:  # pragma: no cover - exercised without the extra
 from . import _engine
 from .cards import deck_for
 from .engine import _make_engine, _nets, _policy
-from .policies import UserPolicySpec, parse_policy
+from .players.specs import UserPolicySpec, parse_policy
 from .rng import key_from_seed
 from .rules import Rules, RulesError
 
-__all__ = ["UnoVectorEnv", "UnoSingleEnv", "EPISODES", "SEATS", "ENV_ID", "register"]
+__all__ = ["UnoVectorEnv", "UnoSingleEnv", "EPISODES", "SEATS", "ENV_ID", "GYM_ID", "register"]
 
 ENV_ID = "uno_sim/Uno-v0"
+GYM_ID = "uno_sim/UnoGym-v0"  # uno_sim.env.UnoGymEnv
 EPISODES = ("game", "round")
 SEATS = 10  # seat slots of the observation and of the target actions, whatever the players
 OBS_HIGH = 1e9
@@ -59,6 +63,12 @@ def _rules(variant, players, rules) -> Rules:
     if rules is not None and not isinstance(rules, (dict, Rules)):
         raise RulesError(f"invalid rules {rules!r}: expected a Rules or a dict of switches")
     return make_rules(rules, **changes)
+
+
+def _spec(env_id: str, **kwargs):
+    """`env_id`'s registered spec with these constructor arguments, an env's ``spec``:
+    ``gymnasium.make(env.spec)`` builds the same env again (check_env does)."""
+    return dataclasses.replace(gymnasium.spec(env_id), kwargs=kwargs)
 
 
 def scales(rules: Rules, n_cards: int) -> dict:
@@ -146,7 +156,7 @@ class _Core:
 
 
 def _decision_name(d: int) -> str:
-    from .userpolicy import DECISIONS
+    from .players.user import DECISIONS
 
     return DECISIONS[d] if 0 <= d < len(DECISIONS) else "none"
 
@@ -245,19 +255,25 @@ class UnoVectorEnv(VectorEnv):
 class UnoSingleEnv(gymnasium.Env):
     """One UNO game with one learning seat as a ``gymnasium.Env`` (the vector env's core).
 
-    Arguments as `UnoVectorEnv`; ``illegal_action``: "raise" (ValueError) or "lose"
-    (the episode ends with reward -1: for checkers that sample without the mask).
+    Arguments as `UnoVectorEnv`; ``illegal_action``: what an action outside the mask
+    does, "lose" (the default: the episode ends with reward -1 and
+    ``info["illegal_action"]``, so that every action of the action space is a valid
+    step, as the Gymnasium API and its ``check_env`` want) or "raise" (a ValueError
+    naming it, to catch a learner that ignores the mask).
     """
 
     metadata = {"render_modes": []}
 
     def __init__(self, variant=None, players=None, rules=None, opponents="greedy", seat=0,
-                 episode="game", max_turns=0, illegal_action="raise", render_mode=None):
+                 episode="game", max_turns=0, illegal_action="lose", render_mode=None):
         if illegal_action not in ("raise", "lose"):
             raise ValueError(f"invalid illegal_action {illegal_action!r}: expected raise or lose")
         if render_mode is not None:
             raise ValueError(f"invalid render_mode {render_mode!r}: expected None")
         self._c = _Core(1, variant, players, rules, opponents, seat, episode, max_turns)
+        self.spec = _spec(ENV_ID, variant=variant, players=players, rules=rules,
+                          opponents=opponents, seat=seat, episode=episode, max_turns=max_turns,
+                          illegal_action=illegal_action)  # gymnasium.make(env.spec) rebuilds it
         self.rules = self._c.rules
         self.illegal_action = illegal_action
         self.observation_space = self._c.single_observation_space
@@ -312,10 +328,13 @@ class UnoSingleEnv(gymnasium.Env):
 
 
 def register():
-    """Register ``uno_sim/Uno-v0`` with gymnasium (idempotent)."""
-    if ENV_ID not in gymnasium.envs.registration.registry:
+    """Register ``uno_sim/Uno-v0`` and ``uno_sim/UnoGym-v0`` with gymnasium (idempotent)."""
+    registry = gymnasium.envs.registration.registry
+    if ENV_ID not in registry:
         gymnasium.register(id=ENV_ID, entry_point="uno_sim.vecenv:UnoSingleEnv",
                            vector_entry_point="uno_sim.vecenv:UnoVectorEnv")
+    if GYM_ID not in registry:  # needs pettingzoo and greenlet too (the rl extra)
+        gymnasium.register(id=GYM_ID, entry_point="uno_sim.env:UnoGymEnv")
 
 
 register()

@@ -59,7 +59,7 @@ int main(int argc, char **argv)
     cfg.wd4_value = 50;
     uno_policy pol[UNO_MAX_PLAYERS];
     memset(pol, 0, sizeof pol);
-    for (int s = 0; s < players; s++) { /* greedy with its defaults (policies.py) */
+    for (int s = 0; s < players; s++) { /* greedy with its defaults (uno_sim/players/specs.py) */
         pol[s].id = UNO_POLICY_GREEDY;
         pol[s].color = UNO_COLOR_MOST;
         pol[s].forget_uno = 0.05;

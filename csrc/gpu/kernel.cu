@@ -13,6 +13,12 @@
  * Compile with -I csrc (NVRTC through CuPy names the source after a cache file, so
  * its includes are found through the include path, never relative to this file).
  *
+ * Specialised: gpu.py compiles it once per configuration with the UNO_SPEC_* defines of
+ * csrc/uno_spec.h (the run's rules, deck and policies as constants), so that what the run
+ * never does costs nothing; without them it plays any configuration.  No function of the
+ * engine calls itself, directly or not (round.c play_chain), so the compiler knows the
+ * stack a thread needs and the driver reserves it at launch.
+ *
  * Rounding: every floating-point decision (uno_dec_bernoulli, the posterior
  * of uno_bluff_probability) is + - * / on doubles, compiled without fused
  * multiply-add (-fmad=false here, -ffp-contract=off on the CPU) and with
@@ -62,6 +68,15 @@ enum {
     GP_COUNT
 };
 
+/* Threads per block (uno_sim/gpu.py THREADS) and the blocks an SM should hold at least
+   (__launch_bounds__: the register budget per thread follows from both). */
+#ifndef UNO_GPU_THREADS
+#define UNO_GPU_THREADS 128
+#endif
+#ifndef UNO_GPU_MIN_BLOCKS
+#define UNO_GPU_MIN_BLOCKS 1
+#endif
+
 /* Copies n bytes (a multiple of 4) into shared memory with every thread of the block. */
 __device__ static void uno_block_copy(void *dst, const void *src, size_t n)
 {
@@ -76,7 +91,8 @@ __device__ static void uno_block_copy(void *dst, const void *src, size_t n)
  * cfg, table, pol: the host's uno_config, uno_table and uno_policy[UNO_MAX_PLAYERS]
  * bytes (the same layout on both targets); they are read from shared memory.
  */
-extern "C" __global__ void uno_gpu_games(const uno_config *cfg, const uno_table *table,
+extern "C" __global__ void __launch_bounds__(UNO_GPU_THREADS, UNO_GPU_MIN_BLOCKS)
+uno_gpu_games(const uno_config *cfg, const uno_table *table,
                                          const uno_policy *pol, const uint64_t *key,
                                          uint64_t first, int64_t n, const uint64_t *out,
                                          int rows_per_game)
@@ -94,6 +110,13 @@ extern "C" __global__ void uno_gpu_games(const uno_config *cfg, const uno_table 
     const int np = c.players;
     const int64_t tid = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     const int64_t stride = (int64_t)gridDim.x * blockDim.x;
+    if (!uno_spec_matches(&c, &t, p)) { /* built for another configuration: play nothing */
+        for (int64_t i = tid; i < n; i += stride) {
+            ((int32_t *)out[GP_STATUS])[i] = UNO_ERR_CONFIG;
+            ((int32_t *)out[GP_N_ROWS])[i] = 0;
+        }
+        return;
+    }
     const uint64_t k[4] = {key[0], key[1], key[2], key[3]};
     for (int64_t i = tid; i < n; i += stride) {
         const int64_t r0 = i * rows_per_game;

@@ -1,49 +1,37 @@
-"""Train sb3-contrib's MaskablePPO on uno_sim (round episodes, classic, 2 players).
+"""Train sb3-contrib's MaskablePPO on the C vector environment (round episodes, classic, 2 players).
 
-    pip install sb3-contrib          # brings stable-baselines3 and torch: large
-    python docs/examples/train_maskable_ppo.py --timesteps 200000
+    pip install torch==2.13.0 sb3-contrib    # torch first: a CPU build keeps it small
+    python docs/examples/train_maskable_ppo.py --timesteps 300000
 
-Not run by the test suite (torch is not among uno_sim's test dependencies); the numpy
-example next to it, train_masked_pg.py, is.  MaskablePPO asks each env for its mask
-through ``action_masks()`` (sb3-contrib's ActionMasker wrapper here), and its policy
-sees the observation vector only (the ObservationOnly wrapper drops the mask from the
-observation dict).  The evaluation is the numpy example's: the share of rounds won
-against greedy on the same rounds as a random legal action, with 95% intervals.
+The games are stepped by `uno_sim.sb3.vec_env`, Stable-Baselines3's VecEnv interface
+over `uno_sim.vector_env`: one C call steps all the games, and MaskablePPO reads their
+action masks from C through ``env_method("action_masks")``.  The policy sees the
+observation vector (an MLP, SB3's defaults); the mask removes the illegal actions.
+
+The evaluation is the numpy example's (train_masked_pg.py): the share of rounds won in
+the same round episodes (the same seeds: common random numbers) by a uniformly random
+legal action and by the trained policy, against greedy and against random opponents,
+with 95% Clopper-Pearson intervals.  Not run by the test suite (torch is not among
+uno_sim's test dependencies); tests/test_sb3.py trains a few rollouts where sb3-contrib
+is installed.
 """
 
 from __future__ import annotations
 
 import argparse
-
-import gymnasium
+import time
 
 import uno_sim
-from uno_sim.vecenv import UnoSingleEnv
 
 try:
+    import torch
     from sb3_contrib import MaskablePPO
-    from sb3_contrib.common.wrappers import ActionMasker
-    from stable_baselines3.common.env_util import make_vec_env
+
+    from uno_sim.sb3 import vec_env
 except ImportError as exc:
     raise SystemExit(f"this example needs sb3-contrib (pip install sb3-contrib): {exc}")
 
-from train_masked_pg import evaluate, interval  # noqa: E402 (the file next to this one)
-
-
-class ObservationOnly(gymnasium.ObservationWrapper):
-    """The observation vector of uno_sim's {"observation", "action_mask"} dict."""
-
-    def __init__(self, env):
-        super().__init__(env)
-        self.observation_space = env.observation_space["observation"]
-
-    def observation(self, observation):
-        return observation["observation"]
-
-
-def make_env():
-    env = UnoSingleEnv(players=2, opponents="greedy", episode="round")
-    return ActionMasker(ObservationOnly(env), lambda e: e.unwrapped.action_masks())
+from train_masked_pg import compare  # noqa: E402 (the file next to this one)
 
 
 class PPOAgent:
@@ -59,21 +47,23 @@ class PPOAgent:
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--timesteps", type=int, default=200_000)
-    ap.add_argument("--envs", type=int, default=8)
+    ap.add_argument("--timesteps", type=int, default=300_000)
+    ap.add_argument("--envs", type=int, default=64)
+    ap.add_argument("--steps", type=int, default=128, help="rollout steps per env and update")
     ap.add_argument("--eval", type=int, default=10_000, help="rounds per evaluation")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
-    venv = make_vec_env(make_env, n_envs=args.envs, seed=args.seed)
-    model = MaskablePPO("MlpPolicy", venv, n_steps=256, batch_size=512, seed=args.seed,
-                        verbose=1)
+    torch.set_num_threads(1)  # one core: the figures in docs/env.md are per core
+    venv = vec_env(args.envs, players=2, opponents="greedy", episode="round", seed=args.seed)
+    model = MaskablePPO("MlpPolicy", venv, n_steps=args.steps, batch_size=512,
+                        seed=args.seed, device="cpu", verbose=0)
+    t0 = time.process_time()
     model.learn(total_timesteps=args.timesteps)
-    for name, agent in (("random legal action", None), ("MaskablePPO", PPOAgent(model))):
-        won, played = evaluate(agent, args.eval)
-        share, lo, hi = interval(won, played)
-        print(f"{name}: {share:.3f} of {played} rounds won against greedy "
-              f"(95% CI {lo:.3f}-{hi:.3f})")
-    print(f"uno_sim {uno_sim.__version__}")
+    cpu = time.process_time() - t0
+    print(f"MaskablePPO: {model.num_timesteps:,} steps of the learning seat in {cpu:.0f} "
+          f"CPU-s ({model.num_timesteps / cpu:,.0f} steps/s with the updates)")
+    compare("MaskablePPO", PPOAgent(model), args.eval)
+    print(f"uno_sim {uno_sim.__version__}, torch {torch.__version__}, seed {args.seed}")
 
 
 if __name__ == "__main__":

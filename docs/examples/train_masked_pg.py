@@ -160,6 +160,17 @@ def interval(won, played):
     return won / played, ci.low, ci.high
 
 
+def compare(name, agent, rounds, opponents=("greedy", "random")):
+    """Print the share of rounds won by a random legal action and by `agent` (called
+    `name`) against each of `opponents`, on the same rounds, with 95% intervals."""
+    for opp in opponents:
+        for who, a in (("random legal action", None), (name, agent)):
+            won, played = evaluate(a, rounds, opponents=opp)
+            share, lo, hi = interval(won, played)
+            print(f"{who}: {share:.3f} of {played} rounds won against {opp} "
+                  f"(95% CI {lo:.3f}-{hi:.3f})")
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--iterations", type=int, default=150)

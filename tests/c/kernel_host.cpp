@@ -5,6 +5,7 @@
  * one block of one thread, shared memory a static.
  */
 #define __global__
+#define __launch_bounds__(threads, blocks)
 #define __device__
 #define __shared__ static
 struct uno_dim3 {

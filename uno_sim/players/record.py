@@ -77,7 +77,7 @@ def record(rules: Rules | None = None, policies="greedy", seats=None, games: int
     `n_jobs`: worker processes (-1: every core), each playing chunks of `chunk` games.
     With `out`, the rows are also written to that .npz file (numpy.savez, the columns by
     name).  Returns a dict of numpy arrays (and `games_failed`)."""
-    from ..policies import seat_policies
+    from .specs import seat_policies
 
     rules = rules or Rules()
     if not isinstance(rules, Rules):

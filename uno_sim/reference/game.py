@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 from ..cards import (COLORS, NO_COLOR, SIDES, STACK_FAMILY, DrawReason, Effect, Starter,
                      deck_for)
-from ..policies import seat_policies
+from ..players.specs import seat_policies
 from ..results import (FORCE_POINTS, MAX_GAME_TURNS, MAX_ROUNDS, MAX_TURNS, SEAT_COUNTERS,
                        GameLimitError, GameResult, limit_message)
 from ..rng import DK_BLUFF, DecisionStreams, Rng, deal_state, key_from_seed
@@ -227,7 +227,7 @@ class Game(Effects):
 
     def legal_actions(self, p, decision: str) -> list[int]:
         """The legal actions of seat p at a user policy's `decision` (a name of
-        userpolicy.DECISIONS), encoded as the C engine's uno_legal_actions writes them:
+        players.user.DECISIONS), encoded as the C engine's uno_legal_actions writes them:
         2 * hand index + bluff for the cards (hand order) and DRAW for drawing, the
         colors 4 * side + c, the target seats, and 1, 0 for the yes/no questions."""
         hand = self.hands[p]

@@ -7,10 +7,10 @@ random numbers identically.
 from __future__ import annotations
 
 from ..cards import NO_COLOR, Effect
-from ..policies import PolicySpec
+from ..players.specs import PolicySpec
 from ..rng import (DK_BLUFF, DK_CATCH, DK_CHALLENGE, DK_COLOR, DK_JUMP, DK_PICK, DK_PLAY_DRAWN,
                    DK_STACK, DK_TARGET, DK_UNO, DK_VOLUNTARY, DecisionStreams, SeatStreams)
-from ..userpolicy import DRAW  # the "draw a card" action of choose_play, as a user's
+from ..players.user import DRAW  # the "draw a card" action of choose_play, as a user's
 
 
 def target_candidates(g: "Game", p: int) -> list[int]:
@@ -348,7 +348,7 @@ POLICY_CLASSES = {"random": RandomPolicy, "greedy": GreedyPolicy, "strategic": S
 
 def make_policy(spec, streams: DecisionStreams, seat: int):
     if spec.name == "user":
-        from ..userpolicy import ReferenceUserSeat
+        from ..players.user import ReferenceUserSeat
         return ReferenceUserSeat(spec, seat)
     if spec.name not in POLICY_CLASSES:  # pimc, ismcts: csrc/search.c; net: csrc/net.c
         from ..rules import RulesError

@@ -8,7 +8,7 @@ import os
 import numpy as np
 
 from ..cards import deck_for, deck_text
-from ..policies import parse_policy
+from ..players.specs import parse_policy
 from ..results import SEAT_COUNTERS
 from ..rules import Rules
 from ..stats import wilson

@@ -16,7 +16,7 @@ from contextlib import contextmanager
 import numpy as np
 
 from ..api import engine_module, make_rules
-from ..policies import UserPolicySpec, parse_policy, seat_policies
+from ..players.specs import UserPolicySpec, parse_policy, seat_policies
 from ..rng import key_from_seed
 from ..rules import Rules
 from .aggregate import RunResult, aggregate, merge_aggregates
@@ -325,7 +325,8 @@ def dask_client(scheduler: str | None):
     try:
         import distributed
     except ImportError:
-        raise RunError("--backend dask needs the dask extra: pip install 'uno-sim[dask]'") from None
+        raise RunError("--backend dask needs the dask extra: pip install -e '.[dask]' "
+                       "in the uno-sim checkout") from None
     try:
         current = distributed.get_client()
     except ValueError:  # no client in this process
@@ -372,7 +373,8 @@ def _ray_backend(address: str | None) -> None:
         import ray
         from ray.util.joblib import register_ray
     except ImportError:
-        raise RunError("--backend ray needs the ray extra: pip install 'uno-sim[ray]'") from None
+        raise RunError("--backend ray needs the ray extra: pip install -e '.[ray]' "
+                       "in the uno-sim checkout") from None
     register_ray()
     if not ray.is_initialized():
         try:

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from .. import __version__
 from ..files import read_capped
-from ..policies import parse_policy
+from ..players.specs import parse_policy
 from ..rng import key_from_seed
 from ..rules import Rules, RulesError
 from .aggregate import RunResult, merge_aggregates

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .rules import RulesError
+from ..rules import RulesError
 
 COLOR_RULES = ("most", "random", "smart")  # uno.h UNO_COLOR_*
 TARGET_RULES = ("most", "fewest", "next", "random")  # uno.h UNO_TARGET_*
@@ -31,7 +31,7 @@ MAX_SIZE = 255  # the largest hand size a condition may name (a hand holds at mo
 MAX_SEAT = 9  # the largest seat `suspect` may name (rules.MAX_PLAYERS - 1)
 # the built-in policies, by id in both engines (uno.h UNO_POLICY_*)
 POLICY_NAMES = ("random", "greedy", "strategic")
-USER_POLICY_ID = 3  # a user's Python policy (uno_sim.userpolicy)
+USER_POLICY_ID = 3  # a user's Python policy (uno_sim.players.user)
 # the search players (csrc/search.c, docs/policies.md "Search players"), by id (uno.h)
 SEARCH_NAMES = ("pimc", "ismcts")
 SEARCH_IDS = {"pimc": 4, "ismcts": 5}
@@ -469,7 +469,7 @@ class PolicySpec:
         for a seat that reads none; RulesError naming the file when they cannot be used."""
         if not self.reads_net():
             return None
-        from .players import net
+        from . import net
 
         return net.for_rules(self.knob("weights"), rules)
 
@@ -513,7 +513,7 @@ class PolicySpec:
 
 
 class UserPolicySpec:
-    """A seat played by a user's Python policy (see uno_sim.userpolicy, docs/policies.md)."""
+    """A seat played by a user's Python policy (see uno_sim.players.user, docs/policies.md)."""
 
     name = "user"
     policy_id = USER_POLICY_ID
@@ -587,7 +587,7 @@ def parse_policy(spec) -> PolicySpec:
         raise RulesError(f"invalid policy spec {spec!r}: leaf needs value=game or table (the "
                          f"network values the game, not the round)")
     if spec_.knob("weights") if "weights" in table else False:
-        from .players import net  # a bad file: one line naming it, at once
+        from . import net  # a bad file: one line naming it, at once
 
         net.load(spec_.knob("weights"))
     return spec_

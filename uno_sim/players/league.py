@@ -1,7 +1,7 @@
 """A rated league: every pairing of a set of players on paired deals, Bradley-Terry ratings.
 
 Games.  For each variant and player count K, every pairing A vs B is played as
-`uno_sim.tournament` plays it: the seats alternate A, B, A, B, ... (at 4 players A
+`uno_sim.players.tournament` plays it: the seats alternate A, B, A, B, ... (at 4 players A
 holds seats 0 and 2, B seats 1 and 3) and every deal is played K times, once per
 rotation of that assignment, with the same game number, so the same deals for every
 rotation and every pairing.  A's score on a deal is its mean share of the win over the
@@ -43,10 +43,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .files import read_capped
-from .policies import parse_policy
-from .rules import Rules, RulesError
-from .runner.storage import MANIFEST_MAX_BYTES
+from ..files import read_capped
+from .specs import parse_policy
+from ..rules import Rules, RulesError
+from ..runner.storage import MANIFEST_MAX_BYTES
 
 ELO = 400 / math.log(10)  # Elo points per logit
 PRIOR_DRAWS = 1.0  # virtual drawn deals per pairing (half a win each way)
@@ -64,7 +64,7 @@ DEFAULT_BOOTSTRAP = 1000
 ANCHOR = "greedy"
 
 # The default league, as (spec, spec in --quick).  The search players join only where
-# uno_sim.policies knows them (`default_players`).
+# uno_sim.players.specs knows them (`default_players`).
 DEFAULT_LEAGUE = (
     ("random", "random"),
     ("greedy", "greedy"),
@@ -141,7 +141,7 @@ def block_size(deals: int) -> int:
 
 
 def seat_masks(players: int) -> list[np.ndarray]:
-    """A's seats in each rotation: A, B, A, B, ... rotated (as uno_sim.tournament)."""
+    """A's seats in each rotation: A, B, A, B, ... rotated (as uno_sim.players.tournament)."""
     base = [s % 2 == 0 for s in range(players)]
     return [np.array(base[-r:] + base[:-r] if r else base) for r in range(players)]
 
@@ -152,7 +152,7 @@ def _play_block(rules: Rules, a, b, seed: int, first: int, n: int,
                 engine: str) -> dict:
     """Deals first .. first + n - 1 of pairing a vs b, every rotation: A's per-deal
     scores as (distinct values, counts), with the turns and the time they took."""
-    from .runner import play_columns, win_matrix
+    from ..runner import play_columns, win_matrix
 
     sa, sb = parse_policy(a), parse_policy(b)
     k = rules.players
@@ -174,7 +174,7 @@ def _play_block(rules: Rules, a, b, seed: int, first: int, n: int,
 def _time_player(rules: Rules, spec, seed: int, engine: str) -> dict:
     """Self-play of `spec` at every seat on games 0, 1, ... until TIMING_CPU CPU-seconds or
     TIMING_MAX_GAMES games: CPU and wall seconds, turns, games."""
-    from .runner import play_columns
+    from ..runner import play_columns
 
     specs = [parse_policy(spec)] * rules.players
     games = turns = 0
@@ -193,7 +193,7 @@ def _time_player(rules: Rules, spec, seed: int, engine: str) -> dict:
 
 def _run_tasks(fn, tasks: list, jobs: int, desc: str, progress) -> list:
     """fn(*task) for every task, in task order, on `jobs` processes, with a bar."""
-    from .progress import bar
+    from ..progress import bar
 
     out = [None] * len(tasks)
     with bar(len(tasks), desc, unit="block", enabled=progress) as b:
@@ -298,7 +298,7 @@ class PairStats:
 
     def share_ci(self) -> tuple[float, float, float]:
         """A's mean score and its normal 95% interval over the deals, within [0, 1]."""
-        from .stats import Z95, wilson
+        from ..stats import Z95, wilson
 
         n = self.deals
         m = self.total / n
@@ -568,7 +568,8 @@ def _need(module: str) -> None:
     import importlib.util
 
     if importlib.util.find_spec(module) is None:
-        raise LeagueError(f"the league needs {module}: pip install 'uno-sim[analysis]'")
+        raise LeagueError(f"the league needs {module}: pip install -e '.[analysis]' "
+                          "in the uno-sim checkout")
 
 
 def _table_rules(variant: str, players: int, rules: dict | None) -> Rules:
@@ -638,7 +639,7 @@ def play_league(players=None, *, variants=DEFAULT_VARIANTS, player_counts=DEFAUL
     if jobs == -1:
         jobs = os.cpu_count() or 1
     jobs = _count(jobs, "jobs", 4096)
-    from .rng import key_from_seed
+    from ..rng import key_from_seed
 
     key_from_seed(seed)  # validates it
     if engine not in ("c", "reference"):

@@ -21,9 +21,9 @@ from typing import Callable, NamedTuple
 
 import numpy as np
 
-from .cards import COLORS, SIDES
-from .rng import DK_USER
-from .rules import RulesError
+from ..cards import COLORS, SIDES
+from ..rng import DK_USER
+from ..rules import RulesError
 
 # The decisions, in the order of enum uno_decision (csrc/uno.h).
 DECISIONS = ("play", "replacement", "color", "challenge", "call_uno", "catch", "play_drawn",

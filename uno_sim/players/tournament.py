@@ -20,10 +20,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .options import count_text
-from .policies import parse_policy
-from .rules import Rules, RulesError
-from .stats import share_ci
+from ..options import count_text
+from .specs import parse_policy
+from ..rules import Rules, RulesError
+from ..stats import share_ci
 
 
 HEADER = ("A wins: A's share of the wins per deal, the mean over the seat rotations, with a "
@@ -61,7 +61,7 @@ class PairResult:
 def play_pair(a, b, players: int = 2, deals: int = 1000, seed: int = 0, rules: Rules | None = None,
               engine: str = "c") -> PairResult:
     """A vs B over `deals` deals, each played once per seat rotation."""
-    from .runner import play_columns, win_matrix
+    from ..runner import play_columns, win_matrix
 
     if isinstance(deals, bool) or not isinstance(deals, (int, np.integer)) \
             or not 2 <= deals <= MAX_DEALS:
@@ -92,7 +92,7 @@ def tournament(policies, players=(2, 4), deals: int = 1000, seed: int = 0,
 
     `progress`: a bar over the pairings on stderr (uno_sim.progress; None: on a terminal).
     """
-    from .progress import bar
+    from ..progress import bar
 
     pairs = [(k, i, j) for k in players for i in range(len(policies))
              for j in range(i + 1, len(policies))]

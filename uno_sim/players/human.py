@@ -18,11 +18,11 @@ from __future__ import annotations
 import os
 import sys
 
-from .cards import COLOR_NAMES, COLORS, color_names, deck_for
-from .reference import Game
-from .rng import Rng, key_from_seed
-from .trace import describe
-from .userpolicy import Action
+from ..cards import COLOR_NAMES, COLORS, color_names, deck_for
+from ..reference import Game
+from ..rng import Rng, key_from_seed
+from ..trace import describe
+from .user import Action
 
 MAX_LINE = 100  # characters of an answer looked at; a longer line is no choice
 HIDDEN = ("draw", "draw_until", "press", "put_down")  # cards only their holder sees
@@ -280,7 +280,7 @@ class _LiveC:
 
 def _play_c(rules, seats, human, seed: int, game: int):
     """The game on the C engine (a search opponent), the human a user policy."""
-    from . import engine
+    from .. import engine
 
     rules, specs, eng = engine._setup(rules, seats)
     start = engine._game_start(rules, specs, seed, game)
@@ -304,7 +304,7 @@ def play_human(rules, policies, seat: int, seed: int = 0, game: int = 0, inp=Non
     opponent is a search player), with the trace in ``events``; raises `Quit` when the
     player types q, `InputClosed` when the input ends first.
     """
-    from .policies import parse_policy
+    from .specs import parse_policy
 
     human = HumanSeat(seat, rules.variant, inp, out, ansi)
     seats = list(policies)
