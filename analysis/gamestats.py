@@ -21,7 +21,7 @@ import numpy as np
 try:
     from scipy import stats
 except ImportError:  # the studies' extra; `uno-sim run` never gets here
-    from .common import StudyError
+    from .errors import StudyError
 
     raise StudyError("the studies need scipy: pip install -e '.[analysis]' in the uno-sim "
                      "checkout") from None

@@ -473,3 +473,15 @@ def answer_rows(t: pl.DataFrame, variant: str, players: int, kind: str) -> list[
                                f"sign {c['agree']}, opposite {c['opposite']}, of "
                                f"{c['states']}"})
     return rows
+
+
+def _register() -> None:
+    """The summary's answer, registered when this module is imported (as exploit's): the
+    first of the later answers (`summary.LATER_ANSWERS`), whoever registered before."""
+    from . import summary
+
+    if strong_answer not in summary.LATER_ANSWERS:
+        summary.LATER_ANSWERS.insert(0, strong_answer)
+
+
+_register()

@@ -353,8 +353,9 @@ def balance_answer(results: Results, players=(2, 4)) -> Answer | None:
 
 # Later answers go here.  Each entry is a function (results, extra) -> Answer | None, where
 # `extra` is a dict of results the report's own studies do not hold (None when absent).
-# Planned: "do the answers hold for the strongest player?" (search players) and "how
-# exploitable is the equilibrium?" (uno_sim.analysis.equilibrium).  Register with
+# The studies that have one register it when they are imported ("do the answers hold
+# for strong play?": uno_sim.analysis.strong; "how exploitable is the equilibrium?":
+# uno_sim.analysis.exploit); this room never imports them.  Register with
 # `LATER_ANSWERS.append(fn)`, or pass the functions to `answers(..., later=[fn])`.
 LATER_ANSWERS: list[Callable[[Results, dict], Answer | None]] = []
 
@@ -385,12 +386,3 @@ def section(results: Results, intro: str, extra: dict | None = None, later=None,
             sec.table("", a.table)
     return sec
 
-
-def _strong_answer(results: Results, extra: dict) -> Answer | None:
-    """Do the answers hold for strong play? (`uno_sim.analysis.strong`, extra['strong'])"""
-    from .strong import strong_answer
-
-    return strong_answer(results, extra)
-
-
-LATER_ANSWERS.append(_strong_answer)

@@ -20,7 +20,9 @@ The configurations come from uno_sim's own Rules and policy specs (engine._confi
 engine._policy), and each build gets its deck table from its own uno_table_init, so
 the two builds may differ in their table and game layouts; uno_config, uno_policy
 and uno_columns must be the same in both (the harness checks the size of neither,
-so keep those three structs compatible, or teach the harness the older layout).
+so keep those three structs compatible, or teach the harness the older layout); a
+build older than uno_config's last field, `search` (the search's hooks, NULL here),
+reads the same bytes without it.
 Two older layouts of uno_policy are known: before the search players' fields
 (samples .. cheat, before `decide`; Build.old_policy == "no-search") and before
 ismcts's `depth` (after `c`; Build.old_policy == "no-depth"); a build whose uno.h
@@ -83,6 +85,9 @@ I32 = ctypes.c_int32
 P = ctypes.c_void_p
 
 
+SEARCH_IDS = (4, 5)  # uno.h UNO_POLICY_PIMC, UNO_POLICY_ISMCTS
+
+
 class Config(ctypes.Structure):  # uno_config, field for field
     _fields_ = [(n, I32) for n in (
         "draw_source", "players", "edition", "dealer_draw", "drawn_card", "challenge",
@@ -91,7 +96,7 @@ class Config(ctypes.Structure):  # uno_config, field for field
         "launcher_n_burst")] + [("launcher_burst", I32 * 32), ("launcher_n_weights", I32),
                                 ("launcher_weights", I32 * 32)] + [(n, I32) for n in (
         "hit_target_presses", "stacking", "draw_until_playable", "forced_play", "jump_in",
-        "seven_o", "flip_starter")]
+        "seven_o", "flip_starter")] + [("search", P)]  # the search's hooks: NULL, no search seat
 
 
 _POLICY_HEAD = [("id", I32), ("color", I32)] + [
@@ -207,8 +212,17 @@ class Build:
                 setattr(old[s], name, getattr(pols[s], name))
         return old
 
-    def config(self, cfg: Config, rules: Rules) -> Config:
-        """cfg as this build reads it (its first field in the older layout)."""
+    def config(self, cfg: Config, rules: Rules, pols=None) -> Config:
+        """cfg as this build reads it (its first field in the older layout); with a search
+        seat in pols, this build's own search hooks (uno_config.search)."""
+        if pols is not None and any(pols[s].id in SEARCH_IDS for s in range(rules.players)):
+            try:
+                hooks = ctypes.addressof(ctypes.c_char.in_dll(self.lib, "uno_search_players"))
+            except ValueError:  # a build from before the hooks: it calls its search by name
+                hooks = None
+            if hooks:
+                cfg = Config.from_buffer_copy(cfg)
+                cfg.search = hooks
         if not self.old_config:
             return cfg
         old = Config.from_buffer_copy(cfg)
@@ -253,7 +267,7 @@ def quartiles(xs):
 
 def run_case(a: Build, b: Build, rules: Rules, policy: str, games: int, rounds: int):
     cfg, pols = case_setup(rules, policy)
-    cfgs = {a: a.config(cfg, rules), b: b.config(cfg, rules)}
+    cfgs = {a: a.config(cfg, rules, pols), b: b.config(cfg, rules, pols)}
     polss = {a: a.policies(pols), b: b.policies(pols)}
     ta, tb = a.table(rules), b.table(rules)
     key = (ctypes.c_uint64 * 4)(1, 2, 3, 4)

@@ -31,7 +31,7 @@ import time
 from pathlib import Path
 
 from uno_sim import gpu
-from uno_sim.policies import seat_policies
+from uno_sim.players.specs import seat_policies
 from uno_sim.rules import Rules
 
 # name -> (Rules keywords, policy spec): every variant at 4 players greedy, classic at 2, 4 and

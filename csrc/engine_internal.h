@@ -9,6 +9,9 @@
  *   extras.c   the rules a plain game never reaches (launcher, special wilds, house rules)
  *   game.c     games and batches: the dealer draw, scoring, results, uno_play_*
  *
+ * The search players (search.c) stand above these files: the engine calls them only
+ * through the hooks uno_config.search points at (uno.h uno_search_hooks).
+ *
  * Calls from round.c into extras.c go to functions declared UNO_COLD here,
  * so the compiler lays those paths out as unlikely in round.c as it did when
  * they shared a file; nothing on the hot path crosses a file.
@@ -116,37 +119,29 @@ UNO_HD UNO_INTERNAL UNO_COLD int uno_jump_turn(uno_game *g);                    
 UNO_HD UNO_INTERNAL UNO_COLD void uno_seven_o(uno_game *g, int p, int card, int face);             /* C-H5 */
 
 /* ------------------------------------------------------------------------- */
-/* search.c: the recorder of a game with a search seat                        */
+/* The search (search.c), reached through its hooks (uno.h uno_search_hooks)  */
 /* ------------------------------------------------------------------------- */
 
-/* The start of seat p's turn in a game with a search seat (g->search): its snapshot. */
 #if !defined(__CUDACC_RTC__) /* CPU only (search.c, env.c): not in the GPU build */
-UNO_INTERNAL UNO_COLD void uno_search_turn(uno_game *g, int p);
-/* A round's starter turned up, before its effect (C5; dealer deals): the round-start
-   snapshot, from which a search rebuilds the decisions before the first turn. */
-UNO_INTERNAL UNO_COLD void uno_search_start(uno_game *g, int dealer);
-/* A reshuffle (C15) or a flip (F3) has just happened in a game with a search seat (or in
-   a search's replay of the turn): the state from which a search samples the rest of the
-   turn (search.c). */
-UNO_INTERNAL UNO_COLD void uno_search_event(uno_game *g, int reshuffle);
-/* A launcher press (E2) about to fire k cards in a game with a search seat: the cards it
-   fires (k; in a search's replay of the turn, what the press fired in the game). */
-UNO_INTERNAL UNO_COLD int uno_search_press(uno_game *g, int k);
-/* play_game / uno_play_round with a search seat: set up (1) or fail to (0, no memory),
-   and release. */
-UNO_INTERNAL int uno_search_begin(uno_game *g);
-UNO_INTERNAL void uno_search_end(uno_game *g);
-/* Adds the game's search counters (uno.h UNO_SS_*) into stats[players][UNO_SEARCH_STATS]. */
-UNO_INTERNAL void uno_search_stats(const uno_game *g, int64_t *stats);
-/* game.c for search.c: score_round (1: the game is over), result */
+/* Releases g's search recorder, if it has one (uno_search_hooks.end). */
+static inline void uno_search_release(uno_game *g)
+{
+    if (g->search)
+        g->cfg->search->end(g);
+}
+/* What search.c calls in the engine, beside uno.h's: */
+/* game.c: score_round (1: the game is over), result */
 UNO_INTERNAL int uno_round_score(uno_game *g, int winner);
 UNO_INTERNAL void uno_game_result(const uno_game *g, uno_result *res);
+/* game.c: game `game` of the run `key` recorded through cfg->search, forked at its at-th
+   decision into *fork (search.c's uno_play_fork) */
+UNO_INTERNAL int uno_play_game_fork(const uno_config *cfg, const uno_table *t,
+                                    const uno_policy *pol, const uint64_t key[4], uint64_t game,
+                                    int64_t at, uno_result *res, uno_result *fork);
 /* policy.c: counterfactual forcing (uno_force) at a search seat, after its search */
 UNO_INTERNAL UNO_COLD int uno_cf_bluff_point(uno_game *g, int p, int natural);
 UNO_INTERNAL UNO_COLD int uno_cf_challenge_answer(uno_game *g, int victim, int offender,
                                                   int prev_color, int a);
-/* uno_play_fork: fork the recorded game at its at-th decision into *fork. */
-UNO_INTERNAL void uno_search_fork(uno_game *g, int64_t at, uno_result *fork);
 /*
  * The decision recorder's tap (record.c): called by the recorded game at every decision
  * of every seat once the seat's policy has answered (`answer`, an engine answer) and
@@ -162,7 +157,7 @@ typedef struct uno_search_report {
 } uno_search_report;
 typedef void (*uno_decision_tap)(void *ctx, uno_game *g, int seat, int decision, int arg,
                                  int answer, const uno_search_report *rep);
-/* Sets the tap of a game recorded by uno_search_begin (NULL: none). */
+/* Sets the tap of a game recorded by the search's hooks (NULL: none). */
 UNO_INTERNAL void uno_search_tap(uno_game *g, uno_decision_tap tap, void *ctx);
 #endif
 

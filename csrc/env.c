@@ -48,7 +48,7 @@ struct uno_venv {
     uno_config cfg;
     const uno_table *t;
     uno_obs_layout L;
-    int seat, mode, n_envs, search;
+    int seat, mode, n_envs;
     float *obs;
     int8_t *mask;
     venv_slot *slot;
@@ -171,11 +171,10 @@ static int begin(venv_slot *s)
     jmp_buf jb;
     uno_venv *v = s->v;
     uno_game *g = &s->work;
-    if (g->search)
-        uno_search_end(g);
+    uno_search_release(g);
     uno_rng_seed(&s->rng, s->key, s->game_no);
     int dealer = uno_game_start(g, &v->cfg, v->t, s->pol, &s->rng);
-    if (v->search && !uno_search_begin(g))
+    if (v->cfg.search && !v->cfg.search->begin(g))
         return RUN_FAILED;
     g->on_turn = on_turn;
     g->on_turn_ctx = s;
@@ -322,7 +321,6 @@ uno_venv *uno_venv_new(const uno_config *cfg, const uno_table *t, const uno_poli
     v->n_envs = n_envs;
     v->obs = obs;
     v->mask = mask;
-    v->search = uno_search_any(pol, cfg->players);
     for (int i = 0; i < n_envs; i++) {
         venv_slot *s = &v->slot[i];
         s->v = v;
@@ -346,8 +344,7 @@ void uno_venv_free(uno_venv *v)
     if (!v)
         return;
     for (int i = 0; i < v->n_envs; i++)
-        if (v->slot[i].work.search)
-            uno_search_end(&v->slot[i].work);
+        uno_search_release(&v->slot[i].work);
     free(v->slot);
     free(v);
 }

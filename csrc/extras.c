@@ -60,7 +60,7 @@ UNO_HD static UNO_COLD int press(uno_game *g, int by, int to, int reason)
         int k = launcher_law(g);
 #if !UNO_DEVICE /* the search players: CPU only */
         if (UNO_UNLIKELY(g->search != NULL))
-            k = uno_search_press(g, k);
+            k = g->cfg->search->press(g, k);
 #endif
         g->silent = k ? 0 : g->silent + 1;
         if (k > g->n_draw)

@@ -385,7 +385,9 @@ UNO_HD int uno_game_finish(uno_game *g, int winner, uno_result *res)
 }
 
 /* `checked`: the caller has already validated cfg against t and pol (once per batch).
-   `stats` (CPU only, NULL: none): the game's search counters (uno_play_games_search). */
+   `stats` (CPU only, NULL: none): the game's search counters (uno_play_games_search).
+   A game with the search's hooks (cfg->search: a search seat, or uno_play_fork) is
+   recorded through them; with `fork`, forked at its fork_at-th decision. */
 UNO_HD static int play_game_stats(const uno_config *cfg, const uno_table *t,
                                   const uno_policy *pol, uno_rng *rng, uno_trace *tr,
                                   uno_result *res, uno_round_rows *rows, uint64_t game_no,
@@ -402,13 +404,12 @@ UNO_HD static int play_game_stats(const uno_config *cfg, const uno_table *t,
 #if !UNO_DEVICE /* the search players and a user policy's abort: CPU only */
     jmp_buf bail;
     g.bail = &bail;
-    if (UNO_UNLIKELY(fork != NULL || uno_search_any(pol, cfg->players)) &&
-        !uno_search_begin(&g))
+    if (UNO_UNLIKELY(cfg->search != NULL) && !cfg->search->begin(&g))
         return fail(res, UNO_ERR_CONFIG, -1);
     if (fork)
-        uno_search_fork(&g, fork_at, fork);
+        cfg->search->fork(&g, fork_at, fork);
     if (setjmp(bail)) {
-        uno_search_end(&g);
+        uno_search_release(&g);
         return fail(res, UNO_ERR_POLICY, -1);
     }
 #else
@@ -430,9 +431,9 @@ UNO_HD static int play_game_stats(const uno_config *cfg, const uno_table *t,
     }
     int st = play_rounds(&g, choose_dealer(&g), res);
 #if !UNO_DEVICE
-    if (stats)
-        uno_search_stats(&g, stats);
-    uno_search_end(&g);
+    if (stats && g.search)
+        cfg->search->stats(&g, stats);
+    uno_search_release(&g);
 #else
     (void)stats;
 #endif
@@ -441,17 +442,16 @@ UNO_HD static int play_game_stats(const uno_config *cfg, const uno_table *t,
 
 UNO_HD static int play_game(const uno_config *cfg, const uno_table *t, const uno_policy *pol,
                      uno_rng *rng, uno_trace *tr, uno_result *res, uno_round_rows *rows,
-                     uint64_t game_no, uno_force *force, int checked, int64_t fork_at,
-                     uno_result *fork)
+                     uint64_t game_no, uno_force *force, int checked)
 {
-    return play_game_stats(cfg, t, pol, rng, tr, res, rows, game_no, force, checked, fork_at,
-                           fork, NULL);
+    return play_game_stats(cfg, t, pol, rng, tr, res, rows, game_no, force, checked, -1, NULL,
+                           NULL);
 }
 
 UNO_HD int uno_play_game(const uno_config *cfg, const uno_table *t, const uno_policy *pol, uno_rng *rng,
                   uno_trace *tr, uno_result *res)
 {
-    return play_game(cfg, t, pol, rng, tr, res, NULL, 0, NULL, 0, -1, NULL);
+    return play_game(cfg, t, pol, rng, tr, res, NULL, 0, NULL, 0);
 }
 
 UNO_HD int uno_play_forced(const uno_config *cfg, const uno_table *t, const uno_policy *pol,
@@ -464,17 +464,23 @@ UNO_HD int uno_play_forced(const uno_config *cfg, const uno_table *t, const uno_
     force->hit_round = 0;
     force->round_won = 0;
     force->round_points = 0;
-    return play_game(cfg, t, pol, &rng, tr, res, NULL, game, force, 0, -1, NULL);
+    return play_game(cfg, t, pol, &rng, tr, res, NULL, game, force, 0);
 }
 
-UNO_HD int uno_play_fork(const uno_config *cfg, const uno_table *t, const uno_policy *pol,
-                  const uint64_t key[4], uint64_t game, int64_t at, uno_result *res,
-                  uno_result *fork)
+#if !UNO_DEVICE && !defined(__CUDACC_RTC__)
+/* search.c's uno_play_fork: game `game` of the run `key`, recorded and forked at its
+   at-th decision through cfg->search, which must be set. */
+int uno_play_game_fork(const uno_config *cfg, const uno_table *t, const uno_policy *pol,
+                       const uint64_t key[4], uint64_t game, int64_t at, uno_result *res,
+                       uno_result *fork)
 {
     uno_rng rng;
     uno_rng_seed(&rng, key, game);
-    return play_game(cfg, t, pol, &rng, NULL, res, NULL, game, NULL, 0, at, fork);
+    if (!cfg->search)
+        return fail(res, UNO_ERR_CONFIG, -1);
+    return play_game_stats(cfg, t, pol, &rng, NULL, res, NULL, game, NULL, 0, at, fork, NULL);
 }
+#endif
 
 UNO_HD int uno_play_round(const uno_config *cfg, const uno_table *t, const uno_policy *pol, uno_rng *rng,
                    const uint8_t *deck, int dealer, const int32_t *scores, uno_trace *tr,
@@ -498,10 +504,10 @@ UNO_HD int uno_play_round(const uno_config *cfg, const uno_table *t, const uno_p
 #if !UNO_DEVICE /* the search players and a user policy's abort: CPU only */
     jmp_buf bail;
     g.bail = &bail;
-    if (uno_search_any(pol, cfg->players) && !uno_search_begin(&g))
+    if (cfg->search && !cfg->search->begin(&g))
         return fail(res, UNO_ERR_CONFIG, -1);
     if (setjmp(bail)) {
-        uno_search_end(&g);
+        uno_search_release(&g);
         return fail(res, UNO_ERR_POLICY, -1);
     }
 #endif
@@ -509,7 +515,7 @@ UNO_HD int uno_play_round(const uno_config *cfg, const uno_table *t, const uno_p
         memcpy(g.scores, scores, (size_t)g.n * sizeof *scores);
     int winner = uno_round_play(&g, dealer, deck);
 #if !UNO_DEVICE
-    uno_search_end(&g);
+    uno_search_release(&g);
 #endif
     if (winner <= -3)
         return fail(res, UNO_ERR_STARTER, -3 - winner);

@@ -111,8 +111,8 @@ static int won_game(const uno_config *cfg, const uno_result *res, int s)
     return 0;
 }
 
-/* Game `game` of run `key`, recorded; its rows' outcomes filled in, its result in *res.
-   A game that fails (a safety limit) keeps no row. */
+/* Game `game` of run `key`, recorded through cfg->search (set); its rows' outcomes filled
+   in, its result in *res.  A game that fails (a safety limit) keeps no row. */
 static int record_game(uno_record *rec, const uno_config *cfg, const uno_table *t,
                        const uno_policy *pol, const uint64_t key[4], uint64_t game,
                        uno_result *res_out)
@@ -139,16 +139,16 @@ static int record_game(uno_record *rec, const uno_config *cfg, const uno_table *
     g.bail = &bail;
     g.rows = &rows;
     g.game_no = game;
-    if (!uno_search_begin(&g))
+    if (!cfg->search->begin(&g))
         return UNO_ERR_CONFIG;
     uno_search_tap(&g, tap, rec);
     if (setjmp(bail)) {
-        uno_search_end(&g);
+        cfg->search->end(&g);
         rec->n = first_row;
         return UNO_ERR_POLICY;
     }
     int st = uno_game_rounds(&g, dealer, &res);
-    uno_search_end(&g);
+    cfg->search->end(&g);
     if (st != UNO_OK) {
         rec->n = first_row;
         return st;
@@ -171,6 +171,9 @@ int uno_record_games(const uno_config *cfg, const uno_table *t, const uno_policy
                      const uint64_t key[4], uint64_t first_game, int64_t n_games,
                      uno_record *rec)
 {
+    uno_config c = *cfg;
+    c.search = &uno_search_players; /* every game recorded, with or without a search seat */
+    cfg = &c;
     if (uno_config_check(cfg, t, pol) != UNO_OK)
         return UNO_ERR_CONFIG;
     rec->first_game = first_game;

@@ -110,7 +110,7 @@ UNO_HD int uno_reshuffle(uno_game *g)
     g->reshuffles++;
 #if !UNO_DEVICE /* the search players: CPU only */
     if (UNO_UNLIKELY(g->search != NULL))
-        uno_search_event(g, 1);
+        g->cfg->search->event(g, 1);
 #endif
     if (g->tr)
         uno_trace_event(g->tr, UNO_EV_RESHUFFLE, -1, m, 0, 0);
@@ -288,7 +288,7 @@ UNO_HD static void flip(uno_game *g, int p, int out)
     g->top_face = uno_face(g, top);
 #if !UNO_DEVICE /* the search players: CPU only */
     if (UNO_UNLIKELY(g->search != NULL))
-        uno_search_event(g, 0);
+        g->cfg->search->event(g, 0);
 #endif
     if (g->tr)
         uno_trace_event(g->tr, UNO_EV_FLIP, p, g->side, top, 0);
@@ -887,7 +887,7 @@ UNO_HD static int start_round(uno_game *g, int dealer, const uint8_t *deck)
     }
 #if !UNO_DEVICE /* the search players: CPU only */
     if (UNO_UNLIKELY(g->search != NULL)) /* the starter's decisions may be searched */
-        uno_search_start(g, dealer);
+        g->cfg->search->start(g, dealer);
 #endif
     int first = resolve(g, dealer, card, 0, g->color, g->top_face, 1, 0);
     CHECK_CARDS(g, dealer, "after the deal");
@@ -945,7 +945,7 @@ UNO_HD static UNO_INLINE int turns_from(uno_game *g, int p, int32_t limit, const
             return LIMIT;
 #if !UNO_DEVICE /* the search players and the environment's hook: CPU only */
         if (UNO_UNLIKELY(g->search != NULL))
-            uno_search_turn(g, p);
+            g->cfg->search->turn(g, p);
         if (UNO_UNLIKELY(g->on_turn != NULL))
             g->on_turn(g->on_turn_ctx, g, p);
 #endif
@@ -994,7 +994,7 @@ UNO_HD int uno_round_play(uno_game *g, int dealer, const uint8_t *deck)
 }
 
 /* uno.h: the round of g (a clone taken as its starter is turned up, before the starter's
-   effect: uno_search_start) on from there; `dealer` deals it. */
+   effect: the search's start hook) on from there; `dealer` deals it. */
 UNO_HD int uno_round_continue_starter(uno_game *g, int dealer)
 {
     int first = resolve(g, dealer, g->discard[0], 0, g->color, g->top_face, 1, 0);

@@ -7,7 +7,9 @@
  * notes the answer in the journal of the turn; at the start of every turn the engine's
  * turn loop calls uno_search_turn, which keeps a snapshot of the game (uno_game_clone)
  * and empties the journal (and so does uno_search_start at a round's start, before the
- * starter's effect: the decisions before the first turn are searched too).  The
+ * starter's effect: the decisions before the first turn are searched too).  The engine
+ * calls these through the hooks uno_config.search points at (uno_search_players, uno.h
+ * uno_search_hooks), never by name: search.c stands above the engine.  The
  * wrapped policies answer exactly as the policies
  * themselves (the same functions, drawing the same random numbers): a game's course
  * does not depend on the recording (tests/test_search.py).
@@ -108,14 +110,6 @@ void uno_game_clone(uno_game *dst, const uno_game *src)
 static int is_search(const uno_policy *pol)
 {
     return pol->id == UNO_POLICY_PIMC || pol->id == UNO_POLICY_ISMCTS;
-}
-
-int uno_search_any(const uno_policy *pol, int players)
-{
-    for (int s = 0; s < players; s++)
-        if (is_search(&pol[s]))
-            return 1;
-    return 0;
 }
 
 static int holds(const uno_game *g, int p, int card)
@@ -390,7 +384,7 @@ static int record_decide(void *ctx, uno_game *g, int seat, int decision, int arg
     return user_answer(g, seat, decision, ans);
 }
 
-int uno_search_begin(uno_game *g)
+static int uno_search_begin(uno_game *g)
 {
     struct uno_search *x = (struct uno_search *)calloc(1, sizeof *x);
     if (!x)
@@ -421,7 +415,7 @@ int uno_search_begin(uno_game *g)
     return 1;
 }
 
-void uno_search_stats(const uno_game *g, int64_t *stats)
+static void uno_search_stats(const uno_game *g, int64_t *stats)
 {
     const struct uno_search *x = g->search;
     if (!x)
@@ -437,7 +431,7 @@ void uno_search_tap(uno_game *g, uno_decision_tap tap, void *ctx)
     g->search->tap_ctx = ctx;
 }
 
-void uno_search_end(uno_game *g)
+static void uno_search_end(uno_game *g)
 {
     struct uno_search *x = g->search;
     if (!x)
@@ -451,7 +445,7 @@ void uno_search_end(uno_game *g)
     free(x);
 }
 
-void uno_search_turn(uno_game *g, int p)
+static void uno_search_turn(uno_game *g, int p)
 {
     struct uno_search *x = g->search;
     if (g != x->g)
@@ -467,7 +461,7 @@ void uno_search_turn(uno_game *g, int p)
     x->snap_seen = x->seen;
 }
 
-void uno_search_start(uno_game *g, int dealer)
+static void uno_search_start(uno_game *g, int dealer)
 {
     if (g != g->search->g)
         return; /* a replay */
@@ -505,7 +499,7 @@ static int same_at_event(const uno_game *g, const uno_game *mid, int o)
     return 1;
 }
 
-void uno_search_event(uno_game *g, int reshuffle)
+static void uno_search_event(uno_game *g, int reshuffle)
 {
     struct uno_search *x = g->search;
     if (g != x->g) { /* a replay: the sample goes in at the last event of the game's turn */
@@ -537,7 +531,7 @@ void uno_search_event(uno_game *g, int reshuffle)
     x->n_events++;
 }
 
-int uno_search_press(uno_game *g, int k)
+static int uno_search_press(uno_game *g, int k)
 {
     struct uno_search *x = g->search;
     if (g != x->g) /* a replay: the press fires what it fired in the game (public) */
@@ -830,6 +824,7 @@ static int table_build(struct uno_search *x, int o)
         if (pols[s].id == UNO_POLICY_NET) /* in for the network (cheaper, near enough) */
             pols[s].id = UNO_POLICY_GREEDY;
     uno_config c = *cfg;
+    c.search = NULL; /* built-in policies only (uno_config_check) */
     if (c.max_turns <= 0 || c.max_turns > 3000)
         c.max_turns = 3000;
     const uint64_t key[4] = {UINT64_C(0x7461626C65), 1, 2, 3};
@@ -2034,9 +2029,27 @@ static void fork_here(struct uno_search *x, uno_game *g, int seat, int decision,
     uno_game_finish(sim, w, res);
 }
 
-void uno_search_fork(uno_game *g, int64_t at, uno_result *fork)
+static void uno_search_fork(uno_game *g, int64_t at, uno_result *fork)
 {
     g->search->fork_at = at;
     g->search->fork_res = fork;
     fork->status = -1;
 }
+
+int uno_play_fork(const uno_config *cfg, const uno_table *t, const uno_policy *pol,
+                  const uint64_t key[4], uint64_t game, int64_t at, uno_result *res,
+                  uno_result *fork)
+{
+    uno_config c = *cfg;
+    c.search = &uno_search_players; /* recorded, with or without a search seat */
+    return uno_play_game_fork(&c, t, pol, key, game, at, res, fork);
+}
+
+/* ------------------------------------------------------------------------- */
+/* The hooks the engine calls (uno.h uno_search_hooks)                        */
+/* ------------------------------------------------------------------------- */
+
+const uno_search_hooks uno_search_players = {
+    uno_search_begin, uno_search_end,   uno_search_stats, uno_search_fork,
+    uno_search_turn,  uno_search_start, uno_search_event, uno_search_press,
+};

@@ -196,8 +196,10 @@ UNO_HD int uno_config_check(const uno_config *cfg, const uno_table *t, const uno
         if (burst < 1 || burst > INT32_MAX || any < 1 || total > INT32_MAX)
             return UNO_ERR_CONFIG;
     }
+    int search = 0; /* seats that search: they need the search's hooks (cfg->search) */
     for (int s = 0; s < n; s++) {
         const uno_policy *q = &pol[s];
+        search += q->id == UNO_POLICY_PIMC || q->id == UNO_POLICY_ISMCTS;
         if (q->id < 0 || q->id > UNO_POLICY_MAX || q->color < 0 ||
             q->color > UNO_COLOR_SMART || q->target < 0 ||
             q->target > UNO_TARGET_RANDOM || !(q->challenge_threshold >= 0.0) ||
@@ -227,5 +229,7 @@ UNO_HD int uno_config_check(const uno_config *cfg, const uno_table *t, const uno
                           q->explore > 1.0))
             return UNO_ERR_CONFIG;
     }
+    if (search > 0 && cfg->search == NULL)
+        return UNO_ERR_CONFIG;
     return UNO_OK;
 }

@@ -238,6 +238,7 @@ enum { UNO_LAUNCHER_MODEL = 0, UNO_LAUNCHER_DIST = 1 }; /* rules.LAUNCHER (E2) *
    (UNO_DRAW_CARDS), 2 fixed-amount wild draw cards (UNO_WILD_DRAW) */
 enum { UNO_STACK_NONE = 0, UNO_STACK_DRAW2 = 1, UNO_STACK_DRAW4 = 2, UNO_STACK_BOTH = 3 };
 
+struct uno_search_hooks; /* below: the search's hooks, uno_config.search */
 /* rules.Rules, field for field (see the Rules docstring for the rule IDs). */
 typedef struct uno_config {
     int32_t draw_source; /* UNO_DRAW_PILE, or UNO_DRAW_LAUNCHER (E2) */
@@ -275,6 +276,11 @@ typedef struct uno_config {
     int32_t seven_o;             /* 0/1 (C-H5) */
     /* F2: a Flip turned up as the starter: 0 put back, 1 turns the game over */
     int32_t flip_starter;
+    /* The search's hooks (search.c's uno_search_players), required when a seat is a
+       search player (pimc, ismcts); a game played with them is recorded (uno.h
+       uno_search_hooks).  NULL otherwise.  Last, so that the rules' fields keep their
+       places. */
+    const struct uno_search_hooks *search;
 } uno_config;
 enum { UNO_EXCHANGE_SWAP = 0, UNO_EXCHANGE_SHUFFLE = 1 };
 
@@ -417,6 +423,32 @@ struct uno_net;
  * answer out of range, uno_answer_ok).
  */
 typedef int (*uno_decide_fn)(void *ctx, struct uno_game *g, int seat, int decision, int arg);
+
+/*
+ * A search player's hooks: the engine reaches the search (search.c) only through this
+ * table, which uno_config.search points at when a seat is a search player (search.c's
+ * uno_search_players; the caller that wants search sets it), never by name, so that
+ * the engine stands below the search and the GPU build needs nothing of search.c.
+ * begin sets a game up to be recorded (its recorder in uno_game.search; 1, or 0: no
+ * memory) and end releases it; stats adds its counters (UNO_SS_*) into
+ * stats[players][UNO_SEARCH_STATS]; fork arms uno_play_fork's fork at the at-th
+ * decision.  While a recorded game plays (g->search set), the engine calls, through
+ * g->cfg->search, turn at the start of seat p's turn, start when a round's starter
+ * turned up (C5) before its effect, event just after a reshuffle (C15) or a flip (F3),
+ * and press before a launcher press (E2) fires k cards (it returns the cards to fire).
+ * CPU only: the GPU build never calls them.
+ */
+struct uno_result;
+typedef struct uno_search_hooks {
+    int (*begin)(struct uno_game *g);
+    void (*end)(struct uno_game *g);
+    void (*stats)(const struct uno_game *g, int64_t *stats);
+    void (*fork)(struct uno_game *g, int64_t at, struct uno_result *fork);
+    void (*turn)(struct uno_game *g, int p);
+    void (*start)(struct uno_game *g, int dealer);
+    void (*event)(struct uno_game *g, int reshuffle);
+    int (*press)(struct uno_game *g, int k);
+} uno_search_hooks;
 
 /* How a policy's two size conditions combine (uno_policy bluff_join, challenge_join). */
 enum { UNO_JOIN_AND = 0, UNO_JOIN_OR = 1 };
@@ -777,7 +809,8 @@ typedef struct uno_game {
                       with stacking (C-H1) or a launcher (E2), else UNO_FAST_DRAW */
     int silent;    /* E2: presses in a row that fired nothing, this round */
     /* A game with a search seat (search.c): its recorder, which keeps the snapshot of the
-       turn and the turn's journal; NULL otherwise */
+       turn and the turn's journal (the engine calls it through cfg->search); NULL
+       otherwise */
     struct uno_search *search;
     /* A stepping environment's turn hook (env.c), NULL otherwise: called at the start of
        every turn of the round loop (p >= 0: seat p's turn, after the search's snapshot)
@@ -1512,9 +1545,11 @@ UNO_HD int uno_game_finish(struct uno_game *g, int winner, uno_result *res);
  * was not reached or had no snapshot; -2, -3: the replay did not follow).  The game's
  * own result goes to *res: both must equal uno_play_game's (tests/test_search.py).
  */
-UNO_HD int uno_play_fork(const uno_config *cfg, const uno_table *t, const uno_policy *pol,
+#if !defined(__CUDACC_RTC__) /* CPU only (search.c): not in the GPU build */
+int uno_play_fork(const uno_config *cfg, const uno_table *t, const uno_policy *pol,
                   const uint64_t key[4], uint64_t game, int64_t at, uno_result *res,
                   uno_result *fork);
+#endif
 /*
  * The search players' counters, per seat (docs/policies.md "Search players"):
  * decisions searched (more than one legal answer, answered from the samples), decisions
@@ -1529,9 +1564,9 @@ enum {
     UNO_SS_DROPPED,
     UNO_SEARCH_STATS
 };
-/* Whether any seat of pol (players seats) is a search player. */
 #if !defined(__CUDACC_RTC__) /* CPU only (search.c, env.c): not in the GPU build */
-int uno_search_any(const uno_policy *pol, int players);
+/* The search players' hooks (search.c), for uno_config.search when a seat searches. */
+extern const uno_search_hooks uno_search_players;
 
 /*
  * uno_play_games, and each game's search counters into stats (n_games x players x

@@ -113,11 +113,11 @@ def test_shipped_weights(tmp_path, monkeypatch):
 def test_bad_weights_are_one_line(tmp_path):
     bad = tmp_path / "bad.unonet"
     bad.write_bytes(b"UNONET\0\0" + b"\0" * 100)
-    with pytest.raises(RulesError) as exc:
-        parse_policy(f"net(weights={bad})")
+    with pytest.raises(RulesError) as exc:  # checked where the spec meets a game
+        play_game(Rules(players=2), [f"net(weights={bad})", "greedy"])
     assert str(bad) in str(exc.value) and "\n" not in str(exc.value)
     with pytest.raises(RulesError, match="cannot read the weights"):
-        parse_policy(f"net(weights={tmp_path / 'missing.unonet'})")
+        play_game(Rules(players=2), [f"net(weights={tmp_path / 'missing.unonet'})", "greedy"])
     # a network of another layout: refused with the game
     path, _ = make_net(tmp_path, Rules(variant="flip", players=2), name="flip.unonet")
     with pytest.raises(RulesError, match="does not fit this game"):

@@ -22,10 +22,9 @@ The command line ``uno-sim`` wraps the same functions (``uno-sim --help``); the 
 folder of the repository has one page per subject (rules, engine, policies, env, studies).
 """
 
-__version__ = "0.1.0"
-
 import sys as _sys  # noqa: E402
 
+from ._version import __version__  # noqa: E402
 from .api import make_rules, play_game, play_round  # noqa: E402
 from .players.specs import PolicySpec, parse_policy  # noqa: E402
 from .results import GameResult  # noqa: E402

@@ -313,6 +313,11 @@ cdef class Engine:
                     raise RulesError(f"invalid policies: seat {i} has no user policy")
                 self.pol[i].decide = _user_decide
                 self.pol[i].ctx = <void *>self
+        # the engine reaches the search players through their hooks (search.c)
+        self.cfg.search = NULL
+        for i in range(len(policies)):
+            if self.pol[i].id == UNO_POLICY_PIMC or self.pol[i].id == UNO_POLICY_ISMCTS:
+                self.cfg.search = &uno_search_players
         if uno_config_check(&self.cfg, &self.table, self.pol) != UNO_OK:
             raise RulesError("invalid rules or policies for the C engine")
         self.players = self.cfg.players
@@ -546,7 +551,7 @@ cdef class Engine:
             "team_scores": np.empty((n_games, 2), dtype=np.int32),
         }
         counters = [np.empty((n_games, n), dtype=np.int32) for c in range(UNO_N_COUNTERS)]
-        search = uno_search_any(self.pol, n) != 0
+        search = self.cfg.search != NULL
         if search:
             cols["search_stats"] = np.zeros((n_games, n, UNO_SEARCH_STATS), dtype=np.int64)
         rcols = {}

@@ -48,6 +48,8 @@ cdef extern from "uno.h":
         UNO_ERR_FULL
         UNO_ERR_POLICY
         UNO_POLICY_USER
+        UNO_POLICY_PIMC
+        UNO_POLICY_ISMCTS
         UNO_DECIDE_ABORT
         UNO_DK_USER
 
@@ -96,6 +98,10 @@ cdef extern from "uno.h":
         UNO_EV_SWAP
         UNO_EV_ROTATE
 
+    # The search players' hooks (search.c's uno_search_players): the engine's only way in.
+    ctypedef struct uno_search_hooks:
+        pass
+
     # rules.Rules, field for field (uno_sim.engine.CONFIG_FIELDS).
     ctypedef struct uno_config:
         int32_t draw_source  # UNO_DRAW_PILE, or UNO_DRAW_LAUNCHER (E2)
@@ -127,6 +133,7 @@ cdef extern from "uno.h":
         int32_t jump_in  # 0/1 (C-H4)
         int32_t seven_o  # 0/1 (C-H5)
         int32_t flip_starter  # F2: a Flip starter is put back (0) or turns the game (1)
+        const uno_search_hooks *search  # uno_search_players when a seat searches, else NULL
 
     # The deck table (cards.DeckTable.arrays()), filled by uno_table_init.
     ctypedef struct uno_table:
@@ -317,7 +324,7 @@ cdef extern from "uno.h":
     int uno_play_games_search(const uno_config *cfg, const uno_table *t,
                               const uno_policy *pol, const uint64_t *key, uint64_t first_game,
                               int64_t n_games, uno_columns *out, int64_t *stats) nogil
-    int uno_search_any(const uno_policy *pol, int players) nogil
+    const uno_search_hooks uno_search_players  # uno_config.search when a seat searches
     int uno_play_fork(const uno_config *cfg, const uno_table *t, const uno_policy *pol,
                       const uint64_t *key, uint64_t game, int64_t at, uno_result *res,
                       uno_result *fork) nogil

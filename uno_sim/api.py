@@ -7,8 +7,7 @@ the plain-Python executable specification.  Both return the same
 
 from __future__ import annotations
 
-import numpy as np
-
+from .errors import whole as _whole
 from .rules import RULE_KEYS, TARGET_MAX, Rules, RulesError
 
 ENGINES = ("c", "reference")
@@ -39,16 +38,6 @@ def make_rules(rules=None, **switches) -> Rules:
     if not isinstance(rules, Rules):
         raise RulesError(f"invalid rules {rules!r}: expected a Rules object or a dict")
     return rules.replace(**switches) if switches else rules
-
-
-def _whole(name, value, lo, hi):
-    """An integer argument in [lo, hi] (numpy integers too); RulesError otherwise, so both
-    engines refuse the same values instead of truncating or overflowing differently."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) \
-            or value < lo or hi is not None and value > hi:
-        expect = f"an integer {lo}..{hi}" if hi is not None else "a non-negative integer"
-        raise RulesError(f"invalid {name} {value!r}: expected {expect}")
-    return int(value)
 
 
 def _check_args(rules, seed, game, dealer=None, scores=None):

@@ -75,9 +75,11 @@ def _policy(spec) -> tuple:
 
 
 def _nets(rules: Rules, specs) -> tuple:
-    """Per seat, the network weights it reads (the spec's `network(rules)`: loaded once per
+    """Per seat, the network weights it reads (players.net.for_spec: loaded once per
     process), or None."""
-    return tuple(s.network(rules) if hasattr(s, "network") else None for s in specs)
+    from .players import net
+
+    return tuple(net.for_spec(s, rules) for s in specs)
 
 
 def _make_engine(rules: Rules, policies: tuple, deck, users=None, nets=None) -> "_engine.Engine":

@@ -41,11 +41,11 @@ except ImportError as exc:  # pragma: no cover - exercised without the extra
 from . import _engine
 from .cards import deck_for
 from .engine import GameLimitError, _make_engine, _nets, _policy
+from .envcommon import GYM_ID, action_name, env_spec, rules_of
 from .players.specs import UserPolicySpec, parse_policy
 from .rng import MASK64, key_from_seed
 from .rules import RulesError
 from .players.user import DECISIONS
-from .vecenv import GYM_ID, _rules, _spec  # rules as the vector env; the registry
 
 __all__ = ["env", "raw_env", "UnoEnv", "UnoGymEnv", "BACKENDS", "MASK_IN"]
 
@@ -117,21 +117,6 @@ def _seat_specs(opponents, players: int) -> list:
         raise RulesError("invalid opponents: every seat is a built-in policy, no agent is left")
     return specs
 
-
-
-def action_name(action_layout, card_codes, a: int) -> str:
-    """A readable name of action `a` of an action layout [(block, offset, size)]: "card R7",
-    "draw", "yes", "color 2", "target +1" (the single and the vector environments)."""
-    n = sum(size for _, _, size in action_layout)
-    for name, off, size in action_layout:
-        if off <= a < off + size:
-            i = a - off
-            if name == "card":
-                return f"card {card_codes[i]}"
-            if name == "color":
-                return f"color {i}"
-            return f"target +{i}" if name == "target" else name
-    raise ValueError(f"invalid action {a!r}: expected 0..{n - 1}")
 
 class _GreenletRunner:
     """Runs `play()` in a greenlet; `wait` switches back to the caller with the seat asked."""
@@ -230,7 +215,7 @@ class UnoEnv(AECEnv):
     def __init__(self, variant=None, players=None, rules=None, opponents=None, *,
                  backend="greenlet", max_turns=0, render_mode=None, mask_in="info"):
         super().__init__()
-        self.rules = _rules(variant, players, rules)
+        self.rules = rules_of(variant, players, rules)
         if backend not in BACKENDS:
             raise ValueError(f"invalid backend {backend!r}: expected one of {', '.join(BACKENDS)}")
         if mask_in not in MASK_IN:
@@ -482,7 +467,7 @@ class UnoGymEnv(gymnasium.Env):
         if illegal_action not in ("raise", "lose"):
             raise ValueError(f"invalid illegal_action {illegal_action!r}: expected raise or lose")
         self.illegal_action = illegal_action
-        n = _rules(variant, players, rules).players
+        n = rules_of(variant, players, rules).players
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n:
             raise RulesError(f"invalid seat {seat!r}: expected 0..{n - 1}")
         if isinstance(opponents, (list, tuple)):
@@ -491,7 +476,7 @@ class UnoGymEnv(gymnasium.Env):
             others = list(opponents)
         else:
             others = [opponents] * (n - 1)
-        self.spec = _spec(GYM_ID, variant=variant, players=players, rules=rules,
+        self.spec = env_spec(GYM_ID, variant=variant, players=players, rules=rules,
                           opponents=opponents, seat=seat, illegal_action=illegal_action,
                           **kwargs)  # what gymnasium.make(env.spec) builds again
         others.insert(seat, None)

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .errors import RulesError
+
 MASK64 = (1 << 64) - 1
 
 # Odd multiplier that spreads the game number over all 64 bits before mixing.
@@ -25,8 +27,6 @@ GAME_MULTIPLIER = 0xD1B54A32D192ED03
 def key_from_seed(seed: int) -> tuple[int, int, int, int]:
     """Expand a user seed into the run's 256-bit key (four uint64 words)."""
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        from .rules import RulesError
-
         raise RulesError(f"invalid seed {seed!r}: expected a non-negative integer")
     words = np.random.SeedSequence(seed).generate_state(4, dtype=np.uint64)
     return tuple(int(w) for w in words)  # type: ignore[return-value]

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import MISSING, asdict, dataclass, fields
 from numbers import Integral
 
+from .errors import RulesError
 from .variants import Switch, variant_names, variant_of, variant_switches
 
 VARIANTS = variant_names()  # the registered variants, by order (uno_sim/variants/)
@@ -39,10 +40,6 @@ EDITION_DEFAULTS = {
     "modern": {"drawn_card": "may", "challenge": "modern", "wd4_value": 50, "dealer_draw": "zero"},
     "vintage": {"drawn_card": "must", "challenge": "vintage", "wd4_value": 70, "dealer_draw": "redraw"},
 }
-
-
-class RulesError(ValueError):
-    """Invalid rules or scenario; the message names the bad value."""
 
 
 def _choice(name, value, allowed):

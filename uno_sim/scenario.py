@@ -19,6 +19,7 @@ fixes the pairing of the faces for the round.
 from __future__ import annotations
 
 from .cards import deck_for
+from .errors import whole as _whole
 from .rules import Rules, RulesError
 
 
@@ -31,8 +32,6 @@ def arrange(players: int = 4, dealer: int = 0, hands: dict | None = None, starte
     table order skipping wilds and action cards, so that filler cards do not
     interfere with the situation under test.
     """
-    from .api import _whole
-
     rules = rules or Rules(players=players, hand_size=hand_size)
     _whole("players", players, 2, 10)
     _whole("dealer", dealer, 0, players - 1)

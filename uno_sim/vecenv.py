@@ -19,7 +19,6 @@ uno_sim`` does it when gymnasium is already imported), and uno_sim.env's
 
 from __future__ import annotations
 
-import dataclasses
 
 import numpy as np
 
@@ -33,14 +32,13 @@ except ImportError as exc:  # pragma: no cover - exercised without the extra
 from . import _engine
 from .cards import deck_for
 from .engine import _make_engine, _nets, _policy
+from .envcommon import ENV_ID, GYM_ID, action_name, env_spec, rules_of
 from .players.specs import UserPolicySpec, parse_policy
 from .rng import key_from_seed
 from .rules import Rules, RulesError
 
 __all__ = ["UnoVectorEnv", "UnoSingleEnv", "EPISODES", "SEATS", "ENV_ID", "GYM_ID", "register"]
 
-ENV_ID = "uno_sim/Uno-v0"
-GYM_ID = "uno_sim/UnoGym-v0"  # uno_sim.env.UnoGymEnv
 EPISODES = ("game", "round")
 SEATS = 10  # seat slots of the observation and of the target actions, whatever the players
 OBS_HIGH = 1e9
@@ -48,27 +46,6 @@ OBS_HIGH = 1e9
 
 def _learner(obs):  # the policy slot of the learning seat: never called (C answers)
     raise RuntimeError("the learning seat is played through step()")
-
-
-def _rules(variant, players, rules) -> Rules:
-    """Rules from `rules` (a Rules or a dict of switches) with variant / players overridden
-    (uno_sim.env uses it too)."""
-    from .api import make_rules  # names an unknown switch, as play_game does
-
-    changes = {}
-    if variant is not None:
-        changes["variant"] = variant
-    if players is not None:
-        changes["players"] = players
-    if rules is not None and not isinstance(rules, (dict, Rules)):
-        raise RulesError(f"invalid rules {rules!r}: expected a Rules or a dict of switches")
-    return make_rules(rules, **changes)
-
-
-def _spec(env_id: str, **kwargs):
-    """`env_id`'s registered spec with these constructor arguments, an env's ``spec``:
-    ``gymnasium.make(env.spec)`` builds the same env again (check_env does)."""
-    return dataclasses.replace(gymnasium.spec(env_id), kwargs=kwargs)
 
 
 def scales(rules: Rules, n_cards: int) -> dict:
@@ -91,7 +68,7 @@ class _Core:
 
     def __init__(self, num_envs, variant, players, rules, opponents, seat, episode, max_turns):
         num_envs = _int("num_envs", num_envs, 1, 1 << 20)
-        self.rules = _rules(variant, players, rules)
+        self.rules = rules_of(variant, players, rules)
         n = self.rules.players
         seat = _int("seat", seat, 0, n - 1)
         if episode not in EPISODES:
@@ -150,8 +127,6 @@ class _Core:
 
     def action_name(self, a: int) -> str:
         """A readable name of action `a`: "card R7", "draw", "yes", "color 2", "target +1"."""
-        from .env import action_name
-
         return action_name(self.action_layout, self.card_codes, a)
 
 
@@ -271,7 +246,7 @@ class UnoSingleEnv(gymnasium.Env):
         if render_mode is not None:
             raise ValueError(f"invalid render_mode {render_mode!r}: expected None")
         self._c = _Core(1, variant, players, rules, opponents, seat, episode, max_turns)
-        self.spec = _spec(ENV_ID, variant=variant, players=players, rules=rules,
+        self.spec = env_spec(ENV_ID, variant=variant, players=players, rules=rules,
                           opponents=opponents, seat=seat, episode=episode, max_turns=max_turns,
                           illegal_action=illegal_action)  # gymnasium.make(env.spec) rebuilds it
         self.rules = self._c.rules

@@ -136,7 +136,7 @@ uno_gpu_games(const uno_config *cfg, const uno_table *table,
         uno_result res;
         const uint64_t game = first + (uint64_t)i;
         uno_rng_seed(&rng, k, game);
-        int st = play_game(&c, &t, p, &rng, NULL, &res, &rows, game, NULL, 1, -1, NULL);
+        int st = play_game(&c, &t, p, &rng, NULL, &res, &rows, game, NULL, 1);
         ((int32_t *)out[GP_STATUS])[i] = st;
         ((int32_t *)out[GP_N_ROWS])[i] = (int32_t)rows.n;
         ((int64_t *)out[GP_GAME])[i] = (int64_t)game;

@@ -375,7 +375,9 @@ int main(int argc, char **argv)
             char where[128];
             snprintf(where, sizeof where, "search deck %d players %d game %lu", deck, players,
                      (unsigned long)game_no);
+            cfg.search = &uno_search_players; /* the engine reaches the search through it */
             play_checked(&cfg, t, pol, key, game_no, j % 2 ? &tr : NULL, where);
+            cfg.search = NULL; /* the plain games below have no search seat */
             /* a fork of the game at a decision replays it exactly */
             uno_result real, fork;
             uno_policy plain[UNO_MAX_PLAYERS];

@@ -130,3 +130,13 @@ def for_rules(weights: str, rules) -> Loaded:
     loaded = load(weights)
     check_fits(loaded, rules)
     return loaded
+
+
+def for_spec(spec, rules) -> Loaded | None:
+    """The weights seat `spec` (a players.specs.PolicySpec, or a user policy's spec) reads
+    in a game of `rules` (`for_rules` of its `weights`), or None for a seat that reads
+    none; RulesError naming the file when they cannot be used.  The file is checked here,
+    where the spec meets a game, before any game is played."""
+    if not (hasattr(spec, "reads_net") and spec.reads_net()):
+        return None
+    return for_rules(spec.knob("weights"), rules)

@@ -101,9 +101,10 @@ def record(rules: Rules | None = None, policies="greedy", seats=None, games: int
     if out is not None and os.path.isdir(out):
         raise RulesError(f"invalid out {out!r}: a directory")
     pols = [str(s) for s in specs]
+    from .net import for_spec
+
     for s in specs:  # the weights found and checked here, before any worker starts
-        if hasattr(s, "network"):
-            s.network(rules)
+        for_spec(s, rules)
     starts = list(range(first_game, first_game + games, chunk)) or [first_game]
     args = [(rules, pols, seed, a, min(chunk, first_game + games - a), seats, obs_seats)
             for a in starts]

@@ -463,16 +463,6 @@ class PolicySpec:
         return ("net" in (self.knob("rollout"), self.knob("others")) or
                 self.knob("leaf") != OFF or self.knob("infer") > 0)
 
-    def network(self, rules):
-        """The weights the seat reads in a game of `rules` (uno_sim.players.net.Loaded: the
-        file `weights`, else the shipped file for the variant and player count), or None
-        for a seat that reads none; RulesError naming the file when they cannot be used."""
-        if not self.reads_net():
-            return None
-        from . import net
-
-        return net.for_rules(self.knob("weights"), rules)
-
     def rollout_spec(self) -> "PolicySpec":
         """A search player's rollout policy (its answer where nothing can be searched)."""
         return PolicySpec(self.knob("rollout"))
@@ -586,10 +576,6 @@ def parse_policy(spec) -> PolicySpec:
     if spec_.is_search and spec_.knob("leaf") != OFF and spec_.knob("value") == "round":
         raise RulesError(f"invalid policy spec {spec!r}: leaf needs value=game or table (the "
                          f"network values the game, not the round)")
-    if spec_.knob("weights") if "weights" in table else False:
-        from . import net  # a bad file: one line naming it, at once
-
-        net.load(spec_.knob("weights"))
     return spec_
 
 

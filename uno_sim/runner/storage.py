@@ -9,7 +9,7 @@ import os
 import re
 from dataclasses import dataclass, field
 
-from .. import __version__
+from .._version import __version__
 from ..files import read_capped
 from ..players.specs import parse_policy
 from ..rng import key_from_seed
@@ -45,8 +45,10 @@ class Plan:
 
 def weights_checksums(rules, specs) -> list | None:
     """Per seat, the checksum (16 hex digits) of the network weights it reads (the spec's
-    `network(rules)`, docs/net.md), or None; None when no seat reads any."""
-    nets = [s.network(rules) if hasattr(s, "network") else None for s in specs]
+    players.net.for_spec, docs/net.md), or None; None when no seat reads any."""
+    from ..players import net
+
+    nets = [net.for_spec(s, rules) for s in specs]
     if not any(n is not None for n in nets):
         return None
     return [f"{n.checksum:016x}" if n is not None else None for n in nets]

@@ -18,7 +18,7 @@ import pkgutil
 from dataclasses import dataclass, field
 from typing import Callable
 
-from ..cards import COLOR_NAMES, Kind
+from ..kinds import COLOR_NAMES, Kind
 
 SWITCH_KINDS = ("choice", "int", "bool", "weights", "text", "deck")
 DRAW_SOURCES = ("pile", "launcher")  # where a player's drawn cards come from (C8; E2, E3)
@@ -153,6 +153,7 @@ class Variant:
 
 
 _REGISTRY: dict[str, Variant] = {}
+_GENERATION = 0  # bumped at every change of the registry (`generation`)
 
 
 def register(variant: Variant) -> Variant:
@@ -170,10 +171,15 @@ def unregister(name: str) -> None:
     _changed()
 
 
-def _changed():
-    from .. import cards
+def generation() -> int:
+    """A number that changes whenever a variant is registered or removed: part of the
+    key of the deck cache (uno_sim.cards), so that a deck built before is never served."""
+    return _GENERATION
 
-    cards.deck_cache_clear()
+
+def _changed():
+    global _GENERATION
+    _GENERATION += 1
 
 
 def discover(path=None) -> list[Variant]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..cards import (COLORS, FACE_DRAW_TWO, FACE_REVERSE, FACE_SKIP, FACE_WILD,
+from ..kinds import (COLORS, FACE_DRAW_TWO, FACE_REVERSE, FACE_SKIP, FACE_WILD,
                      FACE_WILD_DRAW_FOUR, NO_COLOR, DrawReason, Effect, Kind, Starter)
 from . import Variant
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..cards import (COLORS, FACE_DISCARD_ALL, FACE_EXTREME_HIT, FACE_HIT_TWO, FACE_REVERSE,
+from ..kinds import (COLORS, FACE_DISCARD_ALL, FACE_EXTREME_HIT, FACE_HIT_TWO, FACE_REVERSE,
                      FACE_SKIP, FACE_WILD, NO_COLOR, DrawReason, Effect, Kind, Starter)
 from . import Switch, Variant
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..cards import (COLORS, FACE_DRAW_FIVE, FACE_DRAW_ONE, FACE_FLIP, FACE_REVERSE,
+from ..kinds import (COLORS, FACE_DRAW_FIVE, FACE_DRAW_ONE, FACE_FLIP, FACE_REVERSE,
                      FACE_SKIP, FACE_SKIP_ALL, FACE_WILD, FACE_WILD_DRAW_COLOR,
                      FACE_WILD_DRAW_TWO, NO_COLOR, DrawReason, Effect, Kind, Starter)
 from . import Switch, Variant

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..cards import COLOR_NAMES, FACE_BADTZ_MARU, NO_COLOR, DrawReason, Effect, Kind
+from ..kinds import COLOR_NAMES, FACE_BADTZ_MARU, NO_COLOR, DrawReason, Effect, Kind
 from . import Variant
 from .classic import classic_kinds
 

@@ -3,7 +3,8 @@ customizable wilds on top of classic UNO."""
 
 from __future__ import annotations
 
-from ..cards import CUSTOM_REASONS, CUSTOM_RULES, FACE_CUSTOM, FACE_EXCHANGE, NO_COLOR, Effect, Kind
+from ..errors import RulesError
+from ..kinds import CUSTOM_REASONS, CUSTOM_RULES, FACE_CUSTOM, FACE_EXCHANGE, NO_COLOR, Effect, Kind
 from . import Switch, Variant
 from .classic import classic_kinds
 
@@ -31,8 +32,6 @@ def house_2018_kinds(wd4_value: int = 50,
 
 def custom_wilds(value) -> str:
     """S3: 1 to 3 rule names (a comma list, or a list/tuple), as a canonical comma list."""
-    from ..rules import RulesError
-
     names = value.split(",") if isinstance(value, str) else value
     try:
         names = [str(n).strip() for n in names]
