@@ -131,6 +131,10 @@ UNO_HD static int32_t hand_value(const uno_game *g, int s)
 UNO_HD static void round_row(uno_game *g, int winner, const int32_t *points)
 {
     uno_round_rows *r = g->rows;
+    if (r->agg) { /* aggregates only (uno_columns.agg) */
+        uno_agg_round(r->agg, g->turns - g->round_turns0);
+        return;
+    }
     if (r->n >= r->cap) {
         g->rows_full = 1;
         return;
@@ -536,20 +540,37 @@ UNO_HD static int play_games(const uno_config *cfg, const uno_table *t, const un
     out->games_done = 0;
     if (uno_config_check(cfg, t, pol) != UNO_OK) /* once for the whole batch */
         return UNO_ERR_CONFIG;
+    uno_round_rows *rows = out->rows;
+    uno_round_rows sink; /* aggregates only: each round to out->agg, no rows */
+    int64_t agg_stats[UNO_MAX_PLAYERS * UNO_SEARCH_STATS];
+    int agg_search = 0;
+    if (out->agg) {
+        memset(&sink, 0, sizeof sink);
+        sink.agg = out->agg;
+        rows = &sink;
+#if !UNO_DEVICE
+        agg_search = !stats && cfg->search != NULL; /* a seat searches (uno_config.search) */
+#endif
+    }
     for (int64_t i = 0; i < n_games; i++) {
         uno_rng rng;
         uint64_t game = first_game + (uint64_t)i;
-        int64_t rows_before = out->rows ? out->rows->n : 0;
+        int64_t rows_before = rows ? rows->n : 0;
         uno_rng_seed(&rng, key, game);
-        int64_t *st_i = stats ? stats + i * n * UNO_SEARCH_STATS : NULL;
+        int64_t *st_i = stats ? stats + i * n * UNO_SEARCH_STATS : agg_search ? agg_stats : NULL;
         if (st_i)
             memset(st_i, 0, (size_t)n * UNO_SEARCH_STATS * sizeof *st_i);
-        int st = play_game_stats(cfg, t, pol, &rng, NULL, &res, out->rows, game, NULL, 1, -1,
+        int st = play_game_stats(cfg, t, pol, &rng, NULL, &res, rows, game, NULL, 1, -1,
                                  NULL, st_i);
         if (st != UNO_OK) {
-            if (out->rows)
-                out->rows->n = rows_before; /* only complete games keep their rows */
+            if (rows)
+                rows->n = rows_before; /* only complete games keep their rows */
             return st;
+        }
+        if (out->agg) {
+            uno_agg_game(out->agg, &res, n);
+            if (st_i)
+                uno_agg_search(out->agg, st_i, n);
         }
         if (out->game)
             out->game[i] = (int64_t)game;

@@ -122,6 +122,7 @@ static int record_game(uno_record *rec, const uno_config *cfg, const uno_table *
     int64_t r_game[UNO_MAX_ROUNDS + 1];
     uno_round_rows rows;
     rows.cap = UNO_MAX_ROUNDS + 1;
+    rows.agg = NULL;
     rows.n = 0;
     rows.game = r_game;
     rows.round = r_round;

@@ -1392,6 +1392,8 @@ struct uno_round_rows {
     int32_t *round, *dealer, *starter, *winner, *turns, *reshuffles;
     int32_t *points;      /* cap x players: what each seat scored (C17-C19) */
     int32_t *cards_left;  /* cap x players: cards in hand when the round ended */
+    struct uno_agg *agg;  /* NULL; else no row is written: each round is added to this
+                             aggregate record (uno_agg_round) instead (uno_columns.agg) */
 };
 
 typedef struct uno_columns {
@@ -1409,6 +1411,13 @@ typedef struct uno_columns {
      */
     uno_round_rows *rows;
     int64_t games_done;
+    /*
+     * NULL, or the aggregate record (uno_agg, below) each game is added to as it
+     * ends, its rounds as they end: then no round rows are written (`rows` is not
+     * read) and the columns may all be NULL.  With a search seat (CPU), the game's
+     * search counters are added too.  A batch that fails leaves the record partial.
+     */
+    struct uno_agg *agg;
 } uno_columns;
 
 /*
@@ -1576,6 +1585,49 @@ int uno_play_games_search(const uno_config *cfg, const uno_table *t, const uno_p
                           const uint64_t key[4], uint64_t first_game, int64_t n_games,
                           uno_columns *out, int64_t *stats);
 #endif
+
+/*
+ * Aggregates (aggregate.c): what the run summary needs of a batch of games, added up as
+ * the games are played, with no per-game columns (uno_sim/runner/aggregate.py turns a
+ * record into the summary's aggregates, equal number for number to those computed from
+ * the columns).  Every field is an int64 count, so that a record is a flat array of
+ * UNO_AGG_WORDS words and records of any parts of a run (shards, threads, GPU blocks)
+ * merge by adding word to word, in any order: exact, whatever the partition.
+ *
+ * Wins are counted in units of 1 / UNO_AGG_WIN of a game: a win shared by k seats (the
+ * lowest scores, C20) gives each UNO_AGG_WIN / k, exact for k <= UNO_MAX_PLAYERS.  The
+ * histograms cover every value the engine's limits allow (rounds per game up to
+ * UNO_MAX_ROUNDS, turns per round up to UNO_MAX_TURNS), so that medians are exact; a
+ * value past them (only with uno_config limits above the engine's) counts in `over`.
+ * turns_hist comes last: a copy may stop after its last nonzero bin.
+ */
+#define UNO_AGG_WIN 2520 /* lcm(1..10) */
+#define UNO_AGG_ROUNDS (UNO_MAX_ROUNDS + 1)
+#define UNO_AGG_TURNS (UNO_MAX_TURNS + 1)
+typedef struct uno_agg {
+    int64_t games;
+    int64_t rounds, turns, points; /* sums over the games (points: every seat's final score) */
+    int64_t reshuffles, stalemates;
+    int64_t over;                  /* values past a histogram's last bin */
+    int64_t wins[UNO_MAX_PLAYERS]; /* per seat, in 1 / UNO_AGG_WIN of a game */
+    int64_t team_wins[2];          /* games won per team (team play) */
+    int64_t counters[UNO_N_COUNTERS][UNO_MAX_PLAYERS];       /* sums of uno_result.counters */
+    int64_t search[UNO_MAX_PLAYERS][UNO_SEARCH_STATS];        /* sums of the search counters */
+    int64_t rounds_hist[UNO_AGG_ROUNDS]; /* games by their number of rounds */
+    int64_t turns_hist[UNO_AGG_TURNS];   /* rounds by their number of turns */
+} uno_agg;
+#define UNO_AGG_WORDS ((int64_t)(sizeof(uno_agg) / sizeof(int64_t)))
+
+/* Every count 0. */
+UNO_HD void uno_agg_clear(uno_agg *a);
+/* Adds one game that ended UNO_OK (its rounds go through uno_agg_round as they end). */
+UNO_HD void uno_agg_game(uno_agg *a, const uno_result *res, int players);
+/* Adds one round of `turns` turns. */
+UNO_HD void uno_agg_round(uno_agg *a, int64_t turns);
+/* Adds one game's search counters (players x UNO_SEARCH_STATS, row-major). */
+UNO_HD void uno_agg_search(uno_agg *a, const int64_t *stats, int players);
+/* dst += src, word by word. */
+UNO_HD void uno_agg_merge(uno_agg *dst, const uno_agg *src);
 
 /*
  * Game pieces for a stepping environment (game.c): a new game in g as uno_play_game

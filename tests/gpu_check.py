@@ -88,7 +88,7 @@ def warm(i: int) -> None:
     from uno_sim import gpu
 
     try:
-        gpu._kernel(gpu.spec_defines(*setup(i)))
+        gpu._module(gpu.spec_defines(*setup(i)))
     except Exception:
         pass
 

@@ -30,7 +30,8 @@ from uno_sim.runner.storage import Plan
 
 ROOT = Path(__file__).resolve().parent.parent
 CSRC = ROOT / "csrc"
-ENGINE_C = ["table.c", "round.c", "extras.c", "policy.c", "legal.c", "trace.c", "game.c"]
+ENGINE_C = ["table.c", "round.c", "extras.c", "policy.c", "legal.c", "trace.c", "game.c",
+            "aggregate.c"]
 CXX = shutil.which("g++") or shutil.which("c++")
 
 
@@ -322,6 +323,212 @@ def test_kernel_code_flags_games_past_their_row_slots(host_kernel):
     np.testing.assert_array_equal(status, np.where(rounds > 12, gpu.UNO_ERR_FULL, gpu.UNO_OK))
 
 
+# --- the host side of the backend, on the CPU-built kernel ------------------------------
+
+class _DevArray(np.ndarray):
+    """A numpy array standing for a CuPy device array (`.data.ptr`, `.get()`)."""
+
+    @property
+    def data(self):
+        return type("Mem", (), {"ptr": self.ctypes.data})()
+
+    def get(self, stream=None):
+        return np.array(self)
+
+
+def _dev(a):
+    return np.ascontiguousarray(a).view(_DevArray)
+
+
+class _Stream:
+    def __init__(self, non_blocking=False):
+        pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        pass
+
+    def synchronize(self):
+        pass
+
+
+class _Event:
+    t = 0.0
+
+    def record(self, stream=None):
+        import time
+
+        self.t = time.perf_counter()
+
+    def synchronize(self):
+        pass
+
+
+class _Device:
+    def synchronize(self):
+        pass
+
+
+def _fake_cupy(lib):
+    """A stand-in for CuPy over numpy whose kernels are kernel.cu built for the CPU (one
+    block of one thread): uno_sim.gpu's own code (launches, streams, pinned copies, the
+    compaction of rows, the records and their cut) runs as on a GPU."""
+    import ctypes
+    import types
+
+    def asnumpy(a, stream=None, out=None, blocking=True):
+        if out is None:
+            return np.array(a)
+        out[...] = np.asarray(a)
+        return out
+
+    cp = types.SimpleNamespace(
+        asarray=lambda a, dtype=None: _dev(np.asarray(a, dtype)),
+        zeros=lambda shape, dtype=float: _dev(np.zeros(shape, dtype)),
+        empty=lambda shape, dtype=float: _dev(np.zeros(shape, dtype)),
+        full=lambda shape, v, dtype=None: _dev(np.full(shape, v, dtype)),
+        arange=lambda *a, **k: _dev(np.arange(*a, **k)),
+        flatnonzero=lambda a: _dev(np.flatnonzero(a)),
+        asnumpy=asnumpy,
+        cuda=types.SimpleNamespace(Stream=_Stream, Event=_Event, Device=_Device,
+                                   get_elapsed_time=lambda a, b: 1e3 * (b.t - a.t)))
+
+    lib = ctypes.CDLL(lib._name)  # its own function objects: device pointers as integers
+    vp, u64, i64 = ctypes.c_void_p, ctypes.c_uint64, ctypes.c_int64
+    lib.uno_gpu_games.argtypes = [vp, vp, vp, vp, u64, i64, vp, ctypes.c_int]
+    lib.uno_gpu_aggregates.argtypes = [vp, vp, vp, vp, u64, i64, i64, vp, vp, vp]
+
+    def arg(v):
+        return v.ctypes.data if isinstance(v, np.ndarray) else int(v)
+
+    def kernel(name="uno_gpu_games", defines=()):  # the host build is the unspecialised one
+        fn = getattr(lib, name)
+        return lambda grid, block, args: fn(*(arg(v) for v in args))
+
+    cupyx = types.SimpleNamespace(empty_pinned=lambda shape, dtype: np.empty(shape, dtype))
+    return cp, kernel, cupyx
+
+
+@pytest.fixture
+def host_gpu(host_kernel, monkeypatch):
+    """uno_sim.gpu as if a GPU were there, its kernels run on the CPU (_fake_cupy)."""
+    cp, kernel, cupyx = _fake_cupy(host_kernel)
+    monkeypatch.setattr(gpu, "_cupy", lambda: cp)
+    monkeypatch.setattr(gpu, "_kernel", kernel)
+    monkeypatch.setitem(sys.modules, "cupyx", cupyx)
+    return gpu
+
+
+def _padded(records, words):
+    return np.pad(records, ((0, 0), (0, words - records.shape[1])))
+
+
+AGG_GRID = HOST_GRID + [("classic", 4, "greedy", {"scoring": "lowest", "target": 60}),
+                        ("classic", 3, "random", {"scoring": "elimination", "target": 100})]
+
+
+@pytest.mark.parametrize("variant,players,policy,switches", AGG_GRID,
+                         ids=[f"{v}-{p}-{s}-{sw}" for v, p, s, sw in AGG_GRID])
+def test_gpu_aggregates_equal_the_cpu_records(host_gpu, monkeypatch, variant, players, policy,
+                                              switches):
+    """The aggregate kernel's records (atomic adds into one record per shard, on the device)
+    equal engine.play_aggregate's shard by shard, word for word, across launches (AGG_SHARDS
+    made small); one record for all (no shards) is their sum."""
+    from uno_sim import engine
+
+    rules = Rules(variant=variant, players=players, **switches)
+    specs = seat_policies(policy, players)
+    monkeypatch.setattr(gpu, "AGG_SHARDS", 2)
+    got = gpu.play_aggregates(rules, specs, 5, 70, 230, shard_games=40)
+    assert got.shape[0] == 6 and got.shape[1] < engine.AGG_WORDS
+    want = np.stack([engine.play_aggregate(rules, specs, seed=5, first_game=70 + 40 * k,
+                                           n_games=min(40, 230 - 40 * k)) for k in range(6)])
+    np.testing.assert_array_equal(_padded(got, engine.AGG_WORDS), want)
+    whole = gpu.play_aggregates(rules, specs, 5, 70, 230)
+    np.testing.assert_array_equal(_padded(whole, engine.AGG_WORDS)[0], want.sum(axis=0))
+
+
+def test_gpu_aggregates_of_shards_larger_than_a_launch(host_gpu, monkeypatch):
+    """A shard of more games than a launch plays (AGG_BATCH) is played in pieces whose
+    records are added up: the shard's record all the same."""
+    from uno_sim import engine
+
+    rules, specs = Rules(players=3), seat_policies("strategic", 3)
+    monkeypatch.setattr(gpu, "AGG_BATCH", 50)
+    got = gpu.play_aggregates(rules, specs, 2, 5, 260, shard_games=120)
+    want = np.stack([engine.play_aggregate(rules, specs, 2, 5 + k, min(120, 260 - k))
+                     for k in (0, 120, 240)])
+    np.testing.assert_array_equal(_padded(got, engine.AGG_WORDS), want)
+
+
+def test_gpu_aggregates_report_a_failed_game(host_gpu):
+    """A game that fails on the device is replayed on the CPU, which raises its error."""
+    from uno_sim.engine import GameLimitError
+
+    rules, specs = Rules(players=2, drawn_card="must"), seat_policies("greedy(voluntary_draw=1)", 2)
+    with pytest.raises(GameLimitError, match="game"):
+        gpu.play_aggregates(rules, specs, 1, 0, 50)
+
+
+@pytest.mark.parametrize("batch,rows", [(1 << 20, 32), (37, 32), (50, 4)],
+                         ids=["one-launch", "pieces", "pieces-regrown"])
+def test_gpu_iter_games_equal_cpu_columns(host_gpu, monkeypatch, batch, rows):
+    """iter_games' two streams, pinned copies and rows gathered on the device give
+    engine.play_games' columns for each range, in order, with ranges cut into launches
+    (BATCH) and launches played again with more row slots (ROWS_PER_GAME)."""
+    from uno_sim import engine
+
+    monkeypatch.setattr(gpu, "BATCH", batch)
+    monkeypatch.setattr(gpu, "ROWS_PER_GAME", rows)
+    rules, specs = Rules(players=4), seat_policies("greedy(bluff=0.2)", 4)
+    ranges = [(10, 80), (90, 45), (300, 7)]
+    got = list(gpu.iter_games(rules, specs, 3, ranges))
+    assert len(got) == len(ranges)
+    for (first, n), cols in zip(ranges, got):
+        want = engine.play_games(rules, specs, seed=3, first_game=first, n_games=n, rounds=True)
+        assert cols.keys() == want.keys()
+        for k in want:
+            assert cols[k].dtype == want[k].dtype, k
+            np.testing.assert_array_equal(cols[k], want[k], err_msg=k)
+
+
+@pytest.mark.parametrize("rows", [False, True], ids=["aggregates", "rows"])
+def test_time_kernel_times_one_launch(host_gpu, rows):
+    """time_kernel launches through the same code as the runs, and times the kernel alone."""
+    t = gpu.time_kernel(Rules(players=4), seat_policies("greedy", 4), 1, 300, rows=rows)
+    assert 0 < t < 60
+
+
+@pytest.mark.parametrize("summary_only,out", [(True, False), (True, True), (False, True)],
+                         ids=["summary", "summary-out", "rows-out"])
+def test_gpu_run_equals_cpu_run_on_host_kernel(host_gpu, monkeypatch, tmp_path, summary_only,
+                                               out):
+    """simulate(backend="gpu") through the host kernel: the summary and the shard records
+    (and the rows) of the CPU's run; blocks of several launches and shards."""
+    from uno_sim.runner.execute import simulate
+
+    monkeypatch.setattr(gpu, "AGG_BATCH", 500)
+    monkeypatch.setattr(gpu, "AGG_SHARDS", 2)
+    monkeypatch.setattr(gpu, "BATCH", 300)
+    kw = dict(games=1_250, shard_size=200, seed=4, progress=False, summary_only=summary_only,
+              rules=Rules(players=4, scoring="lowest", target=80))
+    cpu = simulate(out=str(tmp_path / "cpu") if out else None, **kw)
+    dev = simulate(backend="gpu", out=str(tmp_path / "gpu") if out else None, **kw)
+    strip = ("wall_seconds", "games_per_second")
+    assert ({k: v for k, v in cpu.summary().items() if k not in strip}
+            == {k: v for k, v in dev.summary().items() if k not in strip})
+    if out:
+        for i in range(7):
+            name = f"shard-{i:06d}.json"
+            a = (tmp_path / "cpu" / "shards" / name).read_text()
+            b = (tmp_path / "gpu" / "shards" / name).read_text()
+            assert a == b
+    if not summary_only:
+        assert cpu.games.equals(dev.games) and cpu.rounds.equals(dev.rounds)
+
+
 # --- refusals (no GPU needed) ------------------------------------------------------------
 
 def test_no_cupy_is_one_line(monkeypatch):
@@ -466,6 +673,22 @@ def test_gpu_games_equal_cpu_games(warm_kernels, i):
     proc = subprocess.run([sys.executable, str(ROOT / "tests" / "gpu_check.py"), str(i)],
                           capture_output=True, text=True, timeout=900)
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-4000:]
+
+
+@pytest.mark.skipif(_gpu_ready() is not None, reason=f"no GPU: {_gpu_ready()}")
+@pytest.mark.parametrize("variant,players,policy,switches", AGG_GRID,
+                         ids=[f"{v}-{p}-{s}-{sw}" for v, p, s, sw in AGG_GRID])
+def test_gpu_aggregate_records_equal_cpu_records(variant, players, policy, switches):
+    """On the device (atomic adds from every thread): each shard's record is the CPU's,
+    word for word."""
+    from uno_sim import engine
+
+    rules = Rules(variant=variant, players=players, **switches)
+    specs = seat_policies(policy, players)
+    got = gpu.play_aggregates(rules, specs, 11, 5_000, 3_000, shard_games=1_000)
+    want = np.stack([engine.play_aggregate(rules, specs, 11, 5_000 + k, 1_000)
+                     for k in range(0, 3_000, 1_000)])
+    np.testing.assert_array_equal(_padded(got, engine.AGG_WORDS), want)
 
 
 @pytest.mark.skipif(_gpu_ready() is not None, reason=f"no GPU: {_gpu_ready()}")

@@ -213,3 +213,17 @@ def test_run_records_the_weights_and_resume_refuses_a_change(tmp_path):
     make_net(tmp_path, rules, seed=99)  # the same file name, other weights
     with pytest.raises(RunError, match="weights of seat 0 .* changed since the run began"):
         resume(out)
+
+
+def test_summary_only_runs_of_a_network_seat_add_up_in_c(tmp_path):
+    """A summary-only run with a net seat (engine.play_aggregate, the C aggregates) gives
+    the summary its games' columns give."""
+    from uno_sim import engine
+    from uno_sim.runner.aggregate import aggregate, record_aggregate
+
+    rules = Rules(players=3)
+    path, _ = make_net(tmp_path, rules, seed=5)
+    specs = [f"net(weights={path})", "greedy", "strategic"]
+    cols = play_games(rules, specs, seed=4, first_game=10, n_games=40, rounds=True)
+    rec = engine.play_aggregate(rules, specs, seed=4, first_game=10, n_games=40)
+    assert record_aggregate(rec, 3, False) == aggregate(cols)

@@ -46,6 +46,33 @@ MAX_ROUNDS = UNO_MAX_ROUNDS
 MAX_GAME_TURNS = UNO_MAX_GAME_TURNS
 
 
+def _agg_layout():
+    """uno_agg's fields as {name: (first word, shape)} (csrc/uno.h; the GPU's records too)."""
+    buf = np.zeros(UNO_AGG_WORDS, dtype=np.int64)
+    cdef uno_agg *a = <uno_agg *>cnp.PyArray_DATA(buf)
+    cdef char *b = <char *>a
+    return {
+        "games": ((<char *>&a.games - b) // 8, ()),
+        "rounds": ((<char *>&a.rounds - b) // 8, ()),
+        "turns": ((<char *>&a.turns - b) // 8, ()),
+        "points": ((<char *>&a.points - b) // 8, ()),
+        "reshuffles": ((<char *>&a.reshuffles - b) // 8, ()),
+        "stalemates": ((<char *>&a.stalemates - b) // 8, ()),
+        "over": ((<char *>&a.over - b) // 8, ()),
+        "wins": ((<char *>&a.wins[0] - b) // 8, (UNO_MAX_PLAYERS,)),
+        "team_wins": ((<char *>&a.team_wins[0] - b) // 8, (2,)),
+        "counters": ((<char *>&a.counters[0][0] - b) // 8, (UNO_N_COUNTERS, UNO_MAX_PLAYERS)),
+        "search": ((<char *>&a.search[0][0] - b) // 8, (UNO_MAX_PLAYERS, UNO_SEARCH_STATS)),
+        "rounds_hist": ((<char *>&a.rounds_hist[0] - b) // 8, (UNO_AGG_ROUNDS,)),
+        "turns_hist": ((<char *>&a.turns_hist[0] - b) // 8, (UNO_AGG_TURNS,)),
+    }
+
+
+AGG_WORDS = UNO_AGG_WORDS  # int64 words of an aggregate record (uno_agg)
+AGG_WIN = UNO_AGG_WIN  # a game's win in units of the record's wins
+AGG_LAYOUT = _agg_layout()
+
+
 _ROUND_SCALARS = ("round", "dealer", "starter", "winner", "turns", "reshuffles")
 
 
@@ -556,7 +583,9 @@ cdef class Engine:
             cols["search_stats"] = np.zeros((n_games, n, UNO_SEARCH_STATS), dtype=np.int64)
         rcols = {}
         out.rows = NULL
+        out.agg = NULL
         rows.n = 0
+        rows.agg = NULL
         if rounds:
             cap = 16 * n_games + 64
             rcols = _round_columns(cap, n)
@@ -599,6 +628,32 @@ cdef class Engine:
             cols.update({"round_" + ("" if name == "round" else name): a[:rows.n]
                          for name, a in rcols.items()})
         return cols, counters
+
+    def has_search(self):
+        """Whether a seat is a search player (pimc, ismcts): the search's hooks are set."""
+        return self.cfg.search != NULL
+
+    def play_aggregate(self, key, uint64_t first_game, int64_t n_games,
+                       cnp.ndarray[cnp.int64_t, ndim=1] record):
+        """Adds games first_game .. first_game + n_games - 1 to `record` (UNO_AGG_WORDS int64
+        words, a uno_agg: csrc/aggregate.c), writing no columns (one call, GIL released).
+        A game that fails raises as play_games does; the record is then partial."""
+        cdef uint64_t k[4]
+        cdef uno_columns out
+        cdef uno_result dummy
+        cdef int st
+        _key(key, k)
+        if record.shape[0] != UNO_AGG_WORDS or not record.flags.c_contiguous:
+            raise ValueError(f"record must be {UNO_AGG_WORDS} contiguous int64 words")
+        if n_games < 0:
+            raise ValueError("n_games must be >= 0")
+        memset(&out, 0, sizeof(out))
+        out.agg = <uno_agg *>cnp.PyArray_DATA(record)
+        with nogil:
+            st = uno_play_games(&self.cfg, &self.table, self.pol, k, first_game, n_games, &out)
+        if st != UNO_OK:
+            memset(&dummy, 0, sizeof(dummy))
+            self._check(st, &dummy, NULL, &self.cfg, first_game + out.games_done)
 
     cdef list _decode(self, const uno_trace *tr):
         """The trace records as the dicts reference.Game.emit writes (_tracedecode.pxi)."""

@@ -276,6 +276,25 @@ cdef extern from "uno.h":
         int32_t stalemates  # rounds that ended with nothing left to draw
         int32_t counters[7][10]  # per counter (reference.SEAT_COUNTERS), per seat
 
+    # The aggregate record of a batch of games (csrc/aggregate.c): int64 counts only, a
+    # flat array of UNO_AGG_WORDS words that merges by addition.
+    enum:
+        UNO_AGG_WIN  # a game's win in units (a k-way shared win: UNO_AGG_WIN / k each)
+        UNO_AGG_ROUNDS  # bins of rounds_hist
+        UNO_AGG_TURNS  # bins of turns_hist
+        UNO_AGG_WORDS  # int64 words of a record
+    ctypedef struct uno_agg:
+        int64_t games  # games added
+        int64_t rounds, turns, points  # sums over the games (points: the final scores)
+        int64_t reshuffles, stalemates  # sums over the games
+        int64_t over  # values past a histogram's last bin
+        int64_t wins[10]  # per seat, in 1 / UNO_AGG_WIN of a game
+        int64_t team_wins[2]  # games won per team
+        int64_t counters[7][10]  # per counter (SEAT_COUNTERS), per seat: sums
+        int64_t search[10][4]  # per seat, the search counters (UNO_SS_*): sums
+        int64_t rounds_hist[1001]  # UNO_AGG_ROUNDS bins: games by their rounds
+        int64_t turns_hist[100001]  # UNO_AGG_TURNS bins: rounds by their turns (last field)
+
     # Per-round rows of uno_play_games (one per round, in play order).
     ctypedef struct uno_round_rows:
         int64_t cap  # rows of room in every array
@@ -289,6 +308,7 @@ cdef extern from "uno.h":
         int32_t *reshuffles  # reshuffles in the round
         int32_t *points  # cap x players: what each seat scored
         int32_t *cards_left  # cap x players: cards in hand when the round ended
+        uno_agg *agg  # NULL; else no row: each round is added to this record
 
     # Column outputs of uno_play_games: row i is game first_game + i.
     ctypedef struct uno_columns:
@@ -304,6 +324,8 @@ cdef extern from "uno.h":
         int32_t *counters[7]  # per counter: n_games x players
         uno_round_rows *rows  # per-round rows, or NULL
         int64_t games_done  # complete games written
+        uno_agg *agg  # NULL, or the aggregate record each game is added to (no rows then)
+
 
     int uno_table_init(uno_table *t, int n_kinds, const int32_t *color, const int32_t *face,
                        const int32_t *value, const int32_t *effect, const int32_t *amount,
@@ -325,6 +347,8 @@ cdef extern from "uno.h":
                               const uno_policy *pol, const uint64_t *key, uint64_t first_game,
                               int64_t n_games, uno_columns *out, int64_t *stats) nogil
     const uno_search_hooks uno_search_players  # uno_config.search when a seat searches
+    void uno_agg_clear(uno_agg *a) nogil
+    void uno_agg_merge(uno_agg *dst, const uno_agg *src) nogil
     int uno_play_fork(const uno_config *cfg, const uno_table *t, const uno_policy *pol,
                       const uint64_t *key, uint64_t game, int64_t at, uno_result *res,
                       uno_result *fork) nogil

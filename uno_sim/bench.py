@@ -19,7 +19,8 @@ from .options import count_text
 from .rules import Rules, RulesError
 from .runner.aggregate import SEARCH_STATS, search_counts_text
 
-MAX_GAMES = 10**6  # games of one timed run: their columns are held in memory (~350 B each)
+MAX_GAMES = 10**9  # games of one timed run (added up as they are played: no memory per game)
+MAX_SLOW_GAMES = 10**6  # games of the reference engine or a Python policy (one at a time)
 MAX_REPEATS = 1000
 
 
@@ -64,13 +65,17 @@ def time_games(rules: Rules, policy: str, games: int, repeats: int, seed: int = 
     """Median wall time of `repeats` calls playing `games` complete games each.  A search
     player takes seat 0 only, the other seats greedy; `ms_per_search_turn` is then the
     time per turn of seat 0 (the games' turns / players: most of the time is its).
-    `backend` gpu: on the GPU, the columns copied back included; the warm-up call compiles
-    the kernel."""
+    The games are added up as they are played (an aggregate record, as a summary-only run
+    does: no per-game columns).  `backend` gpu: on the GPU, the record copied back
+    included; the warm-up call compiles the kernel."""
     from . import engine
+    from .runner.aggregate import record_field
 
     search = is_search(policy)
     specs = [policy] + ["greedy"] * (rules.players - 1) if search else [policy] * rules.players
-    play = engine.play_games
+
+    def play(rules, specs, seed, first_game, n_games):
+        return engine.play_aggregate(rules, specs, seed, first_game, n_games)
     if backend == "gpu":
         from . import gpu
         from .players.specs import parse_policy
@@ -78,17 +83,17 @@ def time_games(rules: Rules, policy: str, games: int, repeats: int, seed: int = 
         specs = [parse_policy(s) for s in specs]
 
         def play(rules, specs, seed, first_game, n_games):
-            return gpu.play_games(rules, specs, seed, first_game, n_games)
+            return gpu.play_aggregates(rules, specs, seed, first_game, n_games)[0]
     play(rules, specs, seed=seed, first_game=0, n_games=max(1, games // 10))
     times, cpu, rounds, turns, stats = [], [], 0, 0, []
     for r in range(repeats):
         t0, c0 = time.perf_counter(), time.process_time()
-        cols = play(rules, specs, seed=seed, first_game=r * games, n_games=games)
+        record = play(rules, specs, seed=seed, first_game=r * games, n_games=games)
         times.append(time.perf_counter() - t0)
         cpu.append(time.process_time() - c0)
-        rounds, turns = int(cols["rounds"].sum()), int(cols["turns"].sum())
-        if "search_stats" in cols:  # seat 0's counters, summed over the run's games
-            stats.append(cols["search_stats"][:, 0, :].sum(axis=0))
+        rounds, turns = int(record_field(record, "rounds")), int(record_field(record, "turns"))
+        if search:  # seat 0's counters, summed over the run's games
+            stats.append(record_field(record, "search")[0])
     t = statistics.median(times)
     out = {"games_per_s": games / t, "games_per_cpu_s": games / statistics.median(cpu),
            "rounds_per_s": rounds / t, "ns_per_turn": 1e9 * t / turns,
@@ -148,8 +153,8 @@ def run_bench(variants=("classic",), players=(2, 4, 7, 10), policy="greedy", gam
 
     for name, value, lo, hi in (("games", games, 1, MAX_GAMES),
                                 ("repeats", repeats, 1, MAX_REPEATS),
-                                ("reference-games", reference_games, 0, MAX_GAMES),
-                                ("user-games", user_games, 0, MAX_GAMES)):
+                                ("reference-games", reference_games, 0, MAX_SLOW_GAMES),
+                                ("user-games", user_games, 0, MAX_SLOW_GAMES)):
         if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
             raise RulesError(f"invalid {name.replace('-', '_')} {value!r}: expected an integer "
                              f"{lo}..{count_text(hi)}")

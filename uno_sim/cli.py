@@ -491,9 +491,9 @@ def _count_or_zero(text, what, most=None, why="") -> int:
 
 
 def cmd_bench(args) -> int:
-    from .bench import MAX_GAMES, MAX_REPEATS, run_bench
+    from .bench import MAX_GAMES, MAX_REPEATS, MAX_SLOW_GAMES, run_bench
 
-    held = "one timed run holds every game's columns in memory"
+    held = "the games of one timed run"
 
     players = player_counts(args.players)
     variants = list(VARIANTS) if args.variant == "all" else args.variant.split(",")
@@ -514,8 +514,8 @@ def cmd_bench(args) -> int:
               games=parse_count(games, "games", MAX_GAMES, held),
               repeats=parse_count(repeats, "repeats", MAX_REPEATS),
               reference_games=_count_or_zero(args.reference_games, "reference-games",
-                                             MAX_GAMES),
-              user_games=_count_or_zero(args.user_games, "user-games", MAX_GAMES),
+                                             MAX_SLOW_GAMES),
+              user_games=_count_or_zero(args.user_games, "user-games", MAX_SLOW_GAMES),
               progress=None)
     return 0
 

@@ -25,13 +25,18 @@ from .players.user import UserSeat
 from .variants import DRAW_SOURCES
 from .rules import SWITCHES, Rules, RulesError
 
-__all__ = ["play_game", "play_round", "play_games", "GameLimitError", "MAX_TURNS",
-           "SEAT_COUNTERS"]
+__all__ = ["play_game", "play_round", "play_games", "play_aggregate", "GameLimitError",
+           "MAX_TURNS", "SEAT_COUNTERS"]
 
 
 MAX_TURNS = _engine.MAX_TURNS  # default safety limit on the turns of one round
 MAX_ROUNDS = _engine.MAX_ROUNDS  # ... on the rounds of one game
 MAX_GAME_TURNS = _engine.MAX_GAME_TURNS  # ... on the turns of one game (checked between rounds)
+# The aggregate record (csrc/uno.h uno_agg): its int64 words, its fields as
+# {name: (first word, shape)}, and a game's win in the units of its `wins`.
+AGG_WORDS = _engine.AGG_WORDS
+AGG_LAYOUT = _engine.AGG_LAYOUT
+AGG_WIN = _engine.AGG_WIN
 
 
 # uno_config's fields, filled by name (Engine._fill_config): every field once.
@@ -211,3 +216,28 @@ def play_games(rules: Rules | None = None, policies="greedy", seed: int = 0, fir
                                     rounds=bool(rounds))
     cols.update(zip(SEAT_COUNTERS, counters))
     return cols
+
+
+def play_aggregate(rules: Rules | None = None, policies="greedy", seed: int = 0,
+                   first_game: int = 0, n_games: int = 1, record=None) -> np.ndarray:
+    """Games first_game .. first_game + n_games - 1 of the run `seed`, added up in one C call
+    into an aggregate record (csrc/uno.h uno_agg: AGG_WORDS int64 words laid out as
+    AGG_LAYOUT) with no per-game columns: `record` (added to), or a new one.  Records
+    merge by addition; `runner.aggregate.record_aggregate` turns one into the run
+    summary's aggregates, equal to those `runner.aggregate.aggregate` computes from
+    `play_games(..., rounds=True)`."""
+    if isinstance(n_games, bool) or not isinstance(n_games, (int, np.integer)) or n_games < 0:
+        raise ValueError(f"invalid n_games {n_games!r}: expected an integer >= 0")
+    if first_game < 0 or first_game + n_games > MASK64 + 1:
+        raise ValueError(f"invalid first_game {first_game!r}: games must lie in 0..2**64-1")
+    rules, specs, eng = _setup(rules, policies)
+    if record is None:
+        record = np.zeros(AGG_WORDS, dtype=np.int64)
+    eng.play_aggregate(key_from_seed(seed), int(first_game), int(n_games), record)
+    return record
+
+
+def has_search(rules: Rules | None = None, policies="greedy") -> bool:
+    """Whether a seat is a search player (its counters are then in the records and columns)."""
+    return _setup(rules, policies)[2].has_search()
+

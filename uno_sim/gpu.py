@@ -5,10 +5,11 @@ GPU and returns exactly the columns of `uno_sim.engine.play_games(...,
 rounds=True)`: the kernel (csrc/gpu/kernel.cu) compiles the engine's C files as
 device code (uno_port.h), so every game is the CPU's, bit for bit.  The kernel
 is compiled at run time by NVRTC through CuPy (the optional extra
-``gpu``, ``pip install -e '.[gpu]'``: cupy-cuda12x); nothing here is needed without a GPU.  It is
-compiled once per configuration (`spec_defines`: the rules, the deck and the
-policies as constants, csrc/uno_spec.h), cached in the process and by CuPy on
-disk, so that the rules and knobs a run does not use cost nothing.
+``gpu``, ``pip install -e '.[gpu]'``: cupy-cuda12x; ``'.[gpu-cuda13]'``: cupy-cuda13x);
+nothing here is needed without a GPU.  It is compiled once per configuration
+(`spec_defines`: the rules, the deck and the policies as constants, csrc/uno_spec.h),
+cached in the process and by CuPy on disk, so that the rules and knobs a run does not
+use cost nothing.
 
 What cannot run on a GPU is refused in one line before anything starts:
 user Python policies (callbacks), traces, the reference engine, and any
@@ -46,6 +47,10 @@ OUTPUTS = ("game", "winner", "team", "rounds", "turns", "reshuffles", "stalemate
 ROWS_PER_GAME = 32  # round-row slots per game at first; doubled for a batch that needs more
 MAX_ROWS_PER_GAME = 4096  # past this a batch is played on the CPU instead
 BATCH = 1 << 20  # games per launch at most
+# Aggregates only: games per launch at most (one record for them all, or one per shard and
+# at most AGG_SHARDS shards: 0.8 MB of device memory each)
+AGG_BATCH = 1 << 23
+AGG_SHARDS = 256
 THREADS = 128  # threads per block
 BLOCKS = 4096  # blocks at most (each thread plays games first + tid, + stride, ...)
 REPAIR_BLOCKS = 512  # with the F1 switch: 64K threads, 1 GB of re-paired tables
@@ -72,7 +77,8 @@ def _cupy():
         import cupy
     except ImportError:
         raise RunError("--backend gpu needs CuPy: pip install -e '.[gpu]' in the uno-sim "
-                       "checkout (cupy-cuda12x, with a CUDA 12 driver)") from None
+                       "checkout (cupy-cuda12x, CUDA 12) or -e '.[gpu-cuda13]' (cupy-cuda13x, "
+                       "CUDA 13)") from None
     try:
         n = cupy.cuda.runtime.getDeviceCount()
     except Exception as exc:  # CUDARuntimeError without a driver or device
@@ -142,48 +148,26 @@ def spec_defines(rules, specs) -> tuple:
 
 
 @functools.lru_cache(maxsize=64)
-def _kernel(defines: tuple = ()):
-    """The kernel compiled for `defines` (spec_defines), once per process; CuPy keeps the
+def _module(defines: tuple = ()):
+    """kernel.cu compiled for `defines` (spec_defines), once per process; CuPy keeps the
     binary on disk too.  No engine function recurses, so the compiler sizes each thread's
     stack and the driver reserves it at launch: no stack limit to guess."""
     cupy = _cupy()
     # UNO_SIM_GPU_LINEINFO=1: source lines in the binary, for compute-sanitizer's reports
     lines = ("--generate-line-info",) if os.environ.get("UNO_SIM_GPU_LINEINFO") == "1" else ()
-    mod = cupy.RawModule(code=KERNEL.read_text(), options=nvrtc_options(defines=defines) + lines,
-                         backend="nvrtc")
-    return mod.get_function("uno_gpu_games")
+    return cupy.RawModule(code=KERNEL.read_text(), options=nvrtc_options(defines=defines) + lines,
+                          backend="nvrtc")
+
+
+def _kernel(name: str = "uno_gpu_games", defines: tuple = ()):
+    """One of kernel.cu's kernels, built for `defines`: uno_gpu_games (columns and round
+    rows) or uno_gpu_aggregates (aggregate records only)."""
+    return _module(defines).get_function(name)
 
 
 def require() -> None:
     """RunError in one line unless CuPy and a CUDA device are there."""
     _cupy()
-
-
-def play_games(rules, specs, seed: int, first_game: int, n_games: int) -> dict:
-    """The columns of `engine.play_games(rules, specs, seed, first_game, n_games, rounds=True)`,
-    computed on the GPU (see the module docstring)."""
-    from .engine import _setup
-    from .rng import key_from_seed
-
-    check_config(rules, specs)
-    cupy = _cupy()
-    _, _, eng = _setup(rules, list(specs))
-    cfg_b, table_b, pol_b = eng.raw()
-    dev = [cupy.asarray(np.frombuffer(b, dtype=np.uint8)) for b in (cfg_b, table_b, pol_b)]
-    key = cupy.asarray(np.asarray(key_from_seed(seed), dtype=np.uint64))
-    parts, start, end = [], first_game, first_game + n_games
-    while start < end:
-        k = min(BATCH, end - start)
-        parts.append(_batch(cupy, eng, rules, specs, seed, dev, key, start, k, len(table_b),
-                            _repairs(cfg_b, table_b)))
-        start += k
-    if not parts:
-        from .engine import play_games as cpu_play
-
-        return cpu_play(rules, specs, seed=seed, first_game=first_game, n_games=0, rounds=True)
-    if len(parts) == 1:
-        return parts[0]
-    return {name: np.concatenate([p[name] for p in parts]) for name in parts[0]}
 
 
 def _repairs(cfg_b: bytes, table_b: bytes) -> bool:
@@ -194,37 +178,264 @@ def _repairs(cfg_b: bytes, table_b: bytes) -> bool:
     return bool(cfg[11]) and n_sides == 2
 
 
-def _batch(cupy, eng, rules, specs, seed, dev, key, first, n, table_size, repair) -> dict:
-    p = rules.players
-    rows = ROWS_PER_GAME
-    # the F1 switch gives every thread a table of its own (15 KB): fewer threads then
-    blocks = min((n + THREADS - 1) // THREADS, REPAIR_BLOCKS if repair else BLOCKS)
-    fn = _kernel(spec_defines(rules, specs))
-    while True:
-        out = alloc(cupy, n, p, rows)
-        own = cupy.empty(blocks * THREADS * table_size, np.uint8) if repair else None
-        ptrs = cupy.asarray(pointers(out, lambda a: a.data.ptr,
-                                     own.data.ptr if own is not None else 0))
-        fn((blocks,), (THREADS,), (dev[0], dev[1], dev[2], key, np.uint64(first), np.int64(n),
-                                   ptrs, np.int32(rows)))
-        status = cupy.asnumpy(out["status"])
-        failed = np.flatnonzero((status != UNO_OK) & (status != UNO_ERR_FULL))
-        if failed.size:  # the CPU replays the first failing game and raises its error
-            from .engine import play_games as cpu_play
+class _Setup:
+    """A configuration on the device: the engine's structs (uno_config, uno_table, uno_policy)
+    as bytes there, the run's key, and what a launch needs to know of them."""
 
-            g = first + int(failed[0])
-            cpu_play(rules, specs, seed=seed, first_game=g, n_games=1)
-            raise RunError(f"game {g} failed on the GPU (status {int(status[failed[0]])}) "
-                           f"but not on the CPU")
-        if (status == UNO_ERR_FULL).any():  # a game had more rounds than its slots
-            if rows * 2 > MAX_ROWS_PER_GAME:
+    def __init__(self, cupy, rules, specs, seed: int):
+        from .engine import _setup
+        from .rng import key_from_seed
+
+        check_config(rules, specs)
+        self.rules, self.specs, self.seed = rules, list(specs), seed
+        _, _, eng = _setup(rules, self.specs)
+        cfg_b, table_b, pol_b = eng.raw()
+        self.dev = [cupy.asarray(np.frombuffer(b, dtype=np.uint8))
+                    for b in (cfg_b, table_b, pol_b)]
+        self.key = cupy.asarray(np.asarray(key_from_seed(seed), dtype=np.uint64))
+        self.table_size = len(table_b)
+        self.repair = _repairs(cfg_b, table_b)
+        self.defines = spec_defines(rules, self.specs)  # the kernel built for this configuration
+
+    def blocks(self, n: int) -> int:
+        # the F1 switch gives every thread a table of its own (15 KB): fewer threads then
+        return min((n + THREADS - 1) // THREADS, REPAIR_BLOCKS if self.repair else BLOCKS)
+
+    def rooms(self, cupy, blocks: int):
+        """The F1 switch's per-thread tables (None without it)."""
+        return cupy.empty(blocks * THREADS * self.table_size, np.uint8) if self.repair else None
+
+    def replay_failure(self, game: int) -> None:
+        """The CPU replays a game the GPU reported as failed: it raises the engine's error."""
+        from .engine import play_games as cpu_play
+
+        cpu_play(self.rules, self.specs, seed=self.seed, first_game=game, n_games=1)
+        raise RunError(f"game {game} failed on the GPU but not on the CPU")
+
+
+def play_games(rules, specs, seed: int, first_game: int, n_games: int) -> dict:
+    """The columns of `engine.play_games(rules, specs, seed, first_game, n_games, rounds=True)`,
+    computed on the GPU (see the module docstring)."""
+    if n_games <= 0:
+        from .engine import play_games as cpu_play
+
+        return cpu_play(rules, specs, seed=seed, first_game=first_game, n_games=0, rounds=True)
+    return next(iter_games(rules, specs, seed, [(first_game, n_games)]))
+
+
+def iter_games(rules, specs, seed: int, ranges):
+    """For each (first_game, n_games) of `ranges` in turn, its columns as `play_games` returns
+    them.  Launches of BATCH games at most alternate between two CUDA streams: while the
+    host takes one launch's rows (compacted on the device, copied through pinned memory)
+    and the caller uses them, the next launch already runs."""
+    from collections import deque
+
+    cupy = _cupy()
+    setup = _Setup(cupy, rules, specs, seed)
+    pieces = [(r, start, min(BATCH, first + n - start))
+              for r, (first, n) in enumerate(ranges) for start in range(first, first + n, BATCH)]
+    last = {r: j for j, (r, _, _) in enumerate(pieces)}  # each range's last piece
+    slots = [_Slot(cupy), _Slot(cupy)]
+    state = {"rows": ROWS_PER_GAME}
+    flight, parts = deque(), []  # launched pieces (index, launch), oldest first
+
+    def finish_oldest():
+        j, launch = flight.popleft()
+        parts.append(slots[j % 2].finish(setup, launch, state))
+        if last[pieces[j][0]] == j:
+            done = _joined(parts)
+            parts.clear()
+            return done
+        return None
+
+    for j, (_, first, n) in enumerate(pieces):
+        flight.append((j, slots[j % 2].launch(setup, first, n, state["rows"])))
+        if len(flight) == 2:  # one launch runs ahead while the older one is taken
+            done = finish_oldest()
+            if done is not None:
+                yield done
+    while flight:
+        done = finish_oldest()
+        if done is not None:
+            yield done
+
+
+def _joined(parts: list) -> dict:
+    if len(parts) == 1:
+        return parts[0]
+    return {name: np.concatenate([p[name] for p in parts]) for name in parts[0]}
+
+
+class _Launch:
+    def __init__(self, first, n, rows, out, own):
+        self.first, self.n, self.rows, self.out, self.own = first, n, rows, out, own
+
+
+class _Slot:
+    """One of the two streams of `iter_games`, with its pinned host buffers (kept between
+    launches, grown when a launch needs more)."""
+
+    def __init__(self, cupy):
+        self.cupy = cupy
+        self.stream = cupy.cuda.Stream(non_blocking=True)
+        self.pinned = {}
+
+    def launch(self, setup, first: int, n: int, rows: int, events=None) -> _Launch:
+        """Launches games first .. first + n - 1 on this slot's stream; `events` (start,
+        stop): CUDA events recorded around the kernel alone (time_kernel)."""
+        cupy = self.cupy
+        p = setup.rules.players
+        blocks = setup.blocks(n)
+        with self.stream:
+            out = alloc(cupy, n, p, rows)
+            own = setup.rooms(cupy, blocks)
+            ptrs = cupy.asarray(pointers(out, lambda a: a.data.ptr,
+                                         own.data.ptr if own is not None else 0))
+            if events:
+                events[0].record(self.stream)
+            _kernel("uno_gpu_games", setup.defines)((blocks,), (THREADS,),
+                      (setup.dev[0], setup.dev[1], setup.dev[2], setup.key, np.uint64(first),
+                       np.int64(n), ptrs, np.int32(rows)))
+            if events:
+                events[1].record(self.stream)
+        return _Launch(first, n, rows, out, own)
+
+    def _host(self, name: str, a):
+        """a (device) copied into this slot's pinned buffer `name`, without waiting."""
+        cupy = self.cupy
+        buf = self.pinned.get(name)
+        if buf is None or buf.size < a.size or buf.dtype != a.dtype:
+            import cupyx
+
+            buf = self.pinned[name] = cupyx.empty_pinned(max(a.size, 1), a.dtype)
+        view = buf[:a.size].reshape(a.shape)
+        cupy.asnumpy(a, stream=self.stream, out=view, blocking=False)
+        return view
+
+    def finish(self, setup, launch: _Launch, state: dict) -> dict:
+        """The columns of a launch (played again with more row slots while a game had more
+        rounds than its slots; on the CPU past MAX_ROWS_PER_GAME)."""
+        cupy = self.cupy
+        while True:
+            with self.stream:
+                status = cupy.asnumpy(launch.out["status"], stream=self.stream)
+            failed = np.flatnonzero((status != UNO_OK) & (status != UNO_ERR_FULL))
+            if failed.size:  # the CPU replays the first failing game and raises its error
+                setup.replay_failure(launch.first + int(failed[0]))
+            if not (status == UNO_ERR_FULL).any():
+                break
+            rows = max(state["rows"], 2 * launch.rows)  # again, with twice the room
+            if rows > MAX_ROWS_PER_GAME:
                 from .engine import play_games as cpu_play
 
-                return cpu_play(rules, specs, seed=seed, first_game=first, n_games=n, rounds=True)
-            rows *= 2  # again, with twice the room
-            continue
-        break
-    return columns({k: cupy.asnumpy(v) for k, v in out.items()}, rows)
+                return cpu_play(setup.rules, setup.specs, seed=setup.seed,
+                                first_game=launch.first, n_games=launch.n, rounds=True)
+            state["rows"] = rows
+            launch = self.launch(setup, launch.first, launch.n, rows)
+        out = launch.out
+        with self.stream:
+            # each game's rows sit in its own slots: keep the first n_rows of each, in game
+            # order, gathered on the device so that only the rows played cross the bus
+            used = cupy.flatnonzero((cupy.arange(launch.rows, dtype=np.int32)[None, :]
+                                     < out["n_rows"][:, None]).ravel())
+            host = {k: self._host(k, v) for k, v in out.items() if not k.startswith("r_")}
+            host.update({k: self._host(k, v[used]) for k, v in out.items()
+                         if k.startswith("r_")})
+        self.stream.synchronize()
+        # copied out of the pinned buffers, which the launch after next reuses
+        return columns({k: np.array(v) for k, v in host.items()}, None)
+
+
+def play_aggregates(rules, specs, seed: int, first_game: int, n_games: int,
+                    shard_games: int | None = None) -> np.ndarray:
+    """Aggregate records (csrc/uno.h uno_agg, as `engine.play_aggregate` makes them) of games
+    first_game .. first_game + n_games - 1, played on the GPU: one record per `shard_games`
+    consecutive games (one for them all when None), as the rows of an int64 array.  Only
+    the records cross the bus, each cut after the last nonzero bin of turns_hist (its last
+    field) of them all: `runner.aggregate.record_aggregate` reads such a row.
+
+    A launch plays at most AGG_BATCH games: whole shards, at most AGG_SHARDS of them, or a
+    piece of one shard larger than that (the pieces' records are added up)."""
+    from .engine import AGG_LAYOUT
+
+    cupy = _cupy()
+    setup = _Setup(cupy, rules, specs, seed)
+    hist_at = AGG_LAYOUT["turns_hist"][0]
+    shard = max(1, n_games if shard_games is None else shard_games)
+    launches = []  # (first game, games, games per record, index of its first record)
+    if shard <= AGG_BATCH:
+        per = shard * max(1, min(AGG_SHARDS, AGG_BATCH // shard))
+        launches = [(first_game + k, min(per, n_games - k), shard, k // shard)
+                    for k in range(0, n_games, per)]
+    else:
+        for k in range(0, n_games, shard):
+            size = min(shard, n_games - k)
+            launches += [(first_game + k + j, min(AGG_BATCH, size - j),
+                          min(AGG_BATCH, size - j), k // shard) for j in range(0, size, AGG_BATCH)]
+    out = {}  # record index -> its words so far
+    for start, n, per_record, at in launches:
+        records, failed = _launch_aggregates(cupy, setup, start, n, per_record)
+        bad = int(failed.get()[0])
+        if bad < n:
+            setup.replay_failure(start + bad)
+        nz = cupy.flatnonzero(records[:, hist_at:].any(axis=0))
+        m = int(nz[-1]) + 1 if nz.size else 0
+        for j, words in enumerate(cupy.asnumpy(records[:, :hist_at + m])):
+            old = out.get(at + j)
+            if old is not None and len(old) < len(words):
+                old, words = words, old
+            if old is not None:
+                old[:len(words)] += words
+                words = old
+            out[at + j] = words
+    width = max((len(w) for w in out.values()), default=hist_at)
+    table = np.zeros((len(out), width), np.int64)
+    for i, words in out.items():
+        table[i, :len(words)] = words
+    return table.sum(axis=0, keepdims=True) if shard_games is None else table
+
+
+def _launch_aggregates(cupy, setup, first: int, n: int, shard: int, events=None):
+    """One launch of uno_gpu_aggregates: (records, failed) on the device, one record per
+    `shard` games; `events` (start, stop): CUDA events recorded around the kernel alone."""
+    from .engine import AGG_WORDS
+
+    records = cupy.zeros((-(-n // shard), AGG_WORDS), np.int64)
+    failed = cupy.full(1, n, np.uint64)
+    blocks = setup.blocks(n)
+    own = setup.rooms(cupy, blocks)
+    if events:
+        events[0].record()
+    _kernel("uno_gpu_aggregates", setup.defines)(
+        (blocks,), (THREADS,),
+        (setup.dev[0], setup.dev[1], setup.dev[2], setup.key, np.uint64(first), np.int64(n),
+         np.int64(shard), records, failed, own if own is not None else np.uint64(0)))
+    if events:
+        events[1].record()
+    return records, failed
+
+
+def time_kernel(rules, specs, seed: int, n_games: int, rows: bool = False) -> float:
+    """Seconds the device spends in the kernel of one launch of n_games games (CUDA events
+    around the kernel alone: no allocation, no copy, no host work): the aggregate kernel,
+    or with `rows` the kernel of the columns and round rows (ROWS_PER_GAME slots; at most
+    BATCH games).  A small launch compiles the kernel and warms the device first."""
+    cupy = _cupy()
+    setup = _Setup(cupy, rules, specs, seed)
+    slot = _Slot(cupy)
+
+    def launch(n, events=None):
+        if rows:
+            slot.launch(setup, 0, n, ROWS_PER_GAME, events)
+        else:
+            _launch_aggregates(cupy, setup, 0, n, n, events)
+
+    launch(min(n_games, 4096))
+    cupy.cuda.Device().synchronize()
+    events = (cupy.cuda.Event(), cupy.cuda.Event())
+    launch(n_games, events)
+    events[1].synchronize()
+    return cupy.cuda.get_elapsed_time(*events) / 1e3
 
 
 def alloc(xp, n: int, p: int, rows: int) -> dict:
@@ -251,14 +462,17 @@ def pointers(out: dict, address, own: int = 0) -> np.ndarray:
     return np.asarray([address(out[k]) for k in OUTPUTS[:-1]] + [own], np.uint64)
 
 
-def columns(host: dict, rows: int) -> dict:
-    """The kernel's outputs (numpy) as engine.play_games(..., rounds=True)'s columns."""
+def columns(host: dict, rows: int | None) -> dict:
+    """The kernel's outputs (numpy) as engine.play_games(..., rounds=True)'s columns; `rows`:
+    the round-row slots per game, or None when the rows are already the games' own, in
+    game order (gathered on the device)."""
     cols = {k: host[k] for k in ("game", "winner", "team", "rounds", "turns", "reshuffles",
                                  "stalemates", "scores", "team_scores")}
     for c, name in enumerate(SEAT_COUNTERS):
         cols[name] = host[f"counter{c}"]
     # each game's rows sit in its own slots: keep the first n_rows of each, in game order
-    used = (np.arange(rows)[None, :] < host["n_rows"][:, None]).ravel()
+    used = (slice(None) if rows is None
+            else (np.arange(rows)[None, :] < host["n_rows"][:, None]).ravel())
     cols["round_game"] = host["r_game"][used]
     for k in ("round", "dealer", "starter", "winner", "turns", "reshuffles"):
         cols["round_" if k == "round" else f"round_{k}"] = host[f"r_{k}"][used]

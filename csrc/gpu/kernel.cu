@@ -27,6 +27,8 @@
 /* The GPU build (uno.h UNO_OWN_TABLE): a game's re-paired table (the F1 switch) is this
    thread's room in the block's `uno_gpu_rooms`, not a field of every game's state. */
 #define UNO_GPU_BUILD 1
+/* aggregate.c: many threads add into one record, atomically (the device pass only) */
+#define UNO_AGG_ATOMIC 1
 struct uno_table;
 __shared__ struct uno_table *uno_gpu_rooms; /* NULL without the switch */
 #define UNO_GPU_ROOM() (uno_gpu_rooms + threadIdx.x)
@@ -40,6 +42,7 @@ __shared__ struct uno_table *uno_gpu_rooms; /* NULL without the switch */
 #include "legal.c"
 #include "trace.c"
 #include "game.c"
+#include "aggregate.c"
 
 /* The output arrays, as device addresses in one array (uno_sim/gpu.py OUTPUTS, same order). */
 enum {
@@ -86,6 +89,30 @@ __device__ static void uno_block_copy(void *dst, const void *src, size_t n)
         d[i] = s[i];
 }
 
+/* The block's shared copies of the host's configuration, deck table and policies, and the
+   block's rooms (own: NULL, or the F1 switch's tables, one per thread of the grid). */
+__device__ static void uno_gpu_block_setup(uno_config *c, uno_table *t, uno_policy *p,
+                                           const uno_config *cfg, const uno_table *table,
+                                           const uno_policy *pol, uno_table *own)
+{
+    uno_block_copy(t, table, sizeof *t);
+    uno_block_copy(c, cfg, sizeof *c);
+    uno_block_copy(p, pol, sizeof *p * UNO_MAX_PLAYERS);
+    if (threadIdx.x == 0)
+        uno_gpu_rooms = own ? own + (int64_t)blockIdx.x * blockDim.x : NULL;
+    __syncthreads();
+}
+
+/* Game `game` of the run `k` into *res (rows: where its rounds go); play_game's status. */
+__device__ static int uno_gpu_play(const uno_config *c, const uno_table *t, const uno_policy *p,
+                                   const uint64_t *k, uint64_t game, uno_result *res,
+                                   uno_round_rows *rows)
+{
+    uno_rng rng;
+    uno_rng_seed(&rng, k, game);
+    return play_game(c, t, p, &rng, NULL, res, rows, game, NULL, 1);
+}
+
 /*
  * Games first + i, i in [0, n), each thread a game at a time (grid-stride).
  * cfg, table, pol: the host's uno_config, uno_table and uno_policy[UNO_MAX_PLAYERS]
@@ -100,13 +127,7 @@ uno_gpu_games(const uno_config *cfg, const uno_table *table,
     __shared__ uno_table t;
     __shared__ uno_config c;
     __shared__ uno_policy p[UNO_MAX_PLAYERS];
-    uno_block_copy(&t, table, sizeof t);
-    uno_block_copy(&c, cfg, sizeof c);
-    uno_block_copy(p, pol, sizeof p);
-    if (threadIdx.x == 0)
-        uno_gpu_rooms = out[GP_OWN] ? (uno_table *)out[GP_OWN] + (int64_t)blockIdx.x * blockDim.x
-                                    : NULL;
-    __syncthreads();
+    uno_gpu_block_setup(&c, &t, p, cfg, table, pol, (uno_table *)out[GP_OWN]);
     const int np = c.players;
     const int64_t tid = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     const int64_t stride = (int64_t)gridDim.x * blockDim.x;
@@ -132,11 +153,10 @@ uno_gpu_games(const uno_config *cfg, const uno_table *table,
         rows.reshuffles = (int32_t *)out[GP_R_RESHUFFLES] + r0;
         rows.points = (int32_t *)out[GP_R_POINTS] + r0 * np;
         rows.cards_left = (int32_t *)out[GP_R_CARDS_LEFT] + r0 * np;
-        uno_rng rng;
+        rows.agg = NULL;
         uno_result res;
         const uint64_t game = first + (uint64_t)i;
-        uno_rng_seed(&rng, k, game);
-        int st = play_game(&c, &t, p, &rng, NULL, &res, &rows, game, NULL, 1);
+        int st = uno_gpu_play(&c, &t, p, k, game, &res, &rows);
         ((int32_t *)out[GP_STATUS])[i] = st;
         ((int32_t *)out[GP_N_ROWS])[i] = (int32_t)rows.n;
         ((int64_t *)out[GP_GAME])[i] = (int64_t)game;
@@ -157,3 +177,45 @@ uno_gpu_games(const uno_config *cfg, const uno_table *table,
                 ((int32_t *)out[GP_COUNTERS + ct])[i * np + s] = res.counters[ct][s];
     }
 }
+
+/*
+ * Aggregates only (--summary-only, bench: uno_sim/gpu.py play_aggregates): games first + i,
+ * i in [0, n), each thread a game at a time (grid-stride), each game added to the record of
+ * its shard, records[i / shard_games] (uno_agg, csrc/aggregate.c: atomic adds, so that the
+ * records do not depend on which thread played what, and equal the CPU's word for word).
+ * Nothing per game comes back: `failed` holds the first game (index i) that did not end
+ * UNO_OK (initially n; the host replays it on the CPU, which raises the engine's error),
+ * and that game's shard record is then incomplete.  own: as GP_OWN above.
+ */
+extern "C" __global__ void __launch_bounds__(UNO_GPU_THREADS, UNO_GPU_MIN_BLOCKS)
+uno_gpu_aggregates(const uno_config *cfg, const uno_table *table,
+                                              const uno_policy *pol, const uint64_t *key,
+                                              uint64_t first, int64_t n, int64_t shard_games,
+                                              uno_agg *records, unsigned long long *failed,
+                                              uno_table *own)
+{
+    __shared__ uno_table t;
+    __shared__ uno_config c;
+    __shared__ uno_policy p[UNO_MAX_PLAYERS];
+    uno_gpu_block_setup(&c, &t, p, cfg, table, pol, own);
+    if (!uno_spec_matches(&c, &t, p)) { /* built for another configuration: play nothing */
+        if (n > 0)
+            atomicMin(failed, 0ULL);
+        return;
+    }
+    const uint64_t k[4] = {key[0], key[1], key[2], key[3]};
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x) {
+        uno_agg *rec = records + i / shard_games;
+        uno_round_rows sink; /* each round's turns to the record, no rows */
+        memset(&sink, 0, sizeof sink);
+        sink.agg = rec;
+        uno_result res;
+        if (uno_gpu_play(&c, &t, p, k, first + (uint64_t)i, &res, &sink) != UNO_OK) {
+            atomicMin(failed, (unsigned long long)i);
+            continue;
+        }
+        uno_agg_game(rec, &res, c.players);
+    }
+}
+

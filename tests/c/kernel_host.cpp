@@ -13,4 +13,12 @@ struct uno_dim3 {
 };
 static const uno_dim3 threadIdx = {0}, blockIdx = {0}, blockDim = {1}, gridDim = {1};
 #define __syncthreads() ((void)0)
+/* one thread: an atomic is a plain read-modify-write (aggregate.c adds with += on the host) */
+static unsigned long long atomicMin(unsigned long long *a, unsigned long long v)
+{
+    unsigned long long old = *a;
+    if (v < old)
+        *a = v;
+    return old;
+}
 #include "gpu/kernel.cu"

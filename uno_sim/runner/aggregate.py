@@ -12,7 +12,8 @@ from ..players.specs import parse_policy
 from ..results import SEAT_COUNTERS
 from ..rules import Rules
 from ..stats import wilson
-from .columns import SCHEMA_VERSION, games_frame, rounds_frame, win_matrix
+from .columns import (BATCH, PROGRESS_BATCH, SCHEMA_VERSION, WIN_UNIT, games_frame, rounds_frame,
+                      win_units)
 from .errors import RunError
 
 # the search players' counters per seat, in the order of engine.play_games' search_stats
@@ -37,11 +38,16 @@ def _hist_add(a: list, b: list) -> list:
 
 
 def aggregate(cols: dict) -> dict:
-    """Exact, mergeable aggregates (counts and histograms) of the games in `cols`."""
+    """Exact, mergeable aggregates (counts and histograms) of the games in `cols`.
+
+    `wins` per seat (a shared win counts 1/k to each of its k winners) are the exact
+    `win_units` over WIN_UNIT, so that merged aggregates are exact whatever the shards."""
     n, p = cols["scores"].shape
+    units = win_units(cols).sum(axis=0)
     agg = {
         "games": int(n),
-        "wins": win_matrix(cols).sum(axis=0).tolist(),
+        "wins": (units / WIN_UNIT).tolist(),
+        "win_units": units.tolist(),
         "team_wins": np.bincount(cols["team"][cols["team"] >= 0].astype(np.int64),
                                  minlength=2).tolist(),
         "rounds": int(cols["rounds"].sum()),
@@ -59,8 +65,77 @@ def aggregate(cols: dict) -> dict:
     return agg
 
 
+def record_field(record: np.ndarray, name: str) -> np.ndarray:
+    """A field of an aggregate record; a record may stop early in turns_hist, its last."""
+    from ..engine import AGG_LAYOUT
+
+    at, shape = AGG_LAYOUT[name]
+    field = record[at:at + int(np.prod(shape, dtype=np.int64))]
+    return field if len(shape) == 1 else field.reshape(shape)
+
+
+def _trimmed(hist: np.ndarray) -> list:
+    """A histogram up to its last nonzero bin (np.bincount's length)."""
+    nz = np.flatnonzero(hist)
+    return hist[:nz[-1] + 1].tolist() if nz.size else []
+
+
+def record_aggregate(record: np.ndarray, players: int, search: bool) -> dict | None:
+    """The aggregates of an aggregate record (engine.play_aggregate, the GPU's records): the
+    dict `aggregate` computes from the same games' columns, key for key and number for
+    number (`search`: a seat is a search player, as `search_stats` in the columns).  The
+    record may stop after the last nonzero bin of turns_hist (the GPU's copies do).
+    None when a value fell past the record's histograms (`over`; only with safety limits
+    above the engine's): its medians would not be exact."""
+    if int(record_field(record, "over")):
+        return None
+    p = players
+    units = record_field(record, "wins")[:p]
+    counters = record_field(record, "counters")
+    agg = {
+        "games": int(record_field(record, "games")),
+        "wins": (units / WIN_UNIT).tolist(),
+        "win_units": units.tolist(),
+        "team_wins": record_field(record, "team_wins").tolist(),
+        **{k: int(record_field(record, k))
+           for k in ("rounds", "turns", "points", "reshuffles", "stalemates")},
+        "rounds_hist": _trimmed(record_field(record, "rounds_hist")),
+        "seats": {k: counters[c, :p].tolist() for c, k in enumerate(SEAT_COUNTERS)},
+        "turns_hist": _trimmed(record_field(record, "turns_hist")),
+    }
+    if search:
+        agg["search"] = record_field(record, "search")[:p].tolist()
+    return agg
+
+
+def play_aggregates(rules, specs, seed: int, first_game: int, n_games: int,
+                    on_batch=None) -> dict:
+    """The aggregates of games first_game.. of the run `seed`, added up in C as the games
+    are played (engine.play_aggregate: no per-game columns); `on_batch(k)` after each k
+    games (batches of PROGRESS_BATCH then).  Equal to `aggregate` of the same games'
+    columns; a record whose histograms overflowed (see `record_aggregate`) is played again
+    through the columns."""
+    from .. import engine
+    from .columns import play_columns
+
+    step = BATCH if on_batch is None else PROGRESS_BATCH
+    record = np.zeros(engine.AGG_WORDS, dtype=np.int64)
+    for start in range(first_game, first_game + n_games, step):
+        k = min(step, first_game + n_games - start)
+        engine.play_aggregate(rules, specs, seed, start, k, record)
+        if on_batch is not None:
+            on_batch(k)
+    agg = record_aggregate(record, rules.players, engine.has_search(rules, specs))
+    if agg is None:
+        return aggregate(play_columns(rules, specs, seed, first_game, n_games))
+    return agg
+
+
 def merge_aggregates(aggs) -> dict:
-    """The aggregates of the union of the games of each of `aggs` (shards of one run)."""
+    """The aggregates of the union of the games of each of `aggs` (shards of one run).
+
+    Wins are summed as exact units where every part has them (`win_units`); records
+    written before the units were kept are summed as floats."""
     total = None
     for a in aggs:
         if total is None:
@@ -68,7 +143,12 @@ def merge_aggregates(aggs) -> dict:
             continue
         for k in ("games", "rounds", "turns", "points", "reshuffles", "stalemates"):
             total[k] += a[k]
-        total["wins"] = [x + y for x, y in zip(total["wins"], a["wins"])]
+        if "win_units" in total and "win_units" in a:
+            total["win_units"] = [x + y for x, y in zip(total["win_units"], a["win_units"])]
+            total["wins"] = [x / WIN_UNIT for x in total["win_units"]]
+        else:
+            total.pop("win_units", None)
+            total["wins"] = [x + y for x, y in zip(total["wins"], a["wins"])]
         total["team_wins"] = [x + y for x, y in zip(total["team_wins"], a["team_wins"])]
         for k in ("rounds_hist", "turns_hist"):
             if k in a:
@@ -194,6 +274,12 @@ class RunResult:
         seat."""
         import polars as pl
 
+        return pl.DataFrame(self._search_rows(), orient="row", schema=[
+            ("seat", pl.Int64), ("policy", pl.Utf8), *((k, pl.Int64) for k in SEARCH_STATS),
+            ("fallback_share", pl.Float64), ("dropped_share", pl.Float64)])
+
+    def _search_rows(self) -> list[tuple]:
+        """search_stats' rows as tuples (no Polars: the summary text needs only these)."""
         rows = []
         for seat, st in enumerate(self.agg.get("search", [])):
             if not getattr(self.policies[seat], "is_search", False):
@@ -201,9 +287,7 @@ class RunResult:
             searched, fallback, samples, dropped = (int(v) for v in st)
             rows.append((seat, str(self.policies[seat]), searched, fallback, samples, dropped,
                          fallback / max(1, searched + fallback), dropped / max(1, samples)))
-        return pl.DataFrame(rows, orient="row", schema=[
-            ("seat", pl.Int64), ("policy", pl.Utf8), *((k, pl.Int64) for k in SEARCH_STATS),
-            ("fallback_share", pl.Float64), ("dropped_share", pl.Float64)])
+        return rows
 
     def summary_frame(self):
         """The summary as a Polars DataFrame of (metric, value) rows: the run's figures, then
@@ -322,7 +406,7 @@ class RunResult:
             f"UNO forgotten {s['uno_forgotten']:,} (caught {s['uno_caught']:,}); "
             f"reshuffles {s['reshuffles']:,}; stalemates {s['stalemates']:,}",
         ]
-        for seat, _, *counts, _, _ in self.search_stats().rows():
+        for seat, _, *counts, _, _ in self._search_rows():
             lines.append(f"search seat {seat}: {search_counts_text(*counts)}")
         if "wall_seconds" in s:
             lines.append(f"wall time {s['wall_seconds']:.2f} s, "

@@ -92,23 +92,35 @@ def play_columns(rules, specs, seed, first_game, n_games, engine="c", on_batch=N
     return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
 
 
-def win_matrix(cols: dict) -> np.ndarray:
-    """Per game and seat, the share of the win (1, 0, or 1/k for a k-way shared win)."""
+# A game's win in the units of win_units (csrc/uno.h UNO_AGG_WIN): lcm(1..10), so that a
+# win shared by k seats is WIN_UNIT // k each, exact.
+WIN_UNIT = 2520
+
+
+def win_units(cols: dict) -> np.ndarray:
+    """Per game and seat, the share of the win in 1 / WIN_UNIT of a game (int64): WIN_UNIT to
+    the single winner and to every seat of the winning team, WIN_UNIT // k to each of the
+    k lowest scores of a shared win (C20), 0 to the others."""
     n, p = cols["scores"].shape
-    wins = np.zeros((n, p))
+    wins = np.zeros((n, p), dtype=np.int64)
     seats = np.arange(p)
     team = cols["team"].astype(np.int64)
     winner = cols["winner"].astype(np.int64)
     single = (winner >= 0) & (team < 0)
-    wins[np.flatnonzero(single), winner[single]] = 1.0
+    wins[np.flatnonzero(single), winner[single]] = WIN_UNIT
     t = team >= 0
-    wins[t] = (seats[None, :] % 2 == team[t][:, None]).astype(float)
+    wins[t] = WIN_UNIT * (seats[None, :] % 2 == team[t][:, None])
     shared = (winner < 0) & (team < 0)
     if shared.any():
         sc = cols["scores"][shared]
         low = sc == sc.min(axis=1, keepdims=True)
-        wins[shared] = low / low.sum(axis=1, keepdims=True)
+        wins[shared] = low * (WIN_UNIT // low.sum(axis=1, keepdims=True))
     return wins
+
+
+def win_matrix(cols: dict) -> np.ndarray:
+    """Per game and seat, the share of the win (1, 0, or 1/k for a k-way shared win)."""
+    return win_units(cols) / WIN_UNIT
 
 
 def _seat_or_null(name: str, v: np.ndarray):

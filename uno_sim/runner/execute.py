@@ -19,7 +19,8 @@ from ..api import engine_module, make_rules
 from ..players.specs import UserPolicySpec, parse_policy, seat_policies
 from ..rng import key_from_seed
 from ..rules import Rules
-from .aggregate import RunResult, aggregate, merge_aggregates
+from .aggregate import (RunResult, aggregate, merge_aggregates, play_aggregates,
+                        record_aggregate)
 from .columns import games_frame, play_columns, rounds_frame
 from .errors import RunError
 from .storage import (DEFAULT_SHARD, MAX_SHARDS, Check, Plan, _atomic_write_parquet,
@@ -30,17 +31,25 @@ from .storage import (DEFAULT_SHARD, MAX_SHARDS, Check, Plan, _atomic_write_parq
                       remove_shard)
 
 def run_shard(manifest: dict, i: int, out: str | None, keep_cols: bool = False,
-              on_batch=None, cols: dict | None = None):
-    """Compute shard i (or take its `cols`, played elsewhere); write it under `out` if given.
-    Returns (aggregates, columns or None)."""
+              on_batch=None, cols: dict | None = None, agg: dict | None = None):
+    """Compute shard i (or take its `cols` or, summary only, its `agg`, played elsewhere);
+    write it under `out` if given.  Returns (aggregates, columns or None).
+
+    A summary-only run of the C engine adds its games up in C as they are played
+    (`play_aggregates`: no per-game columns); the aggregates are those of the columns."""
     rules = Rules.from_dict(manifest["rules"])
     first, n = Plan(manifest["games"], manifest["shard_size"]).shard(i)
-    if cols is None:
+    lean = manifest["summary_only"] and not keep_cols
+    if agg is None and cols is None:
         specs = [parse_policy(s) for s in manifest["policies"]]
         check_weights(manifest, rules, specs)
-        cols = play_columns(rules, specs, manifest["seed"], first, n, manifest["engine"],
-                            on_batch)
-    agg = aggregate(cols)
+        if lean and manifest["engine"] == "c":
+            agg = play_aggregates(rules, specs, manifest["seed"], first, n, on_batch)
+        else:
+            cols = play_columns(rules, specs, manifest["seed"], first, n, manifest["engine"],
+                                on_batch)
+    if agg is None:
+        agg = aggregate(cols)
     if out is not None:
         base = _shard_base(out, i)
         files = {}
@@ -70,11 +79,6 @@ def _execute(manifest, shards, out, n_jobs, backend, scheduler, keep_cols, progr
     if backend == "gpu":
         yield from _gpu_shards(manifest, shards, out, keep_cols, progress)
         return
-    import joblib
-
-    def tasks():
-        return (joblib.delayed(_run_shard_indexed)(manifest, i, out, keep_cols) for i in shards)
-
     if backend == "dask":
         client, own = dask_client(scheduler)
         try:
@@ -86,6 +90,8 @@ def _execute(manifest, shards, out, n_jobs, backend, scheduler, keep_cols, progr
                 client.close()
         return
     if backend == "ray":
+        import joblib
+
         _ray_backend(scheduler)
         # joblib's Ray backend returns lists only: the shards go in blocks, so that the
         # progress bar moves and finished blocks are folded while later ones run
@@ -136,17 +142,46 @@ def gpu_blocks(plan: Plan, shards, most: int):
 
 
 def _gpu_shards(manifest, shards, out, keep_cols, progress):
-    """--backend gpu: blocks of consecutive shards, each played in one launch (uno_sim.gpu),
-    then cut into its shards, written and aggregated as run_shard does."""
+    """--backend gpu: blocks of consecutive shards, each played in one launch or a few
+    (uno_sim.gpu).  Summary only, only aggregate records come back (one per shard with
+    `out`, whose shard records they become; else one per block, the block's later shards
+    then yielding None); otherwise the block's columns, cut into its shards, written and
+    aggregated as run_shard does (the next block already runs on the GPU meanwhile)."""
     from .. import gpu
 
     rules = Rules.from_dict(manifest["rules"])
     specs = [parse_policy(s) for s in manifest["policies"]]
     plan = Plan(manifest["games"], manifest["shard_size"])
-    for block in gpu_blocks(plan, shards, max(gpu.BATCH, plan.shard_size)):
-        first = plan.shard(block[0])[0]
-        total = sum(plan.shard(i)[1] for i in block)
-        cols = gpu.play_games(rules, specs, manifest["seed"], first, total)
+    seed = manifest["seed"]
+    if manifest["summary_only"] and not keep_cols:
+        per_shard = out is not None
+        most = (plan.shard_size * max(1, min(gpu.AGG_SHARDS, gpu.AGG_BATCH // plan.shard_size))
+                if per_shard else gpu.AGG_BATCH)
+        for block in gpu_blocks(plan, shards, max(most, plan.shard_size)):
+            first = plan.shard(block[0])[0]
+            total = sum(plan.shard(i)[1] for i in block)
+            records = gpu.play_aggregates(rules, specs, seed, first, total,
+                                          plan.shard_size if per_shard else None)
+            if not per_shard:
+                agg = record_aggregate(records[0], rules.players, False)
+                if agg is None:  # past the record's histograms: the CPU's exact path
+                    agg = play_aggregates(rules, specs, seed, first, total)
+                progress.update(total)
+                yield block[0], agg, None
+                for i in block[1:]:
+                    yield i, None, None
+                continue
+            for j, i in enumerate(block):
+                lo, n = plan.shard(i)
+                agg = record_aggregate(records[j], rules.players, False)
+                agg, _ = run_shard(manifest, i, out, cols=None, agg=agg)
+                progress.update(n)
+                yield i, agg, None
+        return
+    blocks = list(gpu_blocks(plan, shards, max(gpu.BATCH, plan.shard_size)))
+    ranges = [(plan.shard(b[0])[0], sum(plan.shard(i)[1] for i in b)) for b in blocks]
+    for block, (first, _), cols in zip(blocks, ranges, gpu.iter_games(rules, specs, seed,
+                                                                      ranges)):
         for i in block:
             lo, n = plan.shard(i)
             part = _cut(cols, lo - first, n, lo)
@@ -156,9 +191,11 @@ def _gpu_shards(manifest, shards, out, keep_cols, progress):
 
 
 def _cut(cols: dict, at: int, n: int, first_game: int) -> dict:
-    """Games [at, at + n) of a block's columns, with their round rows."""
-    rows = (cols["round_game"] >= first_game) & (cols["round_game"] < first_game + n)
-    return {k: (v[rows] if k.startswith("round_") else v[at:at + n]) for k, v in cols.items()}
+    """Games [at, at + n) of a block's columns, with their round rows (views, found by
+    bisection of round_game: the rows are in game order)."""
+    rg = cols["round_game"]
+    lo, hi = np.searchsorted(rg, [first_game, first_game + n])
+    return {k: (v[lo:hi] if k.startswith("round_") else v[at:at + n]) for k, v in cols.items()}
 
 
 def check_backend(backend: str, rules, specs, engine: str) -> None:
@@ -435,10 +472,12 @@ class _Fold:
         self.total = None
 
     def add(self, i, agg) -> None:
+        """Shard i's aggregates; None for a shard folded into an earlier one's (a GPU block)."""
         self.pending[i] = agg
         while self.at < len(self.order) and self.order[self.at] in self.pending:
             a = self.pending.pop(self.order[self.at])
-            self.total = a if self.total is None else merge_aggregates([self.total, a])
+            if a is not None:
+                self.total = a if self.total is None else merge_aggregates([self.total, a])
             self.at += 1
 
 
