@@ -1693,7 +1693,9 @@ UNO_HD void uno_obs_scale_env(uno_obs_layout *L, int target, int n_cards);
  * at float b[l] of the weights.
  */
 #define UNO_NET_MAX_LAYERS 4     /* hidden layers */
+#ifndef UNO_NET_MAX_WIDTH        /* a build may lower it to its networks' widest layer */
 #define UNO_NET_MAX_WIDTH 1024   /* units of a hidden layer */
+#endif
 #ifndef UNO_NET_MAX_OBS          /* a build may lower it to its networks' largest */
 #define UNO_NET_MAX_OBS 4352     /* the largest observation: 255 kinds, 10 seats, Flip */
 #endif
