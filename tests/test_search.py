@@ -340,7 +340,10 @@ NET_SPECS = ["pimc(samples=6,rollouts=1,value=round,rollout=net,weights={net})",
              "pimc(samples=6,rollouts=1,value=table,others=net,weights={net})",
              "pimc(samples=6,rollouts=1,leaf=0,weights={net})",
              "ismcts(iterations=30,leaf=2,value=game,weights={net})",
-             "pimc(samples=6,rollouts=1,infer=1,leaf=1,weights={net})"]
+             "pimc(samples=6,rollouts=1,infer=1,leaf=1,weights={net})",
+             "pimc(samples=6,rollouts=1,rollout=net,leaf=1,weights={net})",
+             "ismcts(iterations=30,rollout=net,value=table,weights={net})",
+             "ismcts(iterations=30,c=0,infer=1,rollout=net,leaf=1,weights={net})"]
 
 
 @pytest.mark.parametrize("variant", ["classic", "flip"])
@@ -410,11 +413,12 @@ def _decision_after_draws(spec, turn=3, bases=6, perms=4):
     return changed, tested
 
 
-def test_no_leak_inference(nets):
+@pytest.mark.parametrize("search", ["pimc(samples=8,rollouts=1", "ismcts(iterations=40,c=0"])
+def test_no_leak_inference(nets, search):
     """P1 for inference: the opponent's observed draws weigh seat 0's samples by hands
     rebuilt from what seat 0 saw only; permuting the hidden cards never changes seat 0's
     decision at its third turn (and the same check catches a seat that sees every hand)."""
-    spec = f"pimc(samples=8,rollouts=1,value=round,infer=0.5,weights={nets['classic']})"
+    spec = f"{search},value=round,infer=0.5,weights={nets['classic']})"
     changed, tested = _decision_after_draws(spec)
     assert tested >= 12 and changed == 0, (changed, tested)
     cheat = f"pimc(samples=8,rollouts=1,value=round,cheat=1,weights={nets['classic']})"
