@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shlex
 import sys
+from contextlib import contextmanager
 
 
 def add_commands(sub, parse_count) -> None:
@@ -32,7 +33,10 @@ def add_commands(sub, parse_count) -> None:
                    help="exploit: fresh games that measure each best reply's gain (default "
                         "--games)")
     p.add_argument("--rounds", default=None,
-                   help="exploit: double-oracle rounds at most (default 3)")
+                   help="exploit: double-oracle rounds at most (default 8)")
+    p.add_argument("--select-games", default=None,
+                   help="exploit: selection games that rank the candidate replies, on a seed "
+                        "of their own (default --games)")
     p.add_argument("--value-games", default=None,
                    help="games of the counterfactual values (bluff, challenge: default "
                         "--games; exploit's screen: default min(--games, 500))")
@@ -67,10 +71,12 @@ def add_commands(sub, parse_count) -> None:
                    help="bootstrap resamples of the bluff and challenge studies (default 300)")
     p.add_argument("--value-games", default=None,
                    help="games of the counterfactual bluff and challenge values (default --games)")
-    p.add_argument("--trace-games", default="200",
-                   help="traced games per player count for turns and reshuffles (default 200)")
-    p.add_argument("--card-games", default="1000",
-                   help="traced four-player games for the card values (default 1000)")
+    p.add_argument("--trace-games", default=None,
+                   help="traced games per player count for turns and reshuffles (default "
+                        "min(200, --games))")
+    p.add_argument("--card-games", default=None,
+                   help="traced four-player games for the card values (default "
+                        "min(1000, --games))")
     p.add_argument("--exploit-games", default=None,
                    help="search games of the exploitability section, the first of --games "
                         "(default min(--games, 1000); 0 leaves the section out)")
@@ -80,15 +86,27 @@ def add_commands(sub, parse_count) -> None:
     p.add_argument("--exploit-rounds", default="2",
                    help="double-oracle rounds at most in the exploitability section "
                         "(default 2)")
-    p.add_argument("--strong-deals", default="48",
-                   help="deals per pairing of the strong-play league (default 48)")
-    p.add_argument("--strong-games", default="300",
-                   help="games per arm and table of the strong-play bluff and challenge "
-                        "values (default 300)")
+    p.add_argument("--strong-deals", default=None,
+                   help="deals per pairing of the strong-play league (default "
+                        "min(48, --games))")
+    p.add_argument("--strong-games", default=None,
+                   help="games per table of the strong player's arms of the strong-play "
+                        "bluff and challenge values (default min(300, --games))")
+    p.add_argument("--strong-greedy-games", default=None,
+                   help="games per table of greedy's arm of those values, every decision "
+                        "point replayed (default min(2000, --games))")
+    p.add_argument("--strong-player", default=None, metavar="SPEC",
+                   help="the strong player of the strong-play sections (a policy spec; "
+                        "default pimc(samples=16,rollouts=2))")
     p.add_argument("--no-strong", action="store_true",
                    help="leave out the strong-play sections (league, search player's values)")
     p.set_defaults(func=lambda args: _cmd_report(args, parse_count))
 
+
+# `report`'s sizes when not given: these, or --games when it is smaller
+REPORT_TRACE_GAMES, REPORT_CARD_GAMES, REPORT_STRONG_DEALS, REPORT_STRONG_GAMES = \
+    200, 1000, 48, 300
+REPORT_STRONG_GREEDY_GAMES = 2000
 
 # A study keeps every game's rows (and the counterfactual runs' decision points) in
 # memory; these bounds keep a typo such as 1e15 from running until memory runs out.
@@ -106,18 +124,39 @@ def _boot(parse_count, text) -> int:
 
 
 OUTPUT_MARK = ".uno-sim-output.json"  # in a study's or report's --out: the files it wrote
+# What a study's or report's folder holds besides its files: the mark, the mark being
+# written, the lock that keeps two commands out of one folder (runner.storage.lock_out)
+_HOUSEKEEPING = (OUTPUT_MARK, OUTPUT_MARK + ".tmp", ".lock")
 
 
 def _our_files(out: str) -> list[str]:
-    """Every file under `out` but the mark, as paths relative to it."""
+    """Every file under `out` but the mark and the lock, as paths relative to it."""
     found = []
     for root, dirs, files in os.walk(out):
         dirs.sort()
         for name in sorted(files):
             rel = os.path.relpath(os.path.join(root, name), out)
-            if rel != OUTPUT_MARK:
+            if rel not in _HOUSEKEEPING:
                 found.append(rel)
     return found
+
+
+@contextmanager
+def _output_folder(out: str, by: str):
+    """--out for a study or a report (`by`), checked (`_writable_out`) and locked as a run
+    folder is, before any game: a second command on the same folder is refused as "in use";
+    its files are marked as uno-sim's however the command ends (`_mark_output`)."""
+    from uno_sim.runner.storage import lock_out
+
+    _writable_out(out)
+    lock = lock_out(out, by=by)
+    try:
+        yield out
+    finally:
+        try:
+            _mark_output(out)
+        finally:
+            os.close(lock)
 
 
 def _writable_out(out: str) -> str:
@@ -142,6 +181,13 @@ def _writable_out(out: str) -> str:
         except (OSError, ValueError, TypeError, KeyError, AttributeError):
             ours = None
         stranger = next((f for f in held if ours is None or f not in ours), None)
+        if stranger is not None and os.path.exists(os.path.join(out, "manifest.json")):
+            raise StudyError(f"--out {out!r} holds a uno-sim run (`uno-sim run --out`); a "
+                             "study or report writes a folder of its own: use a new or empty "
+                             "directory")
+        if stranger is not None and os.path.exists(os.path.join(out, "league.json")):
+            raise StudyError(f"--out {out!r} holds a uno-sim league; a study or report writes "
+                             "a folder of its own: use a new or empty directory")
         if stranger is not None:
             raise StudyError(f"--out {out!r} holds {stranger!r}, which uno-sim did not write; "
                              "use a new or empty directory")
@@ -164,9 +210,11 @@ def _mark_output(out: str) -> None:
 
     if not _our_files(out):
         return
-    try:
-        with open(os.path.join(out, OUTPUT_MARK), "w", encoding="utf-8") as f:
+    path = os.path.join(out, OUTPUT_MARK)
+    try:  # whole or not at all: an interrupt never leaves a mark that disowns the folder
+        with open(path + ".tmp", "w", encoding="utf-8") as f:
             json.dump({"package": "uno-sim", "files": _our_files(out)}, f, indent=1)
+        os.replace(path + ".tmp", path)
     except OSError as exc:
         raise StudyError(f"cannot write --out {out!r}: {exc.strerror}") from None
 
@@ -186,7 +234,8 @@ def _cmd_study(args, parse_count) -> int:
     kw = {} if args.name == "balance" else {"n_boot": _boot(parse_count, args.boot)}
     if args.value_games is not None and args.name != "balance":
         kw["value_games"] = _games(parse_count, args.value_games, "value-games")
-    for opt, names in (("fresh_games", ("exploit",)), ("rounds", ("exploit",)),
+    for opt, names in (("fresh_games", ("exploit",)), ("select_games", ("exploit",)),
+                       ("rounds", ("exploit",)),
                        ("every", ("bluff", "challenge")),
                        ("focal", ("bluff", "challenge")), ("table", ("bluff", "challenge"))):
         val = getattr(args, opt)
@@ -197,8 +246,8 @@ def _cmd_study(args, parse_count) -> int:
             from .common import StudyError
             raise StudyError(f"invalid {flag} for the {args.name} study: only for "
                              f"{' and '.join(names)}")
-        if opt == "fresh_games":
-            val = _games(parse_count, val, "fresh-games")
+        if opt in ("fresh_games", "select_games"):
+            val = _games(parse_count, val, opt.replace("_", "-"))
         elif opt in ("rounds", "every"):
             val = parse_count(val, opt)
         else:
@@ -207,13 +256,11 @@ def _cmd_study(args, parse_count) -> int:
             parse_policy(val)  # a bad spec is one line before anything runs
         kw[opt] = val
     jobs = parse_jobs(args.jobs)  # every value checked before --out is touched
-    out = _writable_out(os.path.join("studies", args.name) if args.out is None else args.out)
-    try:
+    out = os.path.join("studies", args.name) if args.out is None else args.out
+    with _output_folder(out, "study"):
         res = run_study(args.name, variant[0], args.players, games, args.seed, out,
                         n_jobs=jobs, **kw)
         res.write(out)
-    finally:
-        _mark_output(out)
     print(res.markdown(base=out))
     print(f"figures, study.md and study.json in {out}")
     return 0
@@ -230,8 +277,14 @@ def _cmd_report(args, parse_count) -> int:
     games = _games(parse_count, args.games)
     value_games = _games(parse_count, args.value_games, "value-games") \
         if args.value_games else None
-    trace_games = _games(parse_count, args.trace_games, "trace-games")
-    card_games = _games(parse_count, args.card_games, "card-games")
+    def size(text, what, default, most=MAX_GAMES):
+        """A size given, or its default; at most --games when not given, so that a small
+        --games is a small, quick report."""
+        return min(default, games) if text is None else parse_count(text, what, most,
+                                                                     _IN_MEMORY)
+
+    trace_games = size(args.trace_games, "trace-games", REPORT_TRACE_GAMES)
+    card_games = size(args.card_games, "card-games", REPORT_CARD_GAMES)
     jobs, boot = parse_jobs(args.jobs), _boot(parse_count, args.boot)
     exploit_games = None if args.exploit_games is None else \
         (0 if str(args.exploit_games).strip() == "0" else
@@ -239,21 +292,21 @@ def _cmd_report(args, parse_count) -> int:
     exploit_fresh = _games(parse_count, args.exploit_fresh, "exploit-fresh") \
         if args.exploit_fresh else None
     exploit_rounds = parse_count(args.exploit_rounds, "exploit-rounds")
-    from .strong import MAX_SIZE
+    from .strong import FOCAL, MAX_SIZE, check_player
 
     strong = None if args.no_strong else {
-        "deals": parse_count(args.strong_deals, "strong-deals", MAX_SIZE, _IN_MEMORY),
-        "games": parse_count(args.strong_games, "strong-games", MAX_SIZE, _IN_MEMORY)}
-    _writable_out(args.out)  # after every value is checked
+        "deals": size(args.strong_deals, "strong-deals", REPORT_STRONG_DEALS, MAX_SIZE),
+        "games": size(args.strong_games, "strong-games", REPORT_STRONG_GAMES, MAX_SIZE),
+        "greedy_games": size(args.strong_greedy_games, "strong-greedy-games",
+                             REPORT_STRONG_GREEDY_GAMES, MAX_SIZE),
+        "focal": check_player(args.strong_player or FOCAL)}
     cmd = "uno-sim " + " ".join(shlex.quote(a) for a in sys.argv[1:]) \
         if sys.argv and "report" in sys.argv[1:] else None
-    try:
+    with _output_folder(args.out, "report"):  # after every value is checked
         res = build(args.variants, games, args.seed, args.out, args.players, command=cmd,
                     n_jobs=jobs, n_boot=boot,
                     value_games=value_games, trace_games=trace_games, card_games=card_games,
                     progress=None, exploit_games=exploit_games, exploit_fresh=exploit_fresh,
                     exploit_rounds=exploit_rounds, strong=strong)
-    finally:
-        _mark_output(args.out)
     print(f"report in {res['md']}, {res['html']} and {res['json']} ({res['seconds']:.0f} s)")
     return 0

@@ -192,9 +192,11 @@ def break_even_posterior(frame: pl.DataFrame, metric: str = "game_win", by=(),
 
 
 def run_values(kind: str, variant: str, players: int, policies: list, seat: int, games: int,
-               seed: int, n_jobs: int = 1, values=None, every: int = 1) -> pl.DataFrame:
+               seed: int, n_jobs: int = 1, values=None, every: int = 1,
+               rounds: bool = False) -> pl.DataFrame:
     """`uno_sim.counterfactual.decision_values` (or `values`, same signature) for one setup;
-    `every` > 1 replays one decision point in `every` (for expensive policies)."""
+    `every` > 1 replays one decision point in `every` (for expensive policies); `rounds`:
+    each alternative's later rounds too."""
     if values is None:
         try:
             from uno_sim.counterfactual import decision_values as values
@@ -202,5 +204,7 @@ def run_values(kind: str, variant: str, players: int, policies: list, seat: int,
             raise StudyError("this build of uno_sim has no counterfactual API "
                              "(uno_sim.counterfactual.decision_values)") from None
     kw = {"every": every} if every != 1 else {}
+    if rounds:
+        kw["rounds"] = True
     return values(kind, variant=variant, players=players, policies=list(policies), seat=seat,
                   games=games, seed=seed, n_jobs=n_jobs, **kw)

@@ -28,6 +28,11 @@ from . import summary
 from uno_sim import __version__
 
 
+# The compounding model's games per edge (balance.compound): 20,000, or ten per game of
+# the report when --games is smaller than 2,000, so that a small report is quick
+MODEL_GAMES = 20_000
+
+
 def build(variants="all", games: int = 2000, seed: int = 0, out: str = "reports/latest",
           players="2,4", balance_players="2-10", trace_games: int = 200, card_games: int = 1000,
           command: str | None = None, n_jobs: int = 1, log=None, n_boot: int = 300,
@@ -47,8 +52,10 @@ def build(variants="all", games: int = 2000, seed: int = 0, out: str = "reports/
     `exploit_fresh` fresh games (default twice that) and runs `exploit_rounds`
     double-oracle rounds at most.  `extra`: results the report's own studies do not
     hold, for the summary's later answers (`summary.LATER_ANSWERS`).
-    `strong`: {'deals', 'games'} of the strong-play sections (`uno_sim.analysis.strong`;
-    None: left out).
+    `strong`: {'deals', 'games', and optionally 'greedy_games' and 'focal' (the strong
+    player's spec)} of the strong-play sections (`uno_sim.analysis.strong`; None: left
+    out).  The balance sections' compounding model plays min(MODEL_GAMES, 10 x games)
+    model games per edge.
     """
     from uno_sim.progress import bar
 
@@ -101,7 +108,7 @@ def build(variants="all", games: int = 2000, seed: int = 0, out: str = "reports/
         say(f"balance: {v}, players {bks[0]}-{bks[-1]}")
         r = balance.study(v, bks, games, seed, out, trace_games=trace_games,
                           card_players=4 if 4 in bks else bks[0], card_games=card_games,
-                          n_jobs=n_jobs)
+                          n_jobs=n_jobs, model_games=min(MODEL_GAMES, 10 * games))
         results.add(r.name, v, None, r)
         sections += r.sections
         setups += r.to_json()["setups"]
@@ -109,10 +116,14 @@ def build(variants="all", games: int = 2000, seed: int = 0, out: str = "reports/
     if strong:
         from . import strong as strong_mod
 
-        say("strong play: league and search player's values")
-        r = strong_mod.study(strong["deals"], strong["games"], seed, out, n_jobs)
-        sections += r["sections"]
-        extra = {**(extra or {}), "strong": r}
+        say("strong play: league and strong player's values")
+        t_strong = time.perf_counter()
+        sr = strong_mod.study(strong["deals"], strong["games"], seed, out, n_jobs,
+                              focal=strong.get("focal", strong_mod.FOCAL),
+                              greedy_games=strong.get("greedy_games"))
+        sections += sr["sections"]
+        sr["seconds"] = time.perf_counter() - t_strong
+        extra = {**(extra or {}), "strong": sr}
     pbar.close()
     seconds = time.perf_counter() - t0
     cmd = command or (f"uno-sim report --variants {','.join(names)} --games {games} "
@@ -126,7 +137,12 @@ def build(variants="all", games: int = 2000, seed: int = 0, out: str = "reports/
            + (f"; the exploitability sections search on the first {eg:,} of them and measure "
               f"on {ef:,} fresh games, {exploit_rounds} double-oracle round(s) at most"
               if eg else "; no exploitability section") + "); "
-           f"{n_boot} bootstrap resamples; seed {seed}; computed in {seconds:.0f} s on "
+           f"{n_boot} bootstrap resamples; seed {seed}; "
+           + (f"strong play with `{sr['focal']}`: {strong['deals']} deals per league "
+              f"pairing, {sr['greedy_games']:,} games for greedy's arm and {sr['games']:,} for "
+              f"the strong player's arms per table, {sr['seconds']:.0f} s of the run; "
+              if strong else "")
+           + f"computed in {seconds:.0f} s with {n_jobs} job(s) on "
            f"{datetime.date.today().isoformat()}. Every number, figure and reading of this "
            "report comes from this run; the same command reproduces it exactly.")
     sections, methods = split_methods(link_repeated_setups(sections))

@@ -1,36 +1,51 @@
-"""Strong play: do the report's answers hold for the search players?
+"""Strong play: do the report's answers hold for a strong player?
 
 Two report sections and one summary answer (`summary.LATER_ANSWERS`):
 
-1. A small league (`uno_sim.players.league`): random, greedy, strategic, one pimc and one ismcts
-   budget of about the same CPU time per decision and one `cheat=1` pimc at the same
-   budget (the upper bound), at the tables of `LEAGUE_TABLES` (classic and Flip at 2
-   and 4 players), its Bradley-Terry ratings with bootstrap intervals and the
-   strength-against-thinking-time figure.
+1. A small league (`uno_sim.players.league`): random, greedy, strategic, the strong player and
+   the other search players of `league_players` (a cheating search at the strong
+   player's budget among them: the upper bound), at the tables of `LEAGUE_TABLES`
+   (classic and Flip at 2 and 4 players), its Bradley-Terry ratings with bootstrap
+   intervals and the strength-against-thinking-time figure.
 2. Counterfactual bluff and challenge values (`uno_sim.counterfactual`'s forcing, which
-   reaches a search player's own decisions) at each table of `VALUE_TABLES` (classic and
-   Flip at 2 and 4 players), three arms per kind on the same games (`arms`): plain
-   greedy at the focal seat against the usual table, the search player `FOCAL` at the
-   focal seat against that table, and `FOCAL` at every seat.  Bluff: seat 0 decides, the
+   reaches a search player's own decisions) at each table of `VALUE_TABLES`, three arms
+   per kind on the same games (`arms`): plain greedy at the focal seat against the usual
+   table, the strong player (`focal`, any policy spec; default `FOCAL`) at the focal seat
+   against that table, and the strong player at every seat.  Bluff: seat 0 decides, the
    usual table plain greedy (never challenges).  Challenge: seat 1 decides, the usual
-   table `OFFENDER` (bluffs whenever it can); with `FOCAL` at every seat the offender is
-   the search player, whose own bluffs are what there is to challenge (the share of bluffs
-   among the points is shown).  Per state (`strongplay.decision_table`): points, acts,
-   value and choice with 95% intervals clustered by game, and the value's p-value with
-   Holm's correction (`holm_fill`: one family of the by-state values, one of the pooled
-   ones).  A search player's games are expensive, so one decision point in `EVERY` is
-   replayed both ways (`strongplay.decision_values(..., every=EVERY)`, a systematic
-   sample).  The summary says per table and kind whether greedy's sign holds for the
-   search player (`compare`, `verdict`).
+   table `OFFENDER` (bluffs whenever it can); with the strong player at every seat the
+   offender is the strong player, whose own bluffs are what there is to challenge.
 
-Every size is an argument (the report's --strong-deals, --strong-games); the sections
-state them.  Results do not depend on `n_jobs`.
+Estimators.  An arm whose seats are all blind to the scores carries the control variate
+of `uno_sim.analysis.luck` (the later rounds' deals, AIVAT-style); an arm with a seat that
+reads them (the default search player values its rollouts by the game-win table) is
+plain unless asked (`luck="replay"`: its rounds replayed from scores of 0, which at the
+default budget costs about a third more CPU for a variance ratio near 0.9); greedy's arm
+plays `greedy_games` games with every decision point
+replayed both ways (it is cheap), the strong player's arms `games` games with one point
+in `every` (a systematic sample).  Per state (the next player's or the offender's hand,
+6 and more pooled; `all` pools every state): points, acts (a Wilson interval on the
+effective points, `verdict.share_interval`), the value of acting (game-win share), its
+plain 95% interval and its Holm interval, the value of its own answers (choice), and the
+control variate's variance ratio.  The difference strong player less greedy is tested
+too (`verdict.arm_difference`).  Holm's correction (statsmodels) runs over two families:
+every pooled value and pooled difference of the section (what the verdicts read), and
+every by-state value; each value's Holm interval is the interval at the level Holm's
+step-down tested it at, so a verdict and its printed interval agree (`verdict.
+holm_intervals`).  Ceilings (a player winning every game whichever it answers) and empty
+cells (no decision point) are named as such, and an undetermined verdict comes with the
+games per arm that would settle it and what they would cost at the measured speed.
+
+Every size is an argument (the report's --strong-deals, --strong-games,
+--strong-greedy-games, --strong-player); the sections state them and the time each arm
+took.  Results do not depend on `n_jobs`.
 """
 
 from __future__ import annotations
 
 import math
 import os
+import time
 
 import numpy as np
 import polars as pl
@@ -38,20 +53,20 @@ import polars as pl
 from .common import StudyError, fmt_ci
 from .doc import Section
 
-# The search budgets: pimc at 16 samples of 2 rollouts wins about 0.6 of 2-player games
-# against greedy at some 0.1 ms of CPU per own turn; ismcts at 80 iterations takes about as
-# long per decision; the cheating pimc has the same budget (docs/studies.md "Strong play").
-FOCAL = "pimc(samples=16,rollouts=2)"  # the search player at the focal seat and the table
-LEAGUE_PLAYERS = ("random", "greedy", "strategic", FOCAL, "ismcts(iterations=80)",
-                  "pimc(samples=16,rollouts=2,cheat=1)")
+# The default strong player: pimc at 16 samples of 2 rollouts wins about 0.6 of 2-player
+# games against greedy at some 0.1 ms of CPU per own turn (docs/studies.md "Strong play").
+FOCAL = "pimc(samples=16,rollouts=2)"
+OTHER_SEARCH = ("ismcts(iterations=80)",)
 LEAGUE_TABLES = (("classic", 2), ("flip", 2), ("classic", 4), ("flip", 4))
-VALUE_TABLES = (("classic", 2), ("classic", 4), ("flip", 2), ("flip", 4))  # bluff/challenge values
+VALUE_TABLES = (("classic", 2), ("classic", 4), ("flip", 2), ("flip", 4))
 DEFAULT_DEALS = 48
-DEFAULT_GAMES = 300
-EVERY = 8  # one decision point in EVERY replayed both ways (strongplay.decision_values)
+DEFAULT_GAMES = 300          # the strong player's arms, per table
+DEFAULT_GREEDY_GAMES = 2000  # greedy's arm, per table (every point replayed)
+EVERY = 8  # one decision point of the strong player in EVERY replayed both ways
 MIN_POINTS = 20  # a state with fewer points has no row
 MAX_SIZE = 10**5
 OFFENDER = "greedy(bluff=1)"  # seat 0 of the challenge design: bluffs whenever it can
+KINDS = ("bluff", "challenge")
 
 
 def check_size(value, what: str) -> int:
@@ -60,6 +75,43 @@ def check_size(value, what: str) -> int:
             not 0 <= value <= MAX_SIZE:
         raise StudyError(f"invalid {what} {value!r}: expected a whole number 0..{MAX_SIZE}")
     return int(value)
+
+
+def check_player(spec) -> str:
+    """The strong player: a built-in or search policy spec (one line when it is not)."""
+    from uno_sim.players.specs import parse_policy
+    from uno_sim.rules import RulesError
+
+    try:
+        p = parse_policy(spec)
+    except (RulesError, ValueError) as e:
+        raise StudyError(f"invalid strong player {spec!r}: {e}") from None
+    if p.name == "user":
+        raise StudyError(f"invalid strong player {spec!r}: counterfactual values need a "
+                         "built-in policy")
+    return str(p)
+
+
+def cheat_of(spec: str) -> str | None:
+    """The cheating version of a search spec (the upper bound at its budget), or None."""
+    from uno_sim.players.specs import parse_policy
+
+    p = parse_policy(spec)
+    if p.name not in ("pimc", "ismcts"):
+        return None
+    return str(parse_policy(spec[:-1] + ",cheat=1)" if spec.endswith(")") else
+                            spec + "(cheat=1)"))
+
+
+def league_players(focal: str = FOCAL) -> tuple:
+    """random, greedy, strategic, the strong player, the other search players, and the
+    cheating search at the strong player's budget (when it searches)."""
+    out = ["random", "greedy", "strategic", focal]
+    out += [p for p in OTHER_SEARCH if p != focal]
+    cheat = cheat_of(focal)
+    if cheat:
+        out.append(cheat)
+    return tuple(dict.fromkeys(out))
 
 
 # --- counterfactual values ------------------------------------------------------------
@@ -74,106 +126,205 @@ def arms(kind: str, focal: str | None = None) -> list[tuple[str, str]]:
 
 
 def play_values(variant: str, players: int, games: int, seed: int,
-                focal: str | None = None, n_jobs: int = 1, every: int = EVERY) -> dict:
-    """{(kind, focal policy, table policy): frame} for every arm of `arms`, on the same
-    games (the same seed and game numbers), one decision point in `every` replayed
-    (`strongplay.decision_values`)."""
-    from .strongplay import KINDS, decision_values
+                focal: str | None = None, n_jobs: int = 1, every: int = EVERY,
+                greedy_games: int | None = None, luck: str = "auto") -> dict:
+    """{(kind, focal policy, table policy): {'frame', 'seconds', 'games', 'every',
+    'luck'}} for every arm of `arms` on the same seed and game numbers: greedy's arm on
+    `greedy_games` games (default `games`) with every point replayed, the others on
+    `games` with one point in `every`; each frame corrected by the control variate
+    (`luck.adjust`): `luck` "auto" where every seat is blind to the scores (own rounds;
+    the others plain: their rounds replayed from scores of 0 cost about a third more CPU
+    for a variance ratio near 0.9 at the default search budget, docs/studies.md),
+    "replay" (own rounds where blind, replayed rounds elsewhere) or "none"."""
+    if luck not in ("auto", "replay", "none"):
+        raise StudyError(f"invalid luck {luck!r}: expected auto, replay or none")
+    from . import luck as luck_mod
+    from .strongplay import decision_values, focal_seat, seats
 
-    return {(kind, who, table): decision_values(kind, variant, players, who, table, games,
-                                                seed, n_jobs, every=every)
-            for kind in KINDS for who, table in arms(kind, focal)}
+    out = {}
+    for kind in KINDS:
+        for who, table in arms(kind, focal):
+            base = who == "greedy"
+            n = (greedy_games if greedy_games is not None else games) if base else games
+            ev = 1 if base else every
+            t0, c0 = time.perf_counter(), time.process_time()
+            f = decision_values(kind, variant, players, who, table, n, seed, n_jobs,
+                                every=ev, rounds=True)
+            pols = seats(kind, players, who, table)
+            blind = all(luck_mod.score_blind(p) for p in pols)
+            use = n and (luck == "replay" or (luck == "auto" and blind))
+            m = luck_mod.model(variant, players, focal_seat(kind), pols, seed=seed) \
+                if use else None
+            f = luck_mod.adjust(f, m)
+            wall = time.perf_counter() - t0
+            # CPU seconds: this process's own with one job; with workers, the wall time
+            # times the jobs (an upper bound: the workers' CPU is not this process's)
+            cpu = time.process_time() - c0 if n_jobs == 1 else wall * max(1, n_jobs)
+            out[(kind, who, table)] = {"frame": f, "seconds": cpu, "wall": wall,
+                                       "games": n, "every": ev,
+                                       "luck": m.mode if m is not None else "none"}
+    return out
 
 
-def _p_two_sided(value, low, high) -> float:
-    """Two-sided normal p-value of `value` = 0 from its 95% interval (the interval's
-    half-width is Z95 standard errors); NaN where the interval is degenerate."""
-    from scipy import stats
-
+def _rows(f: pl.DataFrame, kind: str, state: str, min_points: int) -> list[dict]:
+    """Per state of one arm's (corrected) frame, and `all`: the numbers of a value table."""
     from uno_sim.stats import Z95
 
-    if not _ok(value, low, high) or high <= low:
-        return math.nan
-    se = (high - low) / (2 * Z95)
-    return float(2 * stats.norm.sf(abs(value) / se))
+    from . import luck as luck_mod
+    from .counterfactual import SIZE_CAP, clustered_se, decision_effects
+    from .strongplay import _chosen
+    from .verdict import cell_state, share_interval
+
+    g = f.with_columns(pl.min_horizontal(pl.col(state), pl.lit(SIZE_CAP)).alias("s"))
+    groups = sorted(((k[0], sub) for k, sub in g.group_by(["s"], maintain_order=True)),
+                    key=lambda kv: kv[0]) + [("all", g)]
+    rows = []
+    for key, sub in groups:
+        if sub.height < min_points and key != "all":
+            continue
+        label = "all" if key == "all" else (f"{SIZE_CAP}+" if key >= SIZE_CAP else str(key))
+        games = sub["game"].to_numpy()
+        cell = cell_state(sub["raw_game_win_0"].to_numpy(), sub["raw_game_win_1"].to_numpy())
+        acts = share_interval(sub["natural"].cast(pl.Float64).to_numpy(), games)
+        row = {"state": label, "points": sub.height, "games": int(np.unique(games).size),
+               "cell": cell, "acts": acts[0], "acts_low": acts[1], "acts_high": acts[2]}
+        if sub.height >= 2:
+            val = decision_effects(sub, metrics=("game_win",)).row(0, named=True)
+            raw = decision_effects(sub.with_columns(game_win_0=sub["raw_game_win_0"],
+                                                    game_win_1=sub["raw_game_win_1"]),
+                                   metrics=("game_win",)).row(0, named=True)
+            ch = decision_effects(_chosen(sub), metrics=("game_win",)).row(0, named=True)
+            se = math.hypot(val["se_game_win"], luck_mod.pool_se(sub))
+            row.update(value=val["d_game_win"], se=se, se_plain=raw["se_game_win"],
+                       plain=raw["d_game_win"], choice=ch["d_game_win"],
+                       choice_low=ch["d_game_win_low"], choice_high=ch["d_game_win_high"],
+                       round_value=float((sub["round_win_1"] - sub["round_win_0"]).mean()))
+        if kind == "challenge":
+            x = sub["truth"].cast(pl.Float64).to_numpy()
+            half = Z95 * clustered_se(x, games) if x.size > 1 else math.nan
+            m = float(x.mean())
+            row.update(bluffs=m, bluffs_low=max(0.0, m - half) if math.isfinite(half)
+                       else math.nan, bluffs_high=min(1.0, m + half) if math.isfinite(half)
+                       else math.nan)
+        rows.append(row)
+    return rows
 
 
-def value_table(frames: dict, kind: str, min_points: int = 20) -> pl.DataFrame:
-    """Per arm (focal, table) and state (the next player's / the offender's hand size,
-    `counterfactual.SIZE_CAP` and more pooled; `all`: every state): `strongplay.
-    decision_table`'s points, acts, value and choice with their 95% intervals, the
-    value's two-sided p, and for challenges the share of the points that were bluffs
-    (`bluffs`, with its interval clustered by game).  p_holm is filled in by `holm_fill`."""
-    from uno_sim.stats import Z95
-
-    from .counterfactual import SIZE_CAP, clustered_se
-    from .strongplay import decision_table
+def value_table(arm_runs: dict, kind: str, min_points: int = MIN_POINTS) -> pl.DataFrame:
+    """Per arm (focal, table) and state (the next player's / the offender's hand size, 6+
+    pooled; `all`): points, games, the cell ('measured', 'ceiling' or 'empty'), acts with
+    its interval, the value (corrected) with its SE (the pool's error added), the plain
+    value and SE, choice, round_value, for challenges the share of bluffs among the points,
+    and for `all` the variance ratio of the control variate with its interval; the
+    intervals (plain 95% and Holm) are filled in by `holm_fill`."""
+    from . import luck as luck_mod
 
     parts = []
-    for (k, who, table), f in frames.items():
-        if k != kind or f.is_empty():
+    for (k, who, table), run in arm_runs.items():
+        if k != kind:
             continue
-        t = decision_table(f, "other_size", min_points=min_points)
-        if t.is_empty():
-            continue
-        if kind == "challenge":
-            g = f.with_columns(pl.min_horizontal(pl.col("other_size"), pl.lit(SIZE_CAP))
-                               .alias("s"))
-            bl = []
-            for st in t["state"].to_list():
-                sub = g if st == "all" else g.filter(
-                    pl.col("s") == (SIZE_CAP if st.endswith("+") else int(st)))
-                x = sub["truth"].cast(pl.Float64).to_numpy()
-                half = Z95 * clustered_se(x, sub["game"].to_numpy())
-                m = float(x.mean())
-                bl.append((m, max(0.0, m - half), min(1.0, m + half))
-                          if math.isfinite(half) else (m, math.nan, math.nan))
-            t = t.with_columns(pl.Series("bluffs", [b[0] for b in bl], dtype=pl.Float64),
-                               pl.Series("bluffs_low", [b[1] for b in bl], dtype=pl.Float64),
-                               pl.Series("bluffs_high", [b[2] for b in bl], dtype=pl.Float64))
-        p = [_p_two_sided(r["value"], r["value_low"], r["value_high"])
-             for r in t.iter_rows(named=True)]
-        parts.append(t.with_columns(pl.lit(who).alias("focal"), pl.lit(table).alias("table"),
-                                    pl.Series("p", p, dtype=pl.Float64),
-                                    pl.lit(math.nan).alias("p_holm")))
+        f = run["frame"]
+        rows = _rows(f, kind, "other_size", min_points) if f.height else \
+            [{"state": "all", "points": 0, "games": 0, "cell": "empty"}]
+        vr = luck_mod.variance_ratio(f, n_resamples=499) \
+            if f.height and run["luck"] != "none" else (math.nan,) * 3
+        for r in rows:
+            r.update(focal=who, table=table, seconds=run["seconds"], run_games=run["games"],
+                     every=run["every"], luck=run["luck"])
+            if r["state"] == "all":
+                r.update(vr=vr[0], vr_low=vr[1], vr_high=vr[2])
+        parts.append(pl.DataFrame(rows, infer_schema_length=None))
     if not parts:
         return pl.DataFrame()
-    t = pl.concat(parts, how="diagonal")
+    t = pl.concat(parts, how="diagonal_relaxed")
     first = ["focal", "table", "state"]
     return t.select(first + [c for c in t.columns if c not in first])
 
 
-def holm_fill(tables: dict) -> dict:
-    """Fill `p_holm` in every value table: Holm's correction (`gamestats.holm`) over two
-    families, the by-state rows of every table, and the pooled rows (`all`) of every
-    table.  Returns {'states': m, 'pooled': m}, the sizes of the two families."""
-    from .gamestats import holm
+def differences(arm_runs: dict, kind: str) -> pl.DataFrame:
+    """Per strong-player arm of one kind: its pooled value less greedy's (both corrected,
+    the same games), with the SE clustered by game (`verdict.arm_difference`) and both
+    pools' errors added."""
+    from . import luck as luck_mod
+    from .verdict import arm_difference
 
-    keys = [k for k, t in tables.items() if t is not None and not t.is_empty()]
+    runs = [(who, table, run) for (k, who, table), run in arm_runs.items() if k == kind]
+    if not runs:
+        return pl.DataFrame()
+    gwho, gtable, grun = runs[0]
+    ga = grun["frame"]
+    rows = []
+    for who, table, run in runs[1:]:
+        fb = run["frame"]
+        if ga.height < 2 or fb.height < 2:
+            d, se = math.nan, math.nan
+        else:
+            d, se = arm_difference((fb["game_win_1"] - fb["game_win_0"]).to_numpy(),
+                                   fb["game"].to_numpy(),
+                                   (ga["game_win_1"] - ga["game_win_0"]).to_numpy(),
+                                   ga["game"].to_numpy())
+            se = math.sqrt(se ** 2 + luck_mod.pool_se(fb) ** 2 + luck_mod.pool_se(ga) ** 2)
+        rows.append({"focal": who, "table": table, "against": f"{gwho} vs {gtable}",
+                     "value": d, "se": se})
+    return pl.DataFrame(rows)
+
+
+def holm_fill(tables: dict, diffs: dict | None = None) -> dict:
+    """Fill p, p_holm, reject, low/high (plain 95%) and holm_low/holm_high in every value
+    table and difference table: Holm's correction (`verdict.holm_intervals`) over the
+    family of every pooled value and every difference (what the verdicts read), and over
+    the family of every by-state value.  A ceiling or empty cell is in no family.
+    Returns {'pooled': m, 'states': m}."""
+    from .verdict import holm_intervals
+
+    diffs = diffs or {}
     sizes = {}
-    for fam, pooled in (("states", False), ("pooled", True)):
-        ps, where = [], []
-        for k in keys:
-            for i, r in enumerate(tables[k].iter_rows(named=True)):
-                if (r["state"] == "all") == pooled and _ok(r["p"]):
-                    ps.append(r["p"])
-                    where.append((k, i))
-        sizes[fam] = len(ps)
-        adj = holm(ps) if ps else []
-        for (k, i), a in zip(where, adj):
-            tables[k] = tables[k].with_columns(
-                pl.when(pl.int_range(pl.len()) == i).then(pl.lit(float(a)))
-                .otherwise(pl.col("p_holm")).alias("p_holm"))
+    for fam, pooled in (("pooled", True), ("states", False)):
+        where, est, ses = [], [], []
+        for name, store in (("t", tables), ("d", diffs)):
+            if name == "d" and not pooled:
+                continue
+            for key, t in store.items():
+                if t is None or t.is_empty():
+                    continue
+                for i, r in enumerate(t.iter_rows(named=True)):
+                    is_pooled = name == "d" or r["state"] == "all"
+                    if is_pooled != pooled or r.get("cell", "measured") != "measured":
+                        continue
+                    where.append((name, key, i))
+                    est.append(r.get("value", math.nan))
+                    ses.append(r.get("se", math.nan))
+        res = holm_intervals(est, ses)
+        sizes[fam] = res[0]["family"] if res else 0
+        fill: dict = {}
+        for (name, key, i), r in zip(where, res):
+            fill.setdefault((name, key), {})[i] = r
+        for (name, key), by_row in fill.items():
+            store = tables if name == "t" else diffs
+            t = store[key]
+            cols = {c: [by_row[i][c] if i in by_row else
+                        (t[c][i] if c in t.columns else (False if c == "reject" else math.nan))
+                        for i in range(t.height)]
+                    for c in ("p", "p_holm", "reject", "low", "high", "holm_low", "holm_high")}
+            store[key] = t.with_columns(**{c: pl.Series(c, v, dtype=pl.Boolean if c == "reject"
+                                                      else pl.Float64)
+                                           for c, v in cols.items()})
+    for store in (tables, diffs):
+        for key, t in list(store.items()):
+            if t is not None and not t.is_empty() and "reject" not in t.columns:
+                store[key] = t.with_columns(
+                    **{c: pl.lit(math.nan) for c in ("p", "p_holm", "low", "high", "holm_low",
+                                                     "holm_high")}, reject=pl.lit(False))
     return sizes
 
 
-def sign_of(row: dict, alpha: float = 0.05) -> int:
-    """+1 / -1 where a value is clearly positive / negative after Holm's correction
-    (p_holm < alpha), 0 where it is not clearly signed."""
-    p, v = row.get("p_holm"), row.get("value")
-    if not _ok(p, v) or p >= alpha or v == 0:
+def sign_of(row: dict | None) -> int:
+    """+1 / -1 where a value is clearly positive / negative (Holm's step-down rejects 0:
+    its Holm interval excludes 0), 0 where it is not clearly signed."""
+    if not row or not row.get("reject"):
         return 0
-    return 1 if v > 0 else -1
+    v = row.get("value")
+    return 0 if v is None or not math.isfinite(v) or v == 0 else (1 if v > 0 else -1)
 
 
 def verdict(greedy: int, other: int) -> str:
@@ -184,159 +335,171 @@ def verdict(greedy: int, other: int) -> str:
     return "undetermined"
 
 
-def why_undetermined(g: dict | None, o: dict | None) -> str:
-    """Which pooled value is not clearly signed when a verdict is 'undetermined'."""
-    gs, os_ = (sign_of(g) if g else 0), (sign_of(o) if o else 0)
-    if not gs and not os_:
-        return "neither value is clearly signed"
-    return "greedy's value is not clearly signed" if not gs else \
-        "the search player's value is not clearly signed"
+def _arm_rows(t: pl.DataFrame, who: str, table: str) -> dict:
+    return {r["state"]: r for r in t.filter((pl.col("focal") == who) & (pl.col("table") == table))
+            .iter_rows(named=True)}
 
 
-def compare(t: pl.DataFrame, focal: str, table: str) -> dict:
-    """Greedy's arm (the first of `arms`) against the arm (`focal`, `table`) of one value
-    table: the pooled verdict and per state (both arms with points) how many share a
-    clear sign, how many are of clearly opposite signs, and how many were compared."""
+def compare(t: pl.DataFrame, focal: str, table: str, diffs: pl.DataFrame | None = None,
+            family: int = 1) -> dict:
+    """Greedy's arm (the first of the table) against the arm (`focal`, `table`): the
+    pooled verdict (cells named: 'ceiling' or 'no decision points' where one arm has
+    one), the difference row, per state how many share a clear sign and how many are of
+    clearly opposite signs, and for an undetermined verdict the games per arm that would
+    settle it (`verdict.games_to_settle`, 80% power at the family's level)."""
+    from .verdict import games_to_settle
+
+    empty = {"pooled": "undetermined", "agree": 0, "opposite": 0, "states": 0,
+             "greedy": None, "other": None, "diff": None, "settle": math.nan, "why": "",
+             "settle_arm": None}
     if t.is_empty():
-        return {"pooled": "undetermined", "agree": 0, "opposite": 0, "states": 0,
-                "greedy": None, "other": None}
-    g_table = t.filter(pl.col("focal") == "greedy")["table"]
-    g = {r["state"]: r for r in t.filter((pl.col("focal") == "greedy")
-                                         & (pl.col("table") == g_table[0])).iter_rows(named=True)
-         } if g_table.len() else {}
-    o = {r["state"]: r for r in t.filter((pl.col("focal") == focal) & (pl.col("table") == table))
-         .iter_rows(named=True)}
+        return empty
+    first = t.row(0, named=True)
+    g, o = _arm_rows(t, first["focal"], first["table"]), _arm_rows(t, focal, table)
+    gd, od = g.get("all"), o.get("all")
+    diff = None
+    if diffs is not None and not diffs.is_empty():
+        sub = diffs.filter((pl.col("focal") == focal) & (pl.col("table") == table))
+        diff = sub.row(0, named=True) if sub.height else None
     common = [s for s in g if s in o and s != "all"]
     agree = sum(1 for s in common if sign_of(g[s]) and sign_of(g[s]) == sign_of(o[s]))
     opp = sum(1 for s in common if sign_of(g[s]) * sign_of(o[s]) == -1)
-    pooled = verdict(sign_of(g["all"]), sign_of(o["all"])) if "all" in g and "all" in o \
-        else "undetermined"
-    return {"pooled": pooled, "agree": agree, "opposite": opp, "states": len(common),
-            "greedy": g.get("all"), "other": o.get("all")}
+    out = dict(empty, agree=agree, opposite=opp, states=len(common), greedy=gd, other=od,
+               diff=diff)
+    for who, r in (("greedy's", gd), ("the strong player's", od)):
+        cell = (r or {}).get("cell", "empty")
+        if cell != "measured":
+            out["pooled"] = {"ceiling": "ceiling", "unchanged": "unchanged"}.get(
+                cell, "no decision points")
+            out["why"] = {
+                "ceiling": f"{who} arm wins every game whichever it answers: a single "
+                           "decision cannot change the game's winner",
+                "unchanged": f"at none of {who} arm's points did the answer change who won "
+                             "the game: a value of 0 without spread, near a ceiling"}.get(
+                cell, f"{who} arm met no decision point")
+            return out
+    out["pooled"] = verdict(sign_of(gd), sign_of(od))
+    if out["pooled"] == "undetermined":
+        open_ = [(who, r) for who, r in (("greedy", gd), ("strong", od)) if not sign_of(r)]
+        out["why"] = ("neither value is clearly signed" if len(open_) == 2 else
+                      "greedy's value is not clearly signed" if open_[0][0] == "greedy" else
+                      "the strong player's value is not clearly signed")
+        need = []
+        for who, r in open_:
+            n = games_to_settle(r.get("value", math.nan), r.get("se", math.nan),
+                                r.get("run_games", 0), family)
+            need.append((n, who))
+        n, who = max(need, key=lambda x: x[0] if math.isfinite(x[0]) else math.inf)
+        out["settle"], out["settle_arm"] = n, who
+    return out
 
 
 # --- the sections ---------------------------------------------------------------------
 
-def _league(deals: int, seed: int, n_jobs: int, tables, out: str):
+def _league(deals: int, seed: int, n_jobs: int, tables, players):
     from uno_sim.players.league import play_league
 
     leagues = []
     for k in sorted({k for _, k in tables}):
         vs = [v for v, kk in tables if kk == k]
-        leagues.append(play_league(list(LEAGUE_PLAYERS), variants=vs, player_counts=[k],
+        leagues.append(play_league(list(players), variants=vs, player_counts=[k],
                                    deals=deals, seed=seed, bootstrap=300, jobs=n_jobs))
     return leagues
 
 
 def _ok(*xs):
-    return all(x is not None and math.isfinite(x) for x in xs)
+    return all(x is not None and isinstance(x, (int, float)) and math.isfinite(x) for x in xs)
 
 
 def study(deals: int = DEFAULT_DEALS, games: int = DEFAULT_GAMES, seed: int = 0,
           out: str = ".", n_jobs: int = 1, tables=LEAGUE_TABLES,
-          value_tables=VALUE_TABLES, every: int = EVERY,
-          min_points: int = MIN_POINTS) -> dict:
+          value_tables=VALUE_TABLES, every: int = EVERY, min_points: int = MIN_POINTS,
+          focal: str = FOCAL, greedy_games: int | None = None, luck: str = "auto") -> dict:
     """Run the league (`deals` per pairing; 0: none) at `tables` and the strong-play values
-    (`games` games per arm at each (variant, players) of `value_tables`, one decision point
-    in `every` replayed; 0: none); returns {'sections', 'leagues', 'frames', 'tables':
-    {(variant, players, kind): value table}, 'holm', ...} (the league figures written into
-    `out`)."""
+    (at each (variant, players) of `value_tables`: greedy's arm on `greedy_games` games
+    (default DEFAULT_GREEDY_GAMES, at most MAX_SIZE), the strong player's arms on `games`
+    games with one point in `every`; `games` 0: none); returns {'sections', 'leagues',
+    'runs', 'tables': {(variant, players, kind): value table}, 'diffs', 'holm', 'compare',
+    ...} (the league figures written into `out`)."""
     deals, games = check_size(deals, "strong-deals"), check_size(games, "strong-games")
+    greedy_games = check_size(DEFAULT_GREEDY_GAMES if greedy_games is None else greedy_games,
+                              "strong-greedy-games")
+    focal = check_player(focal)
     os.makedirs(out, exist_ok=True)
-    res = {"sections": [], "leagues": [], "frames": {}, "tables": {}, "holm": {},
-           "deals": deals, "games": games, "focal": FOCAL, "every": every,
-           "value_tables": tuple(value_tables)}
+    players = league_players(focal)
+    res = {"sections": [], "leagues": [], "runs": {}, "tables": {}, "diffs": {}, "holm": {},
+           "deals": deals, "games": games, "greedy_games": greedy_games, "focal": focal,
+           "every": every, "value_tables": tuple(value_tables), "compare": {}, "seed": seed,
+           "n_jobs": n_jobs}
     if deals:
-        sec = Section("Strong play: the league")
-        leagues = _league(deals, seed, n_jobs, tables, out)
-        res["leagues"] = leagues
-        sec.p(f"Every pairing of {', '.join(f'`{p}`' for p in LEAGUE_PLAYERS)} on {deals} "
-              "deals per pairing, each deal played once per seat rotation (uno_sim.players.league; "
-              "docs/policies.md \"League\"); Bradley-Terry ratings on the Elo scale, greedy = "
-              "0, with percentile 95% bootstrap intervals over deals (300 resamples); seed "
-              f"{seed}. The search budgets keep the report's strong-play sections to some "
-              "ten minutes on two cores: pimc at 16 samples of 2 rollouts (clearly stronger "
-              "than greedy at 2 players), ismcts at about the same CPU time per decision, "
-              "and the cheating pimc (`cheat=1`) at pimc's budget; `uno-sim league` plays "
-              "bigger ones. `us/decision`: CPU microseconds per "
-              "decision in self-play, measured on the machine that made the report (the one "
-              "number here that a rerun does not reproduce exactly).")
-        for lg in leagues:
-            for t in lg.tables:
-                rows = pl.DataFrame([{"player": r["player"] + (" *" if r["bound"] else ""),
-                                      "rating": fmt_ci(r["rating"], r["low"], r["high"], 0),
-                                      "share": round(r["share"], 3),
-                                      "us/decision": round(r["cpu_seconds_per_decision"] * 1e6,
-                                                           3)}
-                                     for r in t.rows()])
-                sec.table(f"Ratings, {t.title()} ({deals} deals per pairing)", rows)
-                from uno_sim.players.league import BOUND_NOTE
-
-                sec.p(_reading(t) + (" " + BOUND_NOTE.lstrip("* ").capitalize().replace(
-                    "Every pairing of this player", "(*) Every pairing of a starred player")
-                    + "." if t.bounded() else ""))
-        for lg in leagues:
-            fig = os.path.join(out, f"strong_league_{lg.player_counts[0]}p.png")
-            lg.plot(fig)
-            sec.figure(f"Rating against CPU time per decision (log scale) with 95% intervals, "
-                       f"{lg.player_counts[0]} players: {deals} deals per pairing, seed {seed}",
-                       fig)
-        res["sections"].append(sec)
+        res["sections"].append(_league_section(deals, seed, n_jobs, tables, players, out, res))
     if games:
-        sec = Section("Strong play: bluff and challenge values of a search player")
+        sec = Section("Strong play: bluff and challenge values")
         for v, k in value_tables:
-            frames = play_values(v, k, games, seed, None, n_jobs, every)
-            res["frames"][(v, k)] = frames
-            for kind in ("bluff", "challenge"):
-                res["tables"][(v, k, kind)] = value_table(frames, kind, min_points)
-        res["holm"] = holm_fill(res["tables"])
-        sec.p(values_intro(games, seed, every, min_points, value_tables, res["holm"]))
+            runs = play_values(v, k, games, seed, focal, n_jobs, every, greedy_games, luck)
+            res["runs"][(v, k)] = runs
+            for kind in KINDS:
+                res["tables"][(v, k, kind)] = value_table(runs, kind, min_points)
+                res["diffs"][(v, k, kind)] = differences(runs, kind)
+        res["holm"] = holm_fill(res["tables"], res["diffs"])
         for (v, k, kind), t in res["tables"].items():
-            where = f"{v}, {k} players"
-            if t.is_empty():
-                sec.p(f"{where}: too few {kind} decision points (fewer than {min_points} in "
-                      "every arm) for a table.")
-                continue
-            what = "next player's" if kind == "bluff" else "offender's"
-            sec.table(f"{'Bluffing' if kind == 'bluff' else 'Challenging'}, {where}, by the "
-                      f"{what} hand size (state): points, how often the focal seat "
-                      f"{'bluffs' if kind == 'bluff' else 'challenges'} (acts), the value of "
-                      "doing so and of its own answers (choice) in game-win share, 95% "
-                      "intervals clustered by game, the value's Holm-corrected p"
-                      + ("; bluffs: the share of the points where the offender's card was a "
-                         "bluff" if kind == "challenge" else ""), shown_table(t, kind))
-            sec.p(setup_reading(t, kind, where))
+            for who, table in arms(kind, focal)[1:]:
+                res["compare"][(v, k, kind, who, table)] = compare(
+                    t, who, table, res["diffs"][(v, k, kind)], res["holm"].get("pooled", 1))
+        _values_section(sec, res, min_points)
         res["sections"].append(sec)
     return res
 
 
-def values_intro(games, seed, every, min_points, tables, holm_sizes) -> str:
-    where = "; ".join(f"{v} at {k} players" for v, k in tables)
-    return (f"{where}: games 0-{games - 1} per arm, seed {seed}; one decision point of the "
-            f"focal seat in {every} (a systematic sample) is played on both ways with common "
-            "random numbers (uno_sim.counterfactual), the same games in every arm. Three "
-            "arms per kind: plain greedy at the focal seat against the usual table, the "
-            f"search player `{FOCAL}` at the focal seat against the same table, and "
-            f"`{FOCAL}` at every seat. Bluff: seat 0 decides; the usual table is plain "
-            "greedy, which never challenges. Challenge: seat 1 decides on the restricted "
-            f"cards played on it; the usual table is `{OFFENDER}`, which bluffs whenever it "
-            f"can; with `{FOCAL}` at every seat the offender is the search player itself, so "
-            "the points are its own restricted cards and `bluffs` says how often they were "
-            "bluffs (a challenge pays against a table that bluffs often enough, so this arm "
-            "asks whether it pays against the search player as it plays). acts: how often "
-            "the focal policy bluffs / challenges there; value: alternative 1 (bluff / "
-            "challenge) minus 0 in game-win share; choice: its own answer minus the other "
-            "at the same points; 95% intervals clustered by game; states with fewer than "
-            f"{min_points} points are left out (`all` pools every state). A value is called "
-            "clearly signed when its Holm-corrected p is below 0.05, Holm's correction taken "
-            f"over the {holm_sizes.get('states', 0)} by-state values of the tables below "
-            f"together and, separately, over their {holm_sizes.get('pooled', 0)} pooled "
-            "values.")
+def _league_section(deals, seed, n_jobs, tables, players, out, res) -> Section:
+    from uno_sim.players.league import BOUND_NOTE
+
+    sec = Section("Strong play: the league")
+    leagues = _league(deals, seed, n_jobs, tables, players)
+    res["leagues"] = leagues
+    sec.p(f"Every pairing of {', '.join(f'`{p}`' for p in players)} on {deals} "
+          "deals per pairing, each deal played once per seat rotation (uno_sim.players.league; "
+          "docs/policies.md \"League\"); Bradley-Terry ratings on the Elo scale, greedy = "
+          "0, with percentile 95% bootstrap intervals over deals (300 resamples); seed "
+          f"{seed}. The cheating search (`cheat=1`) sees every hand (not the order of the "
+          "draw pile) and challenges exactly the bluffs it sees: an upper bound on what "
+          "seeing the cards buys at that budget. `us/decision`: CPU microseconds per "
+          "decision in self-play, measured on the machine that made the report (the one "
+          "number here that a rerun does not reproduce exactly).")
+    for lg in leagues:
+        for t in lg.tables:
+            rows = pl.DataFrame([{"player": r["player"] + (" *" if r["bound"] else ""),
+                                  "rating": fmt_ci(r["rating"], r["low"], r["high"], 0),
+                                  "share": round(r["share"], 3),
+                                  "us/decision": round(r["cpu_seconds_per_decision"] * 1e6, 3)}
+                                 for r in t.rows()])
+            sec.table(f"Ratings, {t.title()} ({deals} deals per pairing)", rows)
+            sec.p(_reading(t) + (" " + BOUND_NOTE.lstrip("* ").capitalize().replace(
+                "Every pairing of this player", "(*) Every pairing of a starred player")
+                + "." if t.bounded() else ""))
+    for lg in leagues:
+        fig = os.path.join(out, f"strong_league_{lg.player_counts[0]}p.png")
+        lg.plot(fig)
+        sec.figure(f"Rating against CPU time per decision (log scale) with 95% intervals, "
+                   f"{lg.player_counts[0]} players: {deals} deals per pairing, seed {seed}",
+                   fig)
+    return sec
 
 
-def _ci(r: dict, col: str, digits: int = 3) -> str:
-    m, lo, hi = r.get(col), r.get(f"{col}_low"), r.get(f"{col}_high")
-    return fmt_ci(m, lo, hi, digits) if _ok(m, lo, hi) else "-"
+def _card(variant: str) -> str:
+    from .balance import face_of
+    from .common import restricted_cards
+
+    names = list(dict.fromkeys(face_of(c) for c in restricted_cards(variant)))
+    return " or ".join(names) if names else "restricted card"
+
+
+def _ci(r: dict | None, col: str = "value", lo: str = "low", hi: str = "high",
+        digits: int = 3) -> str:
+    if not r:
+        return "-"
+    m, a, b = r.get(col), r.get(lo), r.get(hi)
+    return fmt_ci(m, a, b, digits) if _ok(m, a, b) else "-"
 
 
 def _share(r: dict, col: str) -> str:
@@ -347,44 +510,168 @@ def _share(r: dict, col: str) -> str:
 
 
 def shown_table(t: pl.DataFrame, kind: str) -> pl.DataFrame:
-    """A value table as the section prints it: intervals as text."""
+    """A value table as the section prints it: intervals as text, both labelled."""
     rows = []
     for r in t.iter_rows(named=True):
+        cell = r.get("cell", "measured")
         row = {"focal": r["focal"], "table": r["table"], "state": r["state"],
-               "points": r["points"], "games": r["games"], "acts": _share(r, "acts"),
-               "value": _ci(r, "value"), "p_holm": r["p_holm"], "choice": _ci(r, "choice")}
+               "points": r["points"], "acts": _share(r, "acts"),
+               "value [95%]": _ci(r) if cell == "measured" else cell,
+               "value [Holm]": _ci(r, lo="holm_low", hi="holm_high") if cell == "measured"
+               else cell,
+               "p_holm": r.get("p_holm"),
+               "choice": _ci(r, "choice", "choice_low", "choice_high"),
+               "variance ratio": _ci(r, "vr", "vr_low", "vr_high", 2) if r["state"] == "all"
+               else ""}
         if kind == "challenge":
             row["bluffs"] = _share(r, "bluffs")
         rows.append(row)
     return pl.DataFrame(rows)
 
 
-def _clear(r) -> str:
-    s = sign_of(r) if r else 0
-    return "clearly positive" if s > 0 else "clearly negative" if s < 0 else "not clearly signed"
+def _diff_text(diff: dict | None) -> str:
+    if not diff or not _ok(diff.get("value")):
+        return "their difference cannot be measured"
+    d = _ci(diff, lo="holm_low", hi="holm_high")
+    if diff.get("reject"):
+        return (f"the strong player's value is clearly {'above' if diff['value'] > 0 else 'below'}"
+                f" greedy's, by {d} (Holm)")
+    return f"their difference, {d} (Holm), is not clear"
 
 
-def setup_reading(t: pl.DataFrame, kind: str, where: str) -> str:
-    """Per search arm: its pooled value and acts against greedy's, and whether greedy's
-    sign holds for it, pooled and by state (after Holm's correction)."""
-    verb = "bluffs" if kind == "bluff" else "challenges"
+def _settle_text(c: dict, runs: dict, n_jobs: int, kind: str, who: str, table: str) -> str:
+    """'; about N games for the ... arm would settle it (..., about H CPU-hours ...)'."""
+    from .verdict import round_size
+
+    n = c.get("settle")
+    if n is None or not (isinstance(n, float) and not math.isnan(n)):
+        return ""
+    if not math.isfinite(n):
+        return "; no size in reach would settle it (an estimate of 0)"
+    arm = c.get("settle_arm")
+    run = runs.get((kind, *arms(kind, who)[0])) if arm == "greedy" else \
+        runs.get((kind, who, table))
+    cost = ""
+    if run and run["games"]:
+        secs = n / run["games"] * run["seconds"]
+        cost = (f", about {secs / 3600:.1f} CPU-hours" if secs >= 360 else
+                f", about {max(1, round(secs / 60))} CPU-minutes") + " at this run's speed"
+    return (f"; about {round_size(n)} games for the {'greedy' if arm == 'greedy' else 'strong'}"
+            f" arm would settle it (80% power if its estimate is the truth{cost}): not run, "
+            "the report's sizes keep its default run to about an hour on two cores")
+
+
+def setup_reading(t: pl.DataFrame, kind: str, where: str, res: dict, v: str, k: int) -> str:
+    """Per strong-player arm: its verdict against greedy's, the difference, the settling
+    size where undetermined, and the designer's sentence."""
+    from .verdict import advice
+
     parts = []
-    for who, table in arms(kind)[1:]:
-        c = compare(t, who, table)
+    for who, table in arms(kind, res["focal"])[1:]:
+        c = res["compare"][(v, k, kind, who, table)]
         g, o = c["greedy"], c["other"]
-        if not g or not o:
-            parts.append(f"with `{who}` against `{table}`: too few points for a comparison")
+        head = f"`{who}` against `{table}`"
+        if c["pooled"] in ("ceiling", "unchanged", "no decision points"):
+            parts.append(f"{head}: {c['pooled']} ({c['why']})")
             continue
-        parts.append(
-            f"`{who}` against `{table}` {verb} at {_share(o, 'acts')} of {o['points']:,} "
-            f"points, value {_ci(o, 'value')} ({_clear(o)}) against greedy's "
-            f"{_ci(g, 'value')} ({_clear(g)}): greedy's sign "
-            + {"holds": "holds for the search player",
-               "contradicted": "is contradicted by the search player"}.get(
-                c["pooled"], f"is neither confirmed nor contradicted ({why_undetermined(g, o)})")
-            + f"; by state, {c['agree']} of {c['states']} states share a clear sign and "
-            f"{c['opposite']} are of clearly opposite signs")
-    return f"{where}, {kind}: " + "; ".join(parts) + "."
+        text = (f"{head}: value {_ci(o, lo='holm_low', hi='holm_high')} against greedy's "
+                f"{_ci(g, lo='holm_low', hi='holm_high')} (Holm intervals): greedy's sign "
+                + {"holds": "holds for the strong player",
+                   "contradicted": "is contradicted by the strong player"}.get(
+                    c["pooled"], f"is neither confirmed nor contradicted ({c['why']}"
+                    + _settle_text(c, res["runs"][(v, k)], res["n_jobs"], kind, who, table)
+                    + ")")
+                + f"; {_diff_text(c['diff'])}; by state, {c['agree']} of {c['states']} states "
+                f"share a clear sign and {c['opposite']} are of clearly opposite signs")
+        parts.append(text)
+    sentences = []
+    for who, table in arms(kind, res["focal"]):
+        rows = _arm_rows(t, who, table)
+        pooled = rows.get("all")
+        if pooled is None:
+            continue
+        states = [r for s, r in rows.items() if s != "all"]
+        sentences.append(advice(kind, _card(v), f"`{who}`", f"`{table}`", pooled, states))
+    return f"{where}, {kind}: " + "; ".join(parts) + ". " + " ".join(sentences)
+
+
+def _values_section(sec: Section, res: dict, min_points: int) -> None:
+    sec.p(values_intro(res, min_points))
+    for (v, k, kind), t in res["tables"].items():
+        where = f"{v}, {k} players"
+        if t.is_empty():
+            sec.p(f"{where}: no {kind} decision point in any arm.")
+            continue
+        what = "next player's" if kind == "bluff" else "offender's"
+        sec.table(f"{'Bluffing' if kind == 'bluff' else 'Challenging'}, {where}, by the "
+                  f"{what} hand size (state): points, how often the focal seat "
+                  f"{'bluffs' if kind == 'bluff' else 'challenges'} (acts), the value of "
+                  "doing so in game-win share with its plain 95% interval and its Holm "
+                  "interval (the one the verdicts read), Holm's p, the value of its own "
+                  "answers (choice, 95%), and the control variate's variance ratio"
+                  + ("; bluffs: the share of the points where the offender's card was a "
+                     "bluff" if kind == "challenge" else ""), shown_table(t, kind))
+        d = res["diffs"].get((v, k, kind))
+        if d is not None and not d.is_empty():
+            sec.table(f"Strong player less greedy, {where}, {kind}: the difference of the "
+                      "pooled values (game-win share; the same games, SE clustered by game)",
+                      pl.DataFrame([{"focal": r["focal"], "table": r["table"],
+                                     "difference [95%]": _ci(r),
+                                     "difference [Holm]": _ci(r, lo="holm_low",
+                                                              hi="holm_high"),
+                                     "p_holm": r.get("p_holm")}
+                                    for r in d.iter_rows(named=True)]))
+        sec.p(setup_reading(t, kind, where, res, v, k))
+    sec.table("Cost of each arm: CPU seconds on the machine that made this run (with more "
+              "than one job, wall seconds times the jobs, an upper bound), the control "
+              "variate's pools included; the strong player's arms replay one point in "
+              f"{res['every']}, greedy's every point", cost_table(res))
+
+
+def cost_table(res: dict) -> pl.DataFrame:
+    rows = []
+    for (v, k), runs in res["runs"].items():
+        for (kind, who, table), run in runs.items():
+            f = run["frame"]
+            rows.append({"variant": v, "players": k, "kind": kind, "focal": who,
+                         "table": table, "games": run["games"], "every": run["every"],
+                         "points": f.height, "control variate": run["luck"],
+                         "CPU s": round(run["seconds"], 1),
+                         "ms per game": round(1000 * run["seconds"] / max(run["games"], 1), 1)})
+    return pl.DataFrame(rows)
+
+
+def values_intro(res: dict, min_points: int) -> str:
+    focal, games, gg, every, seed = (res["focal"], res["games"], res["greedy_games"],
+                                     res["every"], res["seed"])
+    h = res["holm"]
+    where = "; ".join(f"{v} at {k} players" for v, k in res["value_tables"])
+    return (f"{where}; seed {seed}. Three arms per kind on the same games: plain greedy at "
+            f"the focal seat against the usual table (games 0-{gg - 1}, every decision point "
+            f"replayed), the strong player `{focal}` at the focal seat against the same "
+            f"table, and `{focal}` at every seat (games 0-{games - 1}, one point of the "
+            f"focal seat in {every}, a systematic sample). Bluff: seat 0 decides; the usual "
+            "table is plain greedy, which never challenges. Challenge: seat 1 decides on the "
+            f"restricted cards played on it; the usual table is `{OFFENDER}`, which bluffs "
+            "whenever it can; with the strong player at every seat the offender is the "
+            "strong player itself (`bluffs` says how often its restricted cards were "
+            "bluffs). Each point is played on both ways with common random numbers "
+            "(uno_sim.counterfactual), the alternative the policy chose read from the game "
+            "itself. An arm whose seats are all blind to the scores carries the control "
+            "variate of the later rounds' deals (uno_sim.analysis.luck, AIVAT-style, "
+            "unbiased; `own` in the cost table), whose variance ratio (corrected over "
+            "plain, clustered by game, bootstrap 95% interval) its pooled row gives; an arm "
+            "with a seat that reads the scores (a search player valuing its rollouts by the "
+            "game-win table) is plain (`none`). "
+            "acts: how often the focal policy bluffs / challenges (Wilson interval on the "
+            "effective points); value: alternative 1 (bluff / challenge) less 0, game-win "
+            "share, SE clustered by game; choice: its own answer less the other. A value is "
+            "clearly signed when Holm's step-down rejects 0, and its Holm interval (the "
+            "interval at the level Holm tested it at) then excludes 0: Holm's correction runs "
+            f"over the {h.get('pooled', 0)} pooled values and differences together (what "
+            f"the verdicts read) and separately over the {h.get('states', 0)} by-state "
+            f"values. States with fewer than {min_points} points are left out. A ceiling "
+            "(the focal seat wins every game whichever it answers) is named, not tested.")
 
 
 def _reading(t) -> str:
@@ -398,7 +685,7 @@ def _reading(t) -> str:
     tail = (f" The cheating player, which sees every hand, is rated "
             f"{fmt_ci(cheat['rating'], cheat['low'], cheat['high'], 0)}: an upper bound on "
             "what searching from the true state buys." if cheat else "")
-    return (f"{t.title()}: the strongest non-cheating search player, `{best['player']}`, "
+    return (f"{t.title()}: the strongest non-cheating player after greedy, `{best['player']}`, "
             f"is rated {fmt_ci(best['rating'], best['low'], best['high'], 0)}, {g} greedy, "
             f"at {best['cpu_seconds_per_decision'] * 1e6:.0f} us per decision against "
             f"{rows['greedy']['cpu_seconds_per_decision'] * 1e6:.2f} for greedy.{tail}")
@@ -419,59 +706,66 @@ def strong_answer(results, extra: dict):
     for lg in res.get("leagues", []):
         for t in lg.tables:
             s = next((r for r in t.rows() if "cheat=1" not in r["player"]
-                      and parse_policy(r["player"]).name in ("pimc", "ismcts")), None)
-            rows.append({"question": f"strongest non-cheating search player vs greedy (rating), "
+                      and parse_policy(r["player"]).name not in ("random", "greedy",
+                                                                 "strategic")), None)
+            rows.append({"question": f"strongest non-cheating player vs greedy (rating), "
                                      f"{t.title()}",
                          "answer": f"`{s['player']}` "
                                    f"{fmt_ci(s['rating'], s['low'], s['high'], 0)}"
                          if s else "-"})
     league_rows = len(rows)
     for (v, k, kind), t in res.get("tables", {}).items():
-        rows += answer_rows(t, v, k, kind)
+        rows += answer_rows(res, v, k, kind)
     if not rows:
         return None
     h = res.get("holm", {})
     if len(rows) == league_rows:
         return Answer("Do the answers hold for strong play?",
-                      "The strongest non-cheating search player against greedy in the league "
-                      "(Elo scale, 95% intervals)"
-                      + ("; too few bluff and challenge decision points for the values"
-                         if res.get("games") else "") + ": see the strong-play sections.",
+                      "The strongest non-cheating player against greedy in the league (Elo "
+                      "scale, 95% intervals): see the strong-play sections.",
                       pl.DataFrame(rows))
     return Answer("Do the answers hold for strong play?",
-                  "The strongest non-cheating search player against greedy in the league (Elo "
-                  "scale, 95% intervals); then per setup and kind, the value of bluffing / "
-                  f"challenging (game-win share, 95% intervals) with `{FOCAL}` at the focal "
-                  "seat against the usual table and at every seat, beside plain greedy at the "
+                  "The strongest non-cheating player against greedy in the league (Elo scale, "
+                  "95% intervals); then per setup and kind, the value of bluffing / "
+                  f"challenging (game-win share) with `{res['focal']}` at the focal seat "
+                  "against the usual table and at every seat, beside plain greedy at the "
                   "focal seat on the same games, and whether greedy's sign holds for the "
-                  "search player: 'holds' where both pooled values are clearly of the same "
+                  "strong player: 'holds' where both pooled values are clearly of the same "
                   "sign, 'contradicted' where clearly opposite, 'undetermined' otherwise "
-                  f"(clearly: Holm-corrected p < 0.05 over the {h.get('pooled', 0)} pooled "
-                  f"values; by state over the {h.get('states', 0)} by-state values): see the "
-                  "strong-play sections.", pl.DataFrame(rows))
+                  "(with the games per arm that would settle it), 'ceiling' where a player "
+                  "wins every game whichever it answers. Intervals are Holm intervals (the "
+                  "level Holm's step-down tested each value at, over the "
+                  f"{h.get('pooled', 0)} pooled values and differences): a verdict reads them "
+                  "as printed. See the strong-play sections.", pl.DataFrame(rows))
 
 
-def answer_rows(t: pl.DataFrame, variant: str, players: int, kind: str) -> list[dict]:
-    """The summary's rows of one value table: per search arm, its pooled value and acts,
-    greedy's, and the verdict (`compare`)."""
+def answer_rows(res: dict, variant: str, players: int, kind: str) -> list[dict]:
+    """The summary's rows of one value table: per strong-player arm, its pooled value and
+    acts, greedy's, the difference, and the verdict (`compare`)."""
     rows = []
+    t = res["tables"].get((variant, players, kind))
     if t is None or t.is_empty():
         return rows
     verb = "bluffs" if kind == "bluff" else "challenges"
-    for who, table in arms(kind)[1:]:
-        c = compare(t, who, table)
+    base = arms(kind, res["focal"])[0]
+    for who, table in arms(kind, res["focal"])[1:]:
+        c = res["compare"][(variant, players, kind, who, table)]
         g, o = c["greedy"], c["other"]
+        q = (f"{kind} value, {variant} {players}p: `{who}` against `{table}` vs greedy "
+             f"against `{base[1]}`")
+        if c["pooled"] in ("ceiling", "unchanged", "no decision points"):
+            rows.append({"question": q, "answer": f"{c['pooled']}: {c['why']}"})
+            continue
         if not g or not o:
             continue
-        rows.append({"question": f"{kind} value, {variant} {players}p: `{who}` against "
-                                 f"`{table}` vs greedy against `{arms(kind)[0][1]}`",
-                     "answer": f"{_ci(o, 'value')} ({verb} at {_share(o, 'acts')}) vs "
-                               f"{_ci(g, 'value')}: {c['pooled']}"
-                               + ("" if c["pooled"] != "undetermined"
-                                  else f" ({why_undetermined(g, o)})")
-                               + "; states sharing a clear "
-                               f"sign {c['agree']}, opposite {c['opposite']}, of "
-                               f"{c['states']}"})
+        ans = (f"{_ci(o, lo='holm_low', hi='holm_high')} ({verb} at {_share(o, 'acts')}) vs "
+               f"{_ci(g, lo='holm_low', hi='holm_high')}: {c['pooled']}"
+               + ("" if c["pooled"] != "undetermined" else
+                  f" ({c['why']}" + _settle_text(c, res["runs"][(variant, players)],
+                                                  res["n_jobs"], kind, who, table) + ")")
+               + f"; {_diff_text(c['diff'])}; states sharing a clear sign {c['agree']}, "
+               f"opposite {c['opposite']}, of {c['states']}")
+        rows.append({"question": q, "answer": ans})
     return rows
 
 

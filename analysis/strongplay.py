@@ -56,13 +56,14 @@ def seats(kind: str, players: int, focal, table) -> list[str]:
 
 def decision_values(kind: str, variant: str, players: int, focal="greedy", table="greedy",
                     games: int = 1000, seed: int = 0, n_jobs: int = 1,
-                    values=None, every: int = 1) -> pl.DataFrame:
+                    values=None, every: int = 1, rounds: bool = False) -> pl.DataFrame:
     """The decision-values frame of the focal seat (`uno_sim.counterfactual`), with the
     columns `focal` and `table` (the policies as `policy_text` states them); `every` > 1
-    replays one decision point in `every` (a search player's decisions are expensive)."""
+    replays one decision point in `every` (a search player's decisions are expensive);
+    `rounds`: each alternative's later rounds too (for `uno_sim.analysis.luck`)."""
     pols = seats(kind, players, focal, table)
     f = run_values(kind, variant, players, pols, focal_seat(kind), games, seed, n_jobs, values,
-                   every)
+                   every, rounds)
     return f.with_columns(pl.lit(policy_text(focal)).alias("focal"),
                           pl.lit(policy_text(table)).alias("table"))
 

@@ -131,6 +131,11 @@ static inline void uno_search_release(uno_game *g)
 }
 /* What search.c calls in the engine, beside uno.h's: */
 /* game.c: score_round (1: the game is over), result */
+/* The value of the longjmp(*g->bail, ...) that a stop (uno.h "Stopping a long call") makes
+   in a search that honours the stop flag (uno_search_hooks.begin's `stoppable`; the vector
+   env's games pass 0: a step is short and a slot cannot be left half stepped); a user
+   policy's abort: 1. */
+#define UNO_BAIL_STOP 2
 UNO_INTERNAL int uno_round_score(uno_game *g, int winner);
 UNO_INTERNAL void uno_game_result(const uno_game *g, uno_result *res);
 /* game.c: game `game` of the run `key` recorded through cfg->search, forked at its at-th

@@ -174,7 +174,7 @@ static int begin(venv_slot *s)
     uno_search_release(g);
     uno_rng_seed(&s->rng, s->key, s->game_no);
     int dealer = uno_game_start(g, &v->cfg, v->t, s->pol, &s->rng);
-    if (v->cfg.search && !v->cfg.search->begin(g))
+    if (v->cfg.search && !v->cfg.search->begin(g, 0))
         return RUN_FAILED;
     g->on_turn = on_turn;
     g->on_turn_ctx = s;
@@ -297,6 +297,11 @@ int uno_venv_step(uno_venv *v, const int32_t *actions, float *reward, uint8_t *t
                  final ? final + (size_t)i * (size_t)v->L.size : NULL);
     }
     return -1;
+}
+
+size_t uno_venv_bytes(int n_envs)
+{
+    return sizeof(uno_venv) + (size_t)(n_envs > 0 ? n_envs : 0) * sizeof(venv_slot);
 }
 
 uno_venv *uno_venv_new(const uno_config *cfg, const uno_table *t, const uno_policy *pol, int seat,

@@ -408,13 +408,14 @@ UNO_HD static int play_game_stats(const uno_config *cfg, const uno_table *t,
 #if !UNO_DEVICE /* the search players and a user policy's abort: CPU only */
     jmp_buf bail;
     g.bail = &bail;
-    if (UNO_UNLIKELY(cfg->search != NULL) && !cfg->search->begin(&g))
+    if (UNO_UNLIKELY(cfg->search != NULL) && !cfg->search->begin(&g, 1))
         return fail(res, UNO_ERR_CONFIG, -1);
     if (fork)
         cfg->search->fork(&g, fork_at, fork);
-    if (setjmp(bail)) {
+    int why = setjmp(bail);
+    if (why) {
         uno_search_release(&g);
-        return fail(res, UNO_ERR_POLICY, -1);
+        return fail(res, why == UNO_BAIL_STOP ? UNO_ERR_STOPPED : UNO_ERR_POLICY, -1);
     }
 #else
     (void)fork_at;
@@ -471,6 +472,19 @@ UNO_HD int uno_play_forced(const uno_config *cfg, const uno_table *t, const uno_
     return play_game(cfg, t, pol, &rng, tr, res, NULL, game, force, 0);
 }
 
+UNO_HD int uno_play_forced_rows(const uno_config *cfg, const uno_table *t,
+                                const uno_policy *pol, const uint64_t key[4], uint64_t game,
+                                uno_force *force, uno_round_rows *rows, uno_result *res)
+{
+    uno_rng rng;
+    uno_rng_seed(&rng, key, game);
+    force->seen = 0;
+    force->hit_round = 0;
+    force->round_won = 0;
+    force->round_points = 0;
+    return play_game(cfg, t, pol, &rng, NULL, res, rows, game, force, 0);
+}
+
 #if !UNO_DEVICE && !defined(__CUDACC_RTC__)
 /* search.c's uno_play_fork: game `game` of the run `key`, recorded and forked at its
    at-th decision through cfg->search, which must be set. */
@@ -486,11 +500,14 @@ int uno_play_game_fork(const uno_config *cfg, const uno_table *t, const uno_poli
 }
 #endif
 
-UNO_HD int uno_play_round(const uno_config *cfg, const uno_table *t, const uno_policy *pol, uno_rng *rng,
-                   const uint8_t *deck, int dealer, const int32_t *scores, uno_trace *tr,
-                   uno_result *res)
+/* uno_play_round and uno_play_round_of: round `round` (1-based) from `scores`. */
+UNO_HD static int play_one_round(const uno_config *cfg, const uno_table *t,
+                                 const uno_policy *pol, uno_rng *rng, const uint8_t *deck,
+                                 int dealer, const int32_t *scores, int round, uno_trace *tr,
+                                 uno_result *res)
 {
-    if (uno_config_check(cfg, t, pol) != UNO_OK || dealer < 0 || dealer >= cfg->players)
+    if (uno_config_check(cfg, t, pol) != UNO_OK || dealer < 0 || dealer >= cfg->players ||
+        round < 1 || round > UNO_MAX_ROUNDS)
         return fail(res, UNO_ERR_CONFIG, -1);
     if (deck) { /* a permutation of the deck */
         uint8_t seen[UNO_MAX_CARDS] = {0};
@@ -505,14 +522,16 @@ UNO_HD int uno_play_round(const uno_config *cfg, const uno_table *t, const uno_p
             return fail(res, UNO_ERR_CONFIG, -1);
     uno_game g;
     init_game(&g, cfg, t, pol, rng, tr);
+    g.rounds = round - 1; /* start_round deals round `round` from its own streams */
 #if !UNO_DEVICE /* the search players and a user policy's abort: CPU only */
     jmp_buf bail;
     g.bail = &bail;
-    if (cfg->search && !cfg->search->begin(&g))
+    if (cfg->search && !cfg->search->begin(&g, 1))
         return fail(res, UNO_ERR_CONFIG, -1);
-    if (setjmp(bail)) {
+    int why = setjmp(bail);
+    if (why) {
         uno_search_release(&g);
-        return fail(res, UNO_ERR_POLICY, -1);
+        return fail(res, why == UNO_BAIL_STOP ? UNO_ERR_STOPPED : UNO_ERR_POLICY, -1);
     }
 #endif
     if (scores)
@@ -528,6 +547,22 @@ UNO_HD int uno_play_round(const uno_config *cfg, const uno_table *t, const uno_p
     score_round(&g, winner);
     result(&g, res);
     return UNO_OK;
+}
+
+UNO_HD int uno_play_round(const uno_config *cfg, const uno_table *t, const uno_policy *pol, uno_rng *rng,
+                   const uint8_t *deck, int dealer, const int32_t *scores, uno_trace *tr,
+                   uno_result *res)
+{
+    return play_one_round(cfg, t, pol, rng, deck, dealer, scores, 1, tr, res);
+}
+
+UNO_HD int uno_play_round_of(const uno_config *cfg, const uno_table *t, const uno_policy *pol,
+                             const uint64_t key[4], uint64_t game, int round, int dealer,
+                             const int32_t *scores, uno_result *res)
+{
+    uno_rng rng;
+    uno_rng_seed(&rng, key, game);
+    return play_one_round(cfg, t, pol, &rng, NULL, dealer, scores, round, NULL, res);
 }
 
 /* uno_play_games, and uno_play_games_search with `stats` (CPU only). */
@@ -553,6 +588,8 @@ UNO_HD static int play_games(const uno_config *cfg, const uno_table *t, const un
 #endif
     }
     for (int64_t i = 0; i < n_games; i++) {
+        if (UNO_STOP_REQUESTED()) /* uno.h "Stopping a long call" */
+            return UNO_ERR_STOPPED;
         uno_rng rng;
         uint64_t game = first_game + (uint64_t)i;
         int64_t rows_before = rows ? rows->n : 0;

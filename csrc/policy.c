@@ -31,13 +31,17 @@ UNO_HD static inline int pick(uno_game *g, int p, int kind, int n)
  * The bluff knob with its state conditions (reference.BuiltinPolicy.tries_bluff):
  * asked only when p holds a card that would be a bluff; nothing is drawn
  * unless the next player holds <= bluff_next cards and p <= bluff_own (or
- * either, with bluff_join UNO_JOIN_OR).
+ * either, with bluff_join UNO_JOIN_OR), and the cell of the two sizes is one of
+ * bluff_cells.
  */
 UNO_HD static inline int tries_bluff(uno_game *g, int p, const uno_policy *pol)
 {
-    int near = g->hand_n[uno_next(g, p)] <= UNO_POL(pol, bluff_next);
+    int other = g->hand_n[uno_next(g, p)];
+    int near = other <= UNO_POL(pol, bluff_next);
     int low = g->hand_n[p] <= UNO_POL(pol, bluff_own);
     if (UNO_POL(pol, bluff_join) == UNO_JOIN_OR ? !(near || low) : !(near && low))
+        return 0;
+    if (!((pol->bluff_cells >> uno_cell(other, g->hand_n[p])) & 1))
         return 0;
     return uno_dec_bernoulli(g, p, UNO_DK_BLUFF, UNO_POL(pol, bluff));
 }
@@ -611,7 +615,7 @@ UNO_HD double uno_bluff_probability(const uno_game *g, int victim, int offender,
  * reference.BuiltinPolicy.wants_challenge: only a card played by the suspect
  * (any seat when suspect < 0), only in the chosen states (offender <=
  * challenge_offender and victim <= challenge_own, or either with
- * challenge_join UNO_JOIN_OR); then by the estimate
+ * challenge_join UNO_JOIN_OR; and their cell one of challenge_cells); then by the estimate
  * (auto), by the posterior (posterior) or with probability `challenge`.
  *
  * The posterior P(bluff | the card was played) = q b / (q b + (1 - q)): q the
@@ -625,7 +629,8 @@ UNO_HD static int builtin_challenge(uno_game *g, int victim, int offender, int p
     int near = g->hand_n[offender] <= UNO_POL(pol, challenge_offender);
     int low = g->hand_n[victim] <= UNO_POL(pol, challenge_own);
     if ((UNO_POL(pol, suspect) >= 0 && offender != UNO_POL(pol, suspect)) ||
-        (UNO_POL(pol, challenge_join) == UNO_JOIN_OR ? !(near || low) : !(near && low)))
+        (UNO_POL(pol, challenge_join) == UNO_JOIN_OR ? !(near || low) : !(near && low)) ||
+        !((pol->challenge_cells >> uno_cell(g->hand_n[offender], g->hand_n[victim])) & 1))
         return 0;
     if (UNO_POL(pol, challenge_auto))
         return uno_bluff_probability(g, victim, offender, prev_color) > pol->challenge_threshold;

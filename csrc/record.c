@@ -140,7 +140,7 @@ static int record_game(uno_record *rec, const uno_config *cfg, const uno_table *
     g.bail = &bail;
     g.rows = &rows;
     g.game_no = game;
-    if (!cfg->search->begin(&g))
+    if (!cfg->search->begin(&g, 0)) /* not stoppable: a recorded batch runs to its end */
         return UNO_ERR_CONFIG;
     uno_search_tap(&g, tap, rec);
     if (setjmp(bail)) {

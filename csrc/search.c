@@ -297,6 +297,7 @@ struct uno_search {
     int snap_start; /* 1: the snapshot is the round's start (uno_search_start), snap_seat
                        its dealer; 0: the start of snap_seat's turn */
     int n_journal, overflow;
+    int stoppable; /* the search honours the stop flag (uno_search_begin) */
     int64_t stats[UNO_MAX_PLAYERS][UNO_SEARCH_STATS]; /* per seat: uno.h UNO_SS_* */
     /* The turn's reshuffles and flips ("events", uno_search_event) and launcher presses
        (uno_search_press) so far: `mid` is the game just after the last event, the
@@ -384,12 +385,13 @@ static int record_decide(void *ctx, uno_game *g, int seat, int decision, int arg
     return user_answer(g, seat, decision, ans);
 }
 
-static int uno_search_begin(uno_game *g)
+static int uno_search_begin(uno_game *g, int stoppable)
 {
     struct uno_search *x = (struct uno_search *)calloc(1, sizeof *x);
     if (!x)
         return 0;
     x->g = g;
+    x->stoppable = stoppable;
     x->orig = g->pol;
     x->fork_at = -1;
     for (int s = 0; s < g->n; s++) {
@@ -1108,20 +1110,30 @@ static void journal_script(uno_script *sc, const struct uno_search *x, uno_scrip
     sc->ctx = ctx;
 }
 
-/* The s-th state a search of seat o starts from, into x->world: the true turn-start
-   state under `cheat`, else a sample of it (determinize); 0 when the sample failed. */
+/*
+ * The s-th state a search of seat o starts from, into x->world: under `cheat` the true
+ * turn-start state, every hand as it is, with the cards still in the draw pile at the
+ * decision dealt again in a random order (those the turn drew so far stay on top, so the
+ * replay meets the true state at the decision); else a sample of it (determinize).  0 when
+ * the sample failed.  The pile's order is the future, not the state: with the true order
+ * and rollout policies that draw no random number (greedy), every sample played the same
+ * future, and a challenge was chosen on that one game's luck (a legal Wild Draw Four
+ * challenged because the six cards it would draw happened to win the round).
+ */
 static int sample_world(struct uno_search *x, const uno_game *g, int o, const uno_policy *pol,
                         const uint64_t key[4], uint64_t s)
 {
     x->stats[o][UNO_SS_SAMPLES]++;
     x->mid_ready = 0;
     x->cur_o = o;
-    if (pol->cheat) {
-        uno_game_clone(&x->world, &x->snap);
-        return 1;
-    }
     uno_rng r;
     uno_rng_seed(&r, key, s);
+    if (pol->cheat) {
+        uno_game_clone(&x->world, &x->snap);
+        if (!x->has_mid && x->world.bag == 0 && g->n_draw <= x->world.n_draw)
+            uno_rng_shuffle_u8(&r, x->world.draw, g->n_draw); /* draw[0..n): the pile now */
+        return 1;
+    }
     /* Cards a seat is known not to hold in the state sampled (determinize's 8):
        E4: a seat that played a Discard All since then held no other card of its color
        (they went with it, seen);
@@ -1453,6 +1465,15 @@ static int paired_rule_w(const double *score, const double *d1, const double *d2
     return best;
 }
 
+/* The stop flag (uno.h "Stopping a long call"), read between samples and rollouts: a
+   search that sees it returns SEARCH_STOPPED, and search_decide ends the game. */
+#define SEARCH_STOPPED (-2)
+
+static int stop_now(const struct uno_search *x)
+{
+    return x->stoppable && UNO_STOP_REQUESTED();
+}
+
 static int pimc(struct uno_search *x, uno_game *g, int o, int decision, int arg, const int *ans,
                 int m, int def, const uint64_t key[4], const uint64_t key2[4])
 {
@@ -1478,12 +1499,20 @@ static int pimc(struct uno_search *x, uno_game *g, int o, int decision, int arg,
     journal_script(&sc, x, pimc_answer, &h);
     h.after = after;
     for (int s = 0; s < pol->samples; s++) {
+        if (stop_now(x)) {
+            free(wt); /* infer's weights, or NULL */
+            return SEARCH_STOPPED;
+        }
         if ((wt && !(wt[s] > 0.0)) || !sample_world(x, g, o, pol, key, (uint64_t)s))
             continue;
         int ok = 1;
         for (int a = 0; a < m; a++)
             tmp[a] = 0.0;
-        for (int k = 0; k < pol->rollouts && ok; k++)
+        for (int k = 0; k < pol->rollouts && ok; k++) {
+            if (stop_now(x)) {
+                free(wt);
+                return SEARCH_STOPPED;
+            }
             for (int a = 0; a < m && ok; a++) {
                 uno_game_clone(&x->sim, &x->world);
                 reseed(&x->sim, key2, (uint64_t)s * (uint64_t)pol->rollouts + (uint64_t)k);
@@ -1492,6 +1521,7 @@ static int pimc(struct uno_search *x, uno_game *g, int o, int decision, int arg,
                 ok = run(x, &sc, &h.rc, pol->value, &v);
                 tmp[a] += v;
             }
+        }
         if (!ok)
             continue;
         kept++;
@@ -1790,6 +1820,10 @@ static int ismcts(struct uno_search *x, uno_game *g, int o, int decision, int ar
     for (int a = 0; a < m; a++)
         wn[a] = 0.0;
     for (int s = 0; s < states; s++) {
+        if (stop_now(x)) {
+            free(wt); /* infer's weights, or NULL */
+            return SEARCH_STOPPED;
+        }
         if ((wt && !(wt[s] > 0.0)) || !sample_world(x, g, o, pol, key, (uint64_t)s))
             continue;
         int ok = 1;
@@ -1916,6 +1950,8 @@ static int forced_search(struct uno_search *x, uno_game *g, int o, int decision,
     int b = x->orig[o].id == UNO_POLICY_PIMC
                 ? pimc(x, g, o, decision, arg, honest, h, def, key, key2)
                 : ismcts(x, g, o, decision, arg, honest, h, def, key, key2);
+    if (b == SEARCH_STOPPED)
+        longjmp(*g->bail, UNO_BAIL_STOP);
     return b >= 0 ? honest[b] : honest[0];
 }
 
@@ -1948,11 +1984,22 @@ static int search_decide(struct uno_search *x, uno_game *g, int o, int decision,
     int own = dispatch(g, x->fallback, o, decision, arg), def = 0;
     g->force = force;
     memcpy(g->dec_n[o], saved, sizeof saved);
+    /* cheat: o sees the offender's hand, so it knows what a challenge does (C12, F4): a
+       bluff caught puts the draw on the offender instead of o (and, modern, o keeps its
+       turn), a legal card challenged adds two cards to o's draw.  It challenges exactly the
+       bluffs, unsearched: the search's noise could only sometimes get that wrong. */
+    const int truth = pol->cheat && decision == UNO_DEC_CHALLENGE;
+    if (truth)
+        own = (arg >> 8) > 0 &&
+              uno_bits_meet(&g->hand[arg & 0xff], uno_color_cards(g, (arg >> 8) - 1));
     for (int i = 0; i < m; i++)
         if (ans[i] == own)
             def = i;
-    int best = pol->id == UNO_POLICY_PIMC ? pimc(x, g, o, decision, arg, ans, m, def, key, key2)
-                                          : ismcts(x, g, o, decision, arg, ans, m, def, key, key2);
+    int best = truth                        ? def
+               : pol->id == UNO_POLICY_PIMC ? pimc(x, g, o, decision, arg, ans, m, def, key, key2)
+                                            : ismcts(x, g, o, decision, arg, ans, m, def, key, key2);
+    if (best == SEARCH_STOPPED) /* the stop flag: the game is dropped (uno.h) */
+        longjmp(*g->bail, UNO_BAIL_STOP);
     if (best < 0) {
         x->stats[o][UNO_SS_FALLBACK]++;
         return dispatch(g, x->fallback, o, decision, arg); /* forced there, if it must be */

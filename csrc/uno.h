@@ -440,7 +440,7 @@ typedef int (*uno_decide_fn)(void *ctx, struct uno_game *g, int seat, int decisi
  */
 struct uno_result;
 typedef struct uno_search_hooks {
-    int (*begin)(struct uno_game *g);
+    int (*begin)(struct uno_game *g, int stoppable); /* stoppable: honours the stop flag */
     void (*end)(struct uno_game *g);
     void (*stats)(const struct uno_game *g, int64_t *stats);
     void (*fork)(struct uno_game *g, int64_t at, struct uno_result *fork);
@@ -449,6 +449,17 @@ typedef struct uno_search_hooks {
     void (*event)(struct uno_game *g, int reshuffle);
     int (*press)(struct uno_game *g, int k);
 } uno_search_hooks;
+
+/* uno_policy bluff_cells / challenge_cells: the bit of (other hand, own hand), each size
+   from 1 to 8, 8 standing for 8 and more (a hand size of 0 counts as 1). */
+#define UNO_CELLS_ALL UINT64_C(0xFFFFFFFFFFFFFFFF)
+#define UNO_CELL_SIDE 8
+UNO_HD static inline int uno_cell(int other, int own)
+{
+    other = other < 1 ? 1 : other > UNO_CELL_SIDE ? UNO_CELL_SIDE : other;
+    own = own < 1 ? 1 : own > UNO_CELL_SIDE ? UNO_CELL_SIDE : own;
+    return (other - 1) * UNO_CELL_SIDE + (own - 1);
+}
 
 /* How a policy's two size conditions combine (uno_policy bluff_join, challenge_join). */
 enum { UNO_JOIN_AND = 0, UNO_JOIN_OR = 1 };
@@ -481,6 +492,9 @@ typedef struct uno_policy {
     double challenge_prior;      /* the offender's assumed bluff rate, for the posterior */
     int32_t bluff_join;          /* UNO_JOIN_*: how bluff_next and bluff_own combine */
     int32_t challenge_join;      /* UNO_JOIN_*: how challenge_offender and challenge_own do */
+    /* Cells of (the other hand, its own) where a bluff / a challenge may be tried, as well
+       as the conditions above: bit uno_cell(other, own) (UNO_CELLS_ALL: every cell). */
+    uint64_t bluff_cells, challenge_cells;
     /* Search players (UNO_POLICY_PIMC, UNO_POLICY_ISMCTS; search.c).  The fields above hold
        the rollout policy's knobs: the seat's answer where nothing can be searched. */
     int32_t samples;    /* pimc: sampled states per decision, 1.. */
@@ -624,7 +638,38 @@ enum {
     UNO_ERR_LIMIT = 3,   /* the game ran past UNO_MAX_TURNS / UNO_MAX_ROUNDS */
     UNO_ERR_FULL = 4,    /* uno_play_games: no room left for round rows (see uno_columns) */
     UNO_ERR_POLICY = 5,  /* a user policy's callback returned UNO_DECIDE_ABORT */
+    UNO_ERR_STOPPED = 6, /* the stop flag was raised (below): the game was left unfinished */
 };
+
+/*
+ * Stopping a long call (stop.c; docs/engine.md "Stopping").  A process-wide flag that a
+ * signal handler raises and the long loops read: uno_play_games and its variants between
+ * games, a search seat's search between samples and rollouts.  A loop that sees it stops
+ * with UNO_ERR_STOPPED: the games finished before are complete (games_done counts them,
+ * their rows kept), the one in play is dropped, never counted.  Every game depends only
+ * on its seed and number, so the caller may call again from the first unfinished game
+ * and get the same results.
+ *
+ * uno_stop_arm() installs the handler for SIGINT and SIGTERM where the process has a
+ * handler of its own (never over the default action or an ignored signal), calling
+ * that handler in turn; uno_stop_disarm() puts it back and clears the flag; arming
+ * nests, and the caller serialises the two (the binding: under the GIL, around its long
+ * calls).  uno_stop_requested() is the flag (the signal number, or 0); a long loop of
+ * the engine tests it with UNO_STOP_REQUESTED(), which is 0 in device code.
+ * uno_stop_request(sig) raises the flag by hand (tests, or a driver's own handler).
+ */
+#if !defined(__CUDACC_RTC__)
+int uno_stop_requested(void);
+void uno_stop_request(int sig);
+void uno_stop_clear(void);
+void uno_stop_arm(void);
+void uno_stop_disarm(void);
+#endif
+#if UNO_DEVICE
+#define UNO_STOP_REQUESTED() 0
+#else
+#define UNO_STOP_REQUESTED() UNO_UNLIKELY(uno_stop_requested() != 0)
+#endif
 
 /*
  * Safety limits.  Some policies never end a round: when every seat always
@@ -1379,6 +1424,13 @@ UNO_HD int uno_play_game(const uno_config *cfg, const uno_table *t, const uno_po
 UNO_HD int uno_play_round(const uno_config *cfg, const uno_table *t, const uno_policy *pol, uno_rng *rng,
                    const uint8_t *deck, int dealer, const int32_t *scores, uno_trace *tr,
                    uno_result *res);
+/* Round `round` (1-based) of game `game` of the run `key` as that game would deal it (a
+   round's deal and decision streams depend on its game and number only, docs/engine.md),
+   dealt by `dealer` from `scores`, then scored: the studies' control variates play a
+   game's round again from other scores. */
+UNO_HD int uno_play_round_of(const uno_config *cfg, const uno_table *t, const uno_policy *pol,
+                             const uint64_t key[4], uint64_t game, int round, int dealer,
+                             const int32_t *scores, uno_result *res);
 
 /*
  * Column outputs of uno_play_games: row i describes game first_game + i.
@@ -1424,7 +1476,8 @@ typedef struct uno_columns {
  * Play games first_game .. first_game + n_games - 1 of the run `key`, game g
  * with uno_rng_seed(key, g).  Returns UNO_OK, or the first failing status
  * (stopping there); UNO_ERR_CONFIG before any game when the configuration is
- * invalid (checked once for the batch).
+ * invalid (checked once for the batch); UNO_ERR_STOPPED before a game when the
+ * stop flag is raised ("Stopping a long call"; games_done counts the complete games).
  */
 UNO_HD int uno_play_games(const uno_config *cfg, const uno_table *t, const uno_policy *pol,
                    const uint64_t key[4], uint64_t first_game, int64_t n_games,
@@ -1461,6 +1514,11 @@ UNO_HD int uno_wants_jump(uno_game *g, int p, int card);
 UNO_HD int uno_play_forced(const uno_config *cfg, const uno_table *t, const uno_policy *pol,
                     const uint64_t key[4], uint64_t game, uno_force *force, uno_trace *tr,
                     uno_result *res);
+/* uno_play_forced with one row per round of the game in `rows` (as uno_play_games writes
+   them; UNO_ERR_FULL when they do not fit): what the studies' control variates read. */
+UNO_HD int uno_play_forced_rows(const uno_config *cfg, const uno_table *t,
+                                const uno_policy *pol, const uint64_t key[4], uint64_t game,
+                                uno_force *force, uno_round_rows *rows, uno_result *res);
 
 /* Whether a user policy's answer r to `decision` is in range for seat p (see policy.c). */
 UNO_HD int uno_answer_ok(const uno_game *g, int p, int decision, int r);
@@ -1792,7 +1850,9 @@ void uno_record_free(uno_record *rec);
  */
 enum { UNO_EPISODE_GAME = 0, UNO_EPISODE_ROUND = 1 };
 typedef struct uno_venv uno_venv;
-/* NULL: no memory, or a config that uno_config_check refuses */
+/* NULL: no memory, or a config that uno_config_check refuses (uno_venv_bytes(n_envs):
+   what the first needs) */
+size_t uno_venv_bytes(int n_envs);
 uno_venv *uno_venv_new(const uno_config *cfg, const uno_table *t, const uno_policy *pol, int seat,
                        int mode, int n_envs, const uno_obs_layout *L, float *obs, int8_t *mask);
 void uno_venv_free(uno_venv *v);

@@ -105,6 +105,8 @@ def policy_set(name: str, players: int, rng: random.Random):
             f"greedy(bluff=1,challenge=1,suspect={players - 1},challenge_own=255)",
             "greedy(bluff=0.9,bluff_next=0,challenge=posterior,challenge_prior=0.5,"
             "challenge_threshold=0.5,challenge_offender=0)",
+            "greedy(bluff=1,bluff_cells=0xff00000000000a01,challenge=1,"
+            "challenge_cells=0x8000000000ff0f03)",  # cells of (other, own) sizes
         ]
         return [pool[(s + players) % len(pool)] for s in range(players)]
     # mixed: each seat its own policy, knobs drawn from {0, 0.2, 0.5, 0.9, 1}

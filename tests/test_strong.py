@@ -70,7 +70,7 @@ def test_report_options_are_one_line_errors(capsys):
         assert text in err and len(err.splitlines()) == 1, err
 
 
-def test_the_arms_put_the_search_player_at_the_focal_seat_and_at_the_table():
+def test_the_arms_put_the_strong_player_at_the_focal_seat_and_at_the_table():
     """C7 / C12 designs: greedy and the search player against the usual table (bluff: a
     plain greedy table; challenge: an offender that bluffs whenever it can), then the search
     player at every seat; the summary compares with the first arm."""
@@ -82,13 +82,13 @@ def test_the_arms_put_the_search_player_at_the_focal_seat_and_at_the_table():
                                                         ("flip", 2), ("flip", 4)}
 
 
-def _arm_rows(focal, table, rows):
-    """A value table's rows of one arm from (state, value, low, high)."""
-    return [{"focal": focal, "table": table, "state": s, "points": 50, "games": 20,
-             "acts": 0.1, "acts_low": 0.0, "acts_high": 0.2, "value": v, "value_low": lo,
-             "value_high": hi, "choice": -v, "choice_low": -hi, "choice_high": -lo,
-             "p": strong._p_two_sided(v, lo, hi), "p_holm": float("nan")}
-            for s, v, lo, hi in rows]
+def _arm_rows(focal, table, rows, games=20):
+    """A value table's rows of one arm from (state, value, se)."""
+    return [{"focal": focal, "table": table, "state": s, "points": 50, "games": games,
+             "cell": "measured", "acts": 0.1, "acts_low": 0.0, "acts_high": 0.2, "value": v,
+             "se": se, "choice": -v, "choice_low": -v - 0.01, "choice_high": -v + 0.01,
+             "run_games": games}
+            for s, v, se in rows]
 
 
 def _table(kind, greedy_rows, focal_rows, whole_rows):
@@ -97,111 +97,129 @@ def _table(kind, greedy_rows, focal_rows, whole_rows):
                         + _arm_rows(w, uw, whole_rows))
 
 
-def test_the_verdict_follows_the_corrected_intervals():
-    """'holds' only where both pooled values are clearly of one sign after Holm's
-    correction, 'contradicted' where clearly opposite, else 'undetermined'; the states are
-    counted the same way, and the summary's line says the verdict with both intervals."""
-    neg, pos, zero = (-0.05, -0.07, -0.03), (0.05, 0.03, 0.07), (0.01, -0.02, 0.04)
-    t = _table("bluff",
-               [("1", *pos), ("3", *neg), ("all", *neg)],
-               [("1", *pos), ("3", *pos), ("all", *neg)],
-               [("1", *zero), ("3", *neg), ("all", *pos)])
-    tables = {("classic", 2, "bluff"): t}
-    sizes = strong.holm_fill(tables)
-    assert sizes == {"states": 6, "pooled": 3}
-    t = tables[("classic", 2, "bluff")]
-    assert (t["p_holm"] >= t["p"]).all()
+NEG, POS, ZERO = (-0.05, 0.005), (0.05, 0.005), (0.01, 0.02)
+
+
+def test_the_verdict_follows_the_holm_intervals():
+    """'holds' only where both pooled values are clearly of one sign (Holm's step-down
+    rejects 0, so their Holm intervals exclude it), 'contradicted' where clearly opposite,
+    else 'undetermined' with the games that would settle it; the states are counted the
+    same way, and the difference is in the pooled family."""
+    t = _table("bluff", [("1", *POS), ("3", *NEG), ("all", *NEG)],
+               [("1", *POS), ("3", *POS), ("all", *NEG)],
+               [("1", *ZERO), ("3", *NEG), ("all", *POS)])
     focal, whole = strong.arms("bluff")[1:]
-    c = strong.compare(t, *focal)
+    diffs = {1: pl.DataFrame([{"focal": focal[0], "table": focal[1], "value": 0.0, "se": 0.01},
+                              {"focal": whole[0], "table": whole[1], "value": 0.1,
+                               "se": 0.01}])}
+    tables = {1: t}
+    sizes = strong.holm_fill(tables, diffs)
+    assert sizes == {"pooled": 5, "states": 6}
+    t = tables[1]
+    for r in t.iter_rows(named=True):
+        assert r["reject"] == (r["holm_low"] > 0 or r["holm_high"] < 0)
+        assert r["holm_high"] - r["holm_low"] >= r["high"] - r["low"] - 1e-12
+    c = strong.compare(t, *focal, diffs[1], sizes["pooled"])
     assert (c["pooled"], c["agree"], c["opposite"], c["states"]) == ("holds", 1, 1, 2)
-    c = strong.compare(t, *whole)
+    assert not c["diff"]["reject"]
+    c = strong.compare(t, *whole, diffs[1], sizes["pooled"])
     assert (c["pooled"], c["agree"], c["opposite"], c["states"]) == ("contradicted", 1, 0, 2)
-    rows = strong.answer_rows(t, "classic", 2, "bluff")
-    assert len(rows) == 2
-    assert rows[0]["answer"].startswith("-0.050 [-0.070, -0.030]")
-    assert ": holds;" in rows[0]["answer"] and ": contradicted;" in rows[1]["answer"]
-    assert "sharing a clear sign 1, opposite 1, of 2" in rows[0]["answer"]
-    # greedy's value not clearly signed: no sign to hold, whatever the search player's
-    tables = {1: _table("challenge", [("all", *zero)], [("all", *neg)], [("all", *zero)])}
+    assert c["diff"]["reject"] and c["diff"]["value"] > 0
+    # greedy's value not clearly signed: undetermined, with the size that would settle it
+    tables = {1: _table("challenge", [("all", *ZERO)], [("all", *NEG)], [("all", *ZERO)])}
     strong.holm_fill(tables)
-    rows = strong.answer_rows(tables[1], "flip", 2, "challenge")
-    assert [r["answer"].split(": ")[-1].split(";")[0] for r in rows] == [
-        "undetermined (greedy's value is not clearly signed)",
-        "undetermined (neither value is clearly signed)"]
+    c = strong.compare(tables[1], *strong.arms("challenge")[1], None, 3)
+    assert c["pooled"] == "undetermined" and c["why"] == "greedy's value is not clearly signed"
+    assert c["settle_arm"] == "greedy" and c["settle"] > 20
 
 
 def test_holm_makes_a_nominally_clear_value_undetermined():
     """A pooled value with raw p 0.03 is clear alone (its 95% interval excludes 0) but not
-    after Holm's correction beside two values with p 1 (p_holm 0.09)."""
-    from uno_sim.stats import Z95
+    beside two values with p 1 (p_holm 0.09), and its Holm interval then holds 0."""
+    from scipy import stats
 
     se = 0.01
-    v = -se * float(__import__("scipy").stats.norm.isf(0.015))  # two-sided p = 0.03
-    clear = (v, v - Z95 * se, v + Z95 * se)
-    assert clear[2] < 0
-    alone = _table("bluff", [("all", *clear)], [("all", *clear)], [("all", *clear)])
-    assert strong.holm_fill({1: alone}) == {"states": 0, "pooled": 3}
-    t = {1: _table("challenge", [("all", *clear)], [("all", 0.0, -0.01, 0.01)],
-                   [("all", 0.0, -0.01, 0.01)])}
+    v = -se * float(stats.norm.isf(0.015))  # two-sided p = 0.03
+    t = {1: _table("challenge", [("all", v, se)], [("all", 0.0, 0.01)], [("all", 0.0, 0.01)])}
     strong.holm_fill(t)
     g = t[1].filter(pl.col("focal") == "greedy").row(0, named=True)
     assert g["p"] == pytest.approx(0.03) and g["p_holm"] == pytest.approx(0.09)
-    assert strong.sign_of(g) == 0
-    alone_only = {1: pl.DataFrame(_arm_rows("greedy", "greedy", [("all", *clear)]))}
-    strong.holm_fill(alone_only)
-    assert strong.sign_of(alone_only[1].row(0, named=True)) == -1
+    assert g["high"] < 0 < g["holm_high"] and strong.sign_of(g) == 0
+    alone = {1: pl.DataFrame(_arm_rows("greedy", "greedy", [("all", v, se)]))}
+    strong.holm_fill(alone)
+    assert strong.sign_of(alone[1].row(0, named=True)) == -1
 
 
-def test_values_do_not_depend_on_jobs(monkeypatch):
+def test_a_ceiling_is_named_not_tested():
+    """A player that wins every game whichever it answers has a value of 0 without spread:
+    no test, no verdict on its sign, the word ceiling."""
+    t = _table("challenge", [("all", *NEG)], [("all", 0.0, 0.0)], [("all", *NEG)])
+    t = t.with_columns(cell=pl.when((pl.col("focal") != "greedy") & (pl.col("se") == 0))
+                       .then(pl.lit("ceiling")).otherwise(pl.col("cell")))
+    tables = {1: t}
+    assert strong.holm_fill(tables)["pooled"] == 2
+    c = strong.compare(tables[1], *strong.arms("challenge")[1])
+    assert c["pooled"] == "ceiling" and "wins every game" in c["why"]
+
+
+def test_values_do_not_depend_on_jobs():
     """Every arm of one table at tiny sizes: the same value tables at 1 and 2 jobs."""
     _search_known()
-    monkeypatch.setattr(strong, "FOCAL", TINY)
-    a = strong.study(deals=0, games=3, seed=4, out=".", value_tables=(("classic", 2),),
-                     min_points=1, n_jobs=1)
-    b = strong.study(deals=0, games=3, seed=4, out=".", value_tables=(("classic", 2),),
-                     min_points=1, n_jobs=2)
+    kw = dict(deals=0, games=3, greedy_games=6, seed=4, out=".", focal=TINY, min_points=1,
+              value_tables=(("classic", 2),))
+    a = strong.study(n_jobs=1, **kw)
+    b = strong.study(n_jobs=2, **kw)
+    drop = ["seconds", "vr", "vr_low", "vr_high"]  # timings; the bootstrap is seeded but
     for key, t in a["tables"].items():
-        assert t.equals(b["tables"][key], null_equal=True), key
-    assert {(f, t) for f, t in zip(a["tables"][("classic", 2, "challenge")]["focal"],
-                                   a["tables"][("classic", 2, "challenge")]["table"])} \
-        == set(strong.arms("challenge"))
+        assert t.drop(drop).equals(b["tables"][key].drop(drop), null_equal=True), key
+    assert set(zip(a["tables"][("classic", 2, "challenge")]["focal"],
+                   a["tables"][("classic", 2, "challenge")]["table"])) \
+        == set(strong.arms("challenge", TINY))
+
+
+def test_the_strong_player_is_a_parameter():
+    assert strong.arms("bluff", TINY)[1] == (TINY, "greedy")
+    assert strong.league_players(TINY)[-1] == "pimc(samples=1,rollouts=1,cheat=1)"
+    assert strong.league_players("greedy") == ("random", "greedy", "strategic",
+                                               "ismcts(iterations=80)")
+    with pytest.raises(StudyError, match="invalid strong player 'user:x'"):
+        strong.check_player("user:x")
 
 
 @pytest.mark.slow
-def test_sections_render_with_tables_a_figure_and_summary_lines(tmp_path, monkeypatch):
+def test_sections_render_with_tables_a_figure_and_summary_lines(tmp_path):
     """Tiny sizes: the league section has its rating tables and figure, the values section
-    a table per setup and kind with every arm, and the summary gains its strong-play answer
-    with intervals and a verdict per setup, kind and search arm."""
+    a table per setup and kind with every arm, a difference table, the costs, and the
+    summary gains its strong-play answer with intervals and a verdict per setup, kind and
+    strong-player arm."""
     _search_known()
-    r = strong.study(deals=1, games=0, seed=2, out=str(tmp_path), tables=(("classic", 2),))
-    monkeypatch.setattr(strong, "FOCAL", TINY)
-    v = strong.study(deals=0, games=4, seed=2, out=str(tmp_path), min_points=1)
+    r = strong.study(deals=1, games=0, seed=2, out=str(tmp_path), tables=(("classic", 2),),
+                     focal=TINY)
+    v = strong.study(deals=0, games=4, greedy_games=8, seed=2, out=str(tmp_path),
+                     min_points=1, focal=TINY)
     r["sections"] += v["sections"]
-    r.update(tables=v["tables"], holm=v["holm"])
     md = render_markdown(r["sections"], base=str(tmp_path))
     assert "## Strong play: the league" in md and "Ratings, classic, 2 players" in md
     assert (tmp_path / "strong_league_2p.png").stat().st_size > 0
-    assert "](strong_league_2p.png)" in md
     for where in ("classic, 2 players", "classic, 4 players", "flip, 2 players",
                   "flip, 4 players"):
         for kind in ("Bluffing", "Challenging"):
             assert f"{kind}, {where}, by the" in md, (kind, where)
-    assert set(v["tables"]) == {(a, k, kind) for a, k in strong.VALUE_TABLES
-                                for kind in ("bluff", "challenge")}
+    assert "Strong player less greedy, classic, 2 players, bluff" in md
+    assert "Cost of each arm" in md and "value [Holm]" in md and "value [95%]" in md
+    assert "games 0-7, every decision point" in md and "one point of the focal seat in 8" in md
     for (_, _, kind), t in v["tables"].items():
-        assert set(zip(t["focal"], t["table"])) == set(strong.arms(kind)), kind
-    # the sizes are said
-    assert "1 deals per pairing" in md and "games 0-3 per arm" in md
-    assert f"point of the focal seat in {strong.EVERY}" in md
-    assert f"over the {v['holm']['states']} by-state values" in md
+        assert set(zip(t["focal"], t["table"])) == set(strong.arms(kind, TINY)), kind
     res = summary.Results()
-    ans = [a for a in summary.answers(res, {"strong": r}) if "strong play" in a.question]
+    ans = [a for a in summary.answers(res, {"strong": {**r, **{k: v[k] for k in (
+        "tables", "diffs", "holm", "compare", "runs", "focal", "n_jobs")}}})
+           if "strong play" in a.question]
     assert len(ans) == 1
     t = ans[0].table
     ratings = [a for q, a in t.iter_rows() if q.startswith("strongest")]
     assert ratings and all(INTERVAL.search(a) for a in ratings)
     verdicts = [a for q, a in t.iter_rows() if q.startswith(("bluff value", "challenge value"))]
     assert len(verdicts) == 2 * 2 * len(strong.VALUE_TABLES)
-    assert all(len(INTERVAL.findall(a)) >= 2 and
-               re.search(r": (holds|contradicted|undetermined \([a-z' ]+\));", a) for a in verdicts)
+    assert all(re.search(r"(: (holds|contradicted|undetermined \(.+\));|^(ceiling|unchanged|no decision "
+                         r"points): )", a) for a in verdicts), verdicts
     assert summary.answers(res, {}) == []  # nothing run, no strong-play line

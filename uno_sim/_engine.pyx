@@ -21,6 +21,8 @@ import numpy as np
 cimport numpy as cnp
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.string cimport memcpy, memset
+from cpython.exc cimport PyErr_CheckSignals
+from cpython.pythread cimport PyThread_get_thread_ident
 
 from uno_sim._uno cimport *
 
@@ -30,6 +32,74 @@ from uno_sim.rules import RulesError
 from uno_sim.players.user import DECISIONS, PolicyError, RawState
 
 cnp.import_array()
+
+
+# --- Stopping a long call (csrc/stop.c; docs/engine.md "Stopping") ---
+
+import threading as _threading
+
+cdef unsigned long _MAIN_THREAD = _threading.main_thread().ident
+
+
+cdef bint _arm() except -1:
+    """Arm the stop flag's handler for a long call of the main thread (where Python runs
+    its signal handlers); False in another thread, which waits for the main one."""
+    if PyThread_get_thread_ident() != _MAIN_THREAD:
+        return False
+    uno_stop_arm()
+    return True
+
+
+cdef void _disarm(bint armed):
+    if armed:
+        uno_stop_disarm()
+
+
+cdef int _stopped(bint armed, bint replayable) except -1:
+    """A long call ended with UNO_ERR_STOPPED.  In the main thread, Python's handler
+    (already told of the signal by the chained C handler) runs now: KeyboardInterrupt,
+    the CLI's Terminated...  A handler that returns lets the call go on: the caller calls
+    again from its first unfinished game, which every game's seed makes the same game.
+    Another thread's call, stopped by the flag the main thread's call raised, waits for
+    that call to clear it, then goes on.  A game with a user seat cannot be played again
+    (its policy would be asked twice): KeyboardInterrupt."""
+    cdef int sig = uno_stop_requested()
+    if armed:
+        uno_stop_clear()
+        PyErr_CheckSignals()
+    else:
+        with nogil:
+            while uno_stop_requested():
+                _nap()
+    if not replayable:
+        raise KeyboardInterrupt(f"stopped by signal {sig} in a game with a user seat")
+    return 0
+
+
+cdef bint _again(bint armed, bint replayable) except -1:
+    """A one-game call stopped (`_stopped`): it is called again unarmed, so that the game,
+    played whole, ends before the next signal can stop it.  Returns the new `armed`."""
+    _stopped(armed, replayable)
+    _disarm(armed)
+    return False
+
+
+cdef extern from *:
+    """
+    #if defined(_WIN32)
+    #include <windows.h>
+    static void _nap(void) { Sleep(1); }
+    #else
+    #include <time.h>
+    static void _nap(void) { struct timespec t = {0, 1000000}; nanosleep(&t, NULL); }
+    #endif
+    #include <errno.h>
+    static void _errno_clear(void) { errno = 0; }
+    static int _errno_nomem(void) { return errno == ENOMEM; }
+    """
+    void _nap() nogil
+    void _errno_clear()  # errno, around a call whose failure may be calloc's
+    int _errno_nomem()
 
 
 include "_rnghooks.pxi"
@@ -93,6 +163,7 @@ def _grown(a, int64_t cap):
 
 cdef void _point_rows(uno_round_rows *rows, dict cols, int64_t cap) except *:
     rows.cap = cap
+    rows.agg = NULL  # rows, not an aggregate record
     rows.game = <int64_t *>cnp.PyArray_DATA(cols["game"])
     rows.round = <int32_t *>cnp.PyArray_DATA(cols["round"])
     rows.dealer = <int32_t *>cnp.PyArray_DATA(cols["dealer"])
@@ -249,6 +320,8 @@ cdef void _fill_policy(uno_policy *q, dict f) except *:
         q.challenge_prior = f.pop("challenge_prior")
         q.bluff_join = f.pop("bluff_join")
         q.challenge_join = f.pop("challenge_join")
+        q.bluff_cells = f.pop("bluff_cells")
+        q.challenge_cells = f.pop("challenge_cells")
         q.samples = f.pop("samples")
         q.rollouts = f.pop("rollouts")
         q.iterations = f.pop("iterations")
@@ -298,6 +371,8 @@ cdef class Engine:
     cdef readonly list nets  # per seat: the network block its uno_policy.net points at, or None
     cdef public object error  # the exception that stopped the last game, if any
     cdef uno_trace *live  # the trace of the game being played by play_game, or NULL
+    cdef bint replayable  # no user seat: a game stopped by a signal can be played again
+    cdef bint search  # a search seat: one game can be long (its calls arm the stop flag)
 
     def __init__(self, config, dict arrays, policies, codes, users=None, nets=None):
         cdef int32_t *cols[10]
@@ -347,6 +422,8 @@ cdef class Engine:
                 self.cfg.search = &uno_search_players
         if uno_config_check(&self.cfg, &self.table, self.pol) != UNO_OK:
             raise RulesError("invalid rules or policies for the C engine")
+        self.replayable = all(self.pol[i].id != UNO_POLICY_USER for i in range(len(policies)))
+        self.search = self.cfg.search != NULL  # a seat searches (its hooks are set)
         self.players = self.cfg.players
         self.n_cards = self.table.n_cards
         self.codes = [list(side) for side in codes]
@@ -426,18 +503,25 @@ cdef class Engine:
         cfg.max_turns = max_turns
         cfg.max_rounds = max_rounds
         _key(key, k)
-        uno_rng_seed(&rng, k, game)
         uno_trace_init(&tr)
         if trace:
             trp = &tr
+        cdef bint armed = _arm() if self.search else False
         try:
             self.live = trp
-            with nogil:
-                st = uno_play_game(&cfg, &self.table, self.pol, &rng, trp, &res)
+            while True:
+                uno_rng_seed(&rng, k, game)
+                with nogil:
+                    st = uno_play_game(&cfg, &self.table, self.pol, &rng, trp, &res)
+                if st != UNO_ERR_STOPPED:
+                    break
+                armed = _again(armed, self.replayable)
+                uno_trace_clear(&tr)
             self.live = NULL
             self._check(st, &res, trp, &cfg)
             return self._result(&res), (self._decode(trp) if trace else None)
         finally:
+            _disarm(armed)
             self.live = NULL
             uno_trace_free(&tr)
 
@@ -456,8 +540,17 @@ cdef class Engine:
         cdef uno_result res, fork
         cdef int st
         _key(key, k)
-        with nogil:
-            st = uno_play_fork(&self.cfg, &self.table, self.pol, k, game, at, &res, &fork)
+        cdef bint armed = _arm() if self.search else False
+        try:
+            while True:
+                with nogil:
+                    st = uno_play_fork(&self.cfg, &self.table, self.pol, k, game, at, &res,
+                                       &fork)
+                if st != UNO_ERR_STOPPED:
+                    break
+                armed = _again(armed, self.replayable)
+        finally:
+            _disarm(armed)
         self._check(st, &res, NULL, &self.cfg, game)
         if fork.status < 0:
             return self._result(&res), fork.status
@@ -490,9 +583,16 @@ cdef class Engine:
         uno_trace_init(&tr)
         if trace:
             trp = &tr
+        cdef bint armed = _arm() if self.search else False
         try:
-            with nogil:
-                st = uno_play_forced(&self.cfg, &self.table, self.pol, k, game, &f, trp, &res)
+            while True:
+                with nogil:
+                    st = uno_play_forced(&self.cfg, &self.table, self.pol, k, game, &f, trp,
+                                         &res)
+                if st != UNO_ERR_STOPPED:
+                    break
+                armed = _again(armed, self.replayable)
+                uno_trace_clear(&tr)
             self._check(st, &res, trp, &self.cfg, game)
             pts = [{"round": f.pt[i].round, "turn": f.pt[i].turn, "own": f.pt[i].own,
                     "other": f.pt[i].other, "natural": f.pt[i].natural,
@@ -502,7 +602,63 @@ cdef class Engine:
                       "round_won": f.round_won, "round_points": f.round_points}
             return self._result(&res), forced, (self._decode(trp) if trace else None)
         finally:
+            _disarm(armed)
             uno_trace_free(&tr)
+
+    def play_forced_rounds(self, key, uint64_t game, int seat, int kind, int index=-1,
+                           int value=-1):
+        """play_forced (no trace) with the game's round rows (uno_play_forced_rows): returns
+        (result dict, force dict, round columns as play_games(rounds=True) names them
+        without the ``round_`` prefix: round, dealer, winner, points (rounds x players),
+        ...)."""
+        cdef uint64_t k[4]
+        cdef uno_result res
+        cdef uno_force f
+        cdef uno_round_rows rows
+        cdef int st, i
+        cdef int64_t cap = UNO_MAX_ROUNDS + 1
+        if not 0 <= seat < self.cfg.players or kind not in (0, 1):
+            raise RulesError(f"invalid decision point: seat {seat}, kind {kind}")
+        if self.pol[seat].id == UNO_POLICY_USER:
+            raise RulesError(f"invalid seat {seat}: counterfactuals need a built-in policy")
+        _key(key, k)
+        memset(&f, 0, sizeof(f))
+        f.seat, f.kind, f.index, f.value = seat, kind, index, value
+        rcols = _round_columns(cap, self.cfg.players)
+        _point_rows(&rows, rcols, cap)
+        rows.n = 0
+        with nogil:
+            st = uno_play_forced_rows(&self.cfg, &self.table, self.pol, k, game, &f, &rows,
+                                      &res)
+        self._check(st, &res, NULL, &self.cfg, game)
+        pts = [{"round": f.pt[i].round, "turn": f.pt[i].turn, "own": f.pt[i].own,
+                "other": f.pt[i].other, "natural": f.pt[i].natural,
+                "truth": f.pt[i].truth, "q": f.pt[i].q}
+               for i in range(min(f.seen, UNO_CF_MAX))]
+        forced = {"seen": f.seen, "points": pts, "hit_round": f.hit_round,
+                  "round_won": f.round_won, "round_points": f.round_points}
+        return (self._result(&res), forced,
+                {name: col[:rows.n].copy() for name, col in rcols.items()})
+
+    def play_round_of(self, key, uint64_t game, int round, int dealer, scores):
+        """Round ``round`` of game ``game`` as that game deals it (uno_play_round_of), dealt
+        by ``dealer`` from ``scores`` (one per seat); returns the result dict (its scores
+        are ``scores`` plus what the round scored)."""
+        cdef uint64_t k[4]
+        cdef uno_result res
+        cdef int32_t sc[10]
+        cdef int i, st
+        if len(scores) != self.cfg.players:
+            raise RulesError(f"invalid scores: {len(scores)} given for {self.cfg.players} "
+                             "players")
+        for i in range(self.cfg.players):
+            sc[i] = scores[i]
+        _key(key, k)
+        with nogil:
+            st = uno_play_round_of(&self.cfg, &self.table, self.pol, k, game, round, dealer,
+                                   sc, &res)
+        self._check(st, &res, NULL, &self.cfg, game)
+        return self._result(&res)
 
     def play_round(self, key, uint64_t game, deck, int dealer, scores, int32_t max_turns=0):
         """One round from ``deck`` (card ids, top first, or None); returns (result, events)."""
@@ -533,15 +689,22 @@ cdef class Engine:
             for i in range(self.cfg.players):
                 sc[i] = scores[i]
             sp = sc
-        uno_rng_seed(&rng, k, game)
         uno_trace_init(&tr)
+        cdef bint armed = _arm() if self.search else False
         try:
-            with nogil:
-                st = uno_play_round(&cfg, &self.table, self.pol, &rng, dp, dealer, sp, &tr,
-                                    &res)
+            while True:
+                uno_rng_seed(&rng, k, game)
+                with nogil:
+                    st = uno_play_round(&cfg, &self.table, self.pol, &rng, dp, dealer, sp,
+                                        &tr, &res)
+                if st != UNO_ERR_STOPPED:
+                    break
+                armed = _again(armed, self.replayable)
+                uno_trace_clear(&tr)
             self._check(st, &res, &tr, &cfg)
             return self._result(&res), self._decode(&tr)
         finally:
+            _disarm(armed)
             uno_trace_free(&tr)
 
     def play_games(self, key, uint64_t first_game, int64_t n_games, bint rounds=False):
@@ -561,8 +724,8 @@ cdef class Engine:
         cdef int st, c
         cdef int64_t done = 0, cap
         cdef uno_result dummy
-        cdef bint search
-        cdef int64_t *stats = NULL
+        cdef bint search, armed, once
+        cdef int64_t *stats = NULL, todo
         _key(key, k)
         if n_games < 0:
             raise ValueError("n_games must be >= 0")
@@ -591,35 +754,53 @@ cdef class Engine:
             rcols = _round_columns(cap, n)
             _point_rows(&rows, rcols, cap)
             out.rows = &rows
-        while True:
-            out.game = <int64_t *>cnp.PyArray_DATA(cols["game"]) + done
-            out.winner = <int8_t *>cnp.PyArray_DATA(cols["winner"]) + done
-            out.team = <int8_t *>cnp.PyArray_DATA(cols["team"]) + done
-            out.rounds = <int32_t *>cnp.PyArray_DATA(cols["rounds"]) + done
-            out.turns = <int32_t *>cnp.PyArray_DATA(cols["turns"]) + done
-            out.reshuffles = <int32_t *>cnp.PyArray_DATA(cols["reshuffles"]) + done
-            out.stalemates = <int32_t *>cnp.PyArray_DATA(cols["stalemates"]) + done
-            out.scores = <int32_t *>cnp.PyArray_DATA(cols["scores"]) + done * n
-            out.team_scores = <int32_t *>cnp.PyArray_DATA(cols["team_scores"]) + done * 2
-            for c in range(UNO_N_COUNTERS):
-                out.counters[c] = <int32_t *>cnp.PyArray_DATA(counters[c]) + done * n
-            if search:
-                stats = <int64_t *>cnp.PyArray_DATA(cols["search_stats"]) + (
-                    done * n * UNO_SEARCH_STATS)
-                with nogil:
-                    st = uno_play_games_search(&self.cfg, &self.table, self.pol, k,
-                                               first_game + done, n_games - done, &out, stats)
-            else:
-                with nogil:
-                    st = uno_play_games(&self.cfg, &self.table, self.pol, k, first_game + done,
-                                        n_games - done, &out)
-            done += out.games_done
-            if st != UNO_ERR_FULL or not rounds:
-                break
-            # No room for the next game's rounds: grow and go on from there.
-            cap = 2 * rows.cap
-            rcols = {name: _grown(a, cap) for name, a in rcols.items()}
-            _point_rows(&rows, rcols, cap)
+        armed = _arm()
+        once = False  # the next call plays one game, unarmed (after a stop, below)
+        try:
+            while True:
+                out.game = <int64_t *>cnp.PyArray_DATA(cols["game"]) + done
+                out.winner = <int8_t *>cnp.PyArray_DATA(cols["winner"]) + done
+                out.team = <int8_t *>cnp.PyArray_DATA(cols["team"]) + done
+                out.rounds = <int32_t *>cnp.PyArray_DATA(cols["rounds"]) + done
+                out.turns = <int32_t *>cnp.PyArray_DATA(cols["turns"]) + done
+                out.reshuffles = <int32_t *>cnp.PyArray_DATA(cols["reshuffles"]) + done
+                out.stalemates = <int32_t *>cnp.PyArray_DATA(cols["stalemates"]) + done
+                out.scores = <int32_t *>cnp.PyArray_DATA(cols["scores"]) + done * n
+                out.team_scores = <int32_t *>cnp.PyArray_DATA(cols["team_scores"]) + done * 2
+                for c in range(UNO_N_COUNTERS):
+                    out.counters[c] = <int32_t *>cnp.PyArray_DATA(counters[c]) + done * n
+                todo = 1 if once else n_games - done
+                if once:
+                    _disarm(armed)
+                if search:
+                    stats = <int64_t *>cnp.PyArray_DATA(cols["search_stats"]) + (
+                        done * n * UNO_SEARCH_STATS)
+                    with nogil:
+                        st = uno_play_games_search(&self.cfg, &self.table, self.pol, k,
+                                                   first_game + done, todo, &out, stats)
+                else:
+                    with nogil:
+                        st = uno_play_games(&self.cfg, &self.table, self.pol, k,
+                                            first_game + done, todo, &out)
+                if once:
+                    armed, once = _arm(), False
+                done += out.games_done
+                if st == UNO_ERR_STOPPED:  # the games done are kept; the rest played on,
+                    _stopped(armed, self.replayable)
+                    # the game stopped first, whole: a signal every few milliseconds to a
+                    # handler that returns cannot hold the batch in one game for ever
+                    once = True
+                    continue
+                if st == UNO_OK and done < n_games:  # after that one game
+                    continue
+                if st != UNO_ERR_FULL or not rounds:
+                    break
+                # No room for the next game's rounds: grow and go on from there.
+                cap = 2 * rows.cap
+                rcols = {name: _grown(a, cap) for name, a in rcols.items()}
+                _point_rows(&rows, rcols, cap)
+        finally:
+            _disarm(armed)
         if st != UNO_OK:
             memset(&dummy, 0, sizeof(dummy))
             self._check(st, &dummy, NULL, &self.cfg, first_game + done)

@@ -47,6 +47,7 @@ cdef extern from "uno.h":
         UNO_ERR_LIMIT
         UNO_ERR_FULL
         UNO_ERR_POLICY
+        UNO_ERR_STOPPED  # the stop flag ended the call (uno.h "Stopping a long call")
         UNO_POLICY_USER
         UNO_POLICY_PIMC
         UNO_POLICY_ISMCTS
@@ -203,6 +204,8 @@ cdef extern from "uno.h":
         double challenge_prior  # the offender's assumed bluff rate, for the posterior
         int32_t bluff_join  # UNO_JOIN_*: bluff_next and bluff_own both (0) or either (1)
         int32_t challenge_join  # UNO_JOIN_*: challenge_offender and challenge_own likewise
+        uint64_t bluff_cells  # the cells (other hand, own hand) where a bluff may be tried
+        uint64_t challenge_cells  # ... and a challenge
         int32_t samples  # pimc: sampled states per decision
         int32_t rollouts  # pimc: rollouts per sampled state and legal answer
         int32_t iterations  # ismcts: iterations per decision
@@ -349,12 +352,25 @@ cdef extern from "uno.h":
     const uno_search_hooks uno_search_players  # uno_config.search when a seat searches
     void uno_agg_clear(uno_agg *a) nogil
     void uno_agg_merge(uno_agg *dst, const uno_agg *src) nogil
+    # The stop flag (stop.c): the signal that asked to stop (0: none), raised by hand,
+    # cleared; its SIGINT/SIGTERM handler armed around a long call and disarmed (nests).
+    int uno_stop_requested() nogil
+    void uno_stop_request(int sig) nogil
+    void uno_stop_clear() nogil
+    void uno_stop_arm()
+    void uno_stop_disarm()
     int uno_play_fork(const uno_config *cfg, const uno_table *t, const uno_policy *pol,
                       const uint64_t *key, uint64_t game, int64_t at, uno_result *res,
                       uno_result *fork) nogil
     int uno_play_forced(const uno_config *cfg, const uno_table *t, const uno_policy *pol,
                         const uint64_t *key, uint64_t game, uno_force *force, uno_trace *tr,
                         uno_result *res) nogil
+    int uno_play_forced_rows(const uno_config *cfg, const uno_table *t,
+                             const uno_policy *pol, const uint64_t *key, uint64_t game,
+                             uno_force *force, uno_round_rows *rows, uno_result *res) nogil
+    int uno_play_round_of(const uno_config *cfg, const uno_table *t, const uno_policy *pol,
+                          const uint64_t *key, uint64_t game, int round, int dealer,
+                          const int32_t *scores, uno_result *res) nogil
     int uno_hand_cards(const uno_game *g, int p, uint8_t *out)  # p's cards in hand order
     uint32_t uno_dec_bounded(uno_game *g, int p, int k, uint32_t n) nogil
     int uno_answer_ok(const uno_game *g, int p, int decision, int r) nogil
@@ -427,6 +443,7 @@ cdef extern from "uno.h":
     void uno_record_free(uno_record *rec) nogil
     ctypedef struct uno_venv:
         pass
+    size_t uno_venv_bytes(int n_envs)  # what uno_venv_new allocates
     uno_venv *uno_venv_new(const uno_config *cfg, const uno_table *t, const uno_policy *pol,
                            int seat, int mode, int n_envs, const uno_obs_layout *L, float *obs,
                            int8_t *mask) nogil

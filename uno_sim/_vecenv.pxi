@@ -36,12 +36,16 @@ cdef class VecCore:
         self.terminated = np.zeros(n_envs, dtype=np.bool_)
         self.truncated = np.zeros(n_envs, dtype=np.bool_)
         self._actions = np.zeros(n_envs, dtype=np.int32)
+        _errno_clear()
         self.v = uno_venv_new(&self.cfg, &eng.table, eng.pol, seat, mode, n_envs, &self.L,
                               <float *>cnp.PyArray_DATA(self.obs),
                               <int8_t *>cnp.PyArray_DATA(self.mask))
         if self.v == NULL:
-            raise RulesError("invalid vector environment: the rules or policies are refused "
-                             "(or no memory)")
+            if _errno_nomem():  # calloc's failure (the refusals leave errno alone)
+                raise MemoryError(f"no memory for the vector environment: {n_envs:,} envs "
+                                  f"need {uno_venv_bytes(n_envs) / 2**30:.3g} GiB (about "
+                                  f"{uno_venv_bytes(1) // 1024} KiB each); use fewer envs")
+            raise RulesError("invalid vector environment: the rules or policies are refused")
 
     def __dealloc__(self):
         uno_venv_free(self.v)
@@ -59,7 +63,8 @@ cdef class VecCore:
         """One step of every env; returns -1, or the first env whose action is illegal."""
         cdef cnp.ndarray a = actions if type(actions) is np.ndarray else None
         cdef int r
-        if (a is None or a.dtype.num != cnp.NPY_INT32 or not cnp.PyArray_IS_C_CONTIGUOUS(a)):
+        if (a is None or a.dtype.num != cnp.NPY_INT32 or not cnp.PyArray_IS_C_CONTIGUOUS(a)
+                or not a.dtype.isnative):  # >i4 from another machine: converted below
             given = np.asarray(actions)
             if given.dtype.kind not in "iu":  # 19.7 is not taken as 19, True not as 1
                 raise ValueError(f"invalid actions: expected integer action ids, got "

@@ -219,14 +219,13 @@ def cmd_run(args) -> int:
     _check_run_flags(args, build_parser().commands["run"])
     as_json = args.format == "json"
     if args.resume:
-        from .runner import is_complete
-
-        finished = is_complete(args.resume)
         res = resume(args.resume, n_jobs=jobs, backend=args.backend, scheduler=args.scheduler,
                      progress=None)
-        if finished:
-            print(f"nothing to do: all {res.n_games:,} games are done",
-                  file=sys.stderr if as_json else sys.stdout)
+        said = sys.stderr if as_json else sys.stdout
+        if res.repairs:  # what it did, a damaged finished run included
+            print(f"resumed {args.resume}: " + "; ".join(res.repairs), file=said)
+        else:
+            print(f"nothing to do: all {res.n_games:,} games are done", file=said)
         print(_summary_json(res) if as_json else res.summary_text())
         return 0
     _a_name(args.out, "out", "a directory")
@@ -323,10 +322,41 @@ def _a_name(text, flag: str, what: str) -> None:
         raise UsageError(f"invalid --{flag} {text!r}: expected the name of {what}")
 
 
+TRACE_HEAD = b'{"e":"game_start"'  # how every trace uno-sim writes begins
+
+
+def _check_trace_out(path: str) -> None:
+    """`--trace FILE`, checked before the game is played: its folder writable (a file
+    made there and removed), and FILE new, empty or a trace uno-sim wrote (never another
+    file written over)."""
+    import os
+
+    if os.path.isdir(path):
+        raise UsageError(f"cannot write --trace {path!r}: it is a directory")
+    if os.path.isfile(path) and os.path.getsize(path) > 0:
+        try:
+            with open(path, "rb") as f:
+                head = f.read(len(TRACE_HEAD))
+        except OSError as exc:
+            raise UsageError(f"cannot read --trace {path!r}: {exc.strerror}") from None
+        if head != TRACE_HEAD:
+            raise UsageError(f"--trace {path!r} exists and is not a uno-sim trace; give "
+                             f"another file name")
+    probe = f"{path}.tmp"  # the name write_jsonl writes first
+    try:
+        with open(probe, "w", encoding="utf-8"):
+            pass
+        os.unlink(probe)
+    except OSError as exc:
+        raise UsageError(f"cannot write --trace {path!r}: {exc.strerror}") from None
+
+
 def cmd_play(args) -> int:
     from .trace import replay_lines, write_jsonl
 
     _a_name(args.trace, "trace", "a file")
+    if args.trace:
+        _check_trace_out(args.trace)  # before the game: a human's game is not thrown away
 
     def write_trace(events):
         try:
@@ -350,9 +380,23 @@ def cmd_play(args) -> int:
     return 0
 
 
+# `replay`'s options that choose the game to play: with a trace FILE they have no use
+REPLAY_GAME_OPTIONS = ("game", "variant", "players", "policy", "seat", "rule", "deck", "seed",
+                       "engine")
+REPLAY_DEFAULTS = {"game": 0, "policy": "greedy", "seed": 0, "engine": "c"}
+
+
 def cmd_replay(args) -> int:
     from .trace import read_jsonl, replay_lines, validate
 
+    if args.file:
+        given = next((o for o in REPLAY_GAME_OPTIONS if getattr(args, o) is not None), None)
+        if given is not None:
+            raise UsageError(f"invalid --{given} with the trace {args.file!r}: a trace holds "
+                             f"its own game (without FILE, replay plays game --game of --seed)")
+    for o, value in REPLAY_DEFAULTS.items():
+        if getattr(args, o) is None:
+            setattr(args, o, value)
     if args.file:
         try:
             source = getattr(sys.stdin, "buffer", sys.stdin) if args.file == "-" else args.file
@@ -420,9 +464,21 @@ def cmd_tournament(args) -> int:
 
     deals = parse_count(args.deals, "deals", MAX_DEALS, "deals per pairing and player count")
     counts = player_counts(args.players)
+    jobs = parse_jobs(args.jobs)
+    if args.estimate:
+        from .players.tournament import estimate
+
+        e = estimate(policies, counts, deals, args.seed, rules, args.engine, jobs)
+        n = len(policies)
+        print(f"tournament: {n * (n - 1) // 2} pairing(s) x {len(counts)} player count(s) "
+              f"({','.join(map(str, counts))}), {deals} deals each, {e['games']:,} games: "
+              f"estimated {e['cpu_seconds']:.3g} CPU-s, about {e['wall_seconds'] / 60:.3g} min "
+              f"on {e['jobs']} job(s) (from {e['sample_cpu_seconds']:.2g} CPU-s of sample "
+              f"games)")
+        return 0
     print(textwrap.fill(HEADER, POLICIES_WIDTH))  # once every value is checked
     for res in tournament(policies, counts, deals, args.seed, rules, args.engine,
-                          progress=None):
+                          progress=None, jobs=jobs):
         print(res.line())
     return 0
 
@@ -541,7 +597,8 @@ EXAMPLES = {
               "uno-sim bench --players 2-10 --reference-games 50"],
     "policies": ["uno-sim policies"],
     "rules": ["uno-sim rules", "uno-sim rules --variant flip", "uno-sim rules --format json"],
-    "tournament": ["uno-sim tournament --players 2,4 --deals 2000",
+    "tournament": ["uno-sim tournament --players 2,4 --deals 2000 --jobs 2",
+                   "uno-sim tournament --policy pimc --policy greedy --deals 500 --estimate",
                    "uno-sim tournament --policy greedy --policy 'greedy(bluff=0.5)' --players 2-4",
                    "uno-sim tournament --variant flip --deals 500"],
     "league": ["uno-sim league --quick --jobs 2 --out leagues/quick",
@@ -761,7 +818,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file", nargs="?", help="trace file written by `uno-sim play --trace`")
     p.add_argument("--game", type=int, default=0, help="game number within the seed's run (default 0)")
     _add_game_options(p)
-    p.set_defaults(func=cmd_replay)
+    # None: not given, so that a game option given with a trace FILE is refused, not ignored
+    p.set_defaults(func=cmd_replay, **dict.fromkeys(REPLAY_GAME_OPTIONS))
 
     p = sub.add_parser("bench", help="measure complete games per second per core",
                        description="Measure complete games per second on one core for each "
@@ -815,6 +873,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0, help="seed (default 0)")
     p.add_argument("--engine", choices=("c", "reference"), default="c",
                    help="compiled engine (default) or the Python reference engine")
+    p.add_argument("--jobs", default="1", help="worker processes, -1 for all cores; the "
+                                               "table is the same at any number (default 1)")
+    p.add_argument("--estimate", action="store_true",
+                   help="time a sample of each pairing's games, print the estimated cost "
+                        "and stop")
     p.set_defaults(func=cmd_tournament)
 
     from .players.league import DEFAULT_DEALS, QUICK_DEALS
@@ -925,19 +988,26 @@ def _glue_dash_values(parser, argv: list) -> list:
 def main(argv=None) -> int:
     import signal
 
-    parser = build_parser()
-    _autocomplete(parser)  # a shell asking for completions (uno-sim completion) ends here
-    argv = sys.argv[1:] if argv is None else list(argv)
-    argv = _glue_dash_values(parser, argv)
-    args = parser.parse_args(argv)
-    if not getattr(args, "func", None):
-        parser.print_help()
-        return 2
     try:
         if signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
             signal.signal(signal.SIGTERM, _on_sigterm)
     except ValueError:  # not the main thread
         pass
+    try:  # a signal while the options are read: one line too
+        parser = build_parser()
+        _autocomplete(parser)  # a shell asking for completions (uno-sim completion) ends here
+        argv = sys.argv[1:] if argv is None else list(argv)
+        argv = _glue_dash_values(parser, argv)
+        args = parser.parse_args(argv)
+    except KeyboardInterrupt:
+        print("uno-sim: interrupted", file=sys.stderr)
+        return 130
+    except Terminated:
+        print("uno-sim: terminated", file=sys.stderr)
+        return 143
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
     try:
         from .progress import env_setting
 

@@ -59,32 +59,63 @@ def win_share(winners, seat: int, teams: bool) -> float:
     return 1.0 if teams else 1.0 / len(winners)
 
 
+def _later(rows: dict, after: int) -> list:
+    """The game after round `after` from its round rows, flattened: every seat's score at
+    the end of that round, then per later round its dealer and what each seat scored."""
+    pts = np.asarray(rows["points"], dtype=np.int64).reshape(len(rows["round"]), -1)
+    done = np.asarray(rows["round"]) <= after
+    out = [int(x) for x in pts[done].sum(axis=0)]
+    for r, d, p in zip(rows["round"], rows["dealer"], pts):
+        if r > after:
+            out.append(int(d))
+            out.extend(int(x) for x in p)
+    return out
+
+
 def _chunk(rules: Rules, policies, seat: int, kind: int, seed: int, games,
-           every: int = 1) -> dict:
-    """The rows of games `games` (one worker's share)."""
+           every: int = 1, rounds: bool = False, replay_natural: bool = False) -> dict:
+    """The rows of games `games` (one worker's share).
+
+    The alternative that agrees with the policy's own answer at a point plays the game as
+    it was played (the engine forces the answer the policy gave, drawing the same numbers:
+    tests/test_strong.py), so its outcome is read from the game itself and only the other
+    alternative is replayed (`replay_natural`: replay both, for the tests)."""
     rules, specs, eng = _setup(rules, policies)
     key = key_from_seed(seed)
     rows = {c: [] for c in COLUMNS}
+    if rounds:
+        rows["later_0"], rows["later_1"] = [], []
     for game in games:
         g = int(game) & MASK64
         try:
-            _, seen, _ = eng.play_forced(key, g, seat, kind)
+            res_n, seen, rr_n = eng.play_forced_rounds(key, g, seat, kind)
         except GameLimitError:  # an endless game (docs/engine.md): no decision to value
             continue
+        win_n = win_share(res_n["winners"], seat, rules.teams)
         for i, pt in enumerate(seen["points"]):
             if (i + int(game)) % every:  # one point in `every`, a different one per game
                 continue
-            out = []
+            out, later = [], []
             try:
                 for value in (0, 1):
-                    res, f, _ = eng.play_forced(key, g, seat, kind, i, value)
+                    if value == pt["natural"] and not replay_natural:
+                        at = list(rr_n["round"]).index(pt["round"])
+                        out.append((int(rr_n["winner"][at] == seat),
+                                    int(rr_n["points"][at][seat]), win_n))
+                        later.append(_later(rr_n, pt["round"]) if rounds else None)
+                        continue
+                    res, f, rr = eng.play_forced_rounds(key, g, seat, kind, i, value)
                     if f["hit_round"] != pt["round"]:
                         raise AssertionError(f"game {game}: point {i} met in round "
                                              f"{f['hit_round']}, not {pt['round']}")
                     out.append((f["round_won"], f["round_points"],
                                 win_share(res["winners"], seat, rules.teams)))
+                    later.append(_later(rr, pt["round"]) if rounds else None)
             except GameLimitError:  # one alternative never ends: the point has no value
                 continue
+            if rounds:
+                rows["later_0"].append(later[0])
+                rows["later_1"].append(later[1])
             rows["game"].append(int(game))
             rows["point"].append(i)
             rows["round"].append(pt["round"])
@@ -105,7 +136,8 @@ def _chunk(rules: Rules, policies, seat: int, kind: int, seed: int, games,
 
 def decision_values(kind: str, *, variant: str = "classic", players: int = 2, policies="greedy",
                     seat: int = 0, games: int = 1000, seed: int = 0, rules=None,
-                    first_game: int = 0, n_jobs: int = 1, every: int = 1) -> pl.DataFrame:
+                    first_game: int = 0, n_jobs: int = 1, every: int = 1,
+                    rounds: bool = False) -> pl.DataFrame:
     """One row per decision point of `seat` in games first_game .. first_game + games - 1.
 
     `kind`: ``"bluff"`` or ``"challenge"``.  `rules` (a Rules) overrides
@@ -130,6 +162,11 @@ def decision_values(kind: str, *, variant: str = "classic", players: int = 2, po
     The seat must play a built-in policy or a search player (pimc, ismcts: the search
     answers first, then the point is forced; search.c forced_search).  Results do not
     depend on `n_jobs`.
+
+    `rounds`: also the columns later_0 and later_1, per alternative the game after the
+    point's round, flattened (every seat's score at the end of that round, then per later
+    round its dealer and each seat's points): what the control variates of
+    `uno_sim.analysis.luck` read.
     """
     if kind not in KINDS:
         raise RulesError(f"invalid kind {kind!r}: expected bluff or challenge")
@@ -151,14 +188,21 @@ def decision_values(kind: str, *, variant: str = "classic", players: int = 2, po
     if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or not (n_jobs >= 1 or n_jobs == -1):
         raise RulesError(f"invalid n_jobs {n_jobs!r}: expected a positive integer or -1")
     jobs = os.cpu_count() or 1 if n_jobs == -1 else n_jobs
+    schema = {**COLUMNS, **({"later_0": pl.List(pl.Int32), "later_1": pl.List(pl.Int32)}
+                            if rounds else {})}
     if jobs == 1 or games < 2:
-        parts = [_chunk(rules, policies, seat, KINDS[kind], seed, ids, int(every))]
-    else:
-        from joblib import Parallel, delayed
+        parts = [_chunk(rules, policies, seat, KINDS[kind], seed, ids, int(every), rounds)]
+    else:  # the runner's pool: an interrupt ends its workers with it
+        from contextlib import closing
+
+        from .runner.execute import local_map
 
         chunks = [c for c in np.array_split(ids, max(1, min(games, 4 * jobs))) if len(c)]
-        parts = Parallel(n_jobs=jobs)(
-            delayed(_chunk)(rules, policies, seat, KINDS[kind], seed, c, int(every))
-            for c in chunks)
-    frames = [pl.DataFrame(p, schema=COLUMNS) for p in parts]
-    return pl.concat(frames) if frames else pl.DataFrame(schema=COLUMNS)
+        parts = [None] * len(chunks)
+        tasks = [(rules, policies, seat, KINDS[kind], seed, c, int(every), rounds)
+                 for c in chunks]
+        with closing(local_map(_chunk, tasks, jobs)) as done:
+            for i, part in done:
+                parts[i] = part
+    frames = [pl.DataFrame(p, schema=schema) for p in parts]
+    return pl.concat(frames) if frames else pl.DataFrame(schema=schema)

@@ -61,9 +61,9 @@ POLICY_FIELDS = ("id", "color", "bluff", "challenge", "forget_uno", "catch",
                  "play_drawn", "voluntary_draw", "challenge_auto", "challenge_threshold",
                  "target", "stack", "jump_in", "bluff_next", "bluff_own",
                  "challenge_offender", "challenge_own", "suspect", "challenge_posterior",
-                 "challenge_prior", "bluff_join", "challenge_join", "samples", "rollouts",
-                 "iterations", "c", "depth", "rollout", "others", "leaf", "infer", "value",
-                 "cheat", "explore")
+                 "challenge_prior", "bluff_join", "challenge_join", "bluff_cells",
+                 "challenge_cells", "samples", "rollouts", "iterations", "c", "depth", "rollout",
+                 "others", "leaf", "infer", "value", "cheat", "explore")
 # every field but id filled by one knob (policies.KNOBS, SEARCH_KNOBS, NET_KNOBS)
 check_knobs(KNOBS + SEARCH_KNOBS + NET_KNOBS, POLICY_FIELDS)
 

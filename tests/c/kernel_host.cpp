@@ -22,3 +22,10 @@ static unsigned long long atomicMin(unsigned long long *a, unsigned long long v)
     return old;
 }
 #include "gpu/kernel.cu"
+
+/* the stop flag (csrc/stop.c) is the CPU engine's: the kernel's code never stops (on the
+   device UNO_STOP_REQUESTED() is 0), so its host build answers "no stop" */
+int uno_stop_requested(void)
+{
+    return 0;
+}

@@ -79,7 +79,7 @@ DEFAULT_LEAGUE = (
     ("ismcts(iterations=400,cheat=1)", "ismcts(iterations=50,cheat=1)"),
 )
 
-LEAGUE_FILES = ("league.json", "league.md", "league.png")
+LEAGUE_FILES = ("league.json", "league.md", "league.png", ".lock")  # .lock: in use
 TMP_PREFIX = ".league-tmp-"  # a file being written (renamed into place when complete)
 KIND = "uno-sim league"
 BOUND_NOTE = ("* every pairing of this player was won by one side on every deal: its rating "
@@ -191,9 +191,13 @@ def _time_player(rules: Rules, spec, seed: int, engine: str) -> dict:
     return {"cpu": cpu, "wall": wall, "turns": turns, "games": games}
 
 
-def _run_tasks(fn, tasks: list, jobs: int, desc: str, progress) -> list:
-    """fn(*task) for every task, in task order, on `jobs` processes, with a bar."""
+def run_tasks(fn, tasks: list, jobs: int, desc: str, progress) -> list:
+    """fn(*task) for every task, in task order, on `jobs` processes (the runner's local
+    pool: Ctrl-C and SIGTERM end its workers with it), with a bar."""
+    from contextlib import closing
+
     from ..progress import bar
+    from ..runner.execute import local_map
 
     out = [None] * len(tasks)
     with bar(len(tasks), desc, unit="block", enabled=progress) as b:
@@ -202,17 +206,11 @@ def _run_tasks(fn, tasks: list, jobs: int, desc: str, progress) -> list:
                 out[i] = fn(*t)
                 b.update(1)
         else:
-            from joblib import Parallel, delayed
-
-            par = Parallel(n_jobs=jobs, return_as="generator_unordered")
-            for i, res in par(delayed(_indexed)(fn, i, t) for i, t in enumerate(tasks)):
-                out[i] = res
-                b.update(1)
+            with closing(local_map(fn, tasks, jobs)) as results:
+                for i, res in results:
+                    out[i] = res
+                    b.update(1)
     return out
-
-
-def _indexed(fn, i, task):
-    return i, fn(*task)
 
 
 # --- the Bradley-Terry fit ------------------------------------------------------------
@@ -549,8 +547,8 @@ def check_out(out: str) -> None:
     if foreign:
         raise LeagueError(f"--out {out!r} is not empty and holds no uno-sim league (it has "
                           f"{foreign[0]!r}); use a new or empty directory")
-    if entries:
-        try:
+    if [e for e in entries if e != ".lock" and not e.startswith(TMP_PREFIX)]:
+        try:  # (a league stopped before its files leaves only those: taken again)
             ours = json.loads(read_capped(os.path.join(out, "league.json"),
                                           MANIFEST_MAX_BYTES)).get("kind") == KIND
         except (OSError, ValueError, AttributeError):
@@ -561,6 +559,24 @@ def check_out(out: str) -> None:
                               f"directory")
     if not os.access(out, os.W_OK):
         raise LeagueError(f"cannot write --out {out!r}: permission denied")
+
+
+def hold_out(out: str):
+    """--out checked (`check_out`), made and locked before any game, as a run folder is:
+    a read-only disk is one line now, not after the games, and a second league on the
+    same folder is refused as "in use".  Returns the lock (runner.storage.lock_out)."""
+    from ..runner.storage import lock_out
+
+    check_out(out)
+    try:
+        os.makedirs(out, exist_ok=True)
+    except OSError as exc:
+        raise LeagueError(f"cannot write --out {out!r}: {exc.strerror}") from None
+    lock = lock_out(out, by="league")
+    for name in os.listdir(out):  # what a league stopped while writing left
+        if name.startswith(TMP_PREFIX):
+            os.unlink(os.path.join(out, name))
+    return lock
 
 
 def _need(module: str) -> None:
@@ -655,75 +671,80 @@ def play_league(players=None, *, variants=DEFAULT_VARIANTS, player_counts=DEFAUL
     _need("scipy")
     if out is not None:
         _need("matplotlib")
-        check_out(out)
+    lock = hold_out(out) if out is not None and not estimate_only else None
+    if out is not None and estimate_only:
+        check_out(out)  # refused now rather than when the league is played
+    try:
+        league = League(names, variants, counts, deals, seed, bootstrap, engine, jobs=jobs)
+        # thinking time (and the estimate): self-play of every player at every table
+        t_tasks = [(table_rules[t], p, seed, engine) for t in table_rules for p in specs]
+        t_res = run_tasks(_time_player, t_tasks, jobs, "league timing", progress)
+        timing = {}
+        for n_t, t in enumerate(table_rules):
+            timing[t] = t_res[n_t * len(names):(n_t + 1) * len(names)]
+        league.timing = {f"{v} {k}p": {names[p]: per[p]["cpu"] / max(1, per[p]["turns"])
+                                       for p in range(len(names))}
+                         for (v, k), per in timing.items()}
+        league.estimate = estimate_cost(names, counts, deals, timing)
+        league.estimate["wall_seconds"] = league.estimate["cpu_seconds"] / min(
+            jobs, os.cpu_count() or 1)
+        league.estimate["timing_cpu_seconds"] = float(sum(r["cpu"] for r in t_res))
+        if on_estimate is not None:
+            on_estimate(league)
+        if estimate_only:
+            return league
 
-    league = League(names, variants, counts, deals, seed, bootstrap, engine, jobs=jobs)
-    # thinking time (and the estimate): self-play of every player at every table
-    t_tasks = [(table_rules[t], p, seed, engine) for t in table_rules for p in specs]
-    t_res = _run_tasks(_time_player, t_tasks, jobs, "league timing", progress)
-    timing = {}
-    for n_t, t in enumerate(table_rules):
-        timing[t] = t_res[n_t * len(names):(n_t + 1) * len(names)]
-    league.timing = {f"{v} {k}p": {names[p]: per[p]["cpu"] / max(1, per[p]["turns"])
-                                   for p in range(len(names))}
-                     for (v, k), per in timing.items()}
-    league.estimate = estimate_cost(names, counts, deals, timing)
-    league.estimate["wall_seconds"] = league.estimate["cpu_seconds"] / min(
-        jobs, os.cpu_count() or 1)
-    league.estimate["timing_cpu_seconds"] = float(sum(r["cpu"] for r in t_res))
-    if on_estimate is not None:
-        on_estimate(league)
-    if estimate_only:
+        size = block_size(deals)
+        tasks, where = [], []
+        for t, r in table_rules.items():
+            for a in range(len(names)):
+                for b in range(a + 1, len(names)):
+                    for first in range(0, deals, size):
+                        tasks.append((r, specs[a], specs[b], seed, first, min(size, deals - first),
+                                      engine))
+                        where.append((t, a, b))
+        results = run_tasks(_play_block, tasks, jobs, "league", progress)
+        agg: dict = {}
+        for (t, a, b), res in zip(where, results):
+            d = agg.setdefault((t, a, b), {"hist": {}, "cpu": 0.0, "games": 0})
+            for v, c in zip(res["values"], res["counts"]):
+                d["hist"][v] = d["hist"].get(v, 0) + c
+            d["cpu"] += res["cpu"]
+            d["games"] += res["games"]
+        league.cpu_seconds = float(sum(r["cpu"] for r in results))
+
+        for n_t, (t, r) in enumerate(table_rules.items()):
+            variant, k = t
+            pairs = []
+            for a in range(len(names)):
+                for b in range(a + 1, len(names)):
+                    hist = agg[(t, a, b)]["hist"]
+                    vals = np.array(sorted(hist))
+                    pairs.append(PairStats(a, b, vals, np.array([hist[v] for v in vals]),
+                                           ((k + 1) // 2) / k))
+            rng = np.random.default_rng([seed, n_t])
+            rating, low, high = rate(names, pairs, a_index, bootstrap, rng)
+            share = np.zeros(len(names))
+            for ps in pairs:
+                m = ps.total / ps.deals
+                share[ps.a] += m / (len(names) - 1)
+                share[ps.b] += (1 - m) / (len(names) - 1)
+            per = timing[t]
+            table = Table(variant, k, r, names, names[a_index], pairs, rating, low, high, share,
+                          games=np.full(len(names), deals * k * (len(names) - 1)),
+                          decisions=np.array([p["turns"] for p in per]),
+                          cpu_per_decision=np.array([p["cpu"] / max(1, p["turns"]) for p in per]),
+                          wall_per_decision=np.array([p["wall"] / max(1, p["turns"]) for p in per]),
+                          league_cpu=float(sum(agg[(t, a, b)]["cpu"] for (tt, a, b) in agg
+                                               if tt == t)),
+                          league_games=int(sum(agg[(t, a, b)]["games"] for (tt, a, b) in agg
+                                               if tt == t)),
+                          bootstrap=bootstrap)
+            league.tables.append(table)
+        league.wall_seconds = time.perf_counter() - t_start
+        if out is not None:
+            league.write(out)
         return league
-
-    size = block_size(deals)
-    tasks, where = [], []
-    for t, r in table_rules.items():
-        for a in range(len(names)):
-            for b in range(a + 1, len(names)):
-                for first in range(0, deals, size):
-                    tasks.append((r, specs[a], specs[b], seed, first, min(size, deals - first),
-                                  engine))
-                    where.append((t, a, b))
-    results = _run_tasks(_play_block, tasks, jobs, "league", progress)
-    agg: dict = {}
-    for (t, a, b), res in zip(where, results):
-        d = agg.setdefault((t, a, b), {"hist": {}, "cpu": 0.0, "games": 0})
-        for v, c in zip(res["values"], res["counts"]):
-            d["hist"][v] = d["hist"].get(v, 0) + c
-        d["cpu"] += res["cpu"]
-        d["games"] += res["games"]
-    league.cpu_seconds = float(sum(r["cpu"] for r in results))
-
-    for n_t, (t, r) in enumerate(table_rules.items()):
-        variant, k = t
-        pairs = []
-        for a in range(len(names)):
-            for b in range(a + 1, len(names)):
-                hist = agg[(t, a, b)]["hist"]
-                vals = np.array(sorted(hist))
-                pairs.append(PairStats(a, b, vals, np.array([hist[v] for v in vals]),
-                                       ((k + 1) // 2) / k))
-        rng = np.random.default_rng([seed, n_t])
-        rating, low, high = rate(names, pairs, a_index, bootstrap, rng)
-        share = np.zeros(len(names))
-        for ps in pairs:
-            m = ps.total / ps.deals
-            share[ps.a] += m / (len(names) - 1)
-            share[ps.b] += (1 - m) / (len(names) - 1)
-        per = timing[t]
-        table = Table(variant, k, r, names, names[a_index], pairs, rating, low, high, share,
-                      games=np.full(len(names), deals * k * (len(names) - 1)),
-                      decisions=np.array([p["turns"] for p in per]),
-                      cpu_per_decision=np.array([p["cpu"] / max(1, p["turns"]) for p in per]),
-                      wall_per_decision=np.array([p["wall"] / max(1, p["turns"]) for p in per]),
-                      league_cpu=float(sum(agg[(t, a, b)]["cpu"] for (tt, a, b) in agg
-                                           if tt == t)),
-                      league_games=int(sum(agg[(t, a, b)]["games"] for (tt, a, b) in agg
-                                           if tt == t)),
-                      bootstrap=bootstrap)
-        league.tables.append(table)
-    league.wall_seconds = time.perf_counter() - t_start
-    if out is not None:
-        league.write(out)
-    return league
+    finally:
+        if lock is not None:
+            os.close(lock)

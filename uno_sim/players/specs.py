@@ -45,7 +45,8 @@ NET_ID = 6
 ROLLOUTS = POLICY_NAMES + NET_NAMES  # what a search's rollouts may play
 OTHERS = ("same",) + ROLLOUTS  # what the other seats play in a search's rollouts
 OFF = "off"  # a limit knob turned off
-KNOB_KINDS = ("prob", "choice", "size", "seat", "count", "real", "flag", "file", "limit")
+KNOB_KINDS = ("prob", "choice", "size", "seat", "count", "real", "flag", "cells", "file",
+              "limit")
 # the policy families a knob's defaults may cover
 FAMILIES = (POLICY_NAMES, SEARCH_NAMES, NET_NAMES + SEARCH_NAMES)
 
@@ -53,6 +54,27 @@ FAMILIES = (POLICY_NAMES, SEARCH_NAMES, NET_NAMES + SEARCH_NAMES)
 def _policy_id(name: str) -> int:
     """A rollout policy's engine id (uno.h UNO_POLICY_*)."""
     return NET_ID if name == "net" else POLICY_NAMES.index(name)
+
+
+CELL_SIDE = 8  # uno.h UNO_CELL_SIDE: cells of hand sizes 1..8, the last for 8 and more
+ALL_CELLS = (1 << (CELL_SIDE * CELL_SIDE)) - 1  # uno.h UNO_CELLS_ALL
+
+
+def cells_mask(cells) -> int:
+    """The mask of a set of (other hand, own hand) cells, sizes 1..CELL_SIDE (the last
+    standing for that and more): bit (other - 1) * CELL_SIDE + (own - 1)."""
+    mask = 0
+    for other, own in cells:
+        if not (1 <= other <= CELL_SIDE and 1 <= own <= CELL_SIDE):
+            raise ValueError(f"invalid cell ({other}, {own}): sizes 1..{CELL_SIDE}")
+        mask |= 1 << ((other - 1) * CELL_SIDE + (own - 1))
+    return mask
+
+
+def mask_cells(mask: int) -> list:
+    """The (other, own) cells of a mask (cells_mask's inverse)."""
+    return [(i // CELL_SIDE + 1, i % CELL_SIDE + 1) for i in range(CELL_SIDE * CELL_SIDE)
+            if (mask >> i) & 1]
 
 
 def _challenge_fields(value) -> dict:
@@ -70,8 +92,9 @@ class Knob:
     their own), choice (one of `values`; uno_policy holds its index), size (a hand
     size 0..MAX_SIZE or any), seat (a seat 0..MAX_SEAT or any), count (an integer
     1..COUNT_MAX, or 1..`high` when given), real (a number 0..C_MAX), flag (0 or 1),
-    file (a file name; it fills no uno_policy field: the engine reads the file), limit
-    (an integer 0..COUNT_MAX, or off: -1 for the engine).
+    cells (a mask of (other hand, own hand) cells, `cells_mask`, in hexadecimal 0x...,
+    or any), file (a file name; it fills no uno_policy field: the engine reads the file),
+    limit (an integer 0..COUNT_MAX, or off: -1 for the engine).
     `defaults` holds the value in each built-in policy (POLICY_NAMES), or in each search player
     (SEARCH_NAMES) for a knob of SEARCH_KNOBS, or in the network player and the search
     players (NET_NAMES + SEARCH_NAMES) for a knob of NET_KNOBS; `only`, when given, names the
@@ -119,6 +142,8 @@ class Knob:
             return (f"0..{C_MAX:g}",)
         if self.kind == "flag":
             return ("0", "1")
+        if self.kind == "cells":
+            return (f"0x0..0x{ALL_CELLS:x}", ANY)
         if self.kind == "file":
             return ("FILE",)
         if self.kind == "limit":
@@ -157,6 +182,13 @@ class Knob:
                 raise RulesError(f"invalid {self.name} {text!r} for policy {policy}: expected "
                                  f"an integer {low}..{top}")
             return int(text)
+        if self.kind == "cells":
+            if text == ANY:
+                return text
+            if not re.fullmatch(r"0x[0-9a-f]{1,16}", text):
+                raise RulesError(f"invalid {self.name} {text!r} for policy {policy}: expected "
+                                 f"a cell mask 0x0..0x{ALL_CELLS:x} (hexadecimal) or {ANY}")
+            return text
         if self.kind == "real":
             try:
                 value = float(text)
@@ -193,6 +225,8 @@ class Knob:
             return -1 if value == OFF else int(value)
         if self.kind in ("choice", "file"):
             return value
+        if self.kind == "cells":
+            return ALL_CELLS if value == ANY else int(value, 16)
         if value == ANY:
             return ANY_SIZE if self.kind == "size" else -1
         return int(value)
@@ -283,6 +317,13 @@ KNOBS = (
     Knob("challenge_join", "choice", _same("and"),
          "how challenge_offender and challenge_own combine: and (both) or or (either)",
          values=JOIN_RULES),
+    Knob("bluff_cells", "cells", _same(ANY),
+         "bluff only in these cells of (the next player's hand, this seat's), as well as "
+         "the conditions above: a hexadecimal mask, bit (next - 1) * 8 + (own - 1) for sizes "
+         "1..8, 8 standing for 8 and more (any: every cell)"),
+    Knob("challenge_cells", "cells", _same(ANY),
+         "challenge only in these cells of (the offender's hand, this seat's), as well as "
+         "the conditions above: the same mask (any: every cell)"),
 )
 KNOB = {k.name: k for k in KNOBS}
 

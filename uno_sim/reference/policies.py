@@ -7,10 +7,18 @@ random numbers identically.
 from __future__ import annotations
 
 from ..cards import NO_COLOR, Effect
-from ..players.specs import PolicySpec
+from ..players.specs import CELL_SIDE, PolicySpec
 from ..rng import (DK_BLUFF, DK_CATCH, DK_CHALLENGE, DK_COLOR, DK_JUMP, DK_PICK, DK_PLAY_DRAWN,
                    DK_STACK, DK_TARGET, DK_UNO, DK_VOLUNTARY, DecisionStreams, SeatStreams)
 from ..players.user import DRAW  # the "draw a card" action of choose_play, as a user's
+
+
+def cell(other: int, own: int) -> int:
+    """The bit of (other hand, own hand) in bluff_cells / challenge_cells (uno.h uno_cell):
+    sizes 1..CELL_SIDE, the last standing for that and more."""
+    other = min(max(other, 1), CELL_SIDE)
+    own = min(max(own, 1), CELL_SIDE)
+    return (other - 1) * CELL_SIDE + (own - 1)
 
 
 def target_candidates(g: "Game", p: int) -> list[int]:
@@ -40,11 +48,14 @@ class BuiltinPolicy:
 
         Asked only when p holds a card that would be a bluff; nothing is drawn
         unless the next player holds <= bluff_next cards and p <= bluff_own (either
-        one with bluff_join "or").
+        one with bluff_join "or") and their cell is one of bluff_cells.
         """
-        near = len(g.hands[g.adv(p, 1)]) <= self.bluff_next
+        other = len(g.hands[g.adv(p, 1)])
+        near = other <= self.bluff_next
         low = len(g.hands[p]) <= self.bluff_own
         if not ((near or low) if self.bluff_join == "or" else (near and low)):
+            return False
+        if not (self.bluff_cells >> cell(other, len(g.hands[p]))) & 1:
             return False
         return self.rand.bernoulli(DK_BLUFF, self.bluff)
 
@@ -84,7 +95,9 @@ class BuiltinPolicy:
         near = len(g.hands[offender]) <= self.challenge_offender
         low = len(g.hands[p]) <= self.challenge_own
         if ((self.suspect >= 0 and offender != self.suspect)
-                or not ((near or low) if self.challenge_join == "or" else (near and low))):
+                or not ((near or low) if self.challenge_join == "or" else (near and low))
+                or not (self.challenge_cells >> cell(len(g.hands[offender]),
+                                                     len(g.hands[p]))) & 1):
             return False
         if self.challenge_auto:
             return bluff_probability(g, p, offender, prev_color) > self.challenge_threshold

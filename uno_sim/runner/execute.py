@@ -7,6 +7,7 @@ path) and finalize it.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import sys
@@ -248,19 +249,10 @@ def _pool_pass(kind, manifest, shards, out, n_jobs, keep_cols, progress):
     n = (os.cpu_count() or 1) if n_jobs == -1 else n_jobs
     n = max(1, min(n, len(shards)))
     if kind == "fork":
-        from concurrent.futures import ProcessPoolExecutor
-
-        ctx = multiprocessing.get_context("fork")
         # the workers, forked after this, add their finished batches to a shared counter
-        _FORK_GAMES = None if progress.disable else ctx.Value("q", 0)
-        ex = ProcessPoolExecutor(n, mp_context=ctx, initializer=_worker_init)
-    else:  # loky: fresh interpreters
-        # an executor of this pass's own: loky's process-wide reusable one would be taken
-        # over by joblib.Parallel (the studies), which cannot reuse a bare loky executor
-        from joblib.externals.loky import ProcessPoolExecutor as LokyExecutor
-
-        _quiet_loky_tracker()
-        ex = LokyExecutor(n, initializer=_worker_init)
+        _FORK_GAMES = None if progress.disable else \
+            multiprocessing.get_context("fork").Value("q", 0)
+    ex = _start_pool(kind, n)
     ok = False
     try:
         futs = {ex.submit(_run_shard_indexed, manifest, i, out, keep_cols) for i in shards}
@@ -279,18 +271,71 @@ def _pool_pass(kind, manifest, shards, out, n_jobs, keep_cols, progress):
         ok = True
     finally:
         _FORK_GAMES = None
-        if not ok:  # interrupted or broken: end the workers now, not after their shards
-            if kind == "fork":
-                procs = [p for p in getattr(ex, "_processes", {}).values() if p.is_alive()]
-                for proc in procs:
-                    proc.terminate()
-                for proc in procs:  # gone before the run removes what they half wrote
-                    proc.join(timeout=2)
-                ex.shutdown(wait=False, cancel_futures=True)
-            else:
-                ex.shutdown(wait=False, kill_workers=True)
-        else:
-            ex.shutdown(wait=True)
+        _end_pool(ex, kind, ok)
+
+
+def _start_pool(kind: str, n: int):
+    """A local pool of n workers, "fork" or "loky" (`_local_pool_kind`), whose workers
+    leave Ctrl-C to this process (`_worker_init`)."""
+    if kind == "fork":
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        return ProcessPoolExecutor(n, mp_context=multiprocessing.get_context("fork"),
+                                   initializer=_worker_init)
+    # loky: fresh interpreters, an executor of this pool's own: loky's process-wide
+    # reusable one would be taken over by joblib.Parallel, which cannot reuse a bare one
+    from joblib.externals.loky import ProcessPoolExecutor as LokyExecutor
+
+    _quiet_loky_tracker()
+    return LokyExecutor(n, initializer=_worker_init)
+
+
+def _end_pool(ex, kind: str, ok: bool) -> None:
+    """Shut the pool down: when the caller was interrupted or the pool broke (not `ok`),
+    end the workers now, not after their tasks."""
+    if ok:
+        ex.shutdown(wait=True)
+    elif kind == "fork":
+        procs = [p for p in getattr(ex, "_processes", {}).values() if p.is_alive()]
+        for proc in procs:
+            proc.terminate()
+        for proc in procs:  # gone before the caller removes what they half wrote
+            proc.join(timeout=2)
+        ex.shutdown(wait=False, cancel_futures=True)
+    else:
+        ex.shutdown(wait=False, kill_workers=True)
+
+
+def local_map(fn, tasks: list, n_jobs: int):
+    """fn(*task) for every task on a local pool of n_jobs workers (-1: all cores),
+    yielding (index, result) as they finish; an interrupt or a failure ends the workers
+    at once.  The pool is the runner's (`_local_pool_kind`, UNO_SIM_POOL), so a
+    league's, a tournament's or a study's workers stop as a run's do."""
+    from concurrent.futures import FIRST_COMPLETED, wait
+    from concurrent.futures.process import BrokenProcessPool
+
+    n = (os.cpu_count() or 1) if n_jobs == -1 else n_jobs
+    n = max(1, min(n, len(tasks)))
+    kind = _local_pool_kind(preload=False)
+    ex = _start_pool(kind, n)
+    ok = False
+    try:
+        futs = {ex.submit(_indexed_call, fn, i, t) for i, t in enumerate(tasks)}
+        while futs:
+            done, futs = wait(futs, return_when=FIRST_COMPLETED)
+            for f in done:
+                yield f.result()
+        ok = True
+    except BrokenProcessPool:
+        raise RunError("a worker process died (killed, or out of memory); run it again") \
+            from None
+    finally:
+        _end_pool(ex, kind, ok)
+
+
+def _indexed_call(fn, i, task):
+    return i, fn(*task)
 
 
 LOKY_TRACKER_QUIET = "ignore:resource_tracker:UserWarning"
@@ -595,7 +640,7 @@ def _held_run(out: str, verb: str, shared: bool = False):
     """The manifest of the run in `out`, with `out` locked for this process meanwhile;
     RunError naming `verb` when there is no run there."""
     if not os.path.isdir(out):
-        raise RunError(f"cannot {verb} {out!r}: no such directory")
+        raise RunError(f"cannot {verb} {out!r}: {_why_not_a_dir(out)}")
     manifest = _read_manifest(out)
     if manifest is None:
         raise RunError(f"cannot {verb} {out!r}: no manifest.json there")
@@ -604,6 +649,21 @@ def _held_run(out: str, verb: str, shared: bool = False):
         yield manifest
     finally:
         os.close(lock)
+
+
+def _why_not_a_dir(path: str) -> str:
+    """Why `path` is no directory, in words: missing, a file, a link to nothing, a loop."""
+    try:
+        os.stat(path)
+    except OSError as exc:
+        if os.path.islink(path):
+            if exc.errno == errno.ELOOP:
+                return "a loop of symbolic links"
+            return "a symbolic link to nothing" if isinstance(exc, FileNotFoundError) else \
+                f"a symbolic link that cannot be followed ({exc.strerror})"
+        return "no such directory" if isinstance(exc, FileNotFoundError) else \
+            f"cannot read it ({exc.strerror})"
+    return "it is a file, not a run directory"
 
 
 def resume(out: str, n_jobs: int = 1, backend: str = "local", scheduler: str | None = None,
@@ -615,12 +675,16 @@ def resume(out: str, n_jobs: int = 1, backend: str = "local", scheduler: str | N
         check = check_run(out, manifest)
         refuse_foreign(check)
         if check.ok:
-            return RunResult(manifest, check.total, out=out)
+            res = RunResult(manifest, check.total, out=out)
+            res.repairs = []
+            return res
         rules, specs = Rules.from_dict(manifest["rules"]), [parse_policy(s) for s in
                                                             manifest["policies"]]
         check_backend(backend, rules, specs, manifest["engine"])
         check_weights(manifest, rules, specs)
+        repairs = _repairs(check)
         _clean_tmp(out)
+        os.makedirs(os.path.join(out, "shards"), exist_ok=True)
         todo = sorted(check.missing + list(check.damaged))
         if todo and check.complete:  # no longer complete until the damage is repaired
             os.unlink(os.path.join(out, "summary.json"))
@@ -637,7 +701,32 @@ def resume(out: str, n_jobs: int = 1, backend: str = "local", scheduler: str | N
         played = len(todo) * plan.shard_size
         if todo and last in todo:
             played -= plan.shard_size - plan.shard(last)[1]
-        return finalize(out, manifest, wall, played=played)
+        res = finalize(out, manifest, wall, played=played)
+        res.repairs = repairs
+        return res
+
+
+def _repairs(check: Check) -> list[str]:
+    """What `resume` does to the folder `check` describes, one phrase each (the CLI says
+    it, so that a finished run repaired is not reported as a run with nothing to do)."""
+    done = []
+    if check.missing:
+        which = _shard_list(check.missing)
+        done.append(f"computed {which} ({'deleted' if check.complete else 'not computed yet'})")
+    for i, why in sorted(check.damaged.items()):
+        done.append(f"computed shard {i} again ({why})")
+    if check.leftovers:
+        done.append(f"removed {len(check.leftovers)} temporary file(s) of writers that died")
+    if check.summary:
+        done.append(f"wrote summary.json again ({check.summary})")
+    elif check.complete and (check.missing or check.damaged):
+        done.append("wrote summary.json again")
+    return done
+
+
+def _shard_list(shards: list) -> str:
+    head = ", ".join(str(i) for i in shards[:10]) + (" ..." if len(shards) > 10 else "")
+    return f"shard {head}" if len(shards) == 1 else f"{len(shards)} shards ({head})"
 
 
 def merge(out: str) -> RunResult:

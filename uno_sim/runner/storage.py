@@ -283,6 +283,7 @@ class Check:
     leftovers: list = field(default_factory=list)
     summary: str | None = None
     files: int = 0
+    no_shards: bool = False  # DIR/shards, the folder of the shard records, is gone
 
     @property
     def intact(self) -> bool:
@@ -300,9 +301,12 @@ class Check:
         out, n = self.out, self.manifest["n_shards"]
         lines = [f"{f}; move it out of {out} (a run folder holds only what uno-sim wrote)"
                  for f in self.foreign]
+        if self.no_shards:
+            lines.append(f"shards/ is missing (the folder of the shard records): "
+                         f"`uno-sim run --resume {out}` computes every shard again")
         for i, why in sorted(self.damaged.items()):
             lines.append(f"shard {i}: {why}; `uno-sim run --resume {out}` computes it again")
-        if self.missing:
+        if self.missing and not self.no_shards:
             head = ", ".join(str(i) for i in self.missing[:10]) + \
                 (" ..." if len(self.missing) > 10 else "")
             state = "deleted from a finished run" if self.complete else "not computed yet"
@@ -346,6 +350,9 @@ def _foreign_entries(out: str, manifest: dict, check: Check) -> None:
         else:
             foreign(name)
     shards = os.path.join(out, "shards")
+    if not os.path.isdir(shards):  # deleted: every record is missing (a file there: foreign)
+        check.no_shards = True
+        return
     for name in sorted(os.listdir(shards)):
         m = _SHARD_NAME.fullmatch(name)
         if not m or int(m.group(1)) >= n or not os.path.isfile(os.path.join(shards, name)) \
@@ -491,10 +498,12 @@ def _not_yet_a_run(out: str) -> str | None:
     return None
 
 
-def lock_out(out: str, shared: bool = False):
+def lock_out(out: str, shared: bool = False, by: str = "run"):
     """Hold `out` for this process: an exclusive lock for a run, a shared one for an array
     task (array tasks of one run share the directory).  Returns the open lock file, to keep
-    open as long as the run writes there; the lock goes with the process however it ends."""
+    open as long as the run writes there; the lock goes with the process however it ends.
+    `by`: what holds the folder (a run; a study, a report, a league lock theirs too),
+    written in the lock file so that a command refused can say what holds it."""
     import fcntl
 
     try:
@@ -504,10 +513,24 @@ def lock_out(out: str, shared: bool = False):
     try:
         fcntl.flock(fd, (fcntl.LOCK_SH if shared else fcntl.LOCK_EX) | fcntl.LOCK_NB)
     except OSError:
+        try:
+            holder = os.read(fd, 64).decode("ascii", "replace").split()[:1]
+        except OSError:
+            holder = []
         os.close(fd)
-        raise RunError(f"--out {out!r} is in use by another uno-sim run; wait for it to end "
-                       "or use another directory") from None
+        what = holder[0] if holder and holder[0] in LOCK_HOLDERS else "run"
+        raise RunError(f"--out {out!r} is in use by another uno-sim {what}; wait for it to "
+                       "end or use another directory") from None
+    if not shared:
+        try:
+            os.ftruncate(fd, 0)
+            os.write(fd, f"{by} {os.getpid()}\n".encode())
+        except OSError:
+            pass  # the lock holds all the same
     return fd
+
+
+LOCK_HOLDERS = ("run", "study", "report", "league")
 
 
 def _claim_manifest(out: str, manifest: dict) -> bool:
@@ -623,6 +646,9 @@ def finalize(out: str, manifest: dict, wall: float | None = None,
     refuse_foreign(check)
     _clean_tmp(out)
     missing = sorted(check.missing + list(check.damaged))
+    if check.no_shards:
+        raise RunError(f"{out!r} has no shards/ folder (the shard records): `uno-sim run "
+                       f"--resume {out}` computes every shard again")
     if missing:
         head = ", ".join(str(i) for i in missing[:10]) + (" ..." if len(missing) > 10 else "")
         raise RunError(f"{out!r} is missing {len(missing)} of {manifest['n_shards']} shards: "
