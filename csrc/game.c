@@ -308,7 +308,7 @@ UNO_HD static void init_game(uno_game *g, const uno_config *cfg, const uno_table
     memset(g->counters, 0, sizeof g->counters);
     memset(g->hand_n, 0, sizeof g->hand_n);
     memset(g->failed, 0, sizeof g->failed);
-#if !defined(UNO_GPU_BUILD)
+#if UNO_KEEPS_REVEAL
     for (int s = 0; s < UNO_MAX_PLAYERS; s++) {
         g->reveal_from[s] = -1;
         g->reveal_n[s] = 0;

@@ -35,6 +35,19 @@ UNO_HD void uno_obs_layout_init(uno_obs_layout *L, int n_kinds, int seats, int f
     L->n_actions = K + 7 + S;
 }
 
+UNO_HD void uno_obs_scale_env(uno_obs_layout *L, int target, int n_cards)
+{
+    /* (float) of the double, as the binding stores uno_sim.vecenv.scales' Python floats */
+    L->scale[UNO_OB_HAND_SIZES] = (float)0.1;
+    L->scale[UNO_OB_SCORES] = (float)(1.0 / (double)(target > 1 ? target : 1));
+    L->scale[UNO_OB_DRAW_PILE] = (float)(1.0 / (double)(n_cards > 1 ? n_cards : 1));
+    L->scale[UNO_OB_ROUND] = (float)0.1;
+    L->scale[UNO_OB_TURN] = (float)0.01;
+    L->scale[UNO_OB_PENDING] = (float)0.1;
+    L->scale[UNO_OB_TO_DISCARD] = (float)0.1;
+    L->scale[UNO_OB_SILENT] = (float)0.1;
+}
+
 UNO_HD static inline int rel(int seat, int q, int n)
 {
     return (q - seat + n) % n;
@@ -87,11 +100,13 @@ UNO_HD void uno_observe(const uno_game *g, const uno_obs_layout *L, int seat, in
         o[off[UNO_OB_DISCARDS] + t->card_kind[side][g->discard[i]]] += 1.0f;
     o[off[UNO_OB_ROUND]] = (float)g->rounds * sc[UNO_OB_ROUND];
     o[off[UNO_OB_TURN]] = (float)g->turns * sc[UNO_OB_TURN];
+#if UNO_KEEPS_REVEAL /* a GPU build without a network seat never observes */
     if (g->reveal_from[seat] >= 0) {
         o[off[UNO_OB_REVEALED_SEAT] + rel(seat, g->reveal_from[seat], N)] = 1.0f;
         for (int i = 0; i < g->reveal_n[seat]; i++)
             o[off[UNO_OB_REVEALED] + t->card_kind[side][g->reveal[seat][i]]] += 1.0f;
     }
+#endif
     if (L->flip) { /* F6: what faces the table */
         o[off[UNO_OB_SIDE]] = (float)side;
         for (int p = 0; p < N; p++)
@@ -190,5 +205,25 @@ UNO_HD int uno_env_answer(const uno_obs_layout *L, int players, int side, int se
         int yes = action == L->a_yes;
         return decision == UNO_DEC_FORGET_UNO ? !yes : yes; /* the engine asks "forgets?" */
     }
+    }
+}
+
+UNO_HD int uno_action_id(const uno_game *g, const uno_obs_layout *L, int seat, int decision,
+                         int answer)
+{
+    switch (decision) {
+    case UNO_DEC_PLAY:
+    case UNO_DEC_REPLACEMENT:
+    case UNO_DEC_STACK:
+    case UNO_DEC_DISCARD:
+        return answer == UNO_DRAW ? L->a_draw : g->t->card_kind[g->side][answer];
+    case UNO_DEC_COLOR:
+        return L->a_color + answer - 4 * g->side;
+    case UNO_DEC_TARGET:
+        return L->a_target + rel(seat, answer, g->n);
+    case UNO_DEC_FORGET_UNO: /* the engine asks "forgets?": yes is saying UNO */
+        return answer ? L->a_no : L->a_yes;
+    default:
+        return answer ? L->a_yes : L->a_no;
     }
 }

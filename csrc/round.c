@@ -183,12 +183,13 @@ UNO_HD void uno_draw_until(uno_game *g, int p, int reason)
     }
 }
 
-/* uno_choose_color, its most common case inline: a built-in policy naming the color it
+/* uno_choose_color, its most common case inline: a built-in policy (random, greedy,
+   strategic; never a user seat nor the network) naming the color it
    holds most of, in a deck of at most 128 cards. */
 UNO_HD static inline int choose_color(uno_game *g, int p)
 {
     const uno_policy *pol = &g->pol[p];
-    if (UNO_POL(pol, id) != UNO_POLICY_USER && UNO_POL(pol, color) == UNO_COLOR_MOST &&
+    if (UNO_POL(pol, id) <= UNO_POLICY_STRATEGIC && UNO_POL(pol, color) == UNO_COLOR_MOST &&
         uno_narrow(g->t)) {
         int mine[4];
         uno_color_counts_narrow(g, p, mine);
@@ -453,7 +454,7 @@ UNO_HD static UNO_INLINE int resolve(uno_game *g, int p, int card, int bluff, in
         return adv(g, p, 2);
     }
     g->counters[UNO_CT_CHALLENGES][victim]++;
-#if !defined(UNO_GPU_BUILD) /* only the CPU reads it (uno.h) */
+#if UNO_KEEPS_REVEAL /* only the CPU and a network seat read it (uno.h) */
     g->reveal_from[victim] = p; /* the challenger has seen the offender's hand */
     g->reveal_n[victim] = uno_hand_cards(g, p, g->reveal[victim]);
     if (g->tr) {
@@ -828,7 +829,7 @@ UNO_HD static int start_round(uno_game *g, int dealer, const uint8_t *deck)
         if (UNO_HAS_ALT)
             memset(&g->hand_alt[s], 0, sizeof g->hand_alt[s]);
         g->failed[s] = 0;
-#if !defined(UNO_GPU_BUILD)
+#if UNO_KEEPS_REVEAL
         g->reveal_from[s] = -1;
         g->reveal_n[s] = 0;
 #endif

@@ -360,7 +360,11 @@ enum { UNO_POLICY_RANDOM = 0, UNO_POLICY_GREEDY = 1, UNO_POLICY_STRATEGIC = 2, U
 /* The search players (search.c, docs/policies.md "Search players"): every decision of the
    seat with more than one legal answer is searched by rollouts from sampled states. */
 enum { UNO_POLICY_PIMC = 4, UNO_POLICY_ISMCTS = 5 };
-#define UNO_POLICY_MAX UNO_POLICY_ISMCTS
+/* The network player (net.c, docs/net.md): every decision with more than one legal answer
+   is the legal action of highest logit of its network (uno_policy.net) on the seat's
+   observation (observe.c). */
+enum { UNO_POLICY_NET = 6 };
+#define UNO_POLICY_MAX UNO_POLICY_NET
 /* uno_policy.value: what a search's rollout is worth to its seat */
 enum { UNO_VALUE_GAME = 0, UNO_VALUE_ROUND = 1, UNO_VALUE_TABLE = 2 };
 #define UNO_SEARCH_DEPTH_MAX 64 /* ismcts's largest depth (uno_policy.depth) */
@@ -406,10 +410,12 @@ enum uno_decision_kind {
     UNO_DK_JUMP = 10,     /* jump_in */
     UNO_DK_USER = 11,     /* a user policy's obs.randint */
     UNO_DK_SEARCH = 12,   /* a search player (search.c): one draw per searched decision */
+    UNO_DK_NET = 13,      /* the network player's explore knob (net.c) */
     UNO_DK_COUNT
 };
 
 struct uno_game;
+struct uno_net;
 /*
  * A user policy's decisions: called for every decision of a seat whose id is
  * UNO_POLICY_USER.  It must return a legal answer (the binding validates it)
@@ -497,14 +503,29 @@ typedef struct uno_policy {
     double c;           /* ismcts: the UCB exploration constant, >= 0 */
     int32_t depth;      /* ismcts: 1 (no nodes below the root) .. UNO_SEARCH_DEPTH_MAX
                            levels of the seat's own decisions in the tree; > 1 needs c > 0 */
-    int32_t rollout;    /* the built-in policy (UNO_POLICY_RANDOM..STRATEGIC) every seat
-                           plays in a rollout */
+    int32_t rollout;    /* the policy (UNO_POLICY_RANDOM..STRATEGIC, or UNO_POLICY_NET with
+                           this seat's `net`) every seat plays in a rollout */
+    int32_t others;     /* -1: the other seats play `rollout` in a rollout too; else the
+                           policy they play (the same ids) */
+    int32_t leaf;       /* -1: rollouts play to their end; k >= 0: a rollout stops at the
+                           seat's first turn k or more turns after the searched decision,
+                           valued by `net`'s value head */
+    double infer;       /* 0: sampled states count alike; T > 0: each is weighted by the
+                           likelihood of the opponents' observed answers under `net` at
+                           temperature T (search.c "Inference") */
     int32_t value;      /* UNO_VALUE_*: a rollout is worth its game (1 won), its round (1
                            won) or P(win the game | the scores after its round) (table;
                            under another scoring than standard, its game) */
     int32_t cheat;      /* 1: sample nothing, search the true state (an upper bound) */
     uno_decide_fn decide;       /* UNO_POLICY_USER only */
     void *ctx;                  /* passed to decide */
+    /* The network player (UNO_POLICY_NET), and a search player whose rollouts, leaves or
+       inference use one.  explore: the probability of a uniformly random legal answer
+       instead of the network's (UNO_DK_NET).  net: the network, owned by the caller and
+       read only (a uno_net and its weights in one block, net.c); in the GPU build the
+       device address of a copy of that block */
+    double explore;
+    const struct uno_net *net;
 } uno_policy;
 
 /* A build specialised to one configuration (the GPU kernel): uno_spec.h. */
@@ -755,6 +776,15 @@ template <typename T> struct uno_null {
 #define UNO_ALT_SEATS UNO_SEATS
 #endif
 
+/* The hands a challenge revealed (uno_game.reveal_from, reveal_n, reveal): kept on the CPU,
+   and in a GPU build that plays a network seat (UNO_GPU_NET: its observation shows them,
+   observe.c); a GPU build without one leaves them out. */
+#if !defined(UNO_GPU_BUILD) || defined(UNO_GPU_NET)
+#define UNO_KEEPS_REVEAL 1
+#else
+#define UNO_KEEPS_REVEAL 0
+#endif
+
 typedef struct uno_game {
     const uno_config *cfg;
     const uno_table *t;
@@ -793,7 +823,7 @@ typedef struct uno_game {
     /* Public history of the round (P1), reset by start_round. */
     uint8_t failed[UNO_SEATS]; /* bit c: the seat drew on its turn with c active and has
                                   not drawn penalty cards nor played color c since */
-#if !defined(UNO_GPU_BUILD) /* read by the observations (env.c) and the searches (search.c) */
+#if UNO_KEEPS_REVEAL /* read by the observations (observe.c) and the searches (search.c) */
     int reveal_from[UNO_MAX_PLAYERS]; /* challenger -> offender whose hand it saw, or -1 */
     int reveal_n[UNO_MAX_PLAYERS];
     uint8_t reveal[UNO_MAX_PLAYERS][UNO_HAND_CAP];
@@ -1697,11 +1727,109 @@ typedef struct uno_obs_layout {
 UNO_HD void uno_obs_layout_init(uno_obs_layout *L, int n_kinds, int seats, int flip, int extreme);
 UNO_HD void uno_observe(const struct uno_game *g, const uno_obs_layout *L, int seat, int decision,
                         int arg, float *o, int8_t *m, int16_t *kind_index);
+/* The action id of L that an engine answer (a card id or UNO_DRAW, a color, a seat, 0/1)
+   to seat's decision in g stands for: uno_env_answer's inverse. */
+UNO_HD int uno_action_id(const struct uno_game *g, const uno_obs_layout *L, int seat,
+                         int decision, int answer);
 /* -1 when `action` is out of range for the decision (the caller checks it with the mask) */
 UNO_HD int uno_env_answer(const uno_obs_layout *L, int players, int side, int seat, int decision,
                           int action, const int16_t *kind_index);
 
+/* The vector environment's scaling of the count blocks (docs/env.md "Normalisation";
+   uno_sim.vecenv.scales): hand sizes, rounds, pending and the like x 0.1, scores / target,
+   the draw pile / the deck's cards, turns x 0.01.  Every other block stays as it is. */
+UNO_HD void uno_obs_scale_env(uno_obs_layout *L, int target, int n_cards);
+
+/*
+ * The network player (net.c; docs/net.md).  A uno_net is the header of one block of memory
+ * whose float32 weights follow it, `data` bytes from its start: copy the block and the copy
+ * works as it is (the GPU build reads it from device memory).  The network reads the
+ * observation of `L` (the layout of its file: n_kinds, seats, flip, extreme) with the
+ * vector environment's scaling of the game it plays, and writes one logit per action id
+ * and a value.  Layer l (hidden 0..n_layers-1, then the policy head, then the value head)
+ * has in[l] inputs and out[l] outputs, its weights W[in][out] at float w[l] and its bias
+ * at float b[l] of the weights.
+ */
+#define UNO_NET_MAX_LAYERS 4     /* hidden layers */
+#ifndef UNO_NET_MAX_WIDTH        /* a build may lower it to its networks' widest layer */
+#define UNO_NET_MAX_WIDTH 1024   /* units of a hidden layer */
+#endif
+#ifndef UNO_NET_MAX_OBS          /* a build may lower it to its networks' largest */
+#define UNO_NET_MAX_OBS 4352     /* the largest observation: 255 kinds, 10 seats, Flip */
+#endif
+#define UNO_NET_MAX_ACTIONS (UNO_MAX_KINDS + 7 + UNO_MAX_PLAYERS)
+typedef struct uno_net {
+    uno_obs_layout L;   /* the observation it reads (scales 1: the game's are applied) */
+    int32_t n_layers;   /* hidden layers, 1..UNO_NET_MAX_LAYERS */
+    int32_t in[UNO_NET_MAX_LAYERS + 2], out[UNO_NET_MAX_LAYERS + 2];
+    int64_t w[UNO_NET_MAX_LAYERS + 2], b[UNO_NET_MAX_LAYERS + 2];
+    int64_t n_floats;   /* weights following the header */
+    int64_t data;       /* bytes from the start of the block to the weights */
+} uno_net;
+/* Fills the header of a network of this layout and hidden widths; returns the number of
+   weights that must follow it (`data` bytes from its start), or -1 for sizes out of range. */
+UNO_HD int64_t uno_net_setup(uno_net *net, int n_kinds, int seats, int flip, int extreme,
+                             int n_layers, const int32_t *widths);
+/* The forward pass of docs/net.md on observation obs[L.size] (inputs equal to 0 skipped,
+   float32, no fused multiply-add): logits[L.n_actions] (NULL: not computed) and the value
+   head's output (NULL: not computed). */
+UNO_HD void uno_net_forward(const uno_net *net, const float *obs, float *logits, float *value);
+/* The network player's answer to seat p's decision (a user policy's answer: a hand index
+   or UNO_DRAW, a color, a seat, 0/1), from g->pol[p].net and g->pol[p].explore; `honest`:
+   among the answers that are not a bluff (C7; a counterfactual's forced alternative). */
+UNO_HD int uno_net_decide(struct uno_game *g, int p, int decision, int arg, int honest);
+/* The value head's output (the logit of winning the game) for seat p's observation at
+   `decision` (the search's leaf value: P(win) = 1 / (1 + exp(-v))). */
+UNO_HD float uno_net_value(struct uno_game *g, const uno_net *net, int p, int decision, int arg);
+/* Whether a network reads the observation of this game (same card kinds, the Flip and
+   Extreme blocks as the game's, seats for every player). */
+UNO_HD int uno_net_fits(const uno_net *net, const uno_config *cfg, const uno_table *t);
+
 #if !defined(__CUDACC_RTC__) /* CPU only (search.c, env.c): not in the GPU build */
+/* FNV-1a 64 of n bytes from state h (start: 0xCBF29CE484222325): the weight file's checksum. */
+uint64_t uno_fnv1a64(const void *p, size_t n, uint64_t h);
+
+/*
+ * The decision recorder (record.c; docs/net.md): games first_game .. first_game + n_games
+ * - 1 of the run `key`, each played as uno_play_game plays it, and one row per decision
+ * with more than one legal answer of the seats in the bit mask `seats`: the observation
+ * (L's layout and scales: set them before the call) and mask, and the int32 columns
+ * below.  The arrays grow as rows come (realloc); a game past a safety limit keeps no
+ * row (games_failed counts it).  Returns UNO_OK, UNO_ERR_FULL when memory ran out, or the
+ * first other failing status.  uno_record_free releases the arrays.
+ */
+enum {
+    UNO_REC_GAME = 0,  /* the game, counted from first_game */
+    UNO_REC_ROUND,     /* the round (1-based) */
+    UNO_REC_TURN,      /* turns played in the game so far */
+    UNO_REC_SEAT,
+    UNO_REC_DECISION,  /* enum uno_decision */
+    UNO_REC_ACTION,    /* the answer, as an action id of L */
+    UNO_REC_WON,       /* 1: the seat (its team) won the game, 0: lost */
+    UNO_REC_ROUND_WON, /* the decision's round: 1 won, 0 lost, -1 nobody won (stalemate) */
+    UNO_REC_COLUMNS
+};
+typedef struct uno_record {
+    uno_obs_layout L;   /* the rows' observation layout (the caller's) */
+    uint32_t seats;     /* the seats recorded, bit s for seat s */
+    int64_t n, cap;     /* rows written, rows of room */
+    float *obs;         /* n x L.size */
+    int8_t *mask;       /* n x L.n_actions */
+    float *value;       /* n x L.n_actions: a search seat's mean value per action id (its
+                           answers of one id pooled), NaN where not searched */
+    int32_t *count;     /* n x L.n_actions: the rollouts behind each value (0: none) */
+    int32_t *col[UNO_REC_COLUMNS];
+    /* per game i (first_game + i; NULL: not written): its turns, its rounds, its winner
+       (-1: none or a team) and its scores (n_games x players); a failed game's turns -1 */
+    int32_t *turns, *rounds, *winner, *scores;
+    uint64_t first_game;
+    int64_t games_done, games_failed;
+    int failed;         /* out of memory */
+} uno_record;
+int uno_record_games(const uno_config *cfg, const uno_table *t, const uno_policy *pol,
+                     const uint64_t key[4], uint64_t first_game, int64_t n_games,
+                     uno_record *rec);
+void uno_record_free(uno_record *rec);
 
 /*
  * A vector of stepping games (env.c): n_envs games of one configuration, each with one

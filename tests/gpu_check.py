@@ -11,7 +11,9 @@ context) fails that configuration alone and every other one is still compared.  
 
 The grid covers every variant, every house rule and switch the GPU accepts, every built-in
 policy and knob (probabilities at 0, between and 1; auto and posterior challenges), 2 to 10
-players, teams and elimination, and seats with different policies.
+players, teams and elimination, seats with different policies, and the network player
+(`{net}` in a spec: a small network of random weights made for the configuration's layout
+by tests/test_net.py make_net, written into a directory of this process's own).
 """
 
 from __future__ import annotations
@@ -63,6 +65,11 @@ GRID = [
                                  "custom_wilds": "draw_color,wilds_down,three"}),
     ("house-2018", 5, "greedy", {"custom_wilds": "draw_three,extra_turn,seven",
                                  "stacking": "both"}),
+    ("classic", 4, ["net(weights={net})", "greedy", f"strategic({K})", "random"],
+     {"challenge": "vintage"}),
+    ("flip", 3, ["net(weights={net},explore=0.1)", "net(weights={net})", "greedy"],
+     {"stacking": "both", "jump_in": True}),
+    ("extreme", 2, ["net(weights={net})", "greedy"], {}),
 ]
 SEED, FIRST = 11, 5_000
 GAMES = int(os.environ.get("UNO_SIM_GPU_GAMES", "2000"))
@@ -73,12 +80,35 @@ def label(i: int) -> str:
     return f"{i}-{variant}-{players}-{policy}-{switches}"
 
 
+_NET_DIR = []  # this process's directory for the networks of `{net}` specs
+
+
+def _net_file(rules) -> str:
+    """A network of random weights (the seed fixed) for the layout of `rules`, in a file."""
+    import tempfile
+    from pathlib import Path
+
+    from test_net import make_net
+
+    if not _NET_DIR:
+        _NET_DIR.append(Path(tempfile.mkdtemp(prefix="uno_sim_gpu_check_")))
+    name = f"{rules.variant}-{rules.players}.unonet"
+    path = _NET_DIR[0] / name
+    if not path.is_file():
+        make_net(_NET_DIR[0], rules, seed=rules.players, name=name)
+    return str(path)
+
+
 def setup(i: int):
     from uno_sim.policies import seat_policies
     from uno_sim.rules import Rules
 
     variant, players, policy, switches = GRID[i]
     rules = Rules(variant=variant, players=players, **switches)
+    if "{net}" in str(policy):
+        path = _net_file(rules)
+        policy = ([p.format(net=path) for p in policy] if isinstance(policy, list)
+                  else policy.format(net=path))
     return rules, seat_policies(policy, players)
 
 

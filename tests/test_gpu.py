@@ -238,7 +238,7 @@ def _equal_columns(got: dict, want: dict, where: str):
 
 # The GPU grid's configurations whose specialised kernel code is checked on the CPU in the
 # default run (every house rule, every variant, the knobs, mixed seats); the others: slow
-SPEC_QUICK = [0, 4, 9, 11, 14, 20, 23, 28]
+SPEC_QUICK = [0, 4, 9, 11, 14, 20, 23, 28, 30, 31]
 
 
 @pytest.mark.skipif(CXX is None, reason="no C++ compiler")
@@ -427,6 +427,31 @@ def _padded(records, words):
 
 AGG_GRID = HOST_GRID + [("classic", 4, "greedy", {"scoring": "lowest", "target": 60}),
                         ("classic", 3, "random", {"scoring": "elimination", "target": 100})]
+
+
+NET_GRID = [i for i, (_, _, pol, _) in enumerate(gpu_check.GRID) if "{net}" in str(pol)]
+
+
+@pytest.mark.skipif(CXX is None, reason="no C++ compiler")
+def test_gpu_path_plays_network_seats(tmp_path, monkeypatch):
+    """Network seats through uno_sim.gpu's own code (the weights copied to "device" memory
+    once per file, uno_policy.net set to the copy: gpu.device_policies), the kernel built
+    with UNO_GPU_NET for the CPU: the columns and the aggregates of the CPU's games."""
+    from uno_sim import engine
+
+    lib = _build_host_kernel(tmp_path, ("UNO_GPU_NET=1",))
+    cp, kernel, cupyx = _fake_cupy(lib)
+    monkeypatch.setattr(gpu, "_cupy", lambda: cp)
+    monkeypatch.setattr(gpu, "_kernel", kernel)
+    monkeypatch.setitem(sys.modules, "cupyx", cupyx)
+    for i in NET_GRID:
+        rules, specs = gpu_check.setup(i)
+        gpu.check_config(rules, specs)
+        want = engine.play_games(rules, specs, seed=5, first_game=40, n_games=30, rounds=True)
+        _equal_columns(gpu.play_games(rules, specs, 5, 40, 30), want, gpu_check.label(i))
+        got = gpu.play_aggregates(rules, specs, 5, 40, 30)
+        rec = engine.play_aggregate(rules, specs, 5, 40, 30)
+        np.testing.assert_array_equal(_padded(got, engine.AGG_WORDS)[0], rec)
 
 
 @pytest.mark.parametrize("variant,players,policy,switches", AGG_GRID,

@@ -14,7 +14,10 @@ use cost nothing.
 What cannot run on a GPU is refused in one line before anything starts:
 user Python policies (callbacks), traces, the reference engine, and any
 policy whose C id is not one of the built-in players (random, greedy,
-strategic).  A game that does not end (GameLimitError), or a starter that
+strategic) or the network player (`net`: its weights are copied once to device
+memory, one read-only block per file that the seats playing it point at, and the
+kernel is built with UNO_GPU_NET: csrc/net.c's forward pass as device code, the same
+bits as the CPU's, docs/net.md).  A game that does not end (GameLimitError), or a starter that
 cannot start, is reported by replaying that one game on the CPU, which raises
 the engine's own error.
 """
@@ -38,6 +41,7 @@ KERNEL = CSRC / "gpu" / "kernel.cu"
 # the same on both targets.
 NVRTC_OPTIONS = ("--std=c++17", "-fmad=false", "--prec-div=true", "--prec-sqrt=true")
 BUILTIN_POLICY_IDS = (0, 1, 2)  # random, greedy, strategic (uno.h UNO_POLICY_*)
+NET_POLICY_ID = 6  # the network player (uno.h UNO_POLICY_NET)
 N_COUNTERS = len(SEAT_COUNTERS)
 # The kernel's output arrays, in the order of kernel.cu's GP_* (the pointers it reads).
 OUTPUTS = ("game", "winner", "team", "rounds", "turns", "reshuffles", "stalemates", "scores",
@@ -105,7 +109,7 @@ def check_config(rules, specs, engine: str = "c", trace: bool = False) -> None:
     size = len(eng.raw()[2]) // 10 // 4
     for seat in range(rules.players):
         pid = int(pol[seat * size])
-        if pid not in BUILTIN_POLICY_IDS:
+        if pid not in BUILTIN_POLICY_IDS and not (pid == NET_POLICY_ID and eng.nets[seat] is not None):
             raise RunError(f"--backend gpu cannot run seat {seat}'s policy {specs[seat]} "
                            f"(CPU only)")
     if not KERNEL.is_file():
@@ -144,7 +148,41 @@ def spec_defines(rules, specs) -> tuple:
             out.append(f"UNO_SPEC_POL_{f}=({int(v)})")
         elif v in (0, 1):
             out.append(f"UNO_SPEC_POL_{f}={float(v)!r}")
-    return tuple(out)
+    return tuple(out) + net_defines(rules, specs)
+
+
+def net_defines(rules, specs) -> tuple:
+    """What a kernel that plays network seats needs (none without one): UNO_GPU_NET (the
+    state keeps the hands a challenge revealed, which the observation shows: uno.h) and
+    the observation and hidden layer sizes of the largest of its networks, so that a
+    thread's buffers are sized for them and not for uno.h's maxima."""
+    from .players import net
+
+    nets = [n.net for n in (net.for_spec(s, rules) for s in specs) if n is not None]
+    if not nets:
+        return ()
+    return ("UNO_GPU_NET=1", f"UNO_NET_MAX_OBS={max(n.obs_size for n in nets)}",
+            f"UNO_NET_MAX_WIDTH={max(max(n.widths) for n in nets)}")
+
+
+def device_policies(cupy, eng) -> tuple:
+    """(the uno_policy[10] bytes on the device, the network blocks there): each seat's
+    network (eng.nets) copied once per block to device memory and its uno_policy.net set
+    to the copy's device address (the host's address otherwise)."""
+    from . import _engine
+
+    pol = bytearray(eng.raw()[2])
+    size = _engine.POLICY_SIZE
+    blocks, held = {}, []
+    for seat, block in enumerate(eng.nets):
+        if block is None:
+            continue
+        if id(block) not in blocks:
+            held.append(cupy.asarray(block))
+            blocks[id(block)] = int(held[-1].data.ptr)
+        at = seat * size + _engine.POLICY_NET_OFFSET
+        pol[at:at + 8] = blocks[id(block)].to_bytes(8, "little")
+    return cupy.asarray(np.frombuffer(bytes(pol), dtype=np.uint8)), held
 
 
 @functools.lru_cache(maxsize=64)
@@ -189,9 +227,10 @@ class _Setup:
         check_config(rules, specs)
         self.rules, self.specs, self.seed = rules, list(specs), seed
         _, _, eng = _setup(rules, self.specs)
-        cfg_b, table_b, pol_b = eng.raw()
+        cfg_b, table_b, _ = eng.raw()
+        pol, self.nets = device_policies(cupy, eng)  # self.nets: the blocks, held
         self.dev = [cupy.asarray(np.frombuffer(b, dtype=np.uint8))
-                    for b in (cfg_b, table_b, pol_b)]
+                    for b in (cfg_b, table_b)] + [pol]
         self.key = cupy.asarray(np.asarray(key_from_seed(seed), dtype=np.uint64))
         self.table_size = len(table_b)
         self.repair = _repairs(cfg_b, table_b)

@@ -26,7 +26,8 @@ from .columns import games_frame, play_columns, rounds_frame
 from .errors import RunError
 from .storage import (DEFAULT_SHARD, MAX_SHARDS, Check, Plan, _atomic_write_parquet,
                       _atomic_write_text, _clean_tmp, _read_manifest, _shard_base, _shard_ok,
-                      check_run, finalize, lock_out, make_manifest, manifest_id,
+                      check_run, check_weights, finalize, lock_out, make_manifest,
+                      manifest_id,
                       parquet_metadata, prepare_out, record_digest, refuse_foreign,
                       remove_shard)
 
@@ -42,6 +43,7 @@ def run_shard(manifest: dict, i: int, out: str | None, keep_cols: bool = False,
     lean = manifest["summary_only"] and not keep_cols
     if agg is None and cols is None:
         specs = [parse_policy(s) for s in manifest["policies"]]
+        check_weights(manifest, rules, specs)
         if lean and manifest["engine"] == "c":
             agg = play_aggregates(rules, specs, manifest["seed"], first, n, on_batch)
         else:
@@ -676,8 +678,10 @@ def resume(out: str, n_jobs: int = 1, backend: str = "local", scheduler: str | N
             res = RunResult(manifest, check.total, out=out)
             res.repairs = []
             return res
-        check_backend(backend, Rules.from_dict(manifest["rules"]),
-                      [parse_policy(s) for s in manifest["policies"]], manifest["engine"])
+        rules, specs = Rules.from_dict(manifest["rules"]), [parse_policy(s) for s in
+                                                            manifest["policies"]]
+        check_backend(backend, rules, specs, manifest["engine"])
+        check_weights(manifest, rules, specs)
         repairs = _repairs(check)
         _clean_tmp(out)
         os.makedirs(os.path.join(out, "shards"), exist_ok=True)
