@@ -1,0 +1,617 @@
+"""Training a network player from a seed (docs/training.md): `uno-sim train`.
+
+The recipe, in two stages, every knob a field of `Recipe`:
+
+1. Distillation (expert iteration): seeded games are played with a search player at the
+   labelling seats and every decision with more than one legal answer is recorded by the
+   engine's decision recorder (the observation, the legal actions, the search's answer and
+   its per-answer values, and the game's outcome for the seat); the network's policy head
+   is fitted to the search's answers, its value head to the outcomes (logistic loss: the
+   value is the logit of P(win the game)).  Later rounds label with the search using the
+   network, and fit again.
+2. Self-play against a pool: proximal policy optimisation (PPO, Schulman et al. 2017)
+   with generalised advantage estimation in the C vector environment
+   (`uno_sim.vecenv.UnoVectorEnv`), the learning seat against the pool's policies (built-in
+   ones, and past versions of the network once the network player can sit at a table).
+   A step is one decision of the learning seat.
+
+Determinism.  A seed fixes every result.  Every source of randomness of iteration k is
+drawn from ``SeedSequence([seed, stage, k, ...])`` (numpy Generators) or is the engine's
+seeded games, so an iteration depends only on the state the previous one left: the
+network's arrays, the optimiser's state and the games in flight.  Games restart from new
+runs every `segment` iterations, and a checkpoint (the arrays and the optimiser's state,
+exactly) is written there: a run stopped and resumed from its last checkpoint ends with the
+very bits of one that was not; a stop loses at most the segment in progress.  The matrix
+products run on one BLAS thread (threadpoolctl), the same machine and build giving the
+same bits; another CPU or BLAS build may round differently (docs/training.md).
+
+Files (the folder `out`): ``train.json`` (the recipe, the command, the curve, the CPU
+time), ``checkpoint.npz`` (the arrays and the optimiser's state, no pickled objects),
+written together at the end of every segment by renaming complete files into place, and at the
+end ``net.unonet`` (the weight file) and ``curve.png``.  A folder that holds anything else
+is refused before any work; `resume` reads only what this module wrote.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import json
+import os
+import time
+import zipfile
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..rules import Rules, RulesError
+from .model import Adam, Net, input_columns, masked_log_softmax, sample_actions, sigmoid
+
+KIND = "uno-sim train"
+FORMAT = 1
+TRAIN_FILES = ("train.json", "checkpoint.npz", "net.unonet", "curve.png")
+TMP_PREFIX = ".train-tmp-"
+JSON_MAX_BYTES = 16 * 2**20
+CHECKPOINT_MAX_BYTES = 2**30
+STAGE_SELFPLAY = 2
+EVAL_SEED = 9_000_000_000  # the curve's deals: runs EVAL_SEED + d, never trained on
+
+
+class TrainError(RulesError):
+    """A training run that cannot start or resume as asked (one line, exit 2 in the CLI)."""
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """Every knob of a training run; the run is a function of the recipe alone."""
+
+    variant: str = "classic"
+    players: int = 2
+    seed: int = 0
+    widths: tuple = (256, 128)
+    # self-play (PPO)
+    iterations: int = 200  # PPO iterations
+    round_iterations: int = 0  # the first ones on round episodes (a warm start)
+    envs: int = 128  # games stepped together per iteration
+    steps: int = 64  # decisions of the learning seat per game and iteration
+    segment: int = 8  # iterations between fresh games (and checkpoints)
+    epochs: int = 3  # passes over an iteration's decisions
+    minibatch: int = 2048
+    lr: float = 3e-4  # Adam's step size, decayed linearly to lr_end
+    lr_end: float = 3e-5
+    clip: float = 0.2  # PPO's ratio clip
+    lam: float = 0.95  # GAE lambda (gamma is 1: the reward is the game's outcome)
+    entropy: float = 0.01
+    value_coef: float = 1.0
+    grad_clip: float = 1.0
+    opponents: tuple = ("greedy", "strategic")  # the pool's fixed members, envs shared evenly
+    # the strength curve: paired deals against greedy, every eval_every iterations
+    eval_every: int = 20
+    eval_deals: int = 200
+
+    def rules(self) -> Rules:
+        return Rules(variant=self.variant, players=self.players)
+
+    def to_dict(self) -> dict:
+        d = dataclasses.asdict(self)
+        d["widths"], d["opponents"] = list(self.widths), list(self.opponents)
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "Recipe":
+        names = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(d) - names)
+        if unknown:
+            raise TrainError(f"invalid recipe: unknown field {unknown[0]!r}")
+        d = dict(d)
+        for k in ("widths", "opponents"):
+            if k in d:
+                d[k] = tuple(d[k])
+        return cls(**d).checked()
+
+    def checked(self) -> "Recipe":
+        """The recipe, or TrainError naming its first bad value."""
+        try:
+            self.rules()
+        except RulesError as exc:
+            raise TrainError(str(exc)) from None
+        for name in ("iterations", "round_iterations", "envs", "steps", "segment", "epochs", "minibatch",
+                     "eval_every", "eval_deals"):
+            v = getattr(self, name)
+            low = 0 if name in ("iterations", "round_iterations", "eval_every") else 2 if name == "eval_deals" else 1
+            if isinstance(v, bool) or not isinstance(v, int) or not low <= v <= 10**9:
+                raise TrainError(f"invalid {name} {v!r}: expected a whole number {low}..10^9")
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
+            raise TrainError(f"invalid seed {self.seed!r}: expected a non-negative integer")
+        for name in ("lr", "lr_end", "clip", "lam", "entropy", "value_coef", "grad_clip"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v <= 10:
+                raise TrainError(f"invalid {name} {v!r}: expected a number 0..10")
+        if not 1 <= len(self.widths) <= 4 or not all(
+                isinstance(w, int) and not isinstance(w, bool) and 1 <= w <= 1024
+                for w in self.widths):
+            raise TrainError(f"invalid widths {list(self.widths)}: 1 to 4 layers of 1..1024")
+        if not self.opponents or len(self.opponents) > self.envs:
+            raise TrainError(f"invalid opponents {list(self.opponents)}: 1 to envs specs")
+        from ..policies import parse_policy
+
+        for spec in self.opponents:
+            parse_policy(spec)  # RulesError naming a bad spec
+        return self
+
+
+# The named recipes (`uno-sim train --recipe NAME`): those of the shipped weights
+# (uno_sim/players/weights/, docs/training.md).
+RECIPES = {
+    "classic-2p": Recipe(variant="classic", players=2),
+    "classic-4p": Recipe(variant="classic", players=4),
+    "flip-2p": Recipe(variant="flip", players=2),
+    "flip-4p": Recipe(variant="flip", players=4),
+}
+
+
+# --- the trainer's state ---------------------------------------------------------------
+
+@dataclass
+class State:
+    """What a checkpoint holds: the network, the optimiser, the progress and the curve."""
+
+    recipe: Recipe
+    net: Net
+    opt: Adam
+    iteration: int = 0  # self-play iterations done
+    steps: int = 0  # decisions of the learning seat trained on
+    cpu_seconds: float = 0.0  # process CPU time spent, over every resume
+    curve: list = field(default_factory=list)  # {"iteration", "steps", "cpu_seconds", share...}
+    stats: list = field(default_factory=list)  # per iteration: losses, rewards
+
+
+def new_state(recipe: Recipe) -> State:
+    rules = recipe.rules()
+    obs_size, n_actions = layout_sizes(rules)
+    rng = np.random.default_rng(np.random.SeedSequence([recipe.seed, 0]))
+    net = Net(obs_size, n_actions, recipe.widths, rng)
+    return State(recipe, net, Adam(net.arrays, lr=recipe.lr))
+
+
+def layout_sizes(rules: Rules) -> tuple[int, int]:
+    """(the network's input size, number of actions) for these rules: the observation of the
+    game's own seats (`model.input_columns`) and the vector env's actions."""
+    from ..vecenv import SEATS, UnoVectorEnv
+
+    env = UnoVectorEnv(1, rules=rules, opponents="random")
+    sizes = (len(input_columns(env.observation_layout, SEATS, rules.players)),
+             int(env.single_action_space.n))
+    env.close()
+    return sizes
+
+
+def _seed_int(*words) -> int:
+    """A 62-bit seed of the engine's runs, drawn from SeedSequence(words)."""
+    a, b = np.random.SeedSequence(list(words)).generate_state(2, dtype=np.uint32)
+    return (int(a) << 30) ^ int(b)
+
+
+@contextlib.contextmanager
+def one_blas_thread():
+    """BLAS on one thread while training: the same bits at every run of this machine."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # pragma: no cover - a dependency of the package
+        yield
+        return
+    with threadpool_limits(limits=1, user_api="blas"):
+        yield
+
+
+# --- self-play -------------------------------------------------------------------------
+
+class Pool:
+    """The learning seat's games: for each opponent spec and seat, a vector env of its share
+    of the `envs` games (the seats taken in turn, so every seat is learned); `episode`:
+    "game" (reward +1 / -1 at the game's end) or "round" (+1 / -1 / 0 at each round's)."""
+
+    def __init__(self, recipe: Recipe, episode: str = "game"):
+        from ..vecenv import SEATS, UnoVectorEnv
+
+        rules = recipe.rules()
+        groups = [(spec, seat) for spec in recipe.opponents for seat in range(rules.players)]
+        sizes = [recipe.envs // len(groups) + (i < recipe.envs % len(groups))
+                 for i in range(len(groups))]
+        self.episode = episode
+        self.fresh = True  # no game started yet
+        self.envs = [UnoVectorEnv(n, rules=rules, opponents=spec, seat=seat, episode=episode,
+                                  copy=False)
+                     for (spec, seat), n in zip(groups, sizes) if n]
+        self.sizes = [n for n in sizes if n]
+        self.n = sum(self.sizes)
+        self.cols = input_columns(self.envs[0].observation_layout, SEATS, rules.players)
+
+    def reset(self, seed: int, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """Every env at the start of a new run for iteration k."""
+        self.last = [env.reset(seed=_seed_int(seed, STAGE_SELFPLAY, k, g))[0]
+                     for g, env in enumerate(self.envs)]
+        self.fresh = False
+        return self.observe()
+
+    def observe(self):
+        """(the network's inputs, the masks) of every game's pending decision."""
+        return (np.concatenate([o["observation"][:, self.cols] for o in self.last]),
+                np.concatenate([o["action_mask"] for o in self.last]).astype(bool))
+
+    def step(self, actions: np.ndarray):
+        """Steps every env; returns (inputs, masks, rewards, dones)."""
+        rewards, dones = [], []
+        at = 0
+        for g, (env, n) in enumerate(zip(self.envs, self.sizes)):
+            self.last[g], r, term, trunc, _ = env.step(actions[at:at + n].astype(np.int32))
+            rewards.append(r.copy())
+            dones.append(term | trunc)
+            at += n
+        obs, mask = self.observe()
+        return obs, mask, np.concatenate(rewards), np.concatenate(dones)
+
+    def close(self):
+        for e in self.envs:
+            e.close()
+
+
+def rollout(state: State, pool: Pool, k: int):
+    """`steps` decisions of the learning seat in each game, from where the games stand (new
+    runs at the start of a segment): the arrays (T, N, ...) of observations, masks, actions,
+    log-probabilities, values, rewards, dones, and the value of the state each game stopped
+    in."""
+    r = state.recipe
+    rng = np.random.default_rng(np.random.SeedSequence([r.seed, STAGE_SELFPLAY, k, 1]))
+    T, N = r.steps, pool.n
+    obs, mask = pool.reset(r.seed, k) if k % r.segment == 0 or pool.fresh else pool.observe()
+    X = np.empty((T, N, obs.shape[1]), np.float32)
+    M = np.empty((T, N, mask.shape[1]), bool)
+    A = np.empty((T, N), np.int64)
+    LP = np.empty((T, N), np.float32)
+    V = np.empty((T, N), np.float32)
+    R = np.empty((T, N), np.float32)
+    D = np.empty((T, N), bool)
+    for t in range(T):
+        X[t], M[t] = obs, mask
+        logits, v = state.net.forward(obs)
+        logp = masked_log_softmax(logits, mask)
+        a = sample_actions(logp, rng)
+        A[t], LP[t], V[t] = a, logp[np.arange(N), a], v
+        obs, mask, R[t], D[t] = pool.step(a)
+    last_v = state.net.forward(obs)[1]
+    return X, M, A, LP, V, R, D, last_v
+
+
+def advantages(V, R, D, last_v, lam):
+    """GAE(lambda) with gamma 1 on the game's outcome, the values as expected rewards
+    2 P(win) - 1; returns (advantages, lambda-returns), both (T, N)."""
+    ev = 2.0 * sigmoid(V.astype(np.float64)) - 1.0
+    nxt = 2.0 * sigmoid(last_v.astype(np.float64)) - 1.0
+    adv = np.zeros(V.shape, np.float64)
+    g = np.zeros(V.shape[1], np.float64)
+    for t in range(V.shape[0] - 1, -1, -1):
+        live = ~D[t]
+        delta = R[t] + np.where(live, nxt, 0.0) - ev[t]
+        g = delta + lam * np.where(live, g, 0.0)
+        adv[t] = g
+        nxt = ev[t]
+    return adv, adv + ev
+
+
+def ppo_update(state: State, batch, k: int) -> dict:
+    """`epochs` passes of minibatch Adam steps on PPO's clipped objective, the entropy
+    bonus and the value's logistic loss; returns the mean losses."""
+    r = state.recipe
+    X, M, A, LP, adv, ret = batch
+    n = len(A)
+    rng = np.random.default_rng(np.random.SeedSequence([r.seed, STAGE_SELFPLAY, k, 2]))
+    frac = k / max(1, r.iterations)
+    lr = r.lr + (r.lr_end - r.lr) * frac
+    target = ((ret + 1.0) / 2.0).clip(0.0, 1.0)  # the lambda-return as P(win)
+    sums = np.zeros(4)
+    count = 0
+    for _ in range(r.epochs):
+        order = rng.permutation(n)
+        for s in range(0, n, r.minibatch):
+            i = order[s:s + r.minibatch]
+            x, m, a = X[i], M[i], A[i]
+            ad = adv[i]
+            ad = (ad - ad.mean()) / (ad.std() + 1e-8)
+            logits, v, hs = state.net.forward(x, keep=True)
+            logp = masked_log_softmax(logits, m)
+            p = np.exp(logp)
+            rows = np.arange(len(i))
+            ratio = np.exp(logp[rows, a].astype(np.float64) - LP[i])
+            clipped = (ad > 0) & (ratio > 1 + r.clip) | (ad < 0) & (ratio < 1 - r.clip)
+            # d(-min(ratio ad, clip(ratio) ad))/d logits: -ad ratio (onehot(a) - p) where
+            # the unclipped term is the smaller one, 0 where the clip holds it
+            coef = np.where(clipped, 0.0, -ad * ratio) / len(i)
+            dz = -p * coef[:, None]
+            dz[rows, a] += coef
+            plogp = p * np.where(m, logp, 0.0)
+            ent = -plogp.sum(1)
+            dz += (r.entropy / len(i)) * np.where(m, plogp + p * ent[:, None], 0.0)
+            sv = sigmoid(v.astype(np.float64))
+            dv = r.value_coef * (sv - target[i]) / len(i)
+            grads = state.net.backward(hs, dz, dv)
+            state.opt.step(grads, lr=lr, clip=r.grad_clip)
+            pg = -np.minimum(ratio * ad, np.clip(ratio, 1 - r.clip, 1 + r.clip) * ad).mean()
+            eps = 1e-7
+            vl = -(target[i] * np.log(sv + eps) + (1 - target[i]) * np.log(1 - sv + eps)).mean()
+            sums += (pg, vl, ent.mean(), clipped.mean())
+            count += 1
+    pg, vl, ent, cf = sums / max(1, count)
+    return {"policy_loss": pg, "value_loss": vl, "entropy": ent, "clipped": cf}
+
+
+def selfplay_iteration(state: State, pool: Pool) -> dict:
+    """One PPO iteration: a rollout, then the update; the state moves to iteration k + 1."""
+    k = state.iteration
+    X, M, A, LP, V, R, D, last_v = rollout(state, pool, k)
+    adv, ret = advantages(V, R, D, last_v, state.recipe.lam)
+    T, N = A.shape
+    batch = (X.reshape(T * N, -1), M.reshape(T * N, -1), A.reshape(-1),
+             LP.reshape(-1).astype(np.float64), adv.reshape(-1), ret.reshape(-1))
+    out = ppo_update(state, batch, k)
+    ended = D.sum()
+    out.update({"iteration": k, "episode": pool.episode, "episodes_ended": int(ended),
+                "reward_per_episode": float(R.sum() / ended) if ended else float("nan")})
+    state.iteration += 1
+    state.steps += T * N
+    return out
+
+
+# --- evaluation ------------------------------------------------------------------------
+
+def evaluate(state: State) -> dict:
+    """The curve's point now: the net's share against greedy on the curve's paired deals."""
+    from .strength import net_share
+
+    r = state.recipe
+    s = net_share(state.net, r.rules(), r.eval_deals, EVAL_SEED)
+    return {"iteration": state.iteration, "steps": state.steps,
+            "cpu_seconds": state.cpu_seconds, **s.to_dict()}
+
+
+# --- files -----------------------------------------------------------------------------
+
+def check_out(out: str, resume: bool = False) -> None:
+    """Refuse an output folder that is a file, or (a new run) that is not empty, or (a
+    resume) that holds no training run of this module; before any work."""
+    if os.path.exists(out) and not os.path.isdir(out):
+        raise TrainError(f"cannot write {out!r}: it is a file, not a directory")
+    entries = sorted(os.listdir(out)) if os.path.isdir(out) else []
+    if resume:
+        if "train.json" not in entries or "checkpoint.npz" not in entries:
+            raise TrainError(f"cannot resume {out!r}: no train.json and checkpoint.npz of "
+                             f"uno-sim train in it")
+    elif entries:
+        raise TrainError(f"--out {out!r} is not empty (it has {entries[0]!r}); use a new or "
+                         f"empty directory, or --resume to continue a run")
+    foreign = [e for e in entries if e not in TRAIN_FILES and not e.startswith(TMP_PREFIX)]
+    if foreign:
+        raise TrainError(f"cannot resume {out!r}: it holds {foreign[0]!r}, which uno-sim "
+                         f"train did not write")
+    if os.path.isdir(out) and not os.access(out, os.W_OK):
+        raise TrainError(f"cannot write {out!r}: permission denied")
+
+
+def _replace(out: str, name: str, write) -> None:
+    tmp = os.path.join(out, f"{TMP_PREFIX}{os.getpid()}-{name}")
+    write(tmp)
+    os.replace(tmp, os.path.join(out, name))
+
+
+def save(state: State, out: str, command: str) -> None:
+    """checkpoint.npz then train.json, each complete before it replaces the former one;
+    train.json names the iteration the checkpoint holds, and is checked against it."""
+    arrays = {f"net{i}": a for i, a in enumerate(state.net.arrays)}
+    arrays.update({f"m{i}": a for i, a in enumerate(state.opt.m)})
+    arrays.update({f"v{i}": a for i, a in enumerate(state.opt.v)})
+    arrays["progress"] = np.array([state.iteration, state.steps, state.opt.t], np.int64)
+
+    def npz(path):
+        with open(path, "wb") as f:
+            np.savez(f, **arrays)
+
+    meta = {"kind": KIND, "format": FORMAT, "command": command,
+            "recipe": state.recipe.to_dict(), "iteration": state.iteration,
+            "steps": state.steps, "optimizer_steps": state.opt.t,
+            "cpu_seconds": state.cpu_seconds, "curve": state.curve, "stats": state.stats}
+    os.makedirs(out, exist_ok=True)
+    _replace(out, "checkpoint.npz", npz)
+    _replace(out, "train.json", lambda p: _write_text(p, json.dumps(meta, indent=1)))
+
+
+def _write_text(path: str, text: str) -> None:
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text + "\n")
+
+
+def load(out: str) -> tuple[State, str]:
+    """(the state, the command) of the run in folder `out`; TrainError naming what is wrong."""
+    from ..files import read_capped
+
+    check_out(out, resume=True)
+    path = os.path.join(out, "train.json")
+    try:
+        meta = json.loads(read_capped(path, JSON_MAX_BYTES))
+        if meta.get("kind") != KIND or meta.get("format") != FORMAT:
+            raise ValueError("not a run of uno-sim train")
+        recipe = Recipe.from_dict(meta["recipe"])
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise TrainError(f"cannot resume {out!r}: {path} is not uno-sim train's ({exc})") \
+            from None
+    state = new_state(recipe)
+    n = len(state.net.arrays)
+    path = os.path.join(out, "checkpoint.npz")
+    try:
+        if os.path.getsize(path) > CHECKPOINT_MAX_BYTES:
+            raise ValueError("too large")
+        with np.load(path, allow_pickle=False) as z:
+            for group, arrs in (("net", state.net.arrays), ("m", state.opt.m),
+                                ("v", state.opt.v)):
+                for i in range(n):
+                    a = z[f"{group}{i}"]
+                    if a.shape != arrs[i].shape or a.dtype != np.float32 or \
+                            not np.isfinite(a).all():
+                        raise ValueError(f"array {group}{i} is not the recipe's")
+                    arrs[i][...] = a
+            it, steps, t = (int(v) for v in z["progress"])
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:
+        raise TrainError(f"cannot resume {out!r}: {path} is damaged or not this run's "
+                         f"({exc})") from None
+    if it != meta.get("iteration") or steps != meta.get("steps") or \
+            t != meta.get("optimizer_steps"):
+        raise TrainError(f"cannot resume {out!r}: checkpoint.npz and train.json disagree "
+                         f"(a write was cut short?)")
+    state.iteration, state.steps, state.opt.t = it, steps, t
+    state.cpu_seconds = float(meta.get("cpu_seconds", 0.0))
+    state.curve, state.stats = list(meta.get("curve", [])), list(meta.get("stats", []))
+    return state, str(meta.get("command", ""))
+
+
+# --- the run ---------------------------------------------------------------------------
+
+def command_line(recipe: Recipe, out: str = "DIR") -> str:
+    """The `uno-sim train` command that makes this recipe (its fields that differ from the
+    defaults)."""
+    base = Recipe()
+    parts = ["uno-sim train"]
+    for f in dataclasses.fields(Recipe):
+        v = getattr(recipe, f.name)
+        if v == getattr(base, f.name):
+            continue
+        if f.name == "opponents":
+            parts += [f"--opponent '{s}'" for s in v]
+            continue
+        text = ",".join(map(str, v)) if isinstance(v, tuple) else str(v)
+        parts.append(f"--{f.name.replace('_', '-')} {text}")
+    return " ".join(parts + [f"--out {out}"])
+
+
+def train(recipe: Recipe | None = None, out: str | None = None, resume: str | None = None,
+          progress: bool | None = None, command: str | None = None,
+          on_iteration=None) -> State:
+    """Run (or with `resume`, continue) a training run; returns the final state.
+
+    `out`: the new folder of the run's files; `resume`: the folder of a run to continue
+    (its recipe is the one written there).  A KeyboardInterrupt or SIGTERM leaves the last
+    finished iteration's checkpoint in the folder and propagates.
+    """
+    from ..progress import bar
+
+    if resume is not None:
+        state, command = load(resume)
+        out = resume
+    else:
+        if recipe is None or out is None:
+            raise TrainError("train needs a recipe and an output folder (or resume)")
+        recipe = recipe.checked()
+        check_out(out)
+        state = new_state(recipe)
+        command = command or command_line(recipe, out)
+        os.makedirs(out, exist_ok=True)
+        save(state, out, command)
+    r = state.recipe
+    with one_blas_thread(), bar(r.iterations, "training", unit=" iterations",
+                                enabled=progress) as b:
+        b.update(state.iteration)
+        pool = None
+        try:
+            if not state.curve and r.eval_every:
+                state.curve.append(_timed(state, evaluate))
+                save(state, out, command)
+            while state.iteration < r.iterations:
+                episode = "round" if state.iteration < r.round_iterations else "game"
+                if pool is None or pool.episode != episode:
+                    if pool is not None:
+                        pool.close()
+                    pool = Pool(r, episode)
+                stats = _timed(state, selfplay_iteration, pool)
+                state.stats.append(_rounded(stats))
+                if r.eval_every and (state.iteration % r.eval_every == 0
+                                     or state.iteration == r.iterations):
+                    state.curve.append(_timed(state, evaluate))
+                    b.set_postfix_str(f"vs greedy {state.curve[-1]['share']:.3f}")
+                if state.iteration % r.segment == 0 or state.iteration == r.iterations:
+                    save(state, out, command)  # games restart here: a resume starts here
+                b.update(1)
+                if on_iteration is not None:
+                    on_iteration(state)
+        finally:
+            if pool is not None:
+                pool.close()
+    finish(state, out, command)
+    return state
+
+
+def _timed(state: State, fn, *args):
+    t0 = time.process_time()
+    out = fn(state, *args)
+    state.cpu_seconds += time.process_time() - t0
+    return out
+
+
+def _rounded(d: dict) -> dict:
+    return {k: (round(v, 6) if isinstance(v, float) else v) for k, v in d.items()}
+
+
+def finish(state: State, out: str, command: str) -> None:
+    """The run's weight file and its strength-over-training figure."""
+    write_weights(state, os.path.join(out, "net.unonet"), command)
+    if state.curve:
+        try:
+            _replace(out, "curve.png", lambda p: plot_curve(state, p))
+        except ImportError:  # matplotlib (the analysis extra) absent: the JSON holds it
+            pass
+
+
+def metadata(state: State, command: str) -> dict:
+    """The weight file's metadata: what made it and how strong it was when made."""
+    r = state.recipe
+    rules = r.rules()
+    last = state.curve[-1] if state.curve else None
+    return {"variant": r.variant, "players": r.players, "rules": rules.to_dict(),
+            "command": command, "seed": r.seed, "recipe": r.to_dict(),
+            "trained": {"iterations": state.iteration, "steps": state.steps,
+                        "cpu_seconds": round(state.cpu_seconds, 1),
+                        "vs_greedy": last}}
+
+
+def write_weights(state: State, path: str, command: str) -> None:
+    """The weight file, through the weight format's own writer (uno_sim.players.netfile)."""
+    try:
+        from . import netfile
+    except ImportError:  # the network player's file format has not landed here yet
+        return
+    net = state.net
+    netfile.write(path, net.arrays, rules=state.recipe.rules(),
+                  metadata=metadata(state, command))
+
+
+def plot_curve(state: State, path: str) -> None:
+    """Share of the game's win against greedy (95% interval) over the decisions trained on."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    c = state.curve
+    x = np.array([p["steps"] for p in c], float) / 1e6
+    y = np.array([p["share"] for p in c])
+    lo, hi = np.array([p["low"] for p in c]), np.array([p["high"] for p in c])
+    fig, ax = plt.subplots(figsize=(6, 3.6))
+    ax.fill_between(x, lo, hi, alpha=0.25, label="95% interval")
+    ax.plot(x, y, marker="o", ms=3, label="net (highest logit)")
+    ax.axhline(1 / state.recipe.players, color="grey", ls="--", lw=1, label="even share")
+    ax.set_xlabel("decisions trained on (millions)")
+    ax.set_ylabel("share of the game's win vs greedy")
+    ax.set_title(f"{state.recipe.variant}, {state.recipe.players} players: "
+                 f"{c[-1]['deals']} paired deals per point", fontsize=10)
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
