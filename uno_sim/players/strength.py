@@ -82,9 +82,10 @@ def net_scores(net, rules: Rules, deals: int, seed: int, opponents: str = "greed
                            episode=episode, copy=False)
         obs, _ = env.reset(seed=seed)
         cols = input_columns(env.observation_layout, SEATS, players)
+        n_actions = len(env.card_codes) + 7 + players  # target slots past the players: never legal
         live = np.ones(deals, bool)
         while live.any():
-            m = obs["action_mask"].astype(bool)
+            m = obs["action_mask"][:, :n_actions].astype(bool)
             x = obs["observation"][:, cols]
             obs, reward, term, trunc, _ = env.step(act(x, m).astype(np.int32))
             for i in np.flatnonzero((term | trunc) & live):

@@ -175,13 +175,15 @@ def new_state(recipe: Recipe) -> State:
 
 
 def layout_sizes(rules: Rules) -> tuple[int, int]:
-    """(the network's input size, number of actions) for these rules: the observation of the
-    game's own seats (`model.input_columns`) and the vector env's actions."""
+    """(the network's input size, its number of actions) for these rules: the observation
+    of the game's own seats (`model.input_columns`) and the action ids of the vector env
+    that a game of these players can use (K + 7 + players: the card kinds, draw, yes, no,
+    four colors, a target per seat; docs/env.md "Actions")."""
     from ..vecenv import SEATS, UnoVectorEnv
 
     env = UnoVectorEnv(1, rules=rules, opponents="random")
     sizes = (len(input_columns(env.observation_layout, SEATS, rules.players)),
-             int(env.single_action_space.n))
+             len(env.card_codes) + 7 + rules.players)
     env.close()
     return sizes
 
@@ -195,13 +197,18 @@ def _seed_int(*words) -> int:
 @contextlib.contextmanager
 def one_blas_thread():
     """BLAS on one thread while training: the same bits at every run of this machine."""
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:  # pragma: no cover - a dependency of the package
-        yield
-        return
+    from threadpoolctl import threadpool_limits
+
     with threadpool_limits(limits=1, user_api="blas"):
         yield
+
+
+def _need(module: str) -> None:
+    """TrainError when a module of the train extra is missing."""
+    import importlib.util
+
+    if importlib.util.find_spec(module) is None:
+        raise TrainError(f"uno-sim train needs {module}: pip install 'uno-sim[train]'")
 
 
 # --- self-play -------------------------------------------------------------------------
@@ -226,6 +233,7 @@ class Pool:
         self.sizes = [n for n in sizes if n]
         self.n = sum(self.sizes)
         self.cols = input_columns(self.envs[0].observation_layout, SEATS, rules.players)
+        self.n_actions = len(self.envs[0].card_codes) + 7 + rules.players
 
     def reset(self, seed: int, k: int) -> tuple[np.ndarray, np.ndarray]:
         """Every env at the start of a new run for iteration k."""
@@ -237,7 +245,8 @@ class Pool:
     def observe(self):
         """(the network's inputs, the masks) of every game's pending decision."""
         return (np.concatenate([o["observation"][:, self.cols] for o in self.last]),
-                np.concatenate([o["action_mask"] for o in self.last]).astype(bool))
+                np.concatenate([o["action_mask"][:, :self.n_actions]
+                                for o in self.last]).astype(bool))
 
     def step(self, actions: np.ndarray):
         """Steps every env; returns (inputs, masks, rewards, dones)."""
@@ -502,6 +511,8 @@ def train(recipe: Recipe | None = None, out: str | None = None, resume: str | No
     """
     from ..progress import bar
 
+    for module in ("gymnasium", "threadpoolctl"):
+        _need(module)
     if resume is not None:
         state, command = load(resume)
         out = resume
@@ -560,7 +571,10 @@ def _rounded(d: dict) -> dict:
 
 def finish(state: State, out: str, command: str) -> None:
     """The run's weight file and its strength-over-training figure."""
-    write_weights(state, os.path.join(out, "net.unonet"), command)
+    try:
+        _replace(out, "net.unonet", lambda p: write_weights(state, p, command))
+    except ImportError:  # TODO(train): netfile lands with the network player (branch net)
+        pass
     if state.curve:
         try:
             _replace(out, "curve.png", lambda p: plot_curve(state, p))
@@ -581,14 +595,24 @@ def metadata(state: State, command: str) -> dict:
 
 
 def write_weights(state: State, path: str, command: str) -> None:
-    """The weight file, through the weight format's own writer (uno_sim.players.netfile)."""
-    try:
-        from . import netfile
-    except ImportError:  # the network player's file format has not landed here yet
-        return
-    net = state.net
-    netfile.write(path, net.arrays, rules=state.recipe.rules(),
-                  metadata=metadata(state, command))
+    """The weight file (docs/net.md), through the format's own writer (`netfile.write`)."""
+    from . import netfile
+
+    netfile.write(path, to_netfile(state.net, state.recipe.rules(), metadata(state, command)))
+
+
+def to_netfile(net: Net, rules: Rules, meta: dict):
+    """`net` as the weight format's network (netfile.Net) for games of `rules`: the layout
+    of the game's own seats, the arrays in the file's order."""
+    from ..cards import deck_for
+    from . import netfile
+
+    deck = deck_for(rules)
+    a, L = net.arrays, len(net.widths)
+    return netfile.Net(len(deck.kinds), rules.players, deck.sides == 2,
+                       rules.variant_spec.draw_source == "launcher",
+                       [(a[2 * i], a[2 * i + 1]) for i in range(L)], (a[2 * L], a[2 * L + 1]),
+                       (a[2 * L + 2], a[2 * L + 3]), meta)
 
 
 def plot_curve(state: State, path: str) -> None:
