@@ -65,29 +65,37 @@ class TrainError(RulesError):
 class Recipe:
     """Every knob of a training run; the run is a function of the recipe alone."""
 
-    variant: str = "classic"
-    players: int = 2
-    seed: int = 0
-    widths: tuple = (256, 128)
+    variant: str = field(default="classic", metadata={"help": "the variant"})
+    players: int = field(default=2, metadata={"help": "players at the table"})
+    seed: int = field(default=0, metadata={"help": "the seed: fixes every result"})
+    widths: tuple = field(default=(256, 128), metadata={"help": "hidden layer widths"})
     # self-play (PPO)
-    iterations: int = 200  # PPO iterations
-    round_iterations: int = 0  # the first ones on round episodes (a warm start)
-    envs: int = 128  # games stepped together per iteration
-    steps: int = 64  # decisions of the learning seat per game and iteration
-    segment: int = 8  # iterations between fresh games (and checkpoints)
-    epochs: int = 3  # passes over an iteration's decisions
-    minibatch: int = 2048
-    lr: float = 3e-4  # Adam's step size, decayed linearly to lr_end
-    lr_end: float = 3e-5
-    clip: float = 0.2  # PPO's ratio clip
-    lam: float = 0.95  # GAE lambda (gamma is 1: the reward is the game's outcome)
-    entropy: float = 0.01
-    value_coef: float = 1.0
-    grad_clip: float = 1.0
-    opponents: tuple = ("greedy", "strategic")  # the pool's fixed members, envs shared evenly
+    iterations: int = field(default=200, metadata={"help": "PPO iterations"})
+    round_iterations: int = field(default=0, metadata={
+        "help": "the first iterations on round episodes (reward: the round), a warm start"})
+    envs: int = field(default=128, metadata={"help": "games stepped together"})
+    steps: int = field(default=64, metadata={
+        "help": "decisions of the learning seat per game and iteration"})
+    segment: int = field(default=8, metadata={
+        "help": "iterations between fresh games, where checkpoints are written"})
+    epochs: int = field(default=3, metadata={"help": "passes over an iteration's decisions"})
+    minibatch: int = field(default=2048, metadata={"help": "decisions per Adam step"})
+    lr: float = field(default=3e-4, metadata={"help": "Adam's step size at the start"})
+    lr_end: float = field(default=3e-5, metadata={
+        "help": "Adam's step size at the end (linear decay)"})
+    clip: float = field(default=0.2, metadata={"help": "PPO's ratio clip"})
+    lam: float = field(default=0.95, metadata={"help": "GAE's lambda (gamma is 1)"})
+    entropy: float = field(default=0.01, metadata={"help": "the entropy bonus' weight"})
+    value_coef: float = field(default=1.0, metadata={"help": "the value loss' weight"})
+    grad_clip: float = field(default=1.0, metadata={
+        "help": "the most global gradient norm of a step"})
+    opponents: tuple = field(default=("greedy", "strategic"), metadata={
+        "help": "the pool's policies, the games shared evenly"})
     # the strength curve: paired deals against greedy, every eval_every iterations
-    eval_every: int = 20
-    eval_deals: int = 200
+    eval_every: int = field(default=20, metadata={
+        "help": "iterations between the curve's points (0: none)"})
+    eval_deals: int = field(default=200, metadata={
+        "help": "paired deals against greedy per point of the curve"})
 
     def rules(self) -> Rules:
         return Rules(variant=self.variant, players=self.players)

@@ -41,16 +41,17 @@ def add_command(sub) -> None:
     base = Recipe()
     for f in dataclasses.fields(Recipe):
         default = getattr(base, f.name)
+        what = f.metadata["help"]
         if f.name == "opponents":
             p.add_argument("--opponent", action="append", metavar="SPEC", dest="opponents",
-                           help=f"a policy of the self-play pool (repeatable; default "
-                                f"{', '.join(default)})")
+                           help=f"{what} (repeatable; default {', '.join(default)})")
         elif f.name == "widths":
             p.add_argument("--widths", metavar="H1,H2",
-                           help=f"hidden layer widths (default {','.join(map(str, default))})")
+                           help=f"{what} (default {','.join(map(str, default))})")
         else:
-            p.add_argument(_flag(f.name), dest=f.name, metavar=f.name.upper(),
-                           help=f"(default {default})")
+            p.add_argument(_flag(f.name), dest=f.name,
+                           metavar={int: "N", float: "X"}.get(type(default), "NAME"),
+                           help=f"{what} (default {default})")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_train)
     p.epilog = "examples:\n" + "\n".join(f"  {e}" for e in EXAMPLES)
