@@ -122,6 +122,7 @@ def sample_actions(logp: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 
 def sigmoid(x):
+    """1 / (1 + exp(-x)), elementwise."""
     return 1.0 / (1.0 + np.exp(-x))
 
 

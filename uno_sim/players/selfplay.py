@@ -74,6 +74,7 @@ class Pool:
         return obs, mask, np.concatenate(rewards), np.concatenate(dones)
 
     def close(self):
+        """Closes every env."""
         for e in self.envs:
             e.close()
 

@@ -98,9 +98,11 @@ class Recipe:
         "help": "paired deals against greedy per point of the curve"})
 
     def rules(self) -> Rules:
+        """The rules of the games trained on."""
         return Rules(variant=self.variant, players=self.players)
 
     def to_dict(self) -> dict:
+        """The recipe as JSON-able fields (train.json, the weight file's metadata)."""
         d = dataclasses.asdict(self)
         d["widths"], d["opponents"] = list(self.widths), list(self.opponents)
         return d
@@ -175,6 +177,7 @@ class State:
 
 
 def new_state(recipe: Recipe) -> State:
+    """The state before any training: the network initialised from the seed, Adam at 0."""
     rules = recipe.rules()
     obs_size, n_actions = layout_sizes(rules)
     rng = np.random.default_rng(np.random.SeedSequence([recipe.seed, 0]))

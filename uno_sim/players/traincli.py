@@ -24,6 +24,7 @@ def _flag(name: str) -> str:
 
 
 def add_command(sub) -> None:
+    """Adds `uno-sim train` to the CLI's subcommands."""
     from .train import RECIPES, Recipe
 
     p = sub.add_parser("train", help="train a network player from a seed (docs/training.md)",
@@ -115,6 +116,7 @@ def _given(args) -> list[str]:
 
 
 def cmd_train(args) -> int:
+    """`uno-sim train`: a new run (--out) or a resumed one (--resume)."""
     from .train import train
 
     if args.resume:
