@@ -6,6 +6,21 @@
  */
 #include "uno.h"
 
+/*
+ * P2: the seats a targeted card of p may aim at: the active opponents (teammates
+ * excluded, C20) in play order from p, written into cand[] (uno.h); returns how many.
+ */
+UNO_HD int uno_target_candidates(const uno_game *g, int p, int *cand)
+{
+    int m = 0;
+    for (int i = 0, q = p, n = g->n_active - 1; i < n; i++) {
+        q = uno_next(g, q);
+        if (!(g->cfg->teams && q % 2 == p % 2))
+            cand[m++] = q;
+    }
+    return m;
+}
+
 UNO_HD int uno_legal_actions(const uno_game *g, int p, int decision, int arg, int32_t *out)
 {
     uint8_t cards[UNO_HAND_CAP];

@@ -1,7 +1,8 @@
 /*
  * policy.c - the policies (RULES.md P2): the C twins of
- * reference.RandomPolicy, GreedyPolicy and StrategicPolicy, and the calls
- * into a user's policy (UNO_POLICY_USER) through its callback.
+ * reference.RandomPolicy, GreedyPolicy and StrategicPolicy, the calls
+ * into a user's policy (UNO_POLICY_USER) through its callback and into the
+ * network player (UNO_POLICY_NET, net.c).
  *
  * Each function must consume random numbers exactly as its Python twin:
  * the same calls, in the same order, under the same conditions, each from the
@@ -202,10 +203,19 @@ UNO_HD int uno_answer_ok(const uno_game *g, int p, int decision, int r)
     }
 }
 
-/* A user policy's decision; an abort or an answer out of range ends the game
-   (uno_play_game's setjmp). */
+/* Whether seat p's decisions are asked as a user policy's are: its callback, or the
+   network player (which answers in the same terms: a hand index, a color, a seat, 0/1). */
+UNO_HD static inline int asks(const uno_policy *pol)
+{
+    return pol->id == UNO_POLICY_USER || pol->id == UNO_POLICY_NET;
+}
+
+/* A user policy's decision (or the network player's, net.c); an abort or an answer out of
+   range ends the game (uno_play_game's setjmp). */
 UNO_HD static int call_user(uno_game *g, int p, int decision, int arg)
 {
+    if (g->pol[p].id == UNO_POLICY_NET)
+        return uno_net_decide(g, p, decision, arg, 0);
 #if UNO_DEVICE
     /* CPU only (no callback, no longjmp on a GPU): the GPU runner refuses user policies
        before a game starts.  No indirect call in device code keeps the stack static. */
@@ -470,12 +480,37 @@ int uno_cf_bluff_point(uno_game *g, int p, int natural)
 }
 #endif
 
+/*
+ * A bluff decision point of a network seat being forced: the network answers first
+ * (drawing its explore number as usual); at the forced point 1 plays the first restricted
+ * card (the natural answer when it is one), 0 the natural answer when it is honest, else
+ * the network's best answer that is not a bluff, its explore draw wound back and taken again.
+ */
+UNO_HD static POLICY_COLD int forced_net(uno_game *g, int p)
+{
+    uno_force *f = g->force;
+    uint32_t saved[UNO_DK_SLOTS];
+    memcpy(saved, g->dec_n[p], sizeof saved);
+    int a = user_card(g, p, uno_net_decide(g, p, UNO_DEC_PLAY, 0, 0));
+    int bluffed = a >= 0 && uno_restricted(g, a);
+    if (!holds_bluff(g, p, uno_holds_color(g, p)) ||
+        !cf_point(g, g->hand_n[p], g->hand_n[uno_next(g, p)], bluffed, -1, -1.0) ||
+        f->value == bluffed)
+        return a;
+    if (f->value) {
+        uno_hand rs = uno_bits_and(&g->hand[p], &g->t->restricted_mask[g->side]);
+        return first_card(g, &rs);
+    }
+    memcpy(g->dec_n[p], saved, sizeof saved);
+    return user_card(g, p, uno_net_decide(g, p, UNO_DEC_PLAY, 0, 1));
+}
+
 UNO_HD int uno_choose_play(uno_game *g, int p)
 {
     const uno_policy *pol = &g->pol[p];
     if (__builtin_expect(g->force != NULL, 0) && g->force->kind == UNO_CF_BLUFF &&
         g->force->seat == p && pol->id != UNO_POLICY_USER)
-        return forced_play(g, p, pol);
+        return pol->id == UNO_POLICY_NET ? forced_net(g, p) : forced_play(g, p, pol);
     switch (pol->id) {
     case UNO_POLICY_RANDOM:
         return random_play(g, p, pol);
@@ -492,7 +527,7 @@ UNO_HD int uno_choose_replacement(uno_game *g, int p)
 {
     int has_color = uno_holds_color(g, p);
     int id = g->pol[p].id;
-    if (id == UNO_POLICY_USER)
+    if (asks(&g->pol[p]))
         return user_card(g, p, call_user(g, p, UNO_DEC_REPLACEMENT, 0));
     if (id == UNO_POLICY_STRATEGIC)
         return strategic_best(g, p);
@@ -512,7 +547,7 @@ UNO_HD int uno_choose_replacement(uno_game *g, int p)
 UNO_HD int uno_choose_color(uno_game *g, int p)
 {
     const uno_policy *pol = &g->pol[p];
-    if (pol->id == UNO_POLICY_USER)
+    if (asks(pol))
         return call_user(g, p, UNO_DEC_COLOR, 0);
     int base = 4 * g->side;
     if (pol->color == UNO_COLOR_RANDOM)
@@ -617,7 +652,9 @@ UNO_HD int uno_wants_challenge(uno_game *g, int victim, int offender, int prev_c
     const uno_policy *pol = &g->pol[victim];
     if (pol->id == UNO_POLICY_USER)
         return call_user(g, victim, UNO_DEC_CHALLENGE, offender | (prev_color + 1) << 8);
-    int a = builtin_challenge(g, victim, offender, prev_color, pol);
+    int a = pol->id == UNO_POLICY_NET
+                ? call_user(g, victim, UNO_DEC_CHALLENGE, offender | (prev_color + 1) << 8)
+                : builtin_challenge(g, victim, offender, prev_color, pol);
     uno_force *f = g->force;
     if (!f || f->kind != UNO_CF_CHALLENGE || f->seat != victim)
         return a;
@@ -646,7 +683,7 @@ int uno_cf_challenge_answer(uno_game *g, int victim, int offender, int prev_colo
 UNO_HD int uno_forgets_uno(uno_game *g, int p)
 {
     const uno_policy *pol = &g->pol[p];
-    if (pol->id == UNO_POLICY_USER)
+    if (asks(pol))
         return call_user(g, p, UNO_DEC_FORGET_UNO, 0);
     return uno_dec_bernoulli(g, p, UNO_DK_UNO, pol->forget_uno);
 }
@@ -654,33 +691,20 @@ UNO_HD int uno_forgets_uno(uno_game *g, int p)
 UNO_HD int uno_catches(uno_game *g, int q, int p)
 {
     const uno_policy *pol = &g->pol[q];
-    if (pol->id == UNO_POLICY_USER)
+    if (asks(pol))
         return call_user(g, q, UNO_DEC_CATCH, p);
     return uno_dec_bernoulli(g, q, UNO_DK_CATCH, pol->catch);
 }
 
 /*
- * P2: the seat a targeted card of p aims at (reference.BuiltinPolicy.choose_target).
- * The candidates are the active opponents (teammates excluded, C20) in play
- * order from p; `card` is the card that targets (passed to a user policy).
- * uno_target_candidates writes them into cand[] and returns how many.
+ * P2: the seat a targeted card of p aims at (reference.BuiltinPolicy.choose_target), among
+ * uno_target_candidates (legal.c).  `card` is the card that targets (passed to a user
+ * policy).  Returns p itself only when there is no candidate.
  */
-UNO_HD int uno_target_candidates(const uno_game *g, int p, int *cand)
-{
-    int m = 0;
-    for (int i = 0, q = p, n = g->n_active - 1; i < n; i++) {
-        q = uno_next(g, q);
-        if (!(g->cfg->teams && q % 2 == p % 2))
-            cand[m++] = q;
-    }
-    return m;
-}
-
-/* Returns p itself only when there is no candidate. */
 UNO_HD int uno_choose_target(uno_game *g, int p, int card)
 {
     const uno_policy *pol = &g->pol[p];
-    if (pol->id == UNO_POLICY_USER)
+    if (asks(pol))
         return call_user(g, p, UNO_DEC_TARGET, card);
     int cand[UNO_MAX_PLAYERS];
     int m = uno_target_candidates(g, p, cand);
@@ -714,7 +738,7 @@ UNO_HD int uno_choose_target(uno_game *g, int p, int card)
 UNO_HD int uno_choose_stack(uno_game *g, int p, int total)
 {
     const uno_policy *pol = &g->pol[p];
-    if (pol->id == UNO_POLICY_USER)
+    if (asks(pol))
         return user_card(g, p, call_user(g, p, UNO_DEC_STACK, total));
     int has_color = uno_holds_color(g, p);
     int opts[UNO_HAND_CAP], m = 0; /* in hand order */
@@ -734,7 +758,7 @@ UNO_HD int uno_choose_stack(uno_game *g, int p, int total)
 UNO_HD int uno_wants_jump(uno_game *g, int p, int card)
 {
     const uno_policy *pol = &g->pol[p];
-    if (pol->id == UNO_POLICY_USER)
+    if (asks(pol))
         return call_user(g, p, UNO_DEC_JUMP_IN, card);
     return uno_dec_bernoulli(g, p, UNO_DK_JUMP, pol->jump_in);
 }
@@ -742,7 +766,7 @@ UNO_HD int uno_wants_jump(uno_game *g, int p, int card)
 UNO_HD int uno_plays_drawn(uno_game *g, int p, int bluff)
 {
     const uno_policy *pol = &g->pol[p];
-    if (pol->id == UNO_POLICY_USER)
+    if (asks(pol))
         return call_user(g, p, UNO_DEC_PLAY_DRAWN, bluff | g->last_drawn << 1);
     if (bluff)
         return tries_bluff(g, p, pol);
@@ -758,7 +782,7 @@ UNO_HD int uno_plays_drawn(uno_game *g, int p, int bluff)
 UNO_HD int uno_choose_discard(uno_game *g, int p, int need)
 {
     const uno_policy *pol = &g->pol[p];
-    if (pol->id == UNO_POLICY_USER)
+    if (asks(pol))
         return user_card(g, p, call_user(g, p, UNO_DEC_DISCARD, need));
     return uno_hand_card(g, p, 0); /* the highest value: hands are in priority order */
 }

@@ -182,12 +182,13 @@ UNO_HD void uno_draw_until(uno_game *g, int p, int reason)
     }
 }
 
-/* uno_choose_color, its most common case inline: a built-in policy naming the color it
+/* uno_choose_color, its most common case inline: a built-in policy (random, greedy,
+   strategic; never a user seat nor the network) naming the color it
    holds most of, in a deck of at most 128 cards. */
 UNO_HD static inline int choose_color(uno_game *g, int p)
 {
     const uno_policy *pol = &g->pol[p];
-    if (pol->id != UNO_POLICY_USER && pol->color == UNO_COLOR_MOST && uno_narrow(g->t)) {
+    if (pol->id <= UNO_POLICY_STRATEGIC && pol->color == UNO_COLOR_MOST && uno_narrow(g->t)) {
         int mine[4];
         uno_color_counts_narrow(g, p, mine);
         return 4 * g->side + uno_best_color(mine);

@@ -148,6 +148,12 @@ UNO_HD void uno_table_derive(uno_table *t, int side)
     }
 }
 
+/* A policy a search's rollouts may play (uno_policy.rollout, others): built in, or the network. */
+UNO_HD static inline int rollout_ok(int id)
+{
+    return (id >= UNO_POLICY_RANDOM && id <= UNO_POLICY_STRATEGIC) || id == UNO_POLICY_NET;
+}
+
 UNO_HD int uno_config_check(const uno_config *cfg, const uno_table *t, const uno_policy *pol)
 {
     int n = cfg->players;
@@ -199,12 +205,23 @@ UNO_HD int uno_config_check(const uno_config *cfg, const uno_table *t, const uno
             q->bluff_join < UNO_JOIN_AND || q->bluff_join > UNO_JOIN_OR ||
             q->challenge_join < UNO_JOIN_AND || q->challenge_join > UNO_JOIN_OR)
             return UNO_ERR_CONFIG;
-        if ((q->id == UNO_POLICY_PIMC || q->id == UNO_POLICY_ISMCTS) &&
+        const int search = q->id == UNO_POLICY_PIMC || q->id == UNO_POLICY_ISMCTS;
+        if (search &&
             (q->samples < 1 || q->rollouts < 1 || q->iterations < 1 || !(q->c >= 0.0) ||
-             q->c > 1e6 || q->rollout < UNO_POLICY_RANDOM || q->rollout > UNO_POLICY_STRATEGIC ||
+             q->c > 1e6 || !rollout_ok(q->rollout) ||
+             (q->others != -1 && !rollout_ok(q->others)) || q->leaf < -1 ||
+             !(q->infer >= 0.0) || q->infer > 1e6 ||
              q->value < UNO_VALUE_GAME || q->value > UNO_VALUE_TABLE || q->cheat < 0 ||
              q->cheat > 1 || q->depth < 1 || q->depth > UNO_SEARCH_DEPTH_MAX ||
              (q->id == UNO_POLICY_ISMCTS && q->depth > 1 && !(q->c > 0.0))))
+            return UNO_ERR_CONFIG;
+        /* a network read by the seat (net.c): it must read this game's observation */
+        const int reads_net =
+            q->id == UNO_POLICY_NET ||
+            (search && (q->rollout == UNO_POLICY_NET || q->others == UNO_POLICY_NET ||
+                        q->leaf >= 0 || q->infer > 0.0));
+        if (reads_net && (!uno_net_fits(q->net, cfg, t) || !(q->explore >= 0.0) ||
+                          q->explore > 1.0))
             return UNO_ERR_CONFIG;
     }
     return UNO_OK;

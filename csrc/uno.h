@@ -354,7 +354,11 @@ enum { UNO_POLICY_RANDOM = 0, UNO_POLICY_GREEDY = 1, UNO_POLICY_STRATEGIC = 2, U
 /* The search players (search.c, docs/policies.md "Search players"): every decision of the
    seat with more than one legal answer is searched by rollouts from sampled states. */
 enum { UNO_POLICY_PIMC = 4, UNO_POLICY_ISMCTS = 5 };
-#define UNO_POLICY_MAX UNO_POLICY_ISMCTS
+/* The network player (net.c, docs/net.md): every decision with more than one legal answer
+   is the legal action of highest logit of its network (uno_policy.net) on the seat's
+   observation (observe.c). */
+enum { UNO_POLICY_NET = 6 };
+#define UNO_POLICY_MAX UNO_POLICY_NET
 /* uno_policy.value: what a search's rollout is worth to its seat */
 enum { UNO_VALUE_GAME = 0, UNO_VALUE_ROUND = 1, UNO_VALUE_TABLE = 2 };
 #define UNO_SEARCH_DEPTH_MAX 64 /* ismcts's largest depth (uno_policy.depth) */
@@ -400,10 +404,12 @@ enum uno_decision_kind {
     UNO_DK_JUMP = 10,     /* jump_in */
     UNO_DK_USER = 11,     /* a user policy's obs.randint */
     UNO_DK_SEARCH = 12,   /* a search player (search.c): one draw per searched decision */
+    UNO_DK_NET = 13,      /* the network player's explore knob (net.c) */
     UNO_DK_COUNT
 };
 
 struct uno_game;
+struct uno_net;
 /*
  * A user policy's decisions: called for every decision of a seat whose id is
  * UNO_POLICY_USER.  It must return a legal answer (the binding validates it)
@@ -451,14 +457,29 @@ typedef struct uno_policy {
     double c;           /* ismcts: the UCB exploration constant, >= 0 */
     int32_t depth;      /* ismcts: 1 (no nodes below the root) .. UNO_SEARCH_DEPTH_MAX
                            levels of the seat's own decisions in the tree; > 1 needs c > 0 */
-    int32_t rollout;    /* the built-in policy (UNO_POLICY_RANDOM..STRATEGIC) every seat
-                           plays in a rollout */
+    int32_t rollout;    /* the policy (UNO_POLICY_RANDOM..STRATEGIC, or UNO_POLICY_NET with
+                           this seat's `net`) every seat plays in a rollout */
+    int32_t others;     /* -1: the other seats play `rollout` in a rollout too; else the
+                           policy they play (the same ids) */
+    int32_t leaf;       /* -1: rollouts play to their end; k >= 0: a rollout stops at the
+                           seat's first turn k or more turns after the searched decision,
+                           valued by `net`'s value head */
+    double infer;       /* 0: sampled states count alike; T > 0: each is weighted by the
+                           likelihood of the opponents' observed answers under `net` at
+                           temperature T (search.c "Inference") */
     int32_t value;      /* UNO_VALUE_*: a rollout is worth its game (1 won), its round (1
                            won) or P(win the game | the scores after its round) (table;
                            under another scoring than standard, its game) */
     int32_t cheat;      /* 1: sample nothing, search the true state (an upper bound) */
     uno_decide_fn decide;       /* UNO_POLICY_USER only */
     void *ctx;                  /* passed to decide */
+    /* The network player (UNO_POLICY_NET), and a search player whose rollouts, leaves or
+       inference use one.  explore: the probability of a uniformly random legal answer
+       instead of the network's (UNO_DK_NET).  net: the network, owned by the caller and
+       read only (a uno_net and its weights in one block, net.c); in the GPU build the
+       device address of a copy of that block */
+    double explore;
+    const struct uno_net *net;
 } uno_policy;
 
 /* Trace records (see the table at the top). */
@@ -1310,7 +1331,7 @@ UNO_HD int uno_plays_drawn(uno_game *g, int p, int bluff);
 /* P2: the opponent a targeted card of p aims at (see policy.c). */
 UNO_HD int uno_choose_target(uno_game *g, int p, int card);
 /* P2: the seats a targeted card of p may aim at, in play order, into cand[UNO_MAX_PLAYERS];
-   returns how many (see policy.c). */
+   returns how many (see legal.c). */
 UNO_HD int uno_target_candidates(const uno_game *g, int p, int *cand);
 /* S3: the hand index of a card p puts down, `need` still to go (see policy.c). */
 UNO_HD int uno_choose_discard(uno_game *g, int p, int need);
@@ -1460,7 +1481,7 @@ UNO_HD int uno_game_start(struct uno_game *g, const uno_config *cfg, const uno_t
 UNO_HD int uno_game_rounds(struct uno_game *g, int dealer, uno_result *res);
 
 /*
- * Observations and action masks of a learning seat (env.c; docs/env.md "Observation",
+ * Observations and action masks of a learning seat (observe.c; docs/env.md "Observation",
  * "Actions").  A uno_obs_layout fixes the blocks' offsets for a deck of n_kinds kinds and
  * `seats` seat slots (the players, or more: the slots past the players stay zero, so
  * that one size fits every player count); `scale[b]` multiplies block b's counts (1: the
@@ -1486,13 +1507,61 @@ typedef struct uno_obs_layout {
     float scale[UNO_OB_COUNT];
     int32_t a_draw, a_yes, a_no, a_color, a_target; /* first ids of the action blocks */
 } uno_obs_layout;
-#if !defined(__CUDACC_RTC__) /* CPU only (search.c, env.c): not in the GPU build */
-void uno_obs_layout_init(uno_obs_layout *L, int n_kinds, int seats, int flip, int extreme);
-void uno_observe(const struct uno_game *g, const uno_obs_layout *L, int seat, int decision,
-                 int arg, float *o, int8_t *m, int16_t *kind_index);
+UNO_HD void uno_obs_layout_init(uno_obs_layout *L, int n_kinds, int seats, int flip, int extreme);
+UNO_HD void uno_observe(const struct uno_game *g, const uno_obs_layout *L, int seat, int decision,
+                        int arg, float *o, int8_t *m, int16_t *kind_index);
 /* -1 when `action` is out of range for the decision (the caller checks it with the mask) */
-int uno_env_answer(const uno_obs_layout *L, int players, int side, int seat, int decision,
-                   int action, const int16_t *kind_index);
+UNO_HD int uno_env_answer(const uno_obs_layout *L, int players, int side, int seat, int decision,
+                          int action, const int16_t *kind_index);
+
+/* The vector environment's scaling of the count blocks (docs/env.md "Normalisation";
+   uno_sim.vecenv.scales): hand sizes, rounds, pending and the like x 0.1, scores / target,
+   the draw pile / the deck's cards, turns x 0.01.  Every other block stays as it is. */
+UNO_HD void uno_obs_scale_env(uno_obs_layout *L, int target, int n_cards);
+
+/*
+ * The network player (net.c; docs/net.md).  A uno_net is the header of one block of memory
+ * whose float32 weights follow it, `data` bytes from its start: copy the block and the copy
+ * works as it is (the GPU build reads it from device memory).  The network reads the
+ * observation of `L` (the layout of its file: n_kinds, seats, flip, extreme) with the
+ * vector environment's scaling of the game it plays, and writes one logit per action id
+ * and a value.  Layer l (hidden 0..n_layers-1, then the policy head, then the value head)
+ * has in[l] inputs and out[l] outputs, its weights W[in][out] at float w[l] and its bias
+ * at float b[l] of the weights.
+ */
+#define UNO_NET_MAX_LAYERS 4     /* hidden layers */
+#define UNO_NET_MAX_WIDTH 1024   /* units of a hidden layer */
+#ifndef UNO_NET_MAX_OBS          /* a build may lower it to its networks' largest */
+#define UNO_NET_MAX_OBS 4352     /* the largest observation: 255 kinds, 10 seats, Flip */
+#endif
+#define UNO_NET_MAX_ACTIONS (UNO_MAX_KINDS + 7 + UNO_MAX_PLAYERS)
+typedef struct uno_net {
+    uno_obs_layout L;   /* the observation it reads (scales 1: the game's are applied) */
+    int32_t n_layers;   /* hidden layers, 1..UNO_NET_MAX_LAYERS */
+    int32_t in[UNO_NET_MAX_LAYERS + 2], out[UNO_NET_MAX_LAYERS + 2];
+    int64_t w[UNO_NET_MAX_LAYERS + 2], b[UNO_NET_MAX_LAYERS + 2];
+    int64_t n_floats;   /* weights following the header */
+    int64_t data;       /* bytes from the start of the block to the weights */
+} uno_net;
+/* Fills the header of a network of this layout and hidden widths; returns the number of
+   weights that must follow it (`data` bytes from its start), or -1 for sizes out of range. */
+UNO_HD int64_t uno_net_setup(uno_net *net, int n_kinds, int seats, int flip, int extreme,
+                             int n_layers, const int32_t *widths);
+/* The forward pass of docs/net.md on observation obs[L.size] (inputs equal to 0 skipped,
+   float32, no fused multiply-add): logits[L.n_actions] (NULL: not computed) and the value
+   head's output (NULL: not computed). */
+UNO_HD void uno_net_forward(const uno_net *net, const float *obs, float *logits, float *value);
+/* The network player's answer to seat p's decision (a user policy's answer: a hand index
+   or UNO_DRAW, a color, a seat, 0/1), from g->pol[p].net and g->pol[p].explore; `honest`:
+   among the answers that are not a bluff (C7; a counterfactual's forced alternative). */
+UNO_HD int uno_net_decide(struct uno_game *g, int p, int decision, int arg, int honest);
+/* Whether a network reads the observation of this game (same card kinds, the Flip and
+   Extreme blocks as the game's, seats for every player). */
+UNO_HD int uno_net_fits(const uno_net *net, const uno_config *cfg, const uno_table *t);
+
+#if !defined(__CUDACC_RTC__) /* CPU only (search.c, env.c): not in the GPU build */
+/* FNV-1a 64 of n bytes from state h (start: 0xCBF29CE484222325): the weight file's checksum. */
+uint64_t uno_fnv1a64(const void *p, size_t n, uint64_t h);
 
 /*
  * A vector of stepping games (env.c): n_envs games of one configuration, each with one

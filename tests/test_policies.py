@@ -186,17 +186,17 @@ def test_p2_every_policy_parses_every_knob_and_target():
 
 
 def test_p2_knob_table_matches_uno_policy():
-    """One knob table (policies.KNOBS, and SEARCH_KNOBS for the search players) fills
-    uno_policy by name; a table that leaves a field unfilled, fills one twice or names one
-    uno_policy lacks is an error."""
+    """One knob table (policies.KNOBS, SEARCH_KNOBS for the search players and NET_KNOBS
+    for the network) fills uno_policy by name; a table that leaves a field unfilled, fills
+    one twice or names one uno_policy lacks is an error."""
     from dataclasses import replace
 
     from uno_sim.engine import POLICY_FIELDS
-    from uno_sim.policies import KNOB, SEARCH_KNOBS, check_knobs
+    from uno_sim.policies import KNOB, NET_KNOBS, SEARCH_KNOBS, check_knobs
     from uno_sim.policies import KNOBS as BUILTIN
 
-    search_fields = {f for k in SEARCH_KNOBS for f in k.fields}
-    KNOBS = BUILTIN + SEARCH_KNOBS
+    search_fields = {f for k in SEARCH_KNOBS + NET_KNOBS for f in k.fields}
+    KNOBS = BUILTIN + SEARCH_KNOBS + NET_KNOBS
     assert check_knobs(KNOBS, POLICY_FIELDS) == KNOBS
     assert KNOB["challenge"].fields == ("challenge", "challenge_auto", "challenge_posterior")
     without_catch = tuple(k for k in KNOBS if k.name != "catch")

@@ -573,13 +573,14 @@ def test_bad_knobs_are_one_line_errors(spec, message):
 
 def test_knobs_read_back():
     spec = parse_policy("ismcts(iterations=50,c=1.5,rollout=strategic,value=round,cheat=1)")
+    net = {"others": "same", "leaf": "off", "infer": 0.0, "weights": "", "explore": 0.0}
     assert spec.knobs() == {"iterations": 50, "c": 1.5, "depth": 1, "rollout": "strategic",
-                            "value": "round", "cheat": 1}
+                            "value": "round", "cheat": 1, **net}
     tree = parse_policy("ismcts(c=0.7,depth=4)")
     assert tree.knob("depth") == 4 and parse_policy(str(tree)) == tree
     assert parse_policy(str(spec)) == spec
     assert parse_policy("pimc").knobs() == {"samples": 256, "rollouts": 4, "rollout": "greedy",
-                                            "value": "table", "cheat": 0}
+                                            "value": "table", "cheat": 0, **net}
 
 
 def test_cli_refuses_search_on_the_reference_engine():

@@ -9,6 +9,7 @@ The binding is one extension module made of:
 - ``_envseat.pxi``: the learning seats of uno_sim.env (observation vector, action mask);
 - ``_vecenv.pxi``: the core of uno_sim.vector_env (n_envs stepping games in C, csrc/env.c);
 - ``_tracedecode.pxi``: uno_event records -> event dicts;
+- ``_net.pxi``: the network player's C block, its file's checksum, its forward pass;
 - ``_rnghooks.pxi``: the PRNG test hooks (tests/test_rng.py only).
 
 Compiler directives (boundscheck, wraparound, ...) are set in setup.py so
@@ -18,7 +19,7 @@ that ``UNO_SIM_DEBUG=1`` can switch on the checking build.
 import numpy as np
 cimport numpy as cnp
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t
-from libc.string cimport memset
+from libc.string cimport memcpy, memset
 
 from uno_sim._uno cimport *
 
@@ -116,6 +117,7 @@ cdef object _raw_state(uno_game *g, int seat, int decision, int arg):
 include "_envseat.pxi"
 include "_vecenv.pxi"
 include "_tracedecode.pxi"
+include "_net.pxi"
 
 
 cdef int _user_decide(void *ctx, uno_game *g, int seat, int decision, int arg) noexcept with gil:
@@ -224,8 +226,12 @@ cdef void _fill_policy(uno_policy *q, dict f) except *:
         q.c = f.pop("c")
         q.depth = f.pop("depth")
         q.rollout = f.pop("rollout")
+        q.others = f.pop("others")
+        q.leaf = f.pop("leaf")
+        q.infer = f.pop("infer")
         q.value = f.pop("value")
         q.cheat = f.pop("cheat")
+        q.explore = f.pop("explore")
     except KeyError as exc:
         raise RulesError(f"invalid policy fields: {exc.args[0]!r} missing") from None
     if f:
@@ -246,7 +252,9 @@ cdef class Engine:
     ``config``: uno_config's fields as (name, value) pairs (uno_sim.engine.CONFIG_FIELDS:
     every field once, max_turns and max_rounds apart); ``arrays``: DeckTable.arrays();
     ``policies``: per seat, uno_policy's fields as (name, value) pairs
-    (uno_sim.engine.POLICY_FIELDS); ``codes``: per side, card id -> card code.
+    (uno_sim.engine.POLICY_FIELDS); ``codes``: per side, card id -> card code; ``nets``:
+    per seat, the network block (uno_sim.players.net.Loaded.block) a seat that reads a
+    network points at, or None.
     """
 
     cdef uno_config cfg
@@ -258,10 +266,11 @@ cdef class Engine:
     cdef list pairs  # card id -> code of the whole card (round_start)
     cdef dict dark_codes  # kind id -> code, for the dark kinds (UNO_EV_PAIRING)
     cdef public list users  # per seat: a userpolicy.UserSeat, or None for a built-in
+    cdef readonly list nets  # per seat: the network block its uno_policy.net points at, or None
     cdef public object error  # the exception that stopped the last game, if any
     cdef uno_trace *live  # the trace of the game being played by play_game, or NULL
 
-    def __init__(self, config, dict arrays, policies, codes, users=None):
+    def __init__(self, config, dict arrays, policies, codes, users=None, nets=None):
         cdef int32_t *cols[10]
         cdef list bufs = []
         cdef cnp.ndarray[cnp.int32_t, ndim=1] a
@@ -288,6 +297,13 @@ cdef class Engine:
         for i, p in enumerate(policies):
             _fill_policy(&self.pol[i], dict(p))
         self.users = list(users) if users is not None else [None] * len(policies)
+        self.nets = list(nets) if nets is not None else [None] * len(policies)
+        if len(self.nets) != len(policies):
+            raise RulesError("invalid networks: one entry per seat expected")
+        for i in range(len(policies)):
+            if self.nets[i] is not None:
+                self.nets[i] = _net_of(self.nets[i])
+                self.pol[i].net = <const void *>cnp.PyArray_DATA(self.nets[i])
         self.error = None
         for i in range(len(policies)):
             if self.pol[i].id == UNO_POLICY_USER:

@@ -8,14 +8,14 @@
 # then asks `wait(seat)` for the action: uno_sim.env runs the game in a greenlet
 # (or a thread) and `wait` switches back to the caller of env.step().
 #
-# The vectors are written by uno_observe (csrc/env.c, shared with the vector
+# The vectors are written by uno_observe (csrc/observe.c, shared with the vector
 # environment of _vecenv.pxi); their layouts are documented in docs/env.md, and
 # `layout` and `action_layout` list their blocks (name, offset, size).
 
 from libc.string cimport memcpy, memset
 
 
-# the blocks of uno_obs_layout (csrc/env.c), in their order: (name, enum uno_obs_block)
+# the blocks of uno_obs_layout (csrc/observe.c), in their order: (name, enum uno_obs_block)
 OBS_BLOCKS = ("decision", "hand", "top", "color", "direction", "hand_sizes", "active", "scores",
               "failed_colors", "next_seat", "draw_pile", "discards", "round", "turn", "pending",
               "to_discard", "offender", "previous_color", "forgetter", "card", "revealed_seat",
@@ -43,7 +43,7 @@ cdef class EnvSeat:
     cdef public int decider  # the seat asked, -1 none
     cdef readonly int n_kinds, players, obs_size, n_actions
     cdef readonly list layout, action_layout
-    cdef uno_obs_layout L  # the blocks (uno_observe writes them: csrc/env.c)
+    cdef uno_obs_layout L  # the blocks (uno_observe writes them: csrc/observe.c)
     # this decision: card kind -> hand index (-1 none)
     cdef int16_t kind_index[256]
     cdef cnp.float32_t[:, ::1] O  # views of obs and mask

@@ -201,11 +201,16 @@ cdef extern from "uno.h":
         int32_t iterations  # ismcts: iterations per decision
         double c  # ismcts: the UCB exploration constant
         int32_t depth  # ismcts: tree levels of the seat's own decisions (1: the root only)
-        int32_t rollout  # the built-in policy every seat plays in a rollout
+        int32_t rollout  # the policy every seat plays in a rollout (built in, or the network)
+        int32_t others  # -1: the other seats play `rollout` too; else their rollout policy
+        int32_t leaf  # -1: rollouts to their end; k: cut at the seat's turn k turns on (value head)
+        double infer  # 0: no inference; T: states weighted by the opponents' answers under the net
         int32_t value  # UNO_VALUE_*: a rollout is worth its game or its round
         int32_t cheat  # 1: search the true state (an upper bound)
         uno_decide_fn decide  # UNO_POLICY_USER only: the callback
         void *ctx  # passed to decide
+        double explore  # the network player: probability of a uniformly random legal answer
+        const void *net  # the network (net.c): a uno_net block the binding owns, or NULL
 
     # Counterfactual decision points (uno_play_forced).
     ctypedef struct uno_cf_point:
@@ -326,7 +331,7 @@ cdef extern from "uno.h":
     # (2 * hand index + bluff, UNO_DRAW; 4 * side + c; target seats; 1, 0: see uno.h).
     int uno_legal_actions(const uno_game *g, int p, int decision, int arg, int32_t *out) nogil
 
-    # Observations and action masks of a learning seat (env.c; docs/env.md)
+    # Observations and action masks of a learning seat (observe.c; docs/env.md)
     enum:
         UNO_OB_DECISION, UNO_OB_HAND, UNO_OB_TOP, UNO_OB_COLOR, UNO_OB_DIRECTION
         UNO_OB_HAND_SIZES, UNO_OB_ACTIVE, UNO_OB_SCORES, UNO_OB_FAILED, UNO_OB_NEXT_SEAT
@@ -347,6 +352,23 @@ cdef extern from "uno.h":
                      float *o, int8_t *m, int16_t *kind_index) nogil
     int uno_env_answer(const uno_obs_layout *L, int players, int side, int seat, int decision,
                        int action, const int16_t *kind_index) nogil
+    void uno_obs_scale_env(uno_obs_layout *L, int target, int n_cards) nogil
+
+    # The network player (net.c; docs/net.md): a header, the float32 weights `data` bytes on.
+    ctypedef struct uno_net:
+        uno_obs_layout L  # the observation it reads
+        int32_t n_layers  # hidden layers
+        int32_t in_ "in"[6]  # per layer (hidden..., policy head, value head): inputs
+        int32_t out[6]  # ... and outputs
+        int64_t w[6]  # ... and the float offsets of W and of b in the weights
+        int64_t b[6]
+        int64_t n_floats  # weights following the header
+        int64_t data  # bytes from the block's start to the weights
+    int64_t uno_net_setup(uno_net *net, int n_kinds, int seats, int flip, int extreme,
+                          int n_layers, const int32_t *widths) nogil
+    void uno_net_forward(const uno_net *net, const float *obs, float *logits, float *value) nogil
+    int uno_net_decide(uno_game *g, int p, int decision, int arg, int honest) nogil
+    uint64_t uno_fnv1a64(const void *p, size_t n, uint64_t h) nogil
     ctypedef struct uno_venv:
         pass
     uno_venv *uno_venv_new(const uno_config *cfg, const uno_table *t, const uno_policy *pol,

@@ -14,7 +14,8 @@ import textwrap
 
 from . import __version__
 from .options import UsageError, parse_count, parse_jobs
-from .policies import KNOBS, POLICY_HELP, POLICY_NAMES, SEARCH_KNOBS, SEARCH_NAMES, seat_policies
+from .policies import (KNOBS, NET_NAMES, POLICY_HELP, POLICY_NAMES, SEARCH_NAMES, knob_table,
+                       seat_policies)
 from .rules import RULE_KEYS, VARIANTS, Rules, RulesError, load_deck_file, parse_rule_value
 from .rules import player_counts as parse_player_counts
 
@@ -384,12 +385,12 @@ def cmd_policies(args) -> int:
         for k in KNOBS:
             say(f"{k.name:<19} {k.range():<26} default {k.defaults[name]!s}", "    ")
             say(k.help, "        ")
-    for name in SEARCH_NAMES:
+    for name in SEARCH_NAMES + NET_NAMES:
         say(f"{name}: {POLICY_HELP[name]}")
-        for k in SEARCH_KNOBS:
-            if name in k.only:
-                say(f"{k.name:<19} {k.range():<26} default {k.defaults[name]!s}", "    ")
-                say(k.help, "        ")
+        for k in knob_table(name).values():
+            default = k.defaults[name] if k.defaults[name] != "" else "shipped"
+            say(f"{k.name:<19} {k.range():<26} default {default!s}", "    ")
+            say(k.help, "        ")
     say("spec: NAME or NAME(KNOB=VALUE,...), e.g. 'greedy(bluff=0.3,challenge=auto)'; "
         "--policy for every seat, --seat I=SPEC for one")
     say("user policies: Python callables, through the API (docs/policies.md)")
@@ -651,7 +652,7 @@ def _add_completers(parser: argparse.ArgumentParser) -> None:
                 extra = ["all"] if name in ("bench", "league", "report", "rules") else []
                 a.completer = ChoicesCompleter(list(VARIANTS) + extra)
             elif "--policy" in opts:
-                a.completer = ChoicesCompleter(list(POLICIES) + list(SEARCH_NAMES))
+                a.completer = ChoicesCompleter(list(POLICIES) + list(SEARCH_NAMES) + list(NET_NAMES))
             elif "--rule" in opts:
                 a.completer = _complete_rule
 

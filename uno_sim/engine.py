@@ -17,7 +17,7 @@ import numpy as np
 
 from . import _engine
 from .cards import deck_for
-from .policies import KNOBS, SEARCH_KNOBS, check_knobs, seat_policies
+from .policies import KNOBS, NET_KNOBS, SEARCH_KNOBS, check_knobs, seat_policies
 from .results import SEAT_COUNTERS, GameLimitError, GameResult
 from .scenario import scenario_deck
 from .rng import MASK64, key_from_seed
@@ -57,8 +57,10 @@ POLICY_FIELDS = ("id", "color", "bluff", "challenge", "forget_uno", "catch",
                  "target", "stack", "jump_in", "bluff_next", "bluff_own",
                  "challenge_offender", "challenge_own", "suspect", "challenge_posterior",
                  "challenge_prior", "bluff_join", "challenge_join", "samples", "rollouts",
-                 "iterations", "c", "depth", "rollout", "value", "cheat")
-check_knobs(KNOBS + SEARCH_KNOBS, POLICY_FIELDS)  # every field but id filled by one knob (policies.KNOBS)
+                 "iterations", "c", "depth", "rollout", "others", "leaf", "infer", "value",
+                 "cheat", "explore")
+# every field but id filled by one knob (policies.KNOBS, SEARCH_KNOBS, NET_KNOBS)
+check_knobs(KNOBS + SEARCH_KNOBS + NET_KNOBS, POLICY_FIELDS)
 
 
 def _policy(spec) -> tuple:
@@ -72,14 +74,21 @@ def _policy(spec) -> tuple:
     return tuple((f, d[f]) for f in POLICY_FIELDS)
 
 
-def _make_engine(rules: Rules, policies: tuple, deck, users=None) -> "_engine.Engine":
+def _nets(rules: Rules, specs) -> tuple:
+    """Per seat, the network weights it reads (the spec's `network(rules)`: loaded once per
+    process), or None."""
+    return tuple(s.network(rules) if hasattr(s, "network") else None for s in specs)
+
+
+def _make_engine(rules: Rules, policies: tuple, deck, users=None, nets=None) -> "_engine.Engine":
     codes = [[deck.code(c, side) for c in range(deck.size)] for side in range(deck.sides)]
-    return _engine.Engine(_config(rules), deck.arrays(), list(policies), codes, users)
+    blocks = [n.block if n is not None else None for n in nets] if nets else None
+    return _engine.Engine(_config(rules), deck.arrays(), list(policies), codes, users, blocks)
 
 
 @lru_cache(maxsize=64)
-def _engine_for(rules: Rules, policies: tuple) -> "_engine.Engine":
-    return _make_engine(rules, policies, deck_for(rules))
+def _engine_for(rules: Rules, policies: tuple, nets: tuple) -> "_engine.Engine":
+    return _make_engine(rules, policies, deck_for(rules), None, nets)
 
 
 def _setup(rules, policies, deck=None):
@@ -87,14 +96,15 @@ def _setup(rules, policies, deck=None):
     rules = rules or Rules()
     specs = seat_policies(policies, rules.players)
     pols = tuple(_policy(s) for s in specs)
+    nets = _nets(rules, specs)
     if not any(s.name == "user" for s in specs):
         if deck is not None and deck != deck_for(rules):
-            return rules, specs, _make_engine(rules, pols, deck)
-        return rules, specs, _engine_for(rules, pols)
+            return rules, specs, _make_engine(rules, pols, deck, None, nets)
+        return rules, specs, _engine_for(rules, pols, nets)
     # user seats: a fresh engine whose callback reaches these very objects
     deck = deck if deck is not None else deck_for(rules)
     users = [UserSeat(s, i, deck) if s.name == "user" else None for i, s in enumerate(specs)]
-    return rules, specs, _make_engine(rules, pols, deck, users)
+    return rules, specs, _make_engine(rules, pols, deck, users, nets)
 
 
 def _game_start(rules, specs, seed, game) -> dict:

@@ -37,7 +37,7 @@ except ImportError as exc:  # pragma: no cover - exercised without the extra
 
 from . import _engine
 from .cards import deck_for
-from .engine import GameLimitError, _make_engine, _policy
+from .engine import GameLimitError, _make_engine, _nets, _policy
 from .policies import UserPolicySpec, parse_policy
 from .rng import MASK64, key_from_seed
 from .rules import RulesError
@@ -248,7 +248,9 @@ class UnoEnv(AECEnv):
         self._seat = _engine.EnvSeat(len(self.card_codes), n, deck.sides == 2,
                                      self.rules.variant_spec.draw_source == "launcher")
         users = [self._seat if s is None else None for s in self.seat_specs]
-        self._engine = _make_engine(self.rules, tuple(pols), deck, users)
+        self._engine = _make_engine(self.rules, tuple(pols), deck, users,
+                                    _nets(self.rules, [learner if s is None else s
+                                                       for s in self.seat_specs]))
         self.possible_agents = [f"player_{s}" for s in range(n) if self.seat_specs[s] is None]
         self._seat_of = {a: int(a.split("_")[1]) for a in self.possible_agents}
         self._agent_of = {s: a for a, s in self._seat_of.items()}

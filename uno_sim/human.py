@@ -2,7 +2,8 @@
 
 `play_human` runs one game on the reference engine (the same game, event for
 event, as the C engine plays with the same seats), or on the C engine when an
-opponent is a search player (pimc, ismcts: the reference engine has none), with a
+opponent is a search player (pimc, ismcts) or the network player (net: the reference
+engine has none), with a
 user policy
 (docs/policies.md) that, at each decision of the human's seat, prints what that
 seat may see (docs/rules.md P1): what happened since its last decision (other
@@ -315,7 +316,7 @@ def play_human(rules, policies, seat: int, seed: int = 0, game: int = 0, inp=Non
     human.say(f"seed {seed}: `--seed {seed}{again}` deals this game again; q quits")
     for line in legend({k.code for k in deck_for(rules).kinds}, human.names):
         human.say(line)
-    if any(getattr(parse_policy(p), "is_search", False)
+    if any(getattr(parse_policy(p), "engine_only", False)
            for i, p in enumerate(policies) if i != seat):
         res = _play_c(rules, seats, human, seed, game)
     else:

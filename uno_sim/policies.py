@@ -39,7 +39,20 @@ VALUES = ("game", "round", "table")  # uno.h UNO_VALUE_*: what a search's rollou
 COUNT_MAX = 100000  # the largest count a search knob takes (samples, rollouts, iterations)
 C_MAX = 100.0  # the largest UCB constant
 DEPTH_MAX = 64  # ismcts's largest depth (uno.h UNO_SEARCH_DEPTH_MAX)
-KNOB_KINDS = ("prob", "choice", "size", "seat", "count", "real", "flag")
+# the network player (csrc/net.c, docs/net.md), by id (uno.h UNO_POLICY_NET)
+NET_NAMES = ("net",)
+NET_ID = 6
+ROLLOUTS = POLICY_NAMES + NET_NAMES  # what a search's rollouts may play
+OTHERS = ("same",) + ROLLOUTS  # what the other seats play in a search's rollouts
+OFF = "off"  # a limit knob turned off
+KNOB_KINDS = ("prob", "choice", "size", "seat", "count", "real", "flag", "file", "limit")
+# the policy families a knob's defaults may cover
+FAMILIES = (POLICY_NAMES, SEARCH_NAMES, NET_NAMES + SEARCH_NAMES)
+
+
+def _policy_id(name: str) -> int:
+    """A rollout policy's engine id (uno.h UNO_POLICY_*)."""
+    return NET_ID if name == "net" else POLICY_NAMES.index(name)
 
 
 def _challenge_fields(value) -> dict:
@@ -56,12 +69,16 @@ class Knob:
     kind: prob (a probability 0..1, or one of `values`: words with a meaning of
     their own), choice (one of `values`; uno_policy holds its index), size (a hand
     size 0..MAX_SIZE or any), seat (a seat 0..MAX_SEAT or any), count (an integer
-    1..COUNT_MAX, or 1..`high` when given), real (a number 0..C_MAX), flag (0 or 1).
+    1..COUNT_MAX, or 1..`high` when given), real (a number 0..C_MAX), flag (0 or 1),
+    file (a file name; it fills no uno_policy field: the engine reads the file), limit
+    (an integer 0..COUNT_MAX, or off: -1 for the engine).
     `defaults` holds the value in each built-in policy (POLICY_NAMES), or in each search player
-    (SEARCH_NAMES) for a knob of SEARCH_KNOBS; `only`, when given, names the search
-    players that take the knob (the others fill its fields with the default).  `fields` are the uno_policy
-    fields it fills (default: its own name); `encode`, when given, maps a value to
-    {field: value} (default: the value in the kind's engine form, `engine_value`).
+    (SEARCH_NAMES) for a knob of SEARCH_KNOBS, or in the network player and the search
+    players (NET_NAMES + SEARCH_NAMES) for a knob of NET_KNOBS; `only`, when given, names the
+    policies that take the knob (the others fill its fields with the default).  `fields` are
+    the uno_policy fields it fills (default: its own name; none for a file); `encode`, when
+    given, maps a value to {field: value} (default: the value in the kind's engine form,
+    `engine_value`).
     """
 
     name: str
@@ -73,16 +90,18 @@ class Knob:
     encode: object = None
     only: tuple = ()
     high: int = 0  # a count knob's largest value (0: COUNT_MAX)
+    codes: tuple = ()  # a choice's engine numbers, one per value (default: their index)
 
     def __post_init__(self):
         if self.kind not in KNOB_KINDS:
             raise ValueError(f"knob {self.name}: unknown kind {self.kind!r}")
-        if set(self.defaults) not in (set(POLICY_NAMES), set(SEARCH_NAMES)):
+        if set(self.defaults) not in [set(f) for f in FAMILIES]:
             raise ValueError(f"knob {self.name}: a default for each of {', '.join(POLICY_NAMES)}"
-                             f" (or of {', '.join(SEARCH_NAMES)})")
+                             f" (or of {', '.join(SEARCH_NAMES)}, or of "
+                             f"{', '.join(NET_NAMES + SEARCH_NAMES)})")
         if not self.only:
             object.__setattr__(self, "only", tuple(self.defaults))
-        if not self.fields:
+        if not self.fields and self.kind != "file":
             object.__setattr__(self, "fields", (self.name,))
 
     @property
@@ -100,6 +119,10 @@ class Knob:
             return (f"0..{C_MAX:g}",)
         if self.kind == "flag":
             return ("0", "1")
+        if self.kind == "file":
+            return ("FILE",)
+        if self.kind == "limit":
+            return (f"0..{COUNT_MAX}", OFF)
         if self.kind == "prob":
             return ("0..1",) + self.values
         return (f"0..{self.top}", ANY)
@@ -115,6 +138,18 @@ class Knob:
                 raise RulesError(f"invalid {self.name} {text!r} for policy {policy}: expected "
                                  f"one of {', '.join(self.values)}")
             return text
+        if self.kind == "file":
+            if not text or any(c in text for c in ",=()") or text != text.strip():
+                raise RulesError(f"invalid {self.name} {text!r} for policy {policy}: expected "
+                                 f"a file name (without commas, parentheses or =)")
+            return text
+        if self.kind == "limit":
+            if text == OFF:
+                return OFF
+            if not re.fullmatch(r"\d{1,6}", text) or int(text) > COUNT_MAX:
+                raise RulesError(f"invalid {self.name} {text!r} for policy {policy}: expected "
+                                 f"an integer 0..{COUNT_MAX} or {OFF}")
+            return int(text)
         if self.kind in ("count", "flag"):
             top = (self.high or COUNT_MAX) if self.kind == "count" else 1
             low = 1 if self.kind == "count" else 0
@@ -154,7 +189,9 @@ class Knob:
             return float(value)
         if self.kind in ("count", "flag"):
             return int(value)
-        if self.kind == "choice":
+        if self.kind == "limit":
+            return -1 if value == OFF else int(value)
+        if self.kind in ("choice", "file"):
             return value
         if value == ANY:
             return ANY_SIZE if self.kind == "size" else -1
@@ -164,13 +201,16 @@ class Knob:
         """{field: value} as the reference policies read them (choices as words)."""
         if self.encode is not None:
             return self.encode(value)
+        if self.kind == "file":
+            return {}
         return {self.name: self.engine_value(value)}
 
     def c_fields(self, value) -> dict:
         """{uno_policy field: value}: as `engine_fields`, a choice as its index."""
         d = self.engine_fields(value)
         if self.kind == "choice":
-            d = {f: self.values.index(v) for f, v in d.items()}
+            code = self.codes or range(len(self.values))
+            d = {f: code[self.values.index(v)] for f, v in d.items()}
         return d
 
 
@@ -270,8 +310,20 @@ SEARCH_KNOBS = (
          "(the root counted), UCB at every node; needs c above 0", only=("ismcts",),
          high=DEPTH_MAX),
     Knob("rollout", "choice", _search("greedy", "greedy"),
-         "the built-in policy every seat plays in a rollout (with its default knobs); "
-         "also this seat's answer where nothing can be searched", values=POLICY_NAMES),
+         "the policy every seat plays in a rollout (a built-in policy with its default knobs, "
+         "or net: the network of weights, docs/net.md); also this seat's answer where "
+         "nothing can be searched", values=ROLLOUTS, codes=(0, 1, 2, NET_ID)),
+    Knob("others", "choice", _search("same", "same"),
+         "what the other seats play in a rollout: same (the rollout policy) or a policy of "
+         "its own (net: the network of weights)", values=OTHERS, codes=(-1, 0, 1, 2, NET_ID)),
+    Knob("leaf", "limit", _search(OFF, OFF),
+         "off: rollouts play to their end (value); k: a rollout stops at this seat's first "
+         "turn k or more turns after the decision and is worth the network's value there "
+         "(its estimate of winning the game; needs value=game or table)"),
+    Knob("infer", "real", _search(0.0, 0.0),
+         "0: every sampled state counts alike; T > 0: each is weighted by how likely the "
+         "opponents' answers seen this round were under the network at temperature T "
+         "(policy-based inference)"),
     Knob("value", "choice", _search("table", "table"),
          "what a rollout is worth: game (played to the end of the game, 1 won), round "
          "(1 for winning the round) or table (played to the end of the round, then the "
@@ -282,6 +334,22 @@ SEARCH_KNOBS = (
          "ones: an upper bound, not a fair player"),
 )
 SEARCH_KNOB = {k.name: k for k in SEARCH_KNOBS}
+
+
+def _netted(net, pimc, ismcts) -> dict:
+    return dict(zip(NET_NAMES + SEARCH_NAMES, (net, pimc, ismcts)))
+
+
+# The network's knobs (docs/net.md): the network player's, and a search player's whose
+# rollouts, leaves or inference read a network.
+NET_KNOBS = (
+    Knob("weights", "file", _netted("", "", ""),
+         "the weight file (docs/net.md); default: the weights shipped for the game's "
+         "variant and player count"),
+    Knob("explore", "prob", _netted(0.0, 0.0, 0.0),
+         "probability of a uniformly random legal answer instead of the network's"),
+)
+NET_KNOB = {k.name: k for k in NET_KNOBS}
 
 
 def check_knobs(knobs, policy_fields) -> tuple:
@@ -311,6 +379,20 @@ SEARCH_POLICIES = {name: (SEARCH_IDS[name], {k.name: k.defaults[name] for k in S
                                              if name in k.only})
                    for name in SEARCH_NAMES}
 
+# name -> (policy id, {knob: default}) of the network player
+NET_POLICIES = {name: (NET_ID, {k.name: k.defaults[name] for k in NET_KNOBS})
+                for name in NET_NAMES}
+
+
+def knob_table(name: str) -> dict:
+    """{knob name: Knob} of the knobs policy `name` takes, in the order listed."""
+    if name in POLICIES:
+        return dict(KNOB)
+    if name in NET_NAMES:
+        return dict(NET_KNOB)
+    return {**{k: v for k, v in SEARCH_KNOB.items() if name in v.only}, **NET_KNOB}
+
+
 POLICY_HELP = {
     "random": "uniform over the playable cards and drawing; uniform color",
     "greedy": "sheds the highest-value playable card, keeps wilds until nothing else "
@@ -328,6 +410,9 @@ POLICY_HELP = {
               "states) shared by the answers in turn on common states (c=0) or by UCB1 "
               "(c>0); with depth above 1, a tree of this seat's own later decisions "
               "(C engine only)",
+    "net": "a learned network (docs/net.md): every decision with more than one legal answer "
+           "is the legal action of highest logit on the seat's observation; the weights "
+           "shipped for the variant and player count, or weights=FILE (C engine only)",
 }
 
 
@@ -338,7 +423,9 @@ class PolicySpec:
 
     @property
     def policy_id(self) -> int:
-        """The engine number of the policy (its row of POLICIES, or of SEARCH_IDS)."""
+        """The engine number of the policy (its row of POLICIES, SEARCH_IDS or NET_ID)."""
+        if self.is_net:
+            return NET_ID
         return SEARCH_IDS[self.name] if self.is_search else POLICIES[self.name][0]
 
     @property
@@ -346,16 +433,45 @@ class PolicySpec:
         """Whether this is a search player (pimc, ismcts): C engine only."""
         return self.name in SEARCH_NAMES
 
+    @property
+    def is_net(self) -> bool:
+        """Whether this is the network player (net): C engine only."""
+        return self.name in NET_NAMES
+
+    @property
+    def engine_only(self) -> bool:
+        """Whether only the C engine plays it (the search players, the network player)."""
+        return self.is_search or self.is_net
+
     def knob(self, key):
         """The value of knob `key`: the one given in the spec, else the policy's default."""
-        table = SEARCH_KNOB if self.is_search else KNOB
+        table = (NET_KNOB if self.is_net else {**SEARCH_KNOB, **NET_KNOB} if self.is_search
+                 else KNOB)
         return self.params.get(key, table[key].defaults[self.name])
 
     def knobs(self) -> dict:
         """Every knob with its value: {name: value}."""
-        if self.is_search:
-            return {k.name: self.knob(k.name) for k in SEARCH_KNOBS if self.name in k.only}
-        return {k.name: self.knob(k.name) for k in KNOBS}
+        return {k: self.knob(k) for k in knob_table(self.name)}
+
+    def reads_net(self) -> bool:
+        """Whether the seat reads a network: the network player, or a search player whose
+        rollouts, leaves or inference use one."""
+        if self.is_net:
+            return True
+        if not self.is_search:
+            return False
+        return ("net" in (self.knob("rollout"), self.knob("others")) or
+                self.knob("leaf") != OFF or self.knob("infer") > 0)
+
+    def network(self, rules):
+        """The weights the seat reads in a game of `rules` (uno_sim.players.net.Loaded: the
+        file `weights`, else the shipped file for the variant and player count), or None
+        for a seat that reads none; RulesError naming the file when they cannot be used."""
+        if not self.reads_net():
+            return None
+        from .players import net
+
+        return net.for_rules(self.knob("weights"), rules)
 
     def rollout_spec(self) -> "PolicySpec":
         """A search player's rollout policy (its answer where nothing can be searched)."""
@@ -370,13 +486,22 @@ class PolicySpec:
     def c_fields(self) -> dict:
         """uno_policy's fields but `id` (`Knob.c_fields`): as `c_knobs`, a choice as its
         index.  A search player: its own knobs and its rollout policy's; a built-in
-        policy: the search knobs' fields at their pimc defaults (unread)."""
+        policy: the search knobs' fields at their pimc defaults (unread); the network
+        player: the built-in knobs at greedy's defaults and the search knobs' at pimc's
+        (unread), its own."""
         if self.is_search:
-            d = self.rollout_spec().c_fields()
+            rollout = self.rollout_spec()
+            d = (PolicySpec("greedy") if rollout.is_net else rollout).c_fields()
             d.update({f: v for k in SEARCH_KNOBS
                       for f, v in k.c_fields(self.knob(k.name)).items()})
+            d.update({f: v for k in NET_KNOBS for f, v in k.c_fields(self.knob(k.name)).items()})
+            return d
+        if self.is_net:
+            d = PolicySpec("greedy").c_fields()
+            d.update({f: v for k in NET_KNOBS for f, v in k.c_fields(self.knob(k.name)).items()})
             return d
         d = {f: v for k in SEARCH_KNOBS for f, v in k.c_fields(k.defaults["pimc"]).items()}
+        d.update({f: v for k in NET_KNOBS for f, v in k.c_fields(k.defaults["net"]).items()})
         d.update({f: v for k in KNOBS for f, v in k.c_fields(self.knob(k.name)).items()})
         return d
 
@@ -436,11 +561,10 @@ def parse_policy(spec) -> PolicySpec:
     if not m:
         raise RulesError(f"invalid policy spec {spec!r}: expected name or name(key=value,...)")
     name, inner = m.group(1), m.group(2)
-    if name not in POLICIES and name not in SEARCH_POLICIES:
+    if name not in POLICIES and name not in SEARCH_POLICIES and name not in NET_POLICIES:
         raise RulesError(f"unknown policy {name!r}: expected one of "
-                         f"{', '.join(tuple(POLICIES) + SEARCH_NAMES)}")
-    table = KNOB if name in POLICIES else {k: v for k, v in SEARCH_KNOB.items()
-                                           if name in v.only}
+                         f"{', '.join(tuple(POLICIES) + SEARCH_NAMES + NET_NAMES)}")
+    table = knob_table(name)
     params = {}
     for item in filter(None, (s.strip() for s in (inner or "").split(","))):
         key, sep, text = item.partition("=")
@@ -456,6 +580,13 @@ def parse_policy(spec) -> PolicySpec:
     if name == "ismcts" and spec_.knob("depth") > 1 and not spec_.knob("c") > 0:
         raise RulesError(f"invalid policy spec {spec!r}: depth {spec_.knob('depth')} needs c "
                          f"above 0 (UCB at every node of the tree)")
+    if spec_.is_search and spec_.knob("leaf") != OFF and spec_.knob("value") == "round":
+        raise RulesError(f"invalid policy spec {spec!r}: leaf needs value=game or table (the "
+                         f"network values the game, not the round)")
+    if spec_.knob("weights") if "weights" in table else False:
+        from .players import net  # a bad file: one line naming it, at once
+
+        net.load(spec_.knob("weights"))
     return spec_
 
 

@@ -29,7 +29,7 @@ except ImportError as exc:  # pragma: no cover - exercised without the extra
 
 from . import _engine
 from .cards import deck_for
-from .engine import _make_engine, _policy
+from .engine import _make_engine, _nets, _policy
 from .policies import UserPolicySpec, parse_policy
 from .rng import key_from_seed
 from .rules import Rules, RulesError
@@ -108,7 +108,8 @@ class _Core:
             raise RulesError(f"invalid deck: {len(self.card_codes)} card kinds, at most 255")
         users = [None] * n
         users[seat] = _learner  # a placeholder: the C core answers the seat's decisions
-        engine = _make_engine(self.rules, tuple(_policy(s) for s in specs), deck, users)
+        engine = _make_engine(self.rules, tuple(_policy(s) for s in specs), deck, users,
+                              _nets(self.rules, specs))
         self.core = _engine.VecCore(
             engine, num_envs, seat, EPISODES.index(episode), SEATS, deck.sides == 2,
             self.rules.variant_spec.draw_source == "launcher", scales(self.rules, deck.size),

@@ -29,6 +29,8 @@ __shared__ struct uno_table *uno_gpu_rooms; /* NULL without the switch */
 #include "round.c"
 #include "extras.c"
 #include "policy.c"
+#include "net.c"
+#include "observe.c"
 #include "legal.c"
 #include "trace.c"
 #include "game.c"

@@ -350,8 +350,9 @@ def make_policy(spec, streams: DecisionStreams, seat: int):
     if spec.name == "user":
         from ..userpolicy import ReferenceUserSeat
         return ReferenceUserSeat(spec, seat)
-    if spec.name not in POLICY_CLASSES:  # pimc, ismcts: csrc/search.c only
+    if spec.name not in POLICY_CLASSES:  # pimc, ismcts: csrc/search.c; net: csrc/net.c
         from ..rules import RulesError
-        raise RulesError(f"the reference engine has no search players: {spec} needs the C "
+        what = "network player" if getattr(spec, "is_net", False) else "search players"
+        raise RulesError(f"the reference engine has no {what}: {spec} needs the C "
                          f"engine (--engine c)")
     return POLICY_CLASSES[spec.name](spec, SeatStreams(streams, seat))

@@ -24,7 +24,8 @@ from .columns import games_frame, play_columns, rounds_frame
 from .errors import RunError
 from .storage import (DEFAULT_SHARD, MAX_SHARDS, Check, Plan, _atomic_write_parquet,
                       _atomic_write_text, _clean_tmp, _read_manifest, _shard_base, _shard_ok,
-                      check_run, finalize, lock_out, make_manifest, manifest_id,
+                      check_run, check_weights, finalize, lock_out, make_manifest,
+                      manifest_id,
                       parquet_metadata, prepare_out, record_digest, refuse_foreign,
                       remove_shard)
 
@@ -36,6 +37,7 @@ def run_shard(manifest: dict, i: int, out: str | None, keep_cols: bool = False,
     first, n = Plan(manifest["games"], manifest["shard_size"]).shard(i)
     if cols is None:
         specs = [parse_policy(s) for s in manifest["policies"]]
+        check_weights(manifest, rules, specs)
         cols = play_columns(rules, specs, manifest["seed"], first, n, manifest["engine"],
                             on_batch)
     agg = aggregate(cols)
@@ -573,8 +575,10 @@ def resume(out: str, n_jobs: int = 1, backend: str = "local", scheduler: str | N
         refuse_foreign(check)
         if check.ok:
             return RunResult(manifest, check.total, out=out)
-        check_backend(backend, Rules.from_dict(manifest["rules"]),
-                      [parse_policy(s) for s in manifest["policies"]], manifest["engine"])
+        rules, specs = Rules.from_dict(manifest["rules"]), [parse_policy(s) for s in
+                                                            manifest["policies"]]
+        check_backend(backend, rules, specs, manifest["engine"])
+        check_weights(manifest, rules, specs)
         _clean_tmp(out)
         todo = sorted(check.missing + list(check.damaged))
         if todo and check.complete:  # no longer complete until the damage is repaired

@@ -43,8 +43,31 @@ class Plan:
         return range(k * n // m, (k + 1) * n // m)
 
 
+def weights_checksums(rules, specs) -> list | None:
+    """Per seat, the checksum (16 hex digits) of the network weights it reads (the spec's
+    `network(rules)`, docs/net.md), or None; None when no seat reads any."""
+    nets = [s.network(rules) if hasattr(s, "network") else None for s in specs]
+    if not any(n is not None for n in nets):
+        return None
+    return [f"{n.checksum:016x}" if n is not None else None for n in nets]
+
+
+def check_weights(manifest: dict, rules, specs) -> None:
+    """RunError unless every seat's network weights are the ones the run began with (the
+    manifest's `weights`): a changed file would mix two players in one run."""
+    now = weights_checksums(rules, specs)
+    if now != manifest.get("weights"):
+        was = manifest.get("weights") or [None] * len(specs)
+        now = now or [None] * len(specs)
+        seat = next(i for i, (a, b) in enumerate(zip(was, now)) if a != b)
+        raise RunError(f"the network weights of seat {seat} ({specs[seat]}) changed since the "
+                       f"run began (checksum {was[seat]}, now {now[seat]}): restore the file "
+                       f"or start a new run")
+
+
 def make_manifest(rules, specs, seed, games, shard_size, summary_only, engine) -> dict:
-    return {
+    weights = weights_checksums(rules, specs)
+    return ({
         "format": MANIFEST_FORMAT,
         "package": "uno-sim",
         "version": __version__,
@@ -57,7 +80,7 @@ def make_manifest(rules, specs, seed, games, shard_size, summary_only, engine) -
         "n_shards": Plan(games, shard_size).n_shards,
         "summary_only": bool(summary_only),
         "engine": engine,
-    }
+    } | ({"weights": weights} if weights else {}))
 
 
 def manifest_id(manifest: dict) -> str:
