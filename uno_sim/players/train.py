@@ -38,6 +38,7 @@ import contextlib
 import dataclasses
 import json
 import os
+import tempfile
 import time
 import zipfile
 from dataclasses import dataclass, field
@@ -219,11 +220,17 @@ def _need(module: str) -> None:
 # --- evaluation ------------------------------------------------------------------------
 
 def evaluate(state: State) -> dict:
-    """The curve's point now: the net's share against greedy on the curve's paired deals."""
-    from .strength import net_share
+    """The curve's point now: the network, played by the C player, against greedy on the
+    curve's paired deals (games 0 .. eval_deals - 1 of run EVAL_SEED, one seat each in
+    turn: `strength.spec_share`)."""
+    from . import netfile
+    from .strength import spec_share
 
     r = state.recipe
-    s = net_share(state.net, r.rules(), r.eval_deals, EVAL_SEED)
+    with tempfile.TemporaryDirectory(prefix="uno-train-") as tmp:  # a path a spec can hold
+        path = os.path.join(tmp, f"eval-{state.iteration}.unonet")
+        netfile.write(path, to_netfile(state.net, r.rules(), {"evaluation": state.iteration}))
+        s = spec_share(f"net(weights={path})", r.rules(), r.eval_deals, EVAL_SEED)
     return {"iteration": state.iteration, "steps": state.steps,
             "cpu_seconds": state.cpu_seconds, **s.to_dict()}
 
@@ -416,10 +423,7 @@ def _rounded(d: dict) -> dict:
 
 def finish(state: State, out: str, command: str) -> None:
     """The run's weight file and its strength-over-training figure."""
-    try:
-        _replace(out, "net.unonet", lambda p: write_weights(state, p, command))
-    except ImportError:  # TODO(train): netfile lands with the network player (branch net)
-        pass
+    _replace(out, "net.unonet", lambda p: write_weights(state, p, command))
     if state.curve:
         try:
             _replace(out, "curve.png", lambda p: plot_curve(state, p))
