@@ -21,30 +21,30 @@ from uno_sim.players.train import Recipe, TrainError, load, new_state, train  # 
 from uno_sim.stats import mean_ci  # noqa: E402
 
 # A tiny recipe: a 32-unit net, a few seconds of one core.
-TINY = Recipe(widths=(32,), iterations=6, round_iterations=6, envs=48, steps=32, segment=2,
+TINY = Recipe(widths=(32,), iterations=8, envs=48, steps=32, segment=2,
               minibatch=512, lr=3e-3, lr_end=3e-3, opponents=("greedy",), eval_every=3,
               eval_deals=20)
 
 
 def test_gradients_match_finite_differences():
     rng = np.random.default_rng(0)
-    net = Net(12, 5, [8, 6], rng)
+    net = Net(12, 5, [8, 6], rng, aux=1)
     net.arrays = [rng.standard_normal(a.shape) * 0.5 for a in net.arrays]  # float64 copy
     x = rng.random((4, 12)) * (rng.random((4, 12)) < 0.5)
     m = rng.random((4, 5)) < 0.7
     m[:, 0] = True
-    w, y = rng.standard_normal(4), rng.random(4)
+    w, y, z = rng.standard_normal(4), rng.random(4), rng.standard_normal(4)
 
     def loss():
         logits, v = net.forward(x)
-        sv = 1 / (1 + np.exp(-v))
+        sv = 1 / (1 + np.exp(-v[:, 0]))
         return -(w * masked_log_softmax(logits, m)[:, 0]).sum() \
-            - (y * np.log(sv) + (1 - y) * np.log(1 - sv)).sum()
+            - (y * np.log(sv) + (1 - y) * np.log(1 - sv)).sum() + 0.5 * ((v[:, 1] - z) ** 2).sum()
 
     logits, v, hs = net.forward(x, keep=True)
     dz = np.exp(masked_log_softmax(logits, m)) * w[:, None]
     dz[:, 0] -= w
-    grads = net.backward(hs, dz, 1 / (1 + np.exp(-v)) - y)
+    grads = net.backward(hs, dz, np.stack([1 / (1 + np.exp(-v[:, 0])) - y, v[:, 1] - z], 1))
     for a, g in zip(net.arrays, grads):
         for _ in range(3):
             i = tuple(int(rng.integers(0, s)) for s in a.shape)
@@ -104,7 +104,7 @@ def test_a_tiny_run_learns(tmp_path):
     files = sorted(os.listdir(tmp_path / "run"))
     assert "checkpoint.npz" in files and "train.json" in files
     meta = json.loads((tmp_path / "run" / "train.json").read_text())
-    assert [p["iteration"] for p in meta["curve"]] == [0, 3, 6]
+    assert [p["iteration"] for p in meta["curve"]] == [0, 3, 6, 8]
     assert meta["command"].startswith("uno-sim train ")
 
 
@@ -117,7 +117,7 @@ def test_resume_gives_the_bits_of_an_uninterrupted_run(tmp_path):
     checkpoints are written) and resumed, the run ends with the very arrays, optimiser
     state and curve of one never stopped; the same seed again gives them too, another
     seed other weights."""
-    recipe = dataclasses.replace(TINY, iterations=5, round_iterations=3)
+    recipe = dataclasses.replace(TINY, iterations=5)
     whole = train(recipe, str(tmp_path / "whole"), progress=False)
 
     def stop(state):
@@ -183,12 +183,12 @@ def test_cli_refuses_bad_values_in_one_line(tmp_path, capsys, argv, words):
 def test_cli_trains_and_resume_takes_no_other_flag(tmp_path, capsys):
     out = str(tmp_path / "o")
     assert main(["train", "--out", out, "--widths", "16", "--iterations", "2",
-                 "--round-iterations", "2", "--envs", "16", "--steps", "8", "--segment", "1",
-                 "--eval-every", "0", "--quiet"]) == 0
+                 "--envs", "16", "--steps", "8", "--segment", "1", "--eval-every", "0",
+                 "--quiet"]) == 0
     assert "trained 2 iterations" in capsys.readouterr().out
     meta = json.loads(open(os.path.join(out, "train.json")).read())
-    assert meta["command"] == (f"uno-sim train --widths 16 --iterations 2 --round-iterations 2 "
-                               f"--envs 16 --steps 8 --segment 1 --eval-every 0 --out {out}")
+    assert meta["command"] == (f"uno-sim train --widths 16 --iterations 2 --envs 16 "
+                               f"--steps 8 --segment 1 --eval-every 0 --out {out}")
     assert main(["train", "--resume", out, "--lr", "0.1"]) == 2
     assert "no other flag (--lr)" in capsys.readouterr().err
     assert main(["train", "--out", out]) == 2  # not empty

@@ -54,8 +54,9 @@ def fit(state, data: dict, epochs: int, minibatch: int, lr: float, rng: np.rando
             logp = masked_log_softmax(logits, mask[i])
             p = np.exp(logp)
             dz = (p - target[i]) / len(i)  # d cross-entropy / d logits (0 off the mask)
-            sv = sigmoid(v.astype(np.float64))
-            dv = value_coef * (sv - outcome[i]) / len(i)
+            sv = sigmoid(v[:, 0].astype(np.float64))
+            dv = np.zeros(v.shape)
+            dv[:, 0] = value_coef * (sv - outcome[i]) / len(i)
             opt.step(net.backward(hs, dz, dv), lr=lr, clip=grad_clip)
             ce = -(target[i] * np.where(mask[i], logp, 0.0)).sum(1).mean()
             eps = 1e-7

@@ -41,9 +41,12 @@ def input_columns(layout, slots: int, seats: int) -> np.ndarray:
 
 
 class Net:
-    """An MLP: `widths` hidden ReLU layers, then a policy head and a value head."""
+    """An MLP: `widths` hidden ReLU layers, then a policy head and a value head, and with
+    `aux` > 0 that many more linear outputs beside the value (heads training uses and the
+    weight file leaves out: its arrays come after the file's)."""
 
-    def __init__(self, obs_size: int, n_actions: int, widths, rng: np.random.Generator):
+    def __init__(self, obs_size: int, n_actions: int, widths, rng: np.random.Generator,
+                 aux: int = 0):
         widths = [int(w) for w in widths]
         if not 1 <= len(widths) <= MAX_LAYERS or not all(1 <= w <= MAX_WIDTH for w in widths):
             raise ValueError(f"invalid widths {widths}: 1..{MAX_LAYERS} layers of "
@@ -55,22 +58,25 @@ class Net:
             self.arrays += [(rng.standard_normal((fan_in, w)) * np.sqrt(2.0 / fan_in))
                             .astype(np.float32), np.zeros(w, np.float32)]
             fan_in = w
-        # Small policy logits at first (a near-uniform policy), a value of 0 (P(win) 1/2).
+        # Small policy logits at first (a near-uniform policy), values of 0 (P(win) 1/2).
         self.arrays += [(rng.standard_normal((fan_in, self.n_actions)) * 0.01 / np.sqrt(fan_in))
-                        .astype(np.float32), np.zeros(self.n_actions, np.float32),
-                        np.zeros((fan_in, 1), np.float32), np.zeros(1, np.float32)]
+                        .astype(np.float32), np.zeros(self.n_actions, np.float32)]
+        for _ in range(1 + int(aux)):
+            self.arrays += [np.zeros((fan_in, 1), np.float32), np.zeros(1, np.float32)]
 
-    def copy(self) -> "Net":
-        """A copy with its own arrays."""
-        other = object.__new__(Net)
-        other.obs_size, other.n_actions, other.widths = self.obs_size, self.n_actions, \
-            list(self.widths)
-        other.arrays = [a.copy() for a in self.arrays]
-        return other
+    @property
+    def n_values(self) -> int:
+        """The value outputs: the value head's, then the auxiliary ones."""
+        return (len(self.arrays) - 2 * len(self.widths) - 2) // 2
+
+    def file_arrays(self) -> list[np.ndarray]:
+        """The arrays of the weight file, in its order (no auxiliary head)."""
+        return self.arrays[:2 * len(self.widths) + 4]
 
     def forward(self, x: np.ndarray, keep: bool = False):
-        """(logits (B, n_actions), v_raw (B,)) for observations x (B, obs_size), and with
-        `keep` the activations `backward` needs."""
+        """(logits (B, n_actions), values (B, n_values): column 0 the value head's v_raw)
+        for observations x (B, obs_size), and with `keep` the activations `backward`
+        needs."""
         hs = [x]
         h = x
         for i in range(len(self.widths)):
@@ -79,21 +85,26 @@ class Net:
             hs.append(h)
         k = 2 * len(self.widths)
         logits = h @ self.arrays[k] + self.arrays[k + 1]
-        v = (h @ self.arrays[k + 2])[:, 0] + self.arrays[k + 3][0]
-        return (logits, v, hs) if keep else (logits, v)
+        values = np.concatenate([h @ self.arrays[j] + self.arrays[j + 1]
+                                 for j in range(k + 2, len(self.arrays), 2)], axis=1)
+        return (logits, values, hs) if keep else (logits, values)
 
-    def backward(self, hs, dlogits: np.ndarray, dv: np.ndarray) -> list[np.ndarray]:
+    def backward(self, hs, dlogits: np.ndarray, dvalues: np.ndarray) -> list[np.ndarray]:
         """The gradients of a loss, one per array, from its gradients with respect to the
-        logits (B, n_actions) and to v_raw (B,), given the activations of `forward`."""
+        logits (B, n_actions) and to the values (B, n_values), given the activations of
+        `forward`."""
         L = len(self.widths)
         k = 2 * L
         h = hs[-1]
         dlogits = dlogits.astype(np.float32, copy=False)
-        dv = dv.astype(np.float32, copy=False)[:, None]
+        dvalues = dvalues.astype(np.float32, copy=False).reshape(len(h), -1)
         grads = [None] * len(self.arrays)
         grads[k], grads[k + 1] = h.T @ dlogits, dlogits.sum(0)
-        grads[k + 2], grads[k + 3] = h.T @ dv, dv.sum(0)
-        dh = dlogits @ self.arrays[k].T + dv @ self.arrays[k + 2].T
+        dh = dlogits @ self.arrays[k].T
+        for c, j in enumerate(range(k + 2, len(self.arrays), 2)):
+            dv = dvalues[:, c:c + 1]
+            grads[j], grads[j + 1] = h.T @ dv, dv.sum(0)
+            dh += dv @ self.arrays[j].T
         for i in range(L - 1, -1, -1):
             dh *= hs[i + 1] > 0  # through the ReLU
             grads[2 * i], grads[2 * i + 1] = hs[i].T @ dh, dh.sum(0)

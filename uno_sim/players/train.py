@@ -72,8 +72,10 @@ class Recipe:
     widths: tuple = field(default=(256, 128), metadata={"help": "hidden layer widths"})
     # self-play (PPO)
     iterations: int = field(default=200, metadata={"help": "PPO iterations"})
-    round_iterations: int = field(default=0, metadata={
-        "help": "the first iterations on round episodes (reward: the round), a warm start"})
+    round_reward: float = field(default=1.0, metadata={
+        "help": "the policy's reward per round won (and minus it per round lost)"})
+    game_reward: float = field(default=1.0, metadata={
+        "help": "the policy's reward for the game won (and minus it for a game lost)"})
     envs: int = field(default=128, metadata={"help": "games stepped together"})
     steps: int = field(default=64, metadata={
         "help": "decisions of the learning seat per game and iteration"})
@@ -88,6 +90,8 @@ class Recipe:
     lam: float = field(default=0.95, metadata={"help": "GAE's lambda (gamma is 1)"})
     entropy: float = field(default=0.01, metadata={"help": "the entropy bonus' weight"})
     value_coef: float = field(default=1.0, metadata={"help": "the value loss' weight"})
+    return_coef: float = field(default=0.25, metadata={
+        "help": "the weight of the return head's loss (the policy's baseline)"})
     grad_clip: float = field(default=1.0, metadata={
         "help": "the most global gradient norm of a step"})
     opponents: tuple = field(default=("greedy", "strategic"), metadata={
@@ -126,15 +130,16 @@ class Recipe:
             self.rules()
         except RulesError as exc:
             raise TrainError(str(exc)) from None
-        for name in ("iterations", "round_iterations", "envs", "steps", "segment", "epochs", "minibatch",
+        for name in ("iterations", "envs", "steps", "segment", "epochs", "minibatch",
                      "eval_every", "eval_deals"):
             v = getattr(self, name)
-            low = 0 if name in ("iterations", "round_iterations", "eval_every") else 2 if name == "eval_deals" else 1
+            low = 0 if name in ("iterations", "eval_every") else 2 if name == "eval_deals" else 1
             if isinstance(v, bool) or not isinstance(v, int) or not low <= v <= 10**9:
                 raise TrainError(f"invalid {name} {v!r}: expected a whole number {low}..10^9")
         if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
             raise TrainError(f"invalid seed {self.seed!r}: expected a non-negative integer")
-        for name in ("lr", "lr_end", "clip", "lam", "entropy", "value_coef", "grad_clip"):
+        for name in ("lr", "lr_end", "clip", "lam", "entropy", "value_coef", "return_coef",
+                     "grad_clip", "round_reward", "game_reward"):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v <= 10:
                 raise TrainError(f"invalid {name} {v!r}: expected a number 0..10")
@@ -182,7 +187,7 @@ def new_state(recipe: Recipe) -> State:
     rules = recipe.rules()
     obs_size, n_actions = layout_sizes(rules)
     rng = np.random.default_rng(np.random.SeedSequence([recipe.seed, 0]))
-    net = Net(obs_size, n_actions, recipe.widths, rng)
+    net = Net(obs_size, n_actions, recipe.widths, rng, aux=1)  # aux: the return head
     return State(recipe, net, Adam(net.arrays, lr=recipe.lr))
 
 
@@ -387,11 +392,8 @@ def train(recipe: Recipe | None = None, out: str | None = None, resume: str | No
                 state.curve.append(_timed(state, evaluate))
                 save(state, out, command)
             while state.iteration < r.iterations:
-                episode = "round" if state.iteration < r.round_iterations else "game"
-                if pool is None or pool.episode != episode:
-                    if pool is not None:
-                        pool.close()
-                    pool = Pool(r, episode)
+                if pool is None:
+                    pool = Pool(r)
                 stats = _timed(state, selfplay_iteration, pool)
                 state.stats.append(_rounded(stats))
                 if r.eval_every and (state.iteration % r.eval_every == 0
@@ -457,7 +459,7 @@ def to_netfile(net: Net, rules: Rules, meta: dict):
     from . import netfile
 
     deck = deck_for(rules)
-    a, L = net.arrays, len(net.widths)
+    a, L = net.file_arrays(), len(net.widths)
     return netfile.Net(len(deck.kinds), rules.players, deck.sides == 2,
                        rules.variant_spec.draw_source == "launcher",
                        [(a[2 * i], a[2 * i + 1]) for i in range(L)], (a[2 * L], a[2 * L + 1]),
