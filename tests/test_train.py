@@ -115,9 +115,9 @@ def _arrays(state):
 def test_resume_gives_the_bits_of_an_uninterrupted_run(tmp_path):
     """Stopped by Ctrl-C during iteration 4 (the games restart every 2 iterations, where
     checkpoints are written) and resumed, the run ends with the very arrays, optimiser
-    state and curve of one never stopped; the same seed again gives them too, another
-    seed other weights."""
-    recipe = dataclasses.replace(TINY, iterations=5)
+    state and curve of one never stopped (a snapshot of the network joins the pool every
+    2 iterations); the same seed again gives them too, another seed other weights."""
+    recipe = dataclasses.replace(TINY, iterations=5, pool_every=2, pool_size=1)
     whole = train(recipe, str(tmp_path / "whole"), progress=False)
 
     def stop(state):
@@ -135,6 +135,7 @@ def test_resume_gives_the_bits_of_an_uninterrupted_run(tmp_path):
         assert np.array_equal(a, b) and np.array_equal(a, c)
     assert [p["share"] for p in whole.curve] == [p["share"] for p in resumed.curve]
     assert whole.steps == resumed.steps and whole.opt.t == resumed.opt.t
+    assert [p["iteration"] for p in resumed.pool] == [2, 4] and resumed.pool == whole.pool
     other = train(dataclasses.replace(recipe, seed=1), str(tmp_path / "other"), progress=False)
     assert not np.array_equal(other.net.arrays[0], whole.net.arrays[0])
 
@@ -162,6 +163,21 @@ def test_a_damaged_checkpoint_is_refused(tmp_path):
     path = tmp_path / "run" / "checkpoint.npz"
     path.write_bytes(path.read_bytes()[:200])
     with pytest.raises(TrainError, match="damaged"):
+        load(str(tmp_path / "run"))
+
+
+def test_a_changed_snapshot_is_refused(tmp_path):
+    """The pool's snapshots are part of the run: a resume refuses one whose checksum is not
+    the one the run recorded."""
+    from uno_sim.players import netfile
+
+    recipe = dataclasses.replace(TINY, iterations=3, pool_every=2, eval_every=0)
+    train(recipe, str(tmp_path / "run"), progress=False)
+    path = tmp_path / "run" / "pool-2.unonet"
+    net = netfile.read(str(path))
+    net.metadata = {"changed": True}
+    netfile.write(str(path), net)
+    with pytest.raises(TrainError, match="pool-2.unonet is not the snapshot"):
         load(str(tmp_path / "run"))
 
 

@@ -36,14 +36,17 @@ def run_seed(*words) -> int:
 
 
 class Pool:
-    """The learning seat's games: for each opponent spec and seat, a vector env of its share
-    of the `envs` games (the seats taken in turn, so every seat is learned)."""
+    """The learning seat's games: for each opponent spec (the recipe's, then `members`,
+    the network's snapshots) and seat, a vector env of its share of the `envs` games (the
+    seats taken in turn, so every seat is learned)."""
 
-    def __init__(self, recipe):
+    def __init__(self, recipe, members=()):
         from ..vecenv import SEATS, UnoVectorEnv
 
         rules = recipe.rules()
-        groups = [(spec, seat) for spec in recipe.opponents for seat in range(rules.players)]
+        self.members = list(members)
+        groups = [(spec, seat) for spec in list(recipe.opponents) + self.members
+                  for seat in range(rules.players)]
         sizes = [recipe.envs // len(groups) + (i < recipe.envs % len(groups))
                  for i in range(len(groups))]
         self.fresh = True  # no game started yet

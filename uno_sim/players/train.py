@@ -38,6 +38,8 @@ import contextlib
 import dataclasses
 import json
 import os
+import re
+import shutil
 import tempfile
 import time
 import zipfile
@@ -52,6 +54,7 @@ from .selfplay import Pool, selfplay_iteration
 KIND = "uno-sim train"
 FORMAT = 1
 TRAIN_FILES = ("train.json", "checkpoint.npz", "net.unonet", "curve.png")
+SNAPSHOT = re.compile(r"pool-[0-9]{1,9}\.unonet")  # the pool's snapshots of the network
 TMP_PREFIX = ".train-tmp-"
 JSON_MAX_BYTES = 16 * 2**20
 CHECKPOINT_MAX_BYTES = 2**30
@@ -96,6 +99,10 @@ class Recipe:
         "help": "the most global gradient norm of a step"})
     opponents: tuple = field(default=("greedy", "strategic"), metadata={
         "help": "the pool's policies, the games shared evenly"})
+    pool_every: int = field(default=0, metadata={
+        "help": "iterations between snapshots of the network that join the pool (0: none; "
+                "a multiple of segment)"})
+    pool_size: int = field(default=2, metadata={"help": "the latest snapshots in the pool"})
     # the strength curve: paired deals against greedy, every eval_every iterations
     eval_every: int = field(default=20, metadata={
         "help": "iterations between the curve's points (0: none)"})
@@ -131,9 +138,9 @@ class Recipe:
         except RulesError as exc:
             raise TrainError(str(exc)) from None
         for name in ("iterations", "envs", "steps", "segment", "epochs", "minibatch",
-                     "eval_every", "eval_deals"):
+                     "eval_every", "eval_deals", "pool_every", "pool_size"):
             v = getattr(self, name)
-            low = 0 if name in ("iterations", "eval_every") else 2 if name == "eval_deals" else 1
+            low = 0 if name in ("iterations", "eval_every", "pool_every") else 2 if name == "eval_deals" else 1
             if isinstance(v, bool) or not isinstance(v, int) or not low <= v <= 10**9:
                 raise TrainError(f"invalid {name} {v!r}: expected a whole number {low}..10^9")
         if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
@@ -147,6 +154,9 @@ class Recipe:
                 isinstance(w, int) and not isinstance(w, bool) and 1 <= w <= 1024
                 for w in self.widths):
             raise TrainError(f"invalid widths {list(self.widths)}: 1 to 4 layers of 1..1024")
+        if self.pool_every % self.segment:
+            raise TrainError(f"invalid pool_every {self.pool_every}: a multiple of segment "
+                             f"({self.segment}), where the games restart")
         if not self.opponents or len(self.opponents) > self.envs:
             raise TrainError(f"invalid opponents {list(self.opponents)}: 1 to envs specs")
         from ..policies import parse_policy
@@ -180,6 +190,7 @@ class State:
     cpu_seconds: float = 0.0  # process CPU time spent, over every resume
     curve: list = field(default_factory=list)  # {"iteration", "steps", "cpu_seconds", share...}
     stats: list = field(default_factory=list)  # per iteration: losses, rewards
+    pool: list = field(default_factory=list)  # snapshots: {"iteration", "checksum"}
 
 
 def new_state(recipe: Recipe) -> State:
@@ -255,7 +266,8 @@ def check_out(out: str, resume: bool = False) -> None:
     elif entries:
         raise TrainError(f"--out {out!r} is not empty (it has {entries[0]!r}); use a new or "
                          f"empty directory, or --resume to continue a run")
-    foreign = [e for e in entries if e not in TRAIN_FILES and not e.startswith(TMP_PREFIX)]
+    foreign = [e for e in entries if e not in TRAIN_FILES and not e.startswith(TMP_PREFIX)
+               and not SNAPSHOT.fullmatch(e)]
     if foreign:
         raise TrainError(f"cannot resume {out!r}: it holds {foreign[0]!r}, which uno-sim "
                          f"train did not write")
@@ -284,7 +296,8 @@ def save(state: State, out: str, command: str) -> None:
     meta = {"kind": KIND, "format": FORMAT, "command": command,
             "recipe": state.recipe.to_dict(), "iteration": state.iteration,
             "steps": state.steps, "optimizer_steps": state.opt.t,
-            "cpu_seconds": state.cpu_seconds, "curve": state.curve, "stats": state.stats}
+            "cpu_seconds": state.cpu_seconds, "curve": state.curve, "stats": state.stats,
+            "pool": state.pool}
     os.makedirs(out, exist_ok=True)
     _replace(out, "checkpoint.npz", npz)
     _replace(out, "train.json", lambda p: _write_text(p, json.dumps(meta, indent=1)))
@@ -298,6 +311,7 @@ def _write_text(path: str, text: str) -> None:
 def load(out: str) -> tuple[State, str]:
     """(the state, the command) of the run in folder `out`; TrainError naming what is wrong."""
     from ..files import read_capped
+    from . import netfile
 
     check_out(out, resume=True)
     path = os.path.join(out, "train.json")
@@ -335,6 +349,16 @@ def load(out: str) -> tuple[State, str]:
     state.iteration, state.steps, state.opt.t = it, steps, t
     state.cpu_seconds = float(meta.get("cpu_seconds", 0.0))
     state.curve, state.stats = list(meta.get("curve", [])), list(meta.get("stats", []))
+    state.pool = list(meta.get("pool", []))
+    for snap in state.pool:  # the snapshots this run wrote, unchanged
+        name = f"pool-{snap['iteration']}.unonet"
+        try:
+            checksum = netfile.read(os.path.join(out, name)).checksum
+        except RulesError as exc:
+            raise TrainError(f"cannot resume {out!r}: {exc}") from None
+        if checksum != snap["checksum"]:
+            raise TrainError(f"cannot resume {out!r}: {name} is not the snapshot this run "
+                             f"wrote (its checksum differs)")
     return state, str(meta.get("command", ""))
 
 
@@ -387,13 +411,17 @@ def train(recipe: Recipe | None = None, out: str | None = None, resume: str | No
                                 enabled=progress) as b:
         b.update(state.iteration)
         pool = None
+        tmp = tempfile.TemporaryDirectory(prefix="uno-train-")  # the snapshots' copies
         try:
             if not state.curve and r.eval_every:
                 state.curve.append(_timed(state, evaluate))
                 save(state, out, command)
             while state.iteration < r.iterations:
-                if pool is None:
-                    pool = Pool(r)
+                members = _pool_members(state, out, tmp.name)
+                if pool is None or pool.members != members:
+                    if pool is not None:
+                        pool.close()
+                    pool = Pool(r, members)
                 stats = _timed(state, selfplay_iteration, pool)
                 state.stats.append(_rounded(stats))
                 if r.eval_every and (state.iteration % r.eval_every == 0
@@ -408,8 +436,31 @@ def train(recipe: Recipe | None = None, out: str | None = None, resume: str | No
         finally:
             if pool is not None:
                 pool.close()
+            tmp.cleanup()
     finish(state, out, command)
     return state
+
+
+def _pool_members(state: State, out: str, tmp: str) -> list[str]:
+    """The specs of the network's snapshots in the pool now, after writing the snapshot of
+    this iteration when one is due (`pool_every`): `net(weights=...)` on copies in `tmp`
+    (a path a spec can hold, whatever the run's folder is called)."""
+    from . import netfile
+
+    r, k = state.recipe, state.iteration
+    if r.pool_every and k and k % r.pool_every == 0 and \
+            not any(s["iteration"] == k for s in state.pool):
+        nf = to_netfile(state.net, r.rules(), {"snapshot": k, "command": "uno-sim train"})
+        _replace(out, f"pool-{k}.unonet", lambda p: netfile.write(p, nf))
+        state.pool.append({"iteration": k, "checksum": nf.checksum})
+    specs = []
+    for snap in state.pool[-r.pool_size:] if r.pool_size else []:
+        name = f"pool-{snap['iteration']}.unonet"
+        copy = os.path.join(tmp, name)
+        if not os.path.exists(copy):
+            shutil.copyfile(os.path.join(out, name), copy)
+        specs.append(f"net(weights={copy})")
+    return specs
 
 
 def _timed(state: State, fn, *args):
