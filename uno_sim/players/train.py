@@ -39,6 +39,7 @@ import dataclasses
 import json
 import os
 import re
+import shlex
 import shutil
 import tempfile
 import time
@@ -54,7 +55,8 @@ from .selfplay import Pool, selfplay_iteration
 KIND = "uno-sim train"
 FORMAT = 1
 TRAIN_FILES = ("train.json", "checkpoint.npz", "net.unonet", "curve.png")
-SNAPSHOT = re.compile(r"pool-[0-9]{1,9}\.unonet")  # the pool's snapshots of the network
+# the pool's snapshots, the networks of expert iteration's rounds, the label shards
+SNAPSHOT = re.compile(r"(pool|round)-[0-9]{1,9}\.unonet|labels-[0-9]{1,4}-[0-9]{1,6}\.npz")
 TMP_PREFIX = ".train-tmp-"
 JSON_MAX_BYTES = 16 * 2**20
 CHECKPOINT_MAX_BYTES = 2**30
@@ -65,6 +67,9 @@ class TrainError(RulesError):
     """A training run that cannot start or resume as asked (one line, exit 2 in the CLI)."""
 
 
+TUPLES = ("widths", "opponents", "label_opponents")  # the recipe's list fields
+
+
 @dataclass(frozen=True)
 class Recipe:
     """Every knob of a training run; the run is a function of the recipe alone."""
@@ -73,6 +78,25 @@ class Recipe:
     players: int = field(default=2, metadata={"help": "players at the table"})
     seed: int = field(default=0, metadata={"help": "the seed: fixes every result"})
     widths: tuple = field(default=(256, 128), metadata={"help": "hidden layer widths"})
+    # distillation (expert iteration)
+    label_games: int = field(default=0, metadata={
+        "help": "games whose labelling seat's decisions are recorded, per round (0: no "
+                "distillation)"})
+    label_rounds: int = field(default=1, metadata={"help": "rounds of expert iteration"})
+    label_shard: int = field(default=32, metadata={
+        "help": "games per label shard (the unit a resume keeps)"})
+    label_policy: str = field(default="pimc", metadata={
+        "help": "the labelling seat's policy (a search player)"})
+    label_next: str = field(default="", metadata={
+        "help": "the labelling policy of the later rounds, {net} standing for the network's "
+                "weight file (empty: label_policy)"})
+    label_opponents: tuple = field(default=("greedy", "strategic"), metadata={
+        "help": "the other seats' policies in the labelled games, in turn"})
+    distil_epochs: int = field(default=3, metadata={"help": "passes over the labels"})
+    distil_lr: float = field(default=1e-3, metadata={"help": "Adam's step size when fitting"})
+    distil_temp: float = field(default=0.0, metadata={
+        "help": "0: fit the search's answer; above 0: the softmax of its per-answer values "
+                "over this temperature"})
     # self-play (PPO)
     iterations: int = field(default=200, metadata={"help": "PPO iterations"})
     round_reward: float = field(default=1.0, metadata={
@@ -116,7 +140,8 @@ class Recipe:
     def to_dict(self) -> dict:
         """The recipe as JSON-able fields (train.json, the weight file's metadata)."""
         d = dataclasses.asdict(self)
-        d["widths"], d["opponents"] = list(self.widths), list(self.opponents)
+        for k in TUPLES:
+            d[k] = list(d[k])
         return d
 
     @classmethod
@@ -126,7 +151,7 @@ class Recipe:
         if unknown:
             raise TrainError(f"invalid recipe: unknown field {unknown[0]!r}")
         d = dict(d)
-        for k in ("widths", "opponents"):
+        for k in TUPLES:
             if k in d:
                 d[k] = tuple(d[k])
         return cls(**d).checked()
@@ -138,15 +163,17 @@ class Recipe:
         except RulesError as exc:
             raise TrainError(str(exc)) from None
         for name in ("iterations", "envs", "steps", "segment", "epochs", "minibatch",
-                     "eval_every", "eval_deals", "pool_every", "pool_size"):
+                     "eval_every", "eval_deals", "pool_every", "pool_size", "label_games",
+                     "label_rounds", "label_shard", "distil_epochs"):
             v = getattr(self, name)
-            low = 0 if name in ("iterations", "eval_every", "pool_every") else 2 if name == "eval_deals" else 1
+            low = 0 if name in ("iterations", "eval_every", "pool_every", "pool_size",
+                                "label_games") else 2 if name == "eval_deals" else 1
             if isinstance(v, bool) or not isinstance(v, int) or not low <= v <= 10**9:
                 raise TrainError(f"invalid {name} {v!r}: expected a whole number {low}..10^9")
         if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
             raise TrainError(f"invalid seed {self.seed!r}: expected a non-negative integer")
         for name in ("lr", "lr_end", "clip", "lam", "entropy", "value_coef", "return_coef",
-                     "grad_clip", "round_reward", "game_reward"):
+                     "grad_clip", "round_reward", "game_reward", "distil_lr", "distil_temp"):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v <= 10:
                 raise TrainError(f"invalid {name} {v!r}: expected a number 0..10")
@@ -161,8 +188,12 @@ class Recipe:
             raise TrainError(f"invalid opponents {list(self.opponents)}: 1 to envs specs")
         from ..policies import parse_policy
 
-        for spec in self.opponents:
+        for spec in self.opponents + self.label_opponents + (self.label_policy,):
             parse_policy(spec)  # RulesError naming a bad spec
+        if self.label_next:
+            parse_policy(self.label_next.replace("{net}", "x.unonet"))
+        if not self.label_opponents:
+            raise TrainError("invalid label_opponents: at least one policy")
         return self
 
 
@@ -191,6 +222,8 @@ class State:
     curve: list = field(default_factory=list)  # {"iteration", "steps", "cpu_seconds", share...}
     stats: list = field(default_factory=list)  # per iteration: losses, rewards
     pool: list = field(default_factory=list)  # snapshots: {"iteration", "checksum"}
+    labels: list = field(default_factory=list)  # shards: {"round", "index", "sha256", "rows"}
+    distilled: list = field(default_factory=list)  # per round fitted: its fit's figures
 
 
 def new_state(recipe: Recipe) -> State:
@@ -297,7 +330,7 @@ def save(state: State, out: str, command: str) -> None:
             "recipe": state.recipe.to_dict(), "iteration": state.iteration,
             "steps": state.steps, "optimizer_steps": state.opt.t,
             "cpu_seconds": state.cpu_seconds, "curve": state.curve, "stats": state.stats,
-            "pool": state.pool}
+            "pool": state.pool, "labels": state.labels, "distilled": state.distilled}
     os.makedirs(out, exist_ok=True)
     _replace(out, "checkpoint.npz", npz)
     _replace(out, "train.json", lambda p: _write_text(p, json.dumps(meta, indent=1)))
@@ -350,8 +383,10 @@ def load(out: str) -> tuple[State, str]:
     state.cpu_seconds = float(meta.get("cpu_seconds", 0.0))
     state.curve, state.stats = list(meta.get("curve", [])), list(meta.get("stats", []))
     state.pool = list(meta.get("pool", []))
-    for snap in state.pool:  # the snapshots this run wrote, unchanged
-        name = f"pool-{snap['iteration']}.unonet"
+    state.labels = list(meta.get("labels", []))
+    state.distilled = list(meta.get("distilled", []))
+    for snap in state.pool + state.distilled:  # the networks this run wrote, unchanged
+        name = snap.get("file") or f"pool-{snap['iteration']}.unonet"
         try:
             checksum = netfile.read(os.path.join(out, name)).checksum
         except RulesError as exc:
@@ -373,11 +408,12 @@ def command_line(recipe: Recipe, out: str = "DIR") -> str:
         v = getattr(recipe, f.name)
         if v == getattr(base, f.name):
             continue
-        if f.name == "opponents":
-            parts += [f"--opponent '{s}'" for s in v]
+        flag = "--" + f.name.replace("_", "-")
+        if f.name in ("opponents", "label_opponents"):
+            parts += [f"{flag[:-1]} {shlex.quote(s)}" for s in v]
             continue
         text = ",".join(map(str, v)) if isinstance(v, tuple) else str(v)
-        parts.append(f"--{f.name.replace('_', '-')} {text}")
+        parts.append(f"{flag} {shlex.quote(text)}")
     return " ".join(parts + [f"--out {out}"])
 
 
@@ -416,6 +452,8 @@ def train(recipe: Recipe | None = None, out: str | None = None, resume: str | No
             if not state.curve and r.eval_every:
                 state.curve.append(_timed(state, evaluate))
                 save(state, out, command)
+            for rnd in range(len(state.distilled), r.label_rounds if r.label_games else 0):
+                distil_round(state, rnd, out, command, tmp.name, progress)
             while state.iteration < r.iterations:
                 members = _pool_members(state, out, tmp.name)
                 if pool is None or pool.members != members:
@@ -439,6 +477,62 @@ def train(recipe: Recipe | None = None, out: str | None = None, resume: str | No
             tmp.cleanup()
     finish(state, out, command)
     return state
+
+
+def distil_round(state: State, rnd: int, out: str, command: str, tmp: str,
+                 progress) -> None:
+    """Round `rnd` of expert iteration: the label shards not yet recorded (each kept and
+    checkpointed as it is done), then the fit on every round's labels so far."""
+    from ..progress import bar
+    from . import distil, netfile
+
+    r = state.recipe
+    label = r.label_policy
+    if rnd and r.label_next:  # the search with the network as it stands
+        name = f"round-{rnd}.unonet"
+        path = os.path.join(tmp, name)
+        if not os.path.exists(path):
+            nf = to_netfile(state.net, r.rules(), {"round": rnd, "command": command})
+            netfile.write(path, nf)
+            shutil.copyfile(path, os.path.join(out, name))
+        label = r.label_next.replace("{net}", path)
+    n = -(-r.label_games // r.label_shard)
+    done = {s["index"] for s in state.labels if s["round"] == rnd}
+    with bar(n, f"labels, round {rnd + 1}", unit=" shards", enabled=progress) as b:
+        b.update(len(done))
+        for index in range(n):
+            if index in done:
+                continue
+            shard = _timed(state, lambda st: distil.label_shard(r, rnd, index, label))
+            data = distil.shard_bytes(shard)
+            _replace(out, f"labels-{rnd}-{index}.npz", lambda p: _write_bytes(p, data))
+            state.labels.append({"round": rnd, "index": index, "sha256": distil.digest(data),
+                                 "rows": int(len(shard["action"]))})
+            save(state, out, command)
+            b.update(1)
+    shards = []
+    for s in state.labels:
+        if s["round"] <= rnd:
+            try:
+                shards.append(distil.read_shard(
+                    os.path.join(out, f"labels-{s['round']}-{s['index']}.npz"), s["sha256"]))
+            except (OSError, ValueError) as exc:
+                raise TrainError(f"cannot use the labels in {out!r}: {exc}") from None
+    stats = _timed(state, distil.fit, distil.concat(shards), rnd)
+    entry = {**_rounded(stats), "cpu_seconds": round(state.cpu_seconds, 1)}
+    if rnd and r.label_next:
+        entry.update({"file": f"round-{rnd}.unonet",
+                      "checksum": netfile.read(os.path.join(out, f"round-{rnd}.unonet"))
+                      .checksum})
+    state.distilled.append(entry)
+    if r.eval_every:
+        state.curve.append(_timed(state, evaluate))
+    save(state, out, command)
+
+
+def _write_bytes(path: str, data: bytes) -> None:
+    with open(path, "wb") as f:
+        f.write(data)
 
 
 def _pool_members(state: State, out: str, tmp: str) -> list[str]:

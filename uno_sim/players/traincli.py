@@ -43,8 +43,8 @@ def add_command(sub) -> None:
     for f in dataclasses.fields(Recipe):
         default = getattr(base, f.name)
         what = f.metadata["help"]
-        if f.name == "opponents":
-            p.add_argument("--opponent", action="append", metavar="SPEC", dest="opponents",
+        if f.name in ("opponents", "label_opponents"):
+            p.add_argument(_flag(f.name[:-1]), action="append", metavar="SPEC", dest=f.name,
                            help=f"{what} (repeatable; default {', '.join(default)})")
         elif f.name == "widths":
             p.add_argument("--widths", metavar="H1,H2",
@@ -83,7 +83,7 @@ def recipe_from(args):
         text = getattr(args, f.name, None)
         if text is None:
             continue
-        if f.name == "opponents":
+        if f.name in ("opponents", "label_opponents"):
             changes[f.name] = tuple(text)
         elif f.name == "widths":
             try:
@@ -108,8 +108,8 @@ def _given(args) -> list[str]:
         v = getattr(args, f.name, None)
         if v is None:
             continue
-        if f.name == "opponents":
-            out += [f"--opponent {shlex.quote(s)}" for s in v]
+        if f.name in ("opponents", "label_opponents"):
+            out += [f"{_flag(f.name[:-1])} {shlex.quote(s)}" for s in v]
         else:
             out.append(f"{_flag(f.name)} {shlex.quote(str(v))}")
     return out
