@@ -138,6 +138,23 @@ UNO_INTERNAL UNO_COLD int uno_cf_challenge_answer(uno_game *g, int victim, int o
                                                   int prev_color, int a);
 /* uno_play_fork: fork the recorded game at its at-th decision into *fork. */
 UNO_INTERNAL void uno_search_fork(uno_game *g, int64_t at, uno_result *fork);
+/*
+ * The decision recorder's tap (record.c): called by the recorded game at every decision
+ * of every seat once the seat's policy has answered (`answer`, an engine answer) and
+ * before the answer is applied, so that g is the state the seat decided in.  A search
+ * seat's searched decision comes with its statistics per legal answer (else rep is NULL).
+ */
+typedef struct uno_search_report {
+    int32_t m;                          /* legal answers (uno_legal_actions' order) */
+    int32_t ans[UNO_MAX_ACTIONS];       /* their engine answers */
+    double value[UNO_MAX_ACTIONS];      /* the mean value of each (its rollouts', weighted
+                                           as the search weighs them) */
+    int32_t count[UNO_MAX_ACTIONS];     /* the rollouts that valued it (0: not searched) */
+} uno_search_report;
+typedef void (*uno_decision_tap)(void *ctx, uno_game *g, int seat, int decision, int arg,
+                                 int answer, const uno_search_report *rep);
+/* Sets the tap of a game recorded by uno_search_begin (NULL: none). */
+UNO_INTERNAL void uno_search_tap(uno_game *g, uno_decision_tap tap, void *ctx);
 #endif
 
 #endif /* UNO_ENGINE_INTERNAL_H */

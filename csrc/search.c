@@ -297,6 +297,12 @@ struct uno_search {
     /* value=table: P(win the game | own score, best other score), by TABLE_STEP points */
     float *table;
     int table_n;
+    /* the decision recorder's tap (record.c), and the last searched decision's statistics
+       (rep_ok: filled by the decision being answered) */
+    uno_decision_tap tap;
+    void *tap_ctx;
+    int rep_ok;
+    uno_search_report rep;
     uno_game snap;  /* the game at the start of the turn (up to `own`) */
     uno_game mid;       /* the game just after the turn's last reshuffle or flip */
     uno_game mid_world; /* a sampled state of mid (determinize) */
@@ -311,8 +317,11 @@ static void fork_here(struct uno_search *x, uno_game *g, int seat, int decision,
 static int record_decide(void *ctx, uno_game *g, int seat, int decision, int arg)
 {
     struct uno_search *x = (struct uno_search *)ctx;
+    x->rep_ok = 0;
     int ans = is_search(&x->orig[seat]) ? search_decide(x, g, seat, decision, arg)
                                         : dispatch(g, x->orig, seat, decision, arg);
+    if (x->tap)
+        x->tap(x->tap_ctx, g, seat, decision, arg, ans, x->rep_ok ? &x->rep : NULL);
     if (UNO_UNLIKELY(x->seen++ == x->fork_at))
         fork_here(x, g, seat, decision, arg, ans);
     if (x->n_journal < JOURNAL_MAX) {
@@ -357,6 +366,12 @@ void uno_search_stats(const uno_game *g, int64_t *stats)
     for (int s = 0; s < g->n; s++)
         for (int k = 0; k < UNO_SEARCH_STATS; k++)
             stats[s * UNO_SEARCH_STATS + k] += x->stats[s][k];
+}
+
+void uno_search_tap(uno_game *g, uno_decision_tap tap, void *ctx)
+{
+    g->search->tap = tap;
+    g->search->tap_ctx = ctx;
 }
 
 void uno_search_end(uno_game *g)
@@ -745,6 +760,9 @@ static int table_build(struct uno_search *x, int o)
     }
     uno_policy pols[UNO_MAX_PLAYERS];
     rollout_policies(x, o, pols);
+    for (int s = 0; s < cfg->players; s++) /* a model of the round's points: greedy stands */
+        if (pols[s].id == UNO_POLICY_NET) /* in for the network (cheaper, near enough) */
+            pols[s].id = UNO_POLICY_GREEDY;
     uno_config c = *cfg;
     if (c.max_turns <= 0 || c.max_turns > 3000)
         c.max_turns = 3000;
@@ -929,11 +947,16 @@ static int run(struct uno_search *x, uno_script *sc, root_check *rc, int value, 
     return 1;
 }
 
-/* Every seat of a rollout: seat o's rollout policy (its knobs as fallback[o] holds them). */
+/* Every seat of a rollout: seat o's rollout policy (its knobs as fallback[o] holds them);
+   the other seats the `others` policy instead when o's knob names one. */
 static void rollout_policies(const struct uno_search *x, int o, uno_policy *out)
 {
-    for (int s = 0; s < x->g->n; s++)
+    const int others = x->orig[o].others;
+    for (int s = 0; s < x->g->n; s++) {
         out[s] = x->fallback[o];
+        if (s != o && others >= 0)
+            out[s].id = others;
+    }
 }
 
 /* ------------------------------------------------------------------------- */
@@ -1059,6 +1082,23 @@ static int sample_world(struct uno_search *x, const uno_game *g, int o, const un
  */
 #define PIMC_Z 1.645 /* one-sided 95% */
 
+/* The searched decision's statistics for the recorder's tap: per answer its total value
+   and its rollouts (rep.value holds their mean). */
+static void report(struct uno_search *x, const int *ans, int m, const double *total,
+                   const int *n)
+{
+    if (!x->tap)
+        return;
+    uno_search_report *r = &x->rep;
+    r->m = m;
+    for (int a = 0; a < m; a++) {
+        r->ans[a] = ans[a];
+        r->count[a] = n[a];
+        r->value[a] = n[a] > 0 ? total[a] / n[a] : 0.0;
+    }
+    x->rep_ok = 1;
+}
+
 /* The paired differences of each answer's value against def's on one sampled state. */
 static void paired_add(const double *v, int m, int def, double *d1, double *d2)
 {
@@ -1099,6 +1139,7 @@ static int pimc(struct uno_search *x, uno_game *g, int o, int decision, int arg,
     uno_policy after[UNO_MAX_PLAYERS];
     rollout_policies(x, o, after);
     double sum[UNO_MAX_ACTIONS], tmp[UNO_MAX_ACTIONS], d1[UNO_MAX_ACTIONS], d2[UNO_MAX_ACTIONS];
+    int n_rep[UNO_MAX_ACTIONS];
     for (int a = 0; a < m; a++)
         sum[a] = d1[a] = d2[a] = 0.0;
     int kept = 0;
@@ -1128,6 +1169,9 @@ static int pimc(struct uno_search *x, uno_game *g, int o, int decision, int arg,
             sum[a] += tmp[a];
         paired_add(tmp, m, def, d1, d2);
     }
+    for (int a = 0; a < m; a++)
+        n_rep[a] = kept * pol->rollouts;
+    report(x, ans, m, sum, n_rep);
     return paired_rule(sum, d1, d2, kept, m, def);
 }
 
@@ -1417,6 +1461,7 @@ static int ismcts(struct uno_search *x, uno_game *g, int o, int decision, int ar
             paired_add(tmp, m, def, d1, d2);
         }
     }
+    report(x, ans, m, w, n);
     if (paired) /* pimc's rule over the paired differences */
         return paired_rule(d1, d1, d2, kept, m, def);
     int best = -1;

@@ -1564,6 +1564,48 @@ UNO_HD int uno_net_fits(const uno_net *net, const uno_config *cfg, const uno_tab
 uint64_t uno_fnv1a64(const void *p, size_t n, uint64_t h);
 
 /*
+ * The decision recorder (record.c; docs/net.md): games first_game .. first_game + n_games
+ * - 1 of the run `key`, each played as uno_play_game plays it, and one row per decision
+ * with more than one legal answer of the seats in the bit mask `seats`: the observation
+ * (L's layout and scales: set them before the call) and mask, and the int32 columns
+ * below.  The arrays grow as rows come (realloc); a game past a safety limit keeps no
+ * row (games_failed counts it).  Returns UNO_OK, UNO_ERR_FULL when memory ran out, or the
+ * first other failing status.  uno_record_free releases the arrays.
+ */
+enum {
+    UNO_REC_GAME = 0,  /* the game, counted from first_game */
+    UNO_REC_ROUND,     /* the round (1-based) */
+    UNO_REC_TURN,      /* turns played in the game so far */
+    UNO_REC_SEAT,
+    UNO_REC_DECISION,  /* enum uno_decision */
+    UNO_REC_ACTION,    /* the answer, as an action id of L */
+    UNO_REC_WON,       /* 1: the seat (its team) won the game, 0: lost */
+    UNO_REC_ROUND_WON, /* the decision's round: 1 won, 0 lost, -1 nobody won (stalemate) */
+    UNO_REC_COLUMNS
+};
+typedef struct uno_record {
+    uno_obs_layout L;   /* the rows' observation layout (the caller's) */
+    uint32_t seats;     /* the seats recorded, bit s for seat s */
+    int64_t n, cap;     /* rows written, rows of room */
+    float *obs;         /* n x L.size */
+    int8_t *mask;       /* n x L.n_actions */
+    float *value;       /* n x L.n_actions: a search seat's mean value per action id (its
+                           answers of one id pooled), NaN where not searched */
+    int32_t *count;     /* n x L.n_actions: the rollouts behind each value (0: none) */
+    int32_t *col[UNO_REC_COLUMNS];
+    /* per game i (first_game + i; NULL: not written): its turns, its rounds, its winner
+       (-1: none or a team) and its scores (n_games x players); a failed game's turns -1 */
+    int32_t *turns, *rounds, *winner, *scores;
+    uint64_t first_game;
+    int64_t games_done, games_failed;
+    int failed;         /* out of memory */
+} uno_record;
+int uno_record_games(const uno_config *cfg, const uno_table *t, const uno_policy *pol,
+                     const uint64_t key[4], uint64_t first_game, int64_t n_games,
+                     uno_record *rec);
+void uno_record_free(uno_record *rec);
+
+/*
  * A vector of stepping games (env.c): n_envs games of one configuration, each with one
  * learning seat whose every decision is asked of the caller; the other seats play `pol`
  * (built-in policies or search players).  Mechanism: each game keeps a snapshot of the

@@ -10,6 +10,7 @@ The binding is one extension module made of:
 - ``_vecenv.pxi``: the core of uno_sim.vector_env (n_envs stepping games in C, csrc/env.c);
 - ``_tracedecode.pxi``: uno_event records -> event dicts;
 - ``_net.pxi``: the network player's C block, its file's checksum, its forward pass;
+- ``_record.pxi``: the decision recorder (csrc/record.c);
 - ``_rnghooks.pxi``: the PRNG test hooks (tests/test_rng.py only).
 
 Compiler directives (boundscheck, wraparound, ...) are set in setup.py so
@@ -118,6 +119,7 @@ include "_envseat.pxi"
 include "_vecenv.pxi"
 include "_tracedecode.pxi"
 include "_net.pxi"
+include "_record.pxi"
 
 
 cdef int _user_decide(void *ctx, uno_game *g, int seat, int decision, int arg) noexcept with gil:

@@ -369,6 +369,31 @@ cdef extern from "uno.h":
     void uno_net_forward(const uno_net *net, const float *obs, float *logits, float *value) nogil
     int uno_net_decide(uno_game *g, int p, int decision, int arg, int honest) nogil
     uint64_t uno_fnv1a64(const void *p, size_t n, uint64_t h) nogil
+    # The decision recorder (record.c; docs/net.md).
+    enum:
+        UNO_REC_COLUMNS
+    ctypedef struct uno_record:
+        uno_obs_layout L  # the rows' observation layout
+        uint32_t seats  # the seats recorded (bit mask)
+        int64_t n  # rows written
+        int64_t cap  # rows of room
+        float *obs  # n x L.size
+        int8_t *mask  # n x L.n_actions
+        float *value  # n x L.n_actions: a search seat's mean value per action id (NaN: none)
+        int32_t *count  # n x L.n_actions: rollouts behind each value
+        int32_t *col[8]  # UNO_REC_* columns (game, round, turn, seat, decision, action, won,
+        #                  round_won)
+        int32_t *turns  # per game (NULL: not written): turns, rounds, winner, scores
+        int32_t *rounds
+        int32_t *winner
+        int32_t *scores  # n_games x players
+        uint64_t first_game
+        int64_t games_done, games_failed
+        int failed  # out of memory
+    int uno_record_games(const uno_config *cfg, const uno_table *t, const uno_policy *pol,
+                         const uint64_t *key, uint64_t first_game, int64_t n_games,
+                         uno_record *rec) nogil
+    void uno_record_free(uno_record *rec) nogil
     ctypedef struct uno_venv:
         pass
     uno_venv *uno_venv_new(const uno_config *cfg, const uno_table *t, const uno_policy *pol,
