@@ -140,6 +140,58 @@ def test_resume_gives_the_bits_of_an_uninterrupted_run(tmp_path):
     assert not np.array_equal(other.net.arrays[0], whole.net.arrays[0])
 
 
+FAST_SEARCH = "pimc(samples=3,rollouts=1,value=round)"
+
+
+def test_distillation_fits_the_search_and_resumes(tmp_path):
+    """A round of distillation from a cheap search player: the network ranks the search's
+    answer first on many more labels than at its start (on the labels themselves: this
+    checks the fit, not the strength), its value head has learned (logistic loss below
+    log 2), and a run stopped
+    between two label shards and resumed ends with the very weights of one never
+    stopped."""
+    pytest.importorskip("uno_sim.players.record")
+    recipe = dataclasses.replace(TINY, iterations=0, label_games=12, label_shard=4,
+                                 label_policy=FAST_SEARCH, label_opponents=("greedy",),
+                                 distil_epochs=4, distil_lr=3e-3, eval_every=0)
+    whole = train(recipe, str(tmp_path / "whole"), progress=False)
+    fit = whole.distilled[0]
+    assert fit["labels"] > 200 and fit["value_loss"] < 0.69
+
+    from uno_sim.players import distil
+
+    data = distil.concat([distil.read_shard(str(tmp_path / "whole" / f"labels-0-{s['index']}.npz"),
+                                            s["sha256"]) for s in whole.labels])
+    x = distil.dense(data, np.arange(len(data["action"])), whole.net.obs_size)
+    mask = data["mask"].astype(bool)
+    agree = [(np.where(mask, net.forward(x)[0], -np.inf).argmax(1) == data["action"]).mean()
+             for net in (new_state(recipe).net, whole.net)]
+    assert agree[1] > agree[0] + 0.25, agree  # about 0.32 -> 0.84
+    assert len(whole.labels) == 3 and sorted(os.listdir(tmp_path / "whole"))[1:4] == [
+        "labels-0-0.npz", "labels-0-1.npz", "labels-0-2.npz"]
+
+    calls = []
+    real = distil.label_shard
+
+    def stop_second(*args, **kwargs):
+        calls.append(args)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return real(*args, **kwargs)
+
+    distil.label_shard = stop_second
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            train(recipe, str(tmp_path / "cut"), progress=False)
+    finally:
+        distil.label_shard = real
+    assert len(load(str(tmp_path / "cut"))[0].labels) == 1
+    resumed = train(resume=str(tmp_path / "cut"), progress=False)
+    for a, b in zip(_arrays(whole), _arrays(resumed)):
+        assert np.array_equal(a, b)
+    assert resumed.labels == whole.labels
+
+
 def test_output_folders_are_checked_before_any_work(tmp_path):
     (tmp_path / "full").mkdir()
     (tmp_path / "full" / "notes.txt").write_text("mine")
