@@ -53,7 +53,7 @@ def label_shard(recipe, rnd: int, index: int, label: str, jobs: int = 1) -> dict
     specs, seat, first = shard_setup(recipe, rnd, index, label)
     rows = record(recipe.rules(), specs, seats=[seat], games=recipe.label_shard,
                   seed=run_seed(recipe.seed, STAGE_DISTIL, rnd), n_jobs=jobs,
-                  first_game=first, obs_seats=recipe.players, chunk=8)
+                  first_game=first, obs_seats=recipe.players, chunk=2)
     return to_sparse(rows, keep_values=recipe.distil_temp > 0)
 
 
