@@ -12,24 +12,27 @@ The recipe, in two stages, every knob a field of `Recipe`:
 2. Self-play against a pool: proximal policy optimisation (PPO, Schulman et al. 2017)
    with generalised advantage estimation in the C vector environment
    (`uno_sim.vecenv.UnoVectorEnv`), the learning seat against the pool's policies (built-in
-   ones, and past versions of the network once the network player can sit at a table).
-   A step is one decision of the learning seat.
+   ones, and snapshots of the network played by the C network player).  A step is one
+   decision of the learning seat.
 
-Determinism.  A seed fixes every result.  Every source of randomness of iteration k is
-drawn from ``SeedSequence([seed, stage, k, ...])`` (numpy Generators) or is the engine's
-seeded games, so an iteration depends only on the state the previous one left: the
-network's arrays, the optimiser's state and the games in flight.  Games restart from new
-runs every `segment` iterations, and a checkpoint (the arrays and the optimiser's state,
-exactly) is written there: a run stopped and resumed from its last checkpoint ends with the
-very bits of one that was not; a stop loses at most the segment in progress.  The matrix
-products run on one BLAS thread (threadpoolctl), the same machine and build giving the
-same bits; another CPU or BLAS build may round differently (docs/training.md).
+Determinism.  A seed fixes every result.  Every source of randomness is drawn from
+``SeedSequence([seed, stage, k, ...])`` (numpy Generators) or is the engine's seeded games,
+so a step depends only on the state the previous one left: the network's arrays, the
+optimiser's state and, in self-play, the games in flight.  A label shard is kept (its
+SHA-256 in train.json) as soon as it is recorded; the self-play games restart from new runs
+every `segment` iterations, and a checkpoint (the arrays and the optimiser's state,
+exactly) is written there.  A run stopped and resumed from its last checkpoint ends with
+the very bits of one that was not; a stop loses at most the shard or segment in progress.
+The matrix products run on one BLAS thread (threadpoolctl), the same machine and build
+giving the same bits; another CPU or BLAS build may round differently (docs/training.md).
 
 Files (the folder `out`): ``train.json`` (the recipe, the command, the curve, the CPU
-time), ``checkpoint.npz`` (the arrays and the optimiser's state, no pickled objects),
-written together at the end of every segment by renaming complete files into place, and at the
-end ``net.unonet`` (the weight file) and ``curve.png``.  A folder that holds anything else
-is refused before any work; `resume` reads only what this module wrote.
+time, the shards and snapshots with their digests), ``checkpoint.npz`` (the arrays and the
+optimiser's state, no pickled objects), each replaced by renaming a complete file into
+place; ``labels-R-I.npz`` (shard I of round R), ``round-R.unonet`` (the network that
+labels round R) and ``pool-K.unonet`` (the snapshot of iteration K in the pool); at the end
+``net.unonet`` (the weight file) and ``curve.png``.  A folder that holds anything else is
+refused before any work; `resume` reads only what this module wrote.
 """
 
 from __future__ import annotations
