@@ -29,6 +29,17 @@
 
 #define NET_DATA_ALIGN 64 /* the weights start on a cache line */
 
+/* The layer's loop in two builds where the compiler and the loader can choose at run time
+   (GCC on x86-64 Linux): AVX2 (8 floats a step: about 0.6x the time of a forward pass on
+   the shipped sizes) or the baseline.  Both round every product and sum alike (no FMA:
+   avx2 alone does not enable it, and -ffp-contract=off forbids contracting). */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__) && \
+    !defined(__CUDACC__)
+#define NET_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define NET_CLONES
+#endif
+
 UNO_HD static inline const float *net_weights(const uno_net *net)
 {
     return (const float *)((const char *)net + net->data);
@@ -77,7 +88,7 @@ UNO_HD int uno_net_fits(const uno_net *net, const uno_config *cfg, const uno_tab
  * One layer, docs/net.md's loop: a[0..out) = b, then a += x[i] * W[i] for every input i in
  * order with x[i] != 0.  Vectorised over j (restrict: a, x and W never overlap).
  */
-UNO_HD static void net_layer(const float *NET_RESTRICT x, int in, const float *NET_RESTRICT w,
+UNO_HD NET_CLONES static void net_layer(const float *NET_RESTRICT x, int in, const float *NET_RESTRICT w,
                              const float *NET_RESTRICT b, int out, float *NET_RESTRICT a)
 {
     for (int j = 0; j < out; j++)
@@ -118,19 +129,39 @@ UNO_HD void uno_net_forward(const uno_net *net, const float *obs, float *logits,
         net_layer(h, net->in[l + 1], W + net->w[l + 1], W + net->b[l + 1], 1, value);
 }
 
+/* Seat p's observation for the network at `decision`, with the game's scaling, into L,
+   obs, mask and kind_index. */
+UNO_HD static void net_observe(uno_game *g, const uno_net *net, int p, int decision, int arg,
+                               uno_obs_layout *L, float *obs, int8_t *mask, int16_t *kind_index)
+{
+    *L = net->L;
+    uno_obs_scale_env(L, g->cfg->target, g->t->n_cards);
+    if (L->flip) /* the observation shows the draw pile's top card's other face (F6) */
+        uno_draw_settle(g);
+    uno_observe(g, L, p, decision, arg, obs, mask, kind_index);
+}
+
+UNO_HD float uno_net_value(uno_game *g, const uno_net *net, int p, int decision, int arg)
+{
+    uno_obs_layout L;
+    float obs[UNO_NET_MAX_OBS], v = 0.0f;
+    int8_t mask[UNO_NET_MAX_ACTIONS];
+    int16_t kind_index[UNO_MAX_KINDS];
+    net_observe(g, net, p, decision, arg, &L, obs, mask, kind_index);
+    uno_net_forward(net, obs, NULL, &v);
+    return v;
+}
+
 UNO_HD int uno_net_decide(uno_game *g, int p, int decision, int arg, int honest)
 {
     const uno_policy *pol = &g->pol[p];
     const uno_net *net = pol->net;
-    uno_obs_layout L = net->L;
+    uno_obs_layout L;
     float obs[UNO_NET_MAX_OBS], logits[UNO_NET_MAX_ACTIONS];
     int8_t mask[UNO_NET_MAX_ACTIONS];
     int16_t kind_index[UNO_MAX_KINDS];
     int16_t legal[UNO_NET_MAX_ACTIONS];
-    uno_obs_scale_env(&L, g->cfg->target, g->t->n_cards);
-    if (L.flip) /* the observation shows the draw pile's top card's other face (F6) */
-        uno_draw_settle(g);
-    uno_observe(g, &L, p, decision, arg, obs, mask, kind_index);
+    net_observe(g, net, p, decision, arg, &L, obs, mask, kind_index);
     if (honest && decision == UNO_DEC_PLAY && uno_holds_color(g, p)) /* C7: no bluff */
         for (int k = 0; k < L.n_kinds; k++)
             mask[k] = (int8_t)(mask[k] && !g->t->restricted[k]);

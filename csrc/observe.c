@@ -205,3 +205,23 @@ UNO_HD int uno_env_answer(const uno_obs_layout *L, int players, int side, int se
     }
     }
 }
+
+UNO_HD int uno_action_id(const uno_game *g, const uno_obs_layout *L, int seat, int decision,
+                         int answer)
+{
+    switch (decision) {
+    case UNO_DEC_PLAY:
+    case UNO_DEC_REPLACEMENT:
+    case UNO_DEC_STACK:
+    case UNO_DEC_DISCARD:
+        return answer == UNO_DRAW ? L->a_draw : g->t->card_kind[g->side][answer];
+    case UNO_DEC_COLOR:
+        return L->a_color + answer - 4 * g->side;
+    case UNO_DEC_TARGET:
+        return L->a_target + rel(seat, answer, g->n);
+    case UNO_DEC_FORGET_UNO: /* the engine asks "forgets?": yes is saying UNO */
+        return answer ? L->a_no : L->a_yes;
+    default:
+        return answer ? L->a_yes : L->a_no;
+    }
+}

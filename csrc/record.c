@@ -19,32 +19,6 @@
 
 #include "engine_internal.h"
 
-static inline int rel_seat(int seat, int q, int n)
-{
-    return (q - seat + n) % n;
-}
-
-/* The action id (uno_obs_layout's) of engine answer `ans` to seat's decision in g. */
-static int action_of(const uno_game *g, const uno_obs_layout *L, int seat, int decision,
-                     int ans)
-{
-    switch (decision) {
-    case UNO_DEC_PLAY:
-    case UNO_DEC_REPLACEMENT:
-    case UNO_DEC_STACK:
-    case UNO_DEC_DISCARD:
-        return ans == UNO_DRAW ? L->a_draw : g->t->card_kind[g->side][ans];
-    case UNO_DEC_COLOR:
-        return L->a_color + ans - 4 * g->side;
-    case UNO_DEC_TARGET:
-        return L->a_target + rel_seat(seat, ans, g->n);
-    case UNO_DEC_FORGET_UNO: /* the engine asks "forgets?": yes is saying UNO */
-        return ans ? L->a_no : L->a_yes;
-    default:
-        return ans ? L->a_yes : L->a_no;
-    }
-}
-
 /* Room for one more row (1), or 0 when memory ran out (rec->failed). */
 static int grow(uno_record *rec)
 {
@@ -99,7 +73,7 @@ static void tap(void *ctx, uno_game *g, int seat, int decision, int arg, int ans
         legal += m[a] != 0;
     if (legal < 2)
         return; /* one legal answer: nothing was decided */
-    const int act = action_of(g, L, seat, decision, answer);
+    const int act = uno_action_id(g, L, seat, decision, answer);
     float *v = rec->value + i * acts;
     int32_t *cnt = rec->count + i * acts;
     double total[UNO_NET_MAX_ACTIONS];
@@ -108,7 +82,7 @@ static void tap(void *ctx, uno_game *g, int seat, int decision, int arg, int ans
         cnt[a] = 0;
     }
     for (int j = 0; rep && j < rep->m; j++) { /* answers of one kind pool their rollouts */
-        int a = action_of(g, L, seat, decision, rep->ans[j]);
+        int a = uno_action_id(g, L, seat, decision, rep->ans[j]);
         total[a] += rep->value[j] * rep->count[j];
         cnt[a] += rep->count[j];
     }

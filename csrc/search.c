@@ -39,6 +39,8 @@
 #define PRESS_MAX 256    /* launcher presses in one turn; more: the turn is not searched */
 #define TREE_ACTIONS 64  /* answers a tree node keeps (the first ones in legal order) */
 #define TREE_DEPTH UNO_SEARCH_DEPTH_MAX /* the root and depth - 1 levels below it */
+#define INFER_KEEP 64   /* the round's latest decisions kept for inference (a ring) */
+#define INFER_POINTS 8  /* the latest usable ones each sampled state is weighed by */
 
 /* sqrt and log of a positive finite double without libm (the engine links nothing else):
    Newton's iteration, and the exponent's bits plus the atanh series of the mantissa. */
@@ -70,6 +72,28 @@ static double s_log(double x)
         term *= z2;
     }
     return 2.0 * sum + e * 0.69314718055994530942;
+}
+
+/* e^x without libm: x = k ln 2 + r with |r| <= ln 2 / 2, e^r by its series, 2^k by the
+   exponent's bits (x clamped to +-700, far past any value it is asked). */
+static double s_exp(double x)
+{
+    if (!(x > -700.0))
+        return 0.0;
+    if (x > 700.0)
+        x = 700.0;
+    const double ln2 = 0.69314718055994530942;
+    double kf = x / ln2;
+    int k = (int)(kf < 0.0 ? kf - 0.5 : kf + 0.5);
+    double r = x - k * ln2, term = 1.0, sum = 1.0;
+    for (int i = 1; i < 40; i++) {
+        term *= r / i;
+        sum += term;
+    }
+    uint64_t b = (uint64_t)(k + 1023) << 52;
+    double scale;
+    memcpy(&scale, &b, sizeof scale);
+    return sum * scale;
 }
 
 /* ------------------------------------------------------------------------- */
@@ -254,6 +278,12 @@ static int dispatch(uno_game *g, const uno_policy *pols, int p, int decision, in
 /* The recorder                                                               */
 /* ------------------------------------------------------------------------- */
 
+/* A decision of the round kept for inference: who, what, the answer, the decision count. */
+typedef struct infer_point {
+    int32_t seat, decision, arg, answer;
+    int64_t seen;
+} infer_point;
+
 /* A node of ismcts's tree (depth > 1): one of the searching seat's later decisions. */
 typedef struct tree_node {
     uint64_t key;
@@ -303,6 +333,23 @@ struct uno_search {
     void *tap_ctx;
     int rep_ok;
     uno_search_report rep;
+    /* leaf (uno_policy.leaf): the rollout policies behind the searching seat's leaf
+       wrapper, the root of the rollout in flight, and a leaf's value (leaf_hit: reached) */
+    uno_policy leaf_pol[UNO_MAX_PLAYERS];
+    const struct root_check *leaf_rc;
+    int leaf_hit;
+    double leaf_v;
+    /* infer (uno_policy.infer > 0 at some seat): the round's latest decisions (a ring of
+       INFER_KEEP, inf_next the next slot) and the state at each (inf_state, malloc'ed);
+       each seat's hand at the last decision seen, and the decision count from which its
+       points may be used (before it, a card left its hand unseen); the side and round
+       they are of; the decision count at the snapshot and at mid */
+    int infer, inf_n, inf_next, inf_side, inf_rounds;
+    infer_point inf[INFER_KEEP];
+    uno_game *inf_state;
+    uno_hand inf_hand[UNO_MAX_PLAYERS];
+    int64_t inf_from[UNO_MAX_PLAYERS];
+    int64_t snap_seen, mid_seen;
     uno_game snap;  /* the game at the start of the turn (up to `own`) */
     uno_game mid;       /* the game just after the turn's last reshuffle or flip */
     uno_game mid_world; /* a sampled state of mid (determinize) */
@@ -312,16 +359,23 @@ struct uno_search {
 
 static int search_decide(struct uno_search *x, uno_game *g, int o, int decision, int arg);
 static void fork_here(struct uno_search *x, uno_game *g, int seat, int decision, int arg, int ans);
+static void infer_check(struct uno_search *x, const uno_game *g);
+static void infer_keep(struct uno_search *x, const uno_game *g, int seat, int decision, int arg,
+                       int ans);
 
 /* Every decision of a recorded game: the seat's own policy answers, the journal notes it. */
 static int record_decide(void *ctx, uno_game *g, int seat, int decision, int arg)
 {
     struct uno_search *x = (struct uno_search *)ctx;
     x->rep_ok = 0;
+    if (x->infer)
+        infer_check(x, g);
     int ans = is_search(&x->orig[seat]) ? search_decide(x, g, seat, decision, arg)
                                         : dispatch(g, x->orig, seat, decision, arg);
     if (x->tap)
         x->tap(x->tap_ctx, g, seat, decision, arg, ans, x->rep_ok ? &x->rep : NULL);
+    if (x->infer)
+        infer_keep(x, g, seat, decision, arg, ans);
     if (UNO_UNLIKELY(x->seen++ == x->fork_at))
         fork_here(x, g, seat, decision, arg, ans);
     if (x->n_journal < JOURNAL_MAX) {
@@ -352,6 +406,15 @@ int uno_search_begin(uno_game *g)
         x->fallback[s] = g->pol[s];
         if (is_search(&g->pol[s]))
             x->fallback[s].id = g->pol[s].rollout;
+        x->infer |= is_search(&g->pol[s]) && g->pol[s].infer > 0.0;
+    }
+    if (x->infer) {
+        x->inf_state = (uno_game *)malloc(INFER_KEEP * sizeof *x->inf_state);
+        if (!x->inf_state) {
+            free(x);
+            return 0;
+        }
+        x->inf_rounds = -1;
     }
     g->pol = x->wrap;
     g->search = x;
@@ -381,6 +444,7 @@ void uno_search_end(uno_game *g)
         return;
     g->pol = x->orig;
     g->search = NULL;
+    free(x->inf_state);
     free(x->nodes);
     free(x->slot);
     free(x->table);
@@ -400,6 +464,7 @@ void uno_search_turn(uno_game *g, int p)
     x->n_journal = 0;
     x->overflow = 0;
     x->n_events = x->n_press = x->has_mid = 0;
+    x->snap_seen = x->seen;
 }
 
 void uno_search_start(uno_game *g, int dealer)
@@ -465,6 +530,7 @@ void uno_search_event(uno_game *g, int reshuffle)
         return;
     uno_draw_settle(g); /* as uno_search_turn */
     uno_game_clone(&x->mid, g);
+    x->mid_seen = x->seen;
     x->has_mid = 1;
     x->mid_at = x->n_journal;
     x->mid_pile = reshuffle;
@@ -875,6 +941,7 @@ static double game_value(const uno_game *g, const uno_result *res, int o)
 typedef struct root_check {
     const uno_game *real;
     int o, decision, arg, reached;
+    int t0; /* the copy's turns when it reached the decision (leaf) */
 } root_check;
 
 static int at_root(root_check *rc, uno_game *g, int seat, int decision, int arg)
@@ -888,8 +955,10 @@ static int at_root(root_check *rc, uno_game *g, int seat, int decision, int arg)
     int ok = !rc->reached && seat == rc->o && decision == rc->decision && arg == rc->arg &&
              same_public(g, rc->real) &&
              memcmp(&g->hand[rc->o], &rc->real->hand[rc->o], sizeof g->hand[rc->o]) == 0;
-    if (ok)
+    if (ok) {
         g->search = NULL;
+        rc->t0 = g->turns;
+    }
     return ok;
 }
 
@@ -916,7 +985,13 @@ static int run(struct uno_search *x, uno_script *sc, root_check *rc, int value, 
                     : sim->cfg->stacking || sim->launcher ? UNO_FAST_WILD
                                                           : UNO_FAST_DRAW;
     uno_script_attach(sim, sc);
+    x->leaf_rc = rc;
+    x->leaf_hit = 0;
     if (setjmp(jb)) {
+        if (x->leaf_hit) { /* a leaf: the network's value of the state it reached */
+            *v = x->leaf_v;
+            return 1;
+        }
         x->stats[rc->o][UNO_SS_DROPPED]++;
         return 0;
     }
@@ -957,6 +1032,42 @@ static void rollout_policies(const struct uno_search *x, int o, uno_policy *out)
         if (s != o && others >= 0)
             out[s].id = others;
     }
+}
+
+/*
+ * leaf (uno_policy.leaf = k >= 0): the searching seat o plays its rollouts through a
+ * wrapper that, at o's first play decision (the start of its turn) k or more turns after
+ * the searched decision, stops the rollout and values it by o's network: P(win the game) =
+ * 1 / (1 + exp(-v)) of the value head on o's observation there.  The rollout's state is a
+ * sampled one, so the value reads nothing o could not see in that world.  Before that,
+ * o's decisions are its rollout policy's.
+ */
+static int leaf_decide(void *ctx, uno_game *g, int seat, int decision, int arg)
+{
+    struct uno_search *x = (struct uno_search *)ctx;
+    const uno_policy *pol = &x->orig[seat];
+    if (decision == UNO_DEC_PLAY && g->turns - x->leaf_rc->t0 >= pol->leaf) {
+        double v = uno_net_value(g, pol->net, seat, UNO_DEC_PLAY, 0);
+        x->leaf_v = 1.0 / (1.0 + s_exp(-v));
+        x->leaf_hit = 1;
+        longjmp(*g->bail, 1);
+    }
+    return user_answer(g, seat, decision, dispatch(g, x->leaf_pol, seat, decision, arg));
+}
+
+/* The rollout policies `after` of seat o's search, o's wrapped by leaf_decide when its
+   leaf knob is on. */
+static void leaf_arm(struct uno_search *x, int o, uno_policy *after)
+{
+    if (x->orig[o].leaf < 0)
+        return;
+    memcpy(x->leaf_pol, after, sizeof x->leaf_pol);
+    memset(&after[o], 0, sizeof after[o]);
+    after[o].id = UNO_POLICY_USER;
+    after[o].challenge_threshold = 0.5;
+    after[o].suspect = -1;
+    after[o].decide = leaf_decide;
+    after[o].ctx = x;
 }
 
 /* ------------------------------------------------------------------------- */
@@ -1083,9 +1194,9 @@ static int sample_world(struct uno_search *x, const uno_game *g, int o, const un
 #define PIMC_Z 1.645 /* one-sided 95% */
 
 /* The searched decision's statistics for the recorder's tap: per answer its total value
-   and its rollouts (rep.value holds their mean). */
+   over `weight` (its rollouts, or their total weight under infer) and its rollouts. */
 static void report(struct uno_search *x, const int *ans, int m, const double *total,
-                   const int *n)
+                   const double *weight, const int *n)
 {
     if (!x->tap)
         return;
@@ -1094,7 +1205,7 @@ static void report(struct uno_search *x, const int *ans, int m, const double *to
     for (int a = 0; a < m; a++) {
         r->ans[a] = ans[a];
         r->count[a] = n[a];
-        r->value[a] = n[a] > 0 ? total[a] / n[a] : 0.0;
+        r->value[a] = n[a] > 0 && weight[a] > 0.0 ? total[a] / weight[a] : 0.0;
     }
     x->rep_ok = 1;
 }
@@ -1132,23 +1243,247 @@ static int paired_rule(const double *score, const double *d1, const double *d2, 
     return best;
 }
 
+/* ------------------------------------------------------------------------- */
+/* Inference                                                                  */
+/* ------------------------------------------------------------------------- */
+
+/*
+ * infer = T > 0 (pimc, and ismcts with c = 0): each sampled state is weighted by the
+ * likelihood of the opponents' latest decisions of the round (up to INFER_POINTS, before
+ * the snapshot the state is sampled at) under the seat's network: the product over them
+ * of softmax(logits / T) at the answer given, each evaluated on the decision's state with
+ * the opponent's hand as the sampled state implies it (policy-based inference, as in Skat
+ * search).  That hand is rebuilt without reading anything hidden:
+ *   held then = (held in the sample) less the d cards it gained since (a random d of its
+ *   sampled hand, nested: one random order per opponent and sample) plus the cards it lost
+ *   since (each seen going to the discard pile: public),
+ * d the public count (its hand sizes and those losses).  A point is used only if every
+ * card that left the opponent's hand since went to the discard pile in view (infer_check
+ * keeps, per seat, the decision count from which that holds), only in the round and on
+ * the side of the sample, never a decision the searching seat could not see being asked
+ * (a declined jump-in, stack or drawn card: search.c private_kind), and with the
+ * opponent's challenge view of another seat's hand blanked.  An answer the rebuilt hand
+ * could not give weighs the state 0.  The weights multiply each state's values (pimc's
+ * paired rule on the weighted differences, with their effective number of states).
+ */
+
+/* Each seat's hand since the last decision: a card that left it for anywhere but the
+   discard pile closes its points kept so far; a new side or round closes them all. */
+static void infer_check(struct uno_search *x, const uno_game *g)
+{
+    if (g->side != x->inf_side || g->rounds != x->inf_rounds) {
+        x->inf_n = x->inf_next = 0;
+        x->inf_side = g->side;
+        x->inf_rounds = g->rounds;
+        for (int q = 0; q < g->n; q++) {
+            x->inf_hand[q] = g->hand[q];
+            x->inf_from[q] = x->seen;
+        }
+        return;
+    }
+    for (int q = 0; q < g->n; q++) {
+        uno_hand left;
+        int any = 0;
+        for (int i = 0; i < UNO_HAND_WORDS; i++) {
+            left.w[i] = x->inf_hand[q].w[i] & ~g->hand[q].w[i];
+            any |= left.w[i] != 0;
+        }
+        if (any) {
+            UNO_BITS_FOR(left, r) {
+                int c = uno_card_at(g, r), seen = 0;
+                for (int i = 0; i < g->n_discard && !seen; i++)
+                    seen = g->discard[i] == c;
+                if (!seen)
+                    x->inf_from[q] = x->seen;
+            }
+        }
+        x->inf_hand[q] = g->hand[q];
+    }
+}
+
+/* Keeps a decision and its state (the real game's, before the answer is applied). */
+static void infer_keep(struct uno_search *x, const uno_game *g, int seat, int decision, int arg,
+                       int ans)
+{
+    if (decision == UNO_DEC_FORGET_UNO || decision == UNO_DEC_CATCH ||
+        ((decision == UNO_DEC_JUMP_IN || decision == UNO_DEC_STACK ||
+          decision == UNO_DEC_PLAY_DRAWN) && ans == decline(decision)))
+        return; /* little to learn, or asked unseen */
+    infer_point *p = &x->inf[x->inf_next];
+    p->seat = seat;
+    p->decision = decision;
+    p->arg = arg;
+    p->answer = ans;
+    p->seen = x->seen;
+    uno_game_clone(&x->inf_state[x->inf_next], g);
+    x->inf_next = (x->inf_next + 1) % INFER_KEEP;
+    if (x->inf_n < INFER_KEEP)
+        x->inf_n++;
+}
+
+/* log of a sum of exp(z[i]) over the n entries, in double. */
+static double log_sum_exp(const double *z, int n)
+{
+    double top = z[0], s = 0.0;
+    for (int i = 1; i < n; i++)
+        top = z[i] > top ? z[i] : top;
+    for (int i = 0; i < n; i++)
+        s += s_exp(z[i] - top);
+    return top + s_log(s);
+}
+
+/* The log likelihood of the opponents' latest usable decisions in the sampled state (x's
+   world, or mid_world), or -1e300 when an answer could not have been given there; `r`
+   draws which of an opponent's sampled cards it gained since each decision. */
+static double infer_logw(struct uno_search *x, int o, const uno_policy *pol, uno_rng *r)
+{
+    const uno_game *T = x->has_mid ? &x->mid : &x->snap;
+    const uno_game *W = x->mid_ready ? &x->mid_world : &x->world;
+    const int64_t t_seen = x->has_mid ? x->mid_seen : x->snap_seen;
+    const uno_net *net = pol->net;
+    int n_order[UNO_MAX_PLAYERS];
+    uint8_t order[UNO_MAX_PLAYERS][UNO_HAND_CAP]; /* ranks of each sampled hand, shuffled */
+    for (int q = 0; q < T->n; q++)
+        n_order[q] = -1;
+    double logw = 0.0;
+    for (int k = 0, used = 0; k < x->inf_n && used < INFER_POINTS; k++) {
+        const int at = (x->inf_next - 1 - k + 2 * INFER_KEEP) % INFER_KEEP;
+        const infer_point *p = &x->inf[at];
+        const int q = p->seat;
+        if (q == o || p->seen >= t_seen || p->seen < x->inf_from[q])
+            continue;
+        uno_game *C = &x->inf_state[at];
+        if (C->side != W->side || C->rounds != W->rounds)
+            continue;
+        uno_hand lost;
+        int n_lost = 0;
+        for (int i = 0; i < UNO_HAND_WORDS; i++) {
+            lost.w[i] = C->hand[q].w[i] & ~T->hand[q].w[i];
+            n_lost += uno_popcount64(lost.w[i]);
+        }
+        const int d = T->hand_n[q] - C->hand_n[q] + n_lost; /* cards gained since */
+        if (d < 0 || d > W->hand_n[q])
+            continue;
+        if (n_order[q] < 0) {
+            n_order[q] = 0;
+            UNO_BITS_FOR(W->hand[q], rk)
+                order[q][n_order[q]++] = (uint8_t)rk;
+            uno_rng_shuffle_u8(r, order[q], n_order[q]);
+        }
+        uno_hand h = W->hand[q];
+        for (int j = 0; j < d; j++)
+            h.w[order[q][j] >> 6] &= ~(UINT64_C(1) << (order[q][j] & 63));
+        for (int i = 0; i < UNO_HAND_WORDS; i++)
+            h.w[i] |= lost.w[i];
+        /* the decision's state with that hand, the opponent's view of a challenged hand
+           blanked (it is not the searching seat's to see) */
+        const uno_hand keep = C->hand[q];
+        const int keep_from = C->reveal_from[q];
+        C->hand[q] = h;
+        if (keep_from >= 0 && keep_from != o)
+            C->reveal_from[q] = -1;
+        uno_obs_layout L;
+        float obs[UNO_NET_MAX_OBS], logits[UNO_NET_MAX_ACTIONS];
+        int8_t mask[UNO_NET_MAX_ACTIONS];
+        int16_t kind_index[UNO_MAX_KINDS];
+        L = net->L;
+        uno_obs_scale_env(&L, C->cfg->target, C->t->n_cards);
+        uno_observe(C, &L, q, p->decision, p->arg, obs, mask, kind_index);
+        const int a = uno_action_id(C, &L, q, p->decision, p->answer);
+        C->hand[q] = keep;
+        C->reveal_from[q] = keep_from;
+        used++;
+        if (a < 0 || a >= L.n_actions || !mask[a])
+            return -1e300; /* this state's hand could not have given that answer */
+        double z[UNO_NET_MAX_ACTIONS], za = 0.0;
+        int n = 0;
+        uno_net_forward(net, obs, logits, NULL);
+        for (int b = 0; b < L.n_actions; b++)
+            if (mask[b]) {
+                z[n] = (double)logits[b] / pol->infer;
+                if (b == a)
+                    za = z[n];
+                n++;
+            }
+        logw += za - log_sum_exp(z, n);
+    }
+    return logw;
+}
+
+/*
+ * The weights of the n_states states a search of seat o samples (w[s], 0 for a state
+ * that cannot be built or could not have given the answers seen), scaled so that the
+ * largest is 1; the samples are drawn again by the search itself (the same ones: seeded
+ * by (key, s)).
+ */
+static void infer_weights(struct uno_search *x, const uno_game *g, int o, const uno_policy *pol,
+                          const uint64_t key[4], int n_states, double *w)
+{
+    int64_t keep[UNO_SEARCH_STATS];
+    memcpy(keep, x->stats[o], sizeof keep); /* counted when the search draws them */
+    const uint64_t key3[4] = {key[0], UINT64_C(0x5345415243480003), key[2], 3};
+    double top = -1e300;
+    for (int s = 0; s < n_states; s++) {
+        w[s] = -1e300;
+        if (!sample_world(x, g, o, pol, key, (uint64_t)s))
+            continue;
+        uno_rng r;
+        uno_rng_seed(&r, key3, (uint64_t)s);
+        w[s] = infer_logw(x, o, pol, &r);
+        top = w[s] > top ? w[s] : top;
+    }
+    memcpy(x->stats[o], keep, sizeof keep);
+    for (int s = 0; s < n_states; s++)
+        w[s] = top > -1e299 && w[s] > -1e299 ? s_exp(w[s] - top) : 0.0;
+}
+
+/* pimc's rule (paired_rule) on weighted paired differences: d1, d2 the sums of w d and
+   w d^2, w1 and w2 of the weights and of their squares. */
+static int paired_rule_w(const double *score, const double *d1, const double *d2, double w1,
+                         double w2, int m, int def)
+{
+    if (!(w1 > 0.0))
+        return -1;
+    int best = def;
+    for (int a = 0; a < m; a++)
+        if (score[a] > score[best])
+            best = a;
+    if (best != def) {
+        double mean = d1[best] / w1, var = d2[best] / w1 - mean * mean;
+        double n_eff = w1 * w1 / w2;
+        double se = n_eff > 1.0 && var > 0.0 ? s_sqrt(var / (n_eff - 1.0)) : 0.0;
+        if (!(n_eff > 1.0 && mean > PIMC_Z * se))
+            best = def;
+    }
+    return best;
+}
+
 static int pimc(struct uno_search *x, uno_game *g, int o, int decision, int arg, const int *ans,
                 int m, int def, const uint64_t key[4], const uint64_t key2[4])
 {
     const uno_policy *pol = &x->orig[o];
     uno_policy after[UNO_MAX_PLAYERS];
     rollout_policies(x, o, after);
+    leaf_arm(x, o, after);
     double sum[UNO_MAX_ACTIONS], tmp[UNO_MAX_ACTIONS], d1[UNO_MAX_ACTIONS], d2[UNO_MAX_ACTIONS];
+    double wr[UNO_MAX_ACTIONS];
     int n_rep[UNO_MAX_ACTIONS];
     for (int a = 0; a < m; a++)
         sum[a] = d1[a] = d2[a] = 0.0;
     int kept = 0;
+    double w1 = 0.0, w2 = 0.0, *wt = NULL; /* infer: the states' weights */
+    if (pol->infer > 0.0) {
+        wt = (double *)malloc((size_t)pol->samples * sizeof *wt);
+        if (!wt)
+            return -1;
+        infer_weights(x, g, o, pol, key, pol->samples, wt);
+    }
     pimc_hook h;
     uno_script sc;
     journal_script(&sc, x, pimc_answer, &h);
     h.after = after;
     for (int s = 0; s < pol->samples; s++) {
-        if (!sample_world(x, g, o, pol, key, (uint64_t)s))
+        if ((wt && !(wt[s] > 0.0)) || !sample_world(x, g, o, pol, key, (uint64_t)s))
             continue;
         int ok = 1;
         for (int a = 0; a < m; a++)
@@ -1165,14 +1500,31 @@ static int pimc(struct uno_search *x, uno_game *g, int o, int decision, int arg,
         if (!ok)
             continue;
         kept++;
+        if (wt) { /* the state's weight on its values and paired differences */
+            const double ws = wt[s];
+            for (int a = 0; a < m; a++) {
+                double d = tmp[a] - tmp[def];
+                sum[a] += ws * tmp[a];
+                d1[a] += ws * d;
+                d2[a] += ws * d * d;
+            }
+            w1 += ws;
+            w2 += ws * ws;
+            continue;
+        }
         for (int a = 0; a < m; a++)
             sum[a] += tmp[a];
         paired_add(tmp, m, def, d1, d2);
     }
-    for (int a = 0; a < m; a++)
+    for (int a = 0; a < m; a++) {
         n_rep[a] = kept * pol->rollouts;
-    report(x, ans, m, sum, n_rep);
-    return paired_rule(sum, d1, d2, kept, m, def);
+        wr[a] = (wt ? w1 : kept) * pol->rollouts;
+    }
+    report(x, ans, m, sum, wr, n_rep);
+    if (!wt)
+        return paired_rule(sum, d1, d2, kept, m, def);
+    free(wt);
+    return paired_rule_w(sum, d1, d2, w1, w2, m, def);
 }
 
 /* ------------------------------------------------------------------------- */
@@ -1401,6 +1753,7 @@ static int ismcts(struct uno_search *x, uno_game *g, int o, int decision, int ar
     const uno_policy *pol = &x->orig[o];
     uno_policy after[UNO_MAX_PLAYERS];
     rollout_policies(x, o, after);
+    leaf_arm(x, o, after);
     int n[UNO_MAX_ACTIONS];
     double w[UNO_MAX_ACTIONS], tmp[UNO_MAX_ACTIONS], d1[UNO_MAX_ACTIONS], d2[UNO_MAX_ACTIONS];
     for (int a = 0; a < m; a++) {
@@ -1432,8 +1785,17 @@ static int ismcts(struct uno_search *x, uno_game *g, int o, int decision, int ar
     const int paired = !(pol->c > 0.0);
     const int states = paired ? (pol->iterations + m - 1) / m : pol->iterations;
     int kept = 0, total = 0;
+    double w1 = 0.0, w2 = 0.0, wn[UNO_MAX_ACTIONS], *wt = NULL; /* infer (c = 0): weights */
+    if (paired && pol->infer > 0.0) {
+        wt = (double *)malloc((size_t)states * sizeof *wt);
+        if (!wt)
+            return -1;
+        infer_weights(x, g, o, pol, key, states, wt);
+    }
+    for (int a = 0; a < m; a++)
+        wn[a] = 0.0;
     for (int s = 0; s < states; s++) {
-        if (!sample_world(x, g, o, pol, key, (uint64_t)s))
+        if ((wt && !(wt[s] > 0.0)) || !sample_world(x, g, o, pol, key, (uint64_t)s))
             continue;
         int ok = 1;
         for (int j = 0; j < (paired ? m : 1) && ok; j++) {
@@ -1456,12 +1818,31 @@ static int ismcts(struct uno_search *x, uno_game *g, int o, int decision, int ar
                 }
             }
         }
-        if (paired && ok) {
+        if (paired && ok && wt) { /* the state's weight on its values and differences */
+            const double ws = wt[s];
+            kept++;
+            for (int a = 0; a < m; a++) {
+                double d = tmp[a] - tmp[def];
+                w[a] += (ws - 1.0) * tmp[a]; /* taken once above at weight 1 */
+                wn[a] += ws;
+                d1[a] += ws * d;
+                d2[a] += ws * d * d;
+            }
+            w1 += ws;
+            w2 += ws * ws;
+        } else if (paired && ok) {
             kept++;
             paired_add(tmp, m, def, d1, d2);
         }
     }
-    report(x, ans, m, w, n);
+    if (!wt)
+        for (int a = 0; a < m; a++)
+            wn[a] = n[a];
+    report(x, ans, m, w, wn, n);
+    if (wt) {
+        free(wt);
+        return paired_rule_w(d1, d1, d2, w1, w2, m, def);
+    }
     if (paired) /* pimc's rule over the paired differences */
         return paired_rule(d1, d1, d2, kept, m, def);
     int best = -1;

@@ -1510,6 +1510,10 @@ typedef struct uno_obs_layout {
 UNO_HD void uno_obs_layout_init(uno_obs_layout *L, int n_kinds, int seats, int flip, int extreme);
 UNO_HD void uno_observe(const struct uno_game *g, const uno_obs_layout *L, int seat, int decision,
                         int arg, float *o, int8_t *m, int16_t *kind_index);
+/* The action id of L that an engine answer (a card id or UNO_DRAW, a color, a seat, 0/1)
+   to seat's decision in g stands for: uno_env_answer's inverse. */
+UNO_HD int uno_action_id(const struct uno_game *g, const uno_obs_layout *L, int seat,
+                         int decision, int answer);
 /* -1 when `action` is out of range for the decision (the caller checks it with the mask) */
 UNO_HD int uno_env_answer(const uno_obs_layout *L, int players, int side, int seat, int decision,
                           int action, const int16_t *kind_index);
@@ -1555,6 +1559,9 @@ UNO_HD void uno_net_forward(const uno_net *net, const float *obs, float *logits,
    or UNO_DRAW, a color, a seat, 0/1), from g->pol[p].net and g->pol[p].explore; `honest`:
    among the answers that are not a bluff (C7; a counterfactual's forced alternative). */
 UNO_HD int uno_net_decide(struct uno_game *g, int p, int decision, int arg, int honest);
+/* The value head's output (the logit of winning the game) for seat p's observation at
+   `decision` (the search's leaf value: P(win) = 1 / (1 + exp(-v))). */
+UNO_HD float uno_net_value(struct uno_game *g, const uno_net *net, int p, int decision, int arg);
 /* Whether a network reads the observation of this game (same card kinds, the Flip and
    Extreme blocks as the game's, seats for every player). */
 UNO_HD int uno_net_fits(const uno_net *net, const uno_config *cfg, const uno_table *t);

@@ -316,6 +316,112 @@ def test_the_flip_no_leak_check_catches_a_cheat():
     assert changed > 0, tested
 
 
+@pytest.fixture(scope="module")
+def nets(tmp_path_factory):
+    """Small random networks (biased toward playing cards, so that rollouts end) for the
+    classic and Flip decks: the machinery's test networks, not players."""
+    from uno_sim.players import netfile
+    from uno_sim.players.net import game_layout
+
+    d = tmp_path_factory.mktemp("nets")
+    paths = {}
+    for variant in ("classic", "flip"):
+        kinds, _, flip, extreme = game_layout(Rules(variant=variant, players=3))
+        net = netfile.Net.new(kinds, 10, flip, extreme, [32, 16], seed=3)
+        b = net.policy[1].copy()
+        b[:kinds] += 2.0
+        net.policy = (net.policy[0], b)
+        paths[variant] = str(d / f"{variant}.unonet")
+        netfile.write(paths[variant], net)
+    return paths
+
+
+NET_SPECS = ["pimc(samples=6,rollouts=1,value=round,rollout=net,weights={net})",
+             "pimc(samples=6,rollouts=1,value=table,others=net,weights={net})",
+             "pimc(samples=6,rollouts=1,leaf=0,weights={net})",
+             "ismcts(iterations=30,leaf=2,value=game,weights={net})",
+             "pimc(samples=6,rollouts=1,infer=1,leaf=1,weights={net})"]
+
+
+@pytest.mark.parametrize("variant", ["classic", "flip"])
+@pytest.mark.parametrize("spec", NET_SPECS)
+def test_no_leak_network_paths(variant, spec, nets):
+    """P1 for the searches that read a network (rollouts, leaf values, inference):
+    permuting the hidden cards never changes the first decision."""
+    assert _hidden_shuffles(variant, spec.format(net=nets[variant]), decks=3)[0] == 0
+
+
+def test_the_network_no_leak_check_catches_a_cheat(nets):
+    spec = f"pimc(samples=6,rollouts=1,leaf=0,cheat=1,weights={nets['classic']})"
+    changed, tested = _hidden_shuffles("classic", spec, decks=6)
+    assert changed > 0, tested
+
+
+def _decision_after_draws(spec, turn=3, bases=6, perms=4):
+    """Seat 0's answer at its `turn`-th turn, 2 players, seat 1 a Python policy that draws
+    every turn and keeps what it drew: its decisions (inference's evidence) are in view,
+    its hand is not.  The hidden cards (seat 1's hand, the pile below the starter) are
+    permuted; a permutation that changes what seat 0 has seen (its own draws) is not
+    compared.  Returns (decisions changed, decisions compared)."""
+    from uno_sim.userpolicy import DRAW_ACTION
+
+    def drawer(obs):
+        if obs.decision == "play":
+            return DRAW_ACTION if DRAW_ACTION in obs.actions else obs.actions[0]
+        return False if obs.decision == "play_drawn" else obs.actions[0]
+
+    rules = Rules(players=2)
+    _, _, eng = _setup(rules, [spec, drawer])
+    key = key_from_seed(5)
+    rng = np.random.default_rng(3)
+    n, hand = 2, 7
+    hidden = [i for i in range(eng.n_cards) if (i < n * hand and i % n == 1) or i > n * hand]
+
+    def seen(order):
+        events = eng.play_round(key, 0, [int(c) for c in order], 1, None)[1]
+        out, turns = [], 0
+        for e in events:
+            if e.get("p") == 0 and e["e"] in ("play", "draw") and e.get("reason", "") in (
+                    "", "cannot_play", "voluntary"):
+                turns += 1
+                if turns == turn:
+                    return out, (e["e"], e.get("card"))
+            if e["e"] == "round_start":  # what seat 0 sees of the deal: its hand, the starter
+                e = {"e": e["e"], "hand": e["hands"][0], "starter": e["starter"]}
+            out.append({k: v for k, v in e.items() if not (e.get("p") == 1 and k == "cards")})
+        return None, None
+
+    changed = tested = 0
+    for _ in range(60):
+        order = rng.permutation(eng.n_cards)
+        history, base = seen(order)
+        if base is None:
+            continue
+        for _ in range(perms):
+            new = order.copy()
+            new[hidden] = rng.permutation(order[hidden])
+            h2, got = seen(new)
+            if h2 != history:
+                continue  # seat 0 saw something else (a card it drew)
+            changed += got != base
+            tested += 1
+        if tested >= bases * perms:
+            break
+    return changed, tested
+
+
+def test_no_leak_inference(nets):
+    """P1 for inference: the opponent's observed draws weigh seat 0's samples by hands
+    rebuilt from what seat 0 saw only; permuting the hidden cards never changes seat 0's
+    decision at its third turn (and the same check catches a seat that sees every hand)."""
+    spec = f"pimc(samples=8,rollouts=1,value=round,infer=0.5,weights={nets['classic']})"
+    changed, tested = _decision_after_draws(spec)
+    assert tested >= 12 and changed == 0, (changed, tested)
+    cheat = f"pimc(samples=8,rollouts=1,value=round,cheat=1,weights={nets['classic']})"
+    changed, tested = _decision_after_draws(cheat)
+    assert changed > 0, tested
+
+
 def test_the_no_leak_check_catches_a_cheat():
     """The same check on a seat that sees every hand (cheat=1) finds changed decisions:
     the check can fail."""

@@ -580,6 +580,9 @@ def parse_policy(spec) -> PolicySpec:
     if name == "ismcts" and spec_.knob("depth") > 1 and not spec_.knob("c") > 0:
         raise RulesError(f"invalid policy spec {spec!r}: depth {spec_.knob('depth')} needs c "
                          f"above 0 (UCB at every node of the tree)")
+    if name == "ismcts" and spec_.knob("infer") > 0 and spec_.knob("c") > 0:
+        raise RulesError(f"invalid policy spec {spec!r}: infer weighs the paired states of "
+                         f"c=0 (ismcts with c above 0 takes no weights)")
     if spec_.is_search and spec_.knob("leaf") != OFF and spec_.knob("value") == "round":
         raise RulesError(f"invalid policy spec {spec!r}: leaf needs value=game or table (the "
                          f"network values the game, not the round)")
