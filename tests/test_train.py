@@ -169,6 +169,8 @@ def test_distillation_fits_the_search_and_resumes(tmp_path):
     assert agree[1] > agree[0] + 0.25, agree  # about 0.32 -> 0.84
     assert len(whole.labels) == 3 and sorted(os.listdir(tmp_path / "whole"))[1:4] == [
         "labels-0-0.npz", "labels-0-1.npz", "labels-0-2.npz"]
+    # a finished round (labelled by label_policy: no round network) resumes too
+    assert load(str(tmp_path / "whole"))[0].distilled == whole.distilled
 
     calls = []
     real = distil.label_shard

@@ -388,7 +388,8 @@ def load(out: str) -> tuple[State, str]:
     state.pool = list(meta.get("pool", []))
     state.labels = list(meta.get("labels", []))
     state.distilled = list(meta.get("distilled", []))
-    for snap in state.pool + state.distilled:  # the networks this run wrote, unchanged
+    # the networks this run wrote, unchanged (a round labelled by label_policy has none)
+    for snap in state.pool + [d for d in state.distilled if "file" in d]:
         name = snap.get("file") or f"pool-{snap['iteration']}.unonet"
         try:
             checksum = netfile.read(os.path.join(out, name)).checksum
