@@ -203,10 +203,18 @@ class Recipe:
 # The named recipes (`uno-sim train --recipe NAME`): those of the shipped weights
 # (uno_sim/players/weights/, docs/training.md).
 RECIPES = {
-    "classic-2p": Recipe(variant="classic", players=2),
-    "classic-4p": Recipe(variant="classic", players=4),
-    "flip-2p": Recipe(variant="flip", players=2),
-    "flip-4p": Recipe(variant="flip", players=4),
+    "classic-2p": Recipe(variant="classic", players=2, label_games=2400, label_shard=50,
+                         label_policy="ismcts", distil_epochs=10, minibatch=512,
+                         iterations=0, eval_every=25, eval_deals=300),
+    "classic-4p": Recipe(variant="classic", players=4, label_games=2400, label_shard=50,
+                         label_policy="ismcts", distil_epochs=10, minibatch=512,
+                         iterations=0, eval_every=25, eval_deals=300),
+    "flip-2p": Recipe(variant="flip", players=2, label_games=1200, label_shard=50,
+                      label_policy="ismcts", distil_epochs=10, minibatch=512,
+                      iterations=0, eval_every=25, eval_deals=300),
+    "flip-4p": Recipe(variant="flip", players=4, label_games=1200, label_shard=50,
+                      label_policy="ismcts", distil_epochs=10, minibatch=512,
+                      iterations=0, eval_every=25, eval_deals=300),
 }
 
 
