@@ -13,7 +13,9 @@ with `strategic` and with the search players `pimc` and `ismcts` (their defaults
 network's seat when --search is given, for comparison.  The cost: the CPU time of the games
 with the network seat less that of the same games all greedy, over the network's own turns
 (half the turns at 2 players, a quarter at 4; a turn's nested decisions, colour and UNO
-calls, are part of it), best of --repeats.
+calls, are part of it), best of --repeats; and the same over the network's decisions with
+more than one legal answer, the ones it evaluates the network for (counted in the same
+games by the decision recorder, `uno_sim.players.record`).
 """
 
 from __future__ import annotations
@@ -34,8 +36,12 @@ from uno_sim.stats import share_ci  # noqa: E402
 SHIPPED = [("classic", 2), ("classic", 4), ("flip", 2), ("flip", 4)]
 
 
-def cost_per_turn(spec: str, rules: Rules, games: int, seed: int, repeats: int) -> float:
-    """CPU seconds per own turn of `spec` at seat 0 among greedy, less greedy's own cost."""
+def cost_per_turn(spec: str, rules: Rules, games: int, seed: int,
+                  repeats: int) -> tuple[float, float]:
+    """CPU seconds per own turn of `spec` at seat 0 among greedy, less greedy's own cost,
+    and the same per decision of that seat with more than one legal answer."""
+    from uno_sim.players.record import record
+
     from uno_sim.policies import parse_policy
 
     def timed(specs):
@@ -50,7 +56,10 @@ def cost_per_turn(spec: str, rules: Rules, games: int, seed: int, repeats: int) 
     with_net, turns = timed([parse_policy(spec)] + others)
     base, base_turns = timed([parse_policy("greedy")] + others)
     # the all-greedy games are other games: scale their cost per turn to these turns
-    return (with_net - base * turns / base_turns) / (turns / rules.players)
+    extra = with_net - base * turns / base_turns
+    decisions = len(record(rules, [spec] + ["greedy"] * (rules.players - 1), seats=[0],
+                           games=games, seed=seed, obs_seats=rules.players)["action"])
+    return extra / (turns / rules.players), extra / decisions
 
 
 def main(argv=None) -> int:
@@ -81,8 +90,10 @@ def main(argv=None) -> int:
             line = (f"{variant} {k}p  {f:<28} {m:.3f} [{lo:.3f}, {hi:.3f}] "
                     f"(even {1 / k:.3f}; {cpu:.1f} CPU-s)")
             if f == spec:
-                us = cost_per_turn(spec, rules, args.cost_games, args.seed, args.repeats) * 1e6
-                line += f"; {us:.1f} us of CPU per own turn"
+                turn, decision = cost_per_turn(spec, rules, args.cost_games, args.seed,
+                                               args.repeats)
+                line += (f"; {turn * 1e6:.1f} us of CPU per own turn, "
+                         f"{decision * 1e6:.1f} per decision")
             print(line, flush=True)
     return 0
 
