@@ -209,10 +209,10 @@ RECIPES = {
     "classic-4p": Recipe(variant="classic", players=4, label_games=2400, label_shard=50,
                          label_policy="ismcts", distil_epochs=10, minibatch=512,
                          iterations=0, eval_every=25, eval_deals=300),
-    "flip-2p": Recipe(variant="flip", players=2, label_games=1200, label_shard=50,
+    "flip-2p": Recipe(variant="flip", players=2, label_games=2400, label_shard=50,
                       label_policy="ismcts", distil_epochs=10, minibatch=512,
                       iterations=0, eval_every=25, eval_deals=300),
-    "flip-4p": Recipe(variant="flip", players=4, label_games=1200, label_shard=50,
+    "flip-4p": Recipe(variant="flip", players=4, label_games=2400, label_shard=50,
                       label_policy="ismcts", distil_epochs=10, minibatch=512,
                       iterations=0, eval_every=25, eval_deals=300),
 }
