@@ -212,7 +212,7 @@ RECIPES = {
     "flip-2p": Recipe(variant="flip", players=2, label_games=2400, label_shard=50,
                       label_policy="ismcts", distil_epochs=10, minibatch=512,
                       iterations=0, eval_every=25, eval_deals=300),
-    "flip-4p": Recipe(variant="flip", players=4, label_games=2400, label_shard=50,
+    "flip-4p": Recipe(variant="flip", players=4, label_games=1600, label_shard=50,
                       label_policy="ismcts", distil_epochs=10, minibatch=512,
                       iterations=0, eval_every=25, eval_deals=300),
 }
