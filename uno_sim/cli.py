@@ -927,6 +927,10 @@ def build_parser() -> argparse.ArgumentParser:
     else:
         add_commands(sub, parse_count)
 
+    from .players.traincli import add_command as add_train
+
+    add_train(sub)  # `uno-sim train` (docs/training.md)
+
     p = sub.add_parser("completion", help="print a shell completion script",
                        description="Print the completion script of uno-sim for bash, zsh "
                                    "or fish (argcomplete): commands, options, variants, "
@@ -952,6 +956,9 @@ def _on_sigterm(signum, frame):
 
 def _stopped(args, what: str) -> str:
     out = getattr(args, "resume", None) or getattr(args, "out", None)
+    if getattr(args, "command", None) == "train" and out:
+        return (f"uno-sim: {what}; the last checkpoint is kept in {out}: "
+                f"`uno-sim train --resume {out}` continues to the same result")
     if getattr(args, "command", None) == "run" and out:
         return (f"uno-sim: {what}; the finished shards are kept in {out}: "
                 f"`uno-sim run --resume {out}` computes the rest")

@@ -1,0 +1,649 @@
+"""Training a network player from a seed (docs/training.md): `uno-sim train`.
+
+The recipe, in two stages, every knob a field of `Recipe`:
+
+1. Distillation (expert iteration): seeded games are played with a search player at the
+   labelling seats and every decision with more than one legal answer is recorded by the
+   engine's decision recorder (the observation, the legal actions, the search's answer and
+   its per-answer values, and the game's outcome for the seat); the network's policy head
+   is fitted to the search's answers, its value head to the outcomes (logistic loss: the
+   value is the logit of P(win the game)).  Later rounds label with the search using the
+   network, and fit again.
+2. Self-play against a pool: proximal policy optimisation (PPO, Schulman et al. 2017)
+   with generalised advantage estimation in the C vector environment
+   (`uno_sim.vecenv.UnoVectorEnv`), the learning seat against the pool's policies (built-in
+   ones, and snapshots of the network played by the C network player).  A step is one
+   decision of the learning seat.
+
+Determinism.  A seed fixes every result.  Every source of randomness is drawn from
+``SeedSequence([seed, stage, k, ...])`` (numpy Generators) or is the engine's seeded games,
+so a step depends only on the state the previous one left: the network's arrays, the
+optimiser's state and, in self-play, the games in flight.  A label shard is kept (its
+SHA-256 in train.json) as soon as it is recorded; the self-play games restart from new runs
+every `segment` iterations, and a checkpoint (the arrays and the optimiser's state,
+exactly) is written there.  A run stopped and resumed from its last checkpoint ends with
+the very bits of one that was not; a stop loses at most the shard or segment in progress.
+The matrix products run on one BLAS thread (threadpoolctl), the same machine and build
+giving the same bits; another CPU or BLAS build may round differently (docs/training.md).
+
+Files (the folder `out`): ``train.json`` (the recipe, the command, the curve, the CPU
+time, the shards and snapshots with their digests), ``checkpoint.npz`` (the arrays and the
+optimiser's state, no pickled objects), each replaced by renaming a complete file into
+place; ``labels-R-I.npz`` (shard I of round R), ``round-R.unonet`` (the network that
+labels round R) and ``pool-K.unonet`` (the snapshot of iteration K in the pool); at the end
+``net.unonet`` (the weight file) and ``curve.png``.  A folder that holds anything else is
+refused before any work; `resume` reads only what this module wrote.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import json
+import os
+import re
+import shlex
+import shutil
+import tempfile
+import time
+import zipfile
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..rules import Rules, RulesError
+from .model import Adam, Net, input_columns
+from .selfplay import Pool, selfplay_iteration
+
+KIND = "uno-sim train"
+FORMAT = 1
+TRAIN_FILES = ("train.json", "checkpoint.npz", "net.unonet", "curve.png")
+# the pool's snapshots, the networks of expert iteration's rounds, the label shards
+SNAPSHOT = re.compile(r"(pool|round)-[0-9]{1,9}\.unonet|labels-[0-9]{1,4}-[0-9]{1,6}\.npz")
+TMP_PREFIX = ".train-tmp-"
+JSON_MAX_BYTES = 16 * 2**20
+CHECKPOINT_MAX_BYTES = 2**30
+EVAL_SEED = 9_000_000_000  # the curve's deals: runs EVAL_SEED + d, never trained on
+
+
+class TrainError(RulesError):
+    """A training run that cannot start or resume as asked (one line, exit 2 in the CLI)."""
+
+
+TUPLES = ("widths", "opponents", "label_opponents")  # the recipe's list fields
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """Every knob of a training run; the run is a function of the recipe alone."""
+
+    variant: str = field(default="classic", metadata={"help": "the variant"})
+    players: int = field(default=2, metadata={"help": "players at the table"})
+    seed: int = field(default=0, metadata={"help": "the seed: fixes every result"})
+    widths: tuple = field(default=(256, 128), metadata={"help": "hidden layer widths"})
+    # distillation (expert iteration)
+    label_games: int = field(default=0, metadata={
+        "help": "games whose labelling seat's decisions are recorded, per round (0: no "
+                "distillation)"})
+    label_rounds: int = field(default=1, metadata={"help": "rounds of expert iteration"})
+    label_shard: int = field(default=32, metadata={
+        "help": "games per label shard (the unit a resume keeps)"})
+    label_policy: str = field(default="pimc", metadata={
+        "help": "the labelling seat's policy (a search player)"})
+    label_next: str = field(default="", metadata={
+        "help": "the labelling policy of the later rounds, {net} standing for the network's "
+                "weight file (empty: label_policy)"})
+    label_opponents: tuple = field(default=("greedy", "strategic"), metadata={
+        "help": "the other seats' policies in the labelled games, in turn"})
+    distil_epochs: int = field(default=3, metadata={"help": "passes over the labels"})
+    distil_lr: float = field(default=1e-3, metadata={"help": "Adam's step size when fitting"})
+    distil_temp: float = field(default=0.0, metadata={
+        "help": "0: fit the search's answer; above 0: the softmax of its per-answer values "
+                "over this temperature"})
+    # self-play (PPO)
+    iterations: int = field(default=200, metadata={"help": "PPO iterations"})
+    round_reward: float = field(default=1.0, metadata={
+        "help": "the policy's reward per round won (and minus it per round lost)"})
+    game_reward: float = field(default=1.0, metadata={
+        "help": "the policy's reward for the game won (and minus it for a game lost)"})
+    envs: int = field(default=128, metadata={"help": "games stepped together"})
+    steps: int = field(default=64, metadata={
+        "help": "decisions of the learning seat per game and iteration"})
+    segment: int = field(default=8, metadata={
+        "help": "iterations between fresh games, where checkpoints are written"})
+    epochs: int = field(default=3, metadata={"help": "passes over an iteration's decisions"})
+    minibatch: int = field(default=2048, metadata={"help": "decisions per Adam step"})
+    lr: float = field(default=3e-4, metadata={"help": "Adam's step size at the start"})
+    lr_end: float = field(default=3e-5, metadata={
+        "help": "Adam's step size at the end (linear decay)"})
+    clip: float = field(default=0.2, metadata={"help": "PPO's ratio clip"})
+    lam: float = field(default=0.95, metadata={"help": "GAE's lambda (gamma is 1)"})
+    entropy: float = field(default=0.01, metadata={"help": "the entropy bonus' weight"})
+    value_coef: float = field(default=1.0, metadata={"help": "the value loss' weight"})
+    return_coef: float = field(default=0.25, metadata={
+        "help": "the weight of the return head's loss (the policy's baseline)"})
+    grad_clip: float = field(default=1.0, metadata={
+        "help": "the most global gradient norm of a step"})
+    opponents: tuple = field(default=("greedy", "strategic"), metadata={
+        "help": "the pool's policies, the games shared evenly"})
+    pool_every: int = field(default=0, metadata={
+        "help": "iterations between snapshots of the network that join the pool (0: none; "
+                "a multiple of segment)"})
+    pool_size: int = field(default=2, metadata={"help": "the latest snapshots in the pool"})
+    # the strength curve: paired deals against greedy, every eval_every iterations
+    eval_every: int = field(default=20, metadata={
+        "help": "iterations between the curve's points (0: none)"})
+    eval_deals: int = field(default=200, metadata={
+        "help": "paired deals against greedy per point of the curve"})
+
+    def rules(self) -> Rules:
+        """The rules of the games trained on."""
+        return Rules(variant=self.variant, players=self.players)
+
+    def to_dict(self) -> dict:
+        """The recipe as JSON-able fields (train.json, the weight file's metadata)."""
+        d = dataclasses.asdict(self)
+        for k in TUPLES:
+            d[k] = list(d[k])
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "Recipe":
+        names = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(d) - names)
+        if unknown:
+            raise TrainError(f"invalid recipe: unknown field {unknown[0]!r}")
+        d = dict(d)
+        for k in TUPLES:
+            if k in d:
+                d[k] = tuple(d[k])
+        return cls(**d).checked()
+
+    def checked(self) -> "Recipe":
+        """The recipe, or TrainError naming its first bad value."""
+        try:
+            self.rules()
+        except RulesError as exc:
+            raise TrainError(str(exc)) from None
+        for name in ("iterations", "envs", "steps", "segment", "epochs", "minibatch",
+                     "eval_every", "eval_deals", "pool_every", "pool_size", "label_games",
+                     "label_rounds", "label_shard", "distil_epochs"):
+            v = getattr(self, name)
+            low = 0 if name in ("iterations", "eval_every", "pool_every", "pool_size",
+                                "label_games") else 2 if name == "eval_deals" else 1
+            if isinstance(v, bool) or not isinstance(v, int) or not low <= v <= 10**9:
+                raise TrainError(f"invalid {name} {v!r}: expected a whole number {low}..10^9")
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
+            raise TrainError(f"invalid seed {self.seed!r}: expected a non-negative integer")
+        for name in ("lr", "lr_end", "clip", "lam", "entropy", "value_coef", "return_coef",
+                     "grad_clip", "round_reward", "game_reward", "distil_lr", "distil_temp"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v <= 10:
+                raise TrainError(f"invalid {name} {v!r}: expected a number 0..10")
+        if not 1 <= len(self.widths) <= 4 or not all(
+                isinstance(w, int) and not isinstance(w, bool) and 1 <= w <= 1024
+                for w in self.widths):
+            raise TrainError(f"invalid widths {list(self.widths)}: 1 to 4 layers of 1..1024")
+        if self.pool_every % self.segment:
+            raise TrainError(f"invalid pool_every {self.pool_every}: a multiple of segment "
+                             f"({self.segment}), where the games restart")
+        if not self.opponents or len(self.opponents) > self.envs:
+            raise TrainError(f"invalid opponents {list(self.opponents)}: 1 to envs specs")
+        from .specs import parse_policy
+
+        for spec in self.opponents + self.label_opponents + (self.label_policy,):
+            parse_policy(spec)  # RulesError naming a bad spec
+        if self.label_next:
+            parse_policy(self.label_next.replace("{net}", "x.unonet"))
+        if not self.label_opponents:
+            raise TrainError("invalid label_opponents: at least one policy")
+        return self
+
+
+# The named recipes (`uno-sim train --recipe NAME`): those of the shipped weights
+# (uno_sim/players/weights/, docs/training.md).
+RECIPES = {
+    "classic-2p": Recipe(variant="classic", players=2, label_games=2400, label_shard=50,
+                         label_policy="ismcts", distil_epochs=10, minibatch=512,
+                         iterations=0, eval_every=25, eval_deals=300),
+    "classic-4p": Recipe(variant="classic", players=4, label_games=2400, label_shard=50,
+                         label_policy="ismcts", distil_epochs=10, minibatch=512,
+                         iterations=0, eval_every=25, eval_deals=300),
+    "flip-2p": Recipe(variant="flip", players=2, label_games=2400, label_shard=50,
+                      label_policy="ismcts", distil_epochs=10, minibatch=512,
+                      iterations=0, eval_every=25, eval_deals=300),
+    "flip-4p": Recipe(variant="flip", players=4, label_games=1600, label_shard=50,
+                      label_policy="ismcts", distil_epochs=10, minibatch=512,
+                      iterations=0, eval_every=25, eval_deals=300),
+}
+
+
+# --- the trainer's state ---------------------------------------------------------------
+
+@dataclass
+class State:
+    """What a checkpoint holds: the network, the optimiser, the progress and the curve."""
+
+    recipe: Recipe
+    net: Net
+    opt: Adam
+    iteration: int = 0  # self-play iterations done
+    steps: int = 0  # decisions of the learning seat trained on
+    cpu_seconds: float = 0.0  # process CPU time spent, over every resume
+    curve: list = field(default_factory=list)  # {"iteration", "steps", "cpu_seconds", share...}
+    stats: list = field(default_factory=list)  # per iteration: losses, rewards
+    pool: list = field(default_factory=list)  # snapshots: {"iteration", "checksum"}
+    labels: list = field(default_factory=list)  # shards: {"round", "index", "sha256", "rows"}
+    distilled: list = field(default_factory=list)  # per round fitted: its fit's figures
+
+
+def new_state(recipe: Recipe) -> State:
+    """The state before any training: the network initialised from the seed, Adam at 0."""
+    rules = recipe.rules()
+    obs_size, n_actions = layout_sizes(rules)
+    rng = np.random.default_rng(np.random.SeedSequence([recipe.seed, 0]))
+    net = Net(obs_size, n_actions, recipe.widths, rng, aux=1)  # aux: the return head
+    return State(recipe, net, Adam(net.arrays, lr=recipe.lr))
+
+
+def layout_sizes(rules: Rules) -> tuple[int, int]:
+    """(the network's input size, its number of actions) for these rules: the observation
+    of the game's own seats (`model.input_columns`) and the action ids of the vector env
+    that a game of these players can use (K + 7 + players: the card kinds, draw, yes, no,
+    four colors, a target per seat; docs/env.md "Actions")."""
+    from ..vecenv import SEATS, UnoVectorEnv
+
+    env = UnoVectorEnv(1, rules=rules, opponents="random")
+    sizes = (len(input_columns(env.observation_layout, SEATS, rules.players)),
+             len(env.card_codes) + 7 + rules.players)
+    env.close()
+    return sizes
+
+
+@contextlib.contextmanager
+def one_blas_thread():
+    """BLAS on one thread while training: the same bits at every run of this machine."""
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1, user_api="blas"):
+        yield
+
+
+def _need(module: str) -> None:
+    """TrainError when a module of the train extra is missing."""
+    import importlib.util
+
+    if importlib.util.find_spec(module) is None:
+        raise TrainError(f"uno-sim train needs {module}: pip install 'uno-sim[train]'")
+
+
+# --- evaluation ------------------------------------------------------------------------
+
+def evaluate(state: State) -> dict:
+    """The curve's point now: the network, played by the C player, against greedy on the
+    curve's paired deals (games 0 .. eval_deals - 1 of run EVAL_SEED, one seat each in
+    turn: `strength.spec_share`)."""
+    from . import netfile
+    from .strength import spec_share
+
+    r = state.recipe
+    with tempfile.TemporaryDirectory(prefix="uno-train-") as tmp:  # a path a spec can hold
+        path = os.path.join(tmp, f"eval-{state.iteration}.unonet")
+        netfile.write(path, to_netfile(state.net, r.rules(), {"evaluation": state.iteration}))
+        s = spec_share(f"net(weights={path})", r.rules(), r.eval_deals, EVAL_SEED)
+    return {"iteration": state.iteration, "steps": state.steps,
+            "cpu_seconds": state.cpu_seconds, **s.to_dict()}
+
+
+# --- files -----------------------------------------------------------------------------
+
+def check_out(out: str, resume: bool = False) -> None:
+    """Refuse an output folder that is a file, or (a new run) that is not empty, or (a
+    resume) that holds no training run of this module; before any work."""
+    if os.path.exists(out) and not os.path.isdir(out):
+        raise TrainError(f"cannot write {out!r}: it is a file, not a directory")
+    entries = sorted(os.listdir(out)) if os.path.isdir(out) else []
+    if resume:
+        if "train.json" not in entries or "checkpoint.npz" not in entries:
+            raise TrainError(f"cannot resume {out!r}: no train.json and checkpoint.npz of "
+                             f"uno-sim train in it")
+    elif entries:
+        raise TrainError(f"--out {out!r} is not empty (it has {entries[0]!r}); use a new or "
+                         f"empty directory, or --resume to continue a run")
+    foreign = [e for e in entries if e not in TRAIN_FILES and not e.startswith(TMP_PREFIX)
+               and not SNAPSHOT.fullmatch(e)]
+    if foreign:
+        raise TrainError(f"cannot resume {out!r}: it holds {foreign[0]!r}, which uno-sim "
+                         f"train did not write")
+    if os.path.isdir(out) and not os.access(out, os.W_OK):
+        raise TrainError(f"cannot write {out!r}: permission denied")
+
+
+def _replace(out: str, name: str, write) -> None:
+    tmp = os.path.join(out, f"{TMP_PREFIX}{os.getpid()}-{name}")
+    write(tmp)
+    os.replace(tmp, os.path.join(out, name))
+
+
+def save(state: State, out: str, command: str) -> None:
+    """checkpoint.npz then train.json, each complete before it replaces the former one;
+    train.json names the iteration the checkpoint holds, and is checked against it."""
+    arrays = {f"net{i}": a for i, a in enumerate(state.net.arrays)}
+    arrays.update({f"m{i}": a for i, a in enumerate(state.opt.m)})
+    arrays.update({f"v{i}": a for i, a in enumerate(state.opt.v)})
+    arrays["progress"] = np.array([state.iteration, state.steps, state.opt.t], np.int64)
+
+    def npz(path):
+        with open(path, "wb") as f:
+            np.savez(f, **arrays)
+
+    meta = {"kind": KIND, "format": FORMAT, "command": command,
+            "recipe": state.recipe.to_dict(), "iteration": state.iteration,
+            "steps": state.steps, "optimizer_steps": state.opt.t,
+            "cpu_seconds": state.cpu_seconds, "curve": state.curve, "stats": state.stats,
+            "pool": state.pool, "labels": state.labels, "distilled": state.distilled}
+    os.makedirs(out, exist_ok=True)
+    _replace(out, "checkpoint.npz", npz)
+    _replace(out, "train.json", lambda p: _write_text(p, json.dumps(meta, indent=1)))
+
+
+def _write_text(path: str, text: str) -> None:
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text + "\n")
+
+
+def load(out: str) -> tuple[State, str]:
+    """(the state, the command) of the run in folder `out`; TrainError naming what is wrong."""
+    from ..files import read_capped
+    from . import netfile
+
+    check_out(out, resume=True)
+    path = os.path.join(out, "train.json")
+    try:
+        meta = json.loads(read_capped(path, JSON_MAX_BYTES))
+        if meta.get("kind") != KIND or meta.get("format") != FORMAT:
+            raise ValueError("not a run of uno-sim train")
+        recipe = Recipe.from_dict(meta["recipe"])
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise TrainError(f"cannot resume {out!r}: {path} is not uno-sim train's ({exc})") \
+            from None
+    state = new_state(recipe)
+    n = len(state.net.arrays)
+    path = os.path.join(out, "checkpoint.npz")
+    try:
+        if os.path.getsize(path) > CHECKPOINT_MAX_BYTES:
+            raise ValueError("too large")
+        with np.load(path, allow_pickle=False) as z:
+            for group, arrs in (("net", state.net.arrays), ("m", state.opt.m),
+                                ("v", state.opt.v)):
+                for i in range(n):
+                    a = z[f"{group}{i}"]
+                    if a.shape != arrs[i].shape or a.dtype != np.float32 or \
+                            not np.isfinite(a).all():
+                        raise ValueError(f"array {group}{i} is not the recipe's")
+                    arrs[i][...] = a
+            it, steps, t = (int(v) for v in z["progress"])
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:
+        raise TrainError(f"cannot resume {out!r}: {path} is damaged or not this run's "
+                         f"({exc})") from None
+    if it != meta.get("iteration") or steps != meta.get("steps") or \
+            t != meta.get("optimizer_steps"):
+        raise TrainError(f"cannot resume {out!r}: checkpoint.npz and train.json disagree "
+                         f"(a write was cut short?)")
+    state.iteration, state.steps, state.opt.t = it, steps, t
+    state.cpu_seconds = float(meta.get("cpu_seconds", 0.0))
+    state.curve, state.stats = list(meta.get("curve", [])), list(meta.get("stats", []))
+    state.pool = list(meta.get("pool", []))
+    state.labels = list(meta.get("labels", []))
+    state.distilled = list(meta.get("distilled", []))
+    # the networks this run wrote, unchanged (a round labelled by label_policy has none)
+    for snap in state.pool + [d for d in state.distilled if "file" in d]:
+        name = snap.get("file") or f"pool-{snap['iteration']}.unonet"
+        try:
+            checksum = netfile.read(os.path.join(out, name)).checksum
+        except RulesError as exc:
+            raise TrainError(f"cannot resume {out!r}: {exc}") from None
+        if checksum != snap["checksum"]:
+            raise TrainError(f"cannot resume {out!r}: {name} is not the snapshot this run "
+                             f"wrote (its checksum differs)")
+    return state, str(meta.get("command", ""))
+
+
+# --- the run ---------------------------------------------------------------------------
+
+def command_line(recipe: Recipe, out: str = "DIR") -> str:
+    """The `uno-sim train` command that makes this recipe (its fields that differ from the
+    defaults)."""
+    base = Recipe()
+    parts = ["uno-sim train"]
+    for f in dataclasses.fields(Recipe):
+        v = getattr(recipe, f.name)
+        if v == getattr(base, f.name):
+            continue
+        flag = "--" + f.name.replace("_", "-")
+        if f.name in ("opponents", "label_opponents"):
+            parts += [f"{flag[:-1]} {shlex.quote(s)}" for s in v]
+            continue
+        text = ",".join(map(str, v)) if isinstance(v, tuple) else str(v)
+        parts.append(f"{flag} {shlex.quote(text)}")
+    return " ".join(parts + [f"--out {out}"])
+
+
+def train(recipe: Recipe | None = None, out: str | None = None, resume: str | None = None,
+          progress: bool | None = None, command: str | None = None,
+          on_iteration=None) -> State:
+    """Run (or with `resume`, continue) a training run; returns the final state.
+
+    `out`: the new folder of the run's files; `resume`: the folder of a run to continue
+    (its recipe is the one written there).  A KeyboardInterrupt or SIGTERM leaves the last
+    finished iteration's checkpoint in the folder and propagates.
+    """
+    from ..progress import bar
+
+    for module in ("gymnasium", "threadpoolctl"):
+        _need(module)
+    if resume is not None:
+        state, command = load(resume)
+        out = resume
+    else:
+        if recipe is None or out is None:
+            raise TrainError("train needs a recipe and an output folder (or resume)")
+        recipe = recipe.checked()
+        check_out(out)
+        state = new_state(recipe)
+        command = command or command_line(recipe, out)
+        os.makedirs(out, exist_ok=True)
+        save(state, out, command)
+    r = state.recipe
+    with one_blas_thread(), bar(r.iterations, "training", unit=" iterations",
+                                enabled=progress) as b:
+        b.update(state.iteration)
+        pool = None
+        tmp = tempfile.TemporaryDirectory(prefix="uno-train-")  # the snapshots' copies
+        try:
+            if not state.curve and r.eval_every:
+                state.curve.append(_timed(state, evaluate))
+                save(state, out, command)
+            for rnd in range(len(state.distilled), r.label_rounds if r.label_games else 0):
+                distil_round(state, rnd, out, command, tmp.name, progress)
+            while state.iteration < r.iterations:
+                members = _pool_members(state, out, tmp.name)
+                if pool is None or pool.members != members:
+                    if pool is not None:
+                        pool.close()
+                    pool = Pool(r, members)
+                stats = _timed(state, selfplay_iteration, pool)
+                state.stats.append(_rounded(stats))
+                if r.eval_every and (state.iteration % r.eval_every == 0
+                                     or state.iteration == r.iterations):
+                    state.curve.append(_timed(state, evaluate))
+                    b.set_postfix_str(f"vs greedy {state.curve[-1]['share']:.3f}")
+                if state.iteration % r.segment == 0 or state.iteration == r.iterations:
+                    save(state, out, command)  # games restart here: a resume starts here
+                b.update(1)
+                if on_iteration is not None:
+                    on_iteration(state)
+        finally:
+            if pool is not None:
+                pool.close()
+            tmp.cleanup()
+    finish(state, out, command)
+    return state
+
+
+def distil_round(state: State, rnd: int, out: str, command: str, tmp: str,
+                 progress) -> None:
+    """Round `rnd` of expert iteration: the label shards not yet recorded (each kept and
+    checkpointed as it is done), then the fit on every round's labels so far."""
+    from ..progress import bar
+    from . import distil, netfile
+
+    r = state.recipe
+    label = r.label_policy
+    if rnd and r.label_next:  # the search with the network as it stands
+        name = f"round-{rnd}.unonet"
+        path = os.path.join(tmp, name)
+        if not os.path.exists(path):
+            nf = to_netfile(state.net, r.rules(), {"round": rnd, "command": command})
+            netfile.write(path, nf)
+            shutil.copyfile(path, os.path.join(out, name))
+        label = r.label_next.replace("{net}", path)
+    n = -(-r.label_games // r.label_shard)
+    done = {s["index"] for s in state.labels if s["round"] == rnd}
+    with bar(n, f"labels, round {rnd + 1}", unit=" shards", enabled=progress) as b:
+        b.update(len(done))
+        for index in range(n):
+            if index in done:
+                continue
+            shard = _timed(state, lambda st: distil.label_shard(r, rnd, index, label))
+            data = distil.shard_bytes(shard)
+            _replace(out, f"labels-{rnd}-{index}.npz", lambda p: _write_bytes(p, data))
+            state.labels.append({"round": rnd, "index": index, "sha256": distil.digest(data),
+                                 "rows": int(len(shard["action"]))})
+            save(state, out, command)
+            b.update(1)
+    shards = []
+    for s in state.labels:
+        if s["round"] <= rnd:
+            try:
+                shards.append(distil.read_shard(
+                    os.path.join(out, f"labels-{s['round']}-{s['index']}.npz"), s["sha256"]))
+            except (OSError, ValueError) as exc:
+                raise TrainError(f"cannot use the labels in {out!r}: {exc}") from None
+    stats = _timed(state, distil.fit, distil.concat(shards), rnd)
+    entry = {**_rounded(stats), "cpu_seconds": round(state.cpu_seconds, 1)}
+    if rnd and r.label_next:
+        entry.update({"file": f"round-{rnd}.unonet",
+                      "checksum": netfile.read(os.path.join(out, f"round-{rnd}.unonet"))
+                      .checksum})
+    state.distilled.append(entry)
+    if r.eval_every:
+        state.curve.append(_timed(state, evaluate))
+    save(state, out, command)
+
+
+def _write_bytes(path: str, data: bytes) -> None:
+    with open(path, "wb") as f:
+        f.write(data)
+
+
+def _pool_members(state: State, out: str, tmp: str) -> list[str]:
+    """The specs of the network's snapshots in the pool now, after writing the snapshot of
+    this iteration when one is due (`pool_every`): `net(weights=...)` on copies in `tmp`
+    (a path a spec can hold, whatever the run's folder is called)."""
+    from . import netfile
+
+    r, k = state.recipe, state.iteration
+    if r.pool_every and k and k % r.pool_every == 0 and \
+            not any(s["iteration"] == k for s in state.pool):
+        nf = to_netfile(state.net, r.rules(), {"snapshot": k, "command": "uno-sim train"})
+        _replace(out, f"pool-{k}.unonet", lambda p: netfile.write(p, nf))
+        state.pool.append({"iteration": k, "checksum": nf.checksum})
+    specs = []
+    for snap in state.pool[-r.pool_size:] if r.pool_size else []:
+        name = f"pool-{snap['iteration']}.unonet"
+        copy = os.path.join(tmp, name)
+        if not os.path.exists(copy):
+            shutil.copyfile(os.path.join(out, name), copy)
+        specs.append(f"net(weights={copy})")
+    return specs
+
+
+def _timed(state: State, fn, *args):
+    t0 = time.process_time()
+    out = fn(state, *args)
+    state.cpu_seconds += time.process_time() - t0
+    return out
+
+
+def _rounded(d: dict) -> dict:
+    return {k: (round(v, 6) if isinstance(v, float) else v) for k, v in d.items()}
+
+
+def finish(state: State, out: str, command: str) -> None:
+    """The run's weight file and its strength-over-training figure."""
+    _replace(out, "net.unonet", lambda p: write_weights(state, p, command))
+    if state.curve:
+        try:
+            _replace(out, "curve.png", lambda p: plot_curve(state, p))
+        except ImportError:  # matplotlib (the analysis extra) absent: the JSON holds it
+            pass
+
+
+def metadata(state: State, command: str) -> dict:
+    """The weight file's metadata: what made it and how strong it was when made."""
+    r = state.recipe
+    rules = r.rules()
+    last = state.curve[-1] if state.curve else None
+    return {"variant": r.variant, "players": r.players, "rules": rules.to_dict(),
+            "command": command, "seed": r.seed, "recipe": r.to_dict(),
+            "trained": {"iterations": state.iteration, "steps": state.steps,
+                        "cpu_seconds": round(state.cpu_seconds, 1),
+                        "vs_greedy": last}}
+
+
+def write_weights(state: State, path: str, command: str) -> None:
+    """The weight file (docs/net.md), through the format's own writer (`netfile.write`)."""
+    from . import netfile
+
+    netfile.write(path, to_netfile(state.net, state.recipe.rules(), metadata(state, command)))
+
+
+def to_netfile(net: Net, rules: Rules, meta: dict):
+    """`net` as the weight format's network (netfile.Net) for games of `rules`: the layout
+    of the game's own seats, the arrays in the file's order."""
+    from ..cards import deck_for
+    from . import netfile
+
+    deck = deck_for(rules)
+    a, L = net.file_arrays(), len(net.widths)
+    return netfile.Net(len(deck.kinds), rules.players, deck.sides == 2,
+                       rules.variant_spec.draw_source == "launcher",
+                       [(a[2 * i], a[2 * i + 1]) for i in range(L)], (a[2 * L], a[2 * L + 1]),
+                       (a[2 * L + 2], a[2 * L + 3]), meta)
+
+
+def plot_curve(state: State, path: str) -> None:
+    """Share of the game's win against greedy (95% interval) over the decisions trained on."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    c = state.curve
+    x = np.array([p["steps"] for p in c], float) / 1e6
+    y = np.array([p["share"] for p in c])
+    lo, hi = np.array([p["low"] for p in c]), np.array([p["high"] for p in c])
+    fig, ax = plt.subplots(figsize=(6, 3.6))
+    ax.fill_between(x, lo, hi, alpha=0.25, label="95% interval")
+    ax.plot(x, y, marker="o", ms=3, label="net (highest logit)")
+    ax.axhline(1 / state.recipe.players, color="grey", ls="--", lw=1, label="even share")
+    ax.set_xlabel("decisions trained on (millions)")
+    ax.set_ylabel("share of the game's win vs greedy")
+    ax.set_title(f"{state.recipe.variant}, {state.recipe.players} players: "
+                 f"{c[-1]['deals']} paired deals per point", fontsize=10)
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
