@@ -57,6 +57,7 @@ from .doc import Section
 # games against greedy at some 0.1 ms of CPU per own turn (docs/studies.md "Strong play").
 FOCAL = "pimc(samples=16,rollouts=2)"
 OTHER_SEARCH = ("ismcts(iterations=80)",)
+LEARNED = ("net",)  # the shipped network player (uno_sim.players.net), every league table
 LEAGUE_TABLES = (("classic", 2), ("flip", 2), ("classic", 4), ("flip", 4))
 VALUE_TABLES = (("classic", 2), ("classic", 4), ("flip", 2), ("flip", 4))
 DEFAULT_DEALS = 48
@@ -104,10 +105,11 @@ def cheat_of(spec: str) -> str | None:
 
 
 def league_players(focal: str = FOCAL) -> tuple:
-    """random, greedy, strategic, the strong player, the other search players, and the
-    cheating search at the strong player's budget (when it searches)."""
+    """random, greedy, strategic, the strong player, the other search players, the network
+    player with its shipped weights, and the cheating search at the strong player's budget
+    (when it searches)."""
     out = ["random", "greedy", "strategic", focal]
-    out += [p for p in OTHER_SEARCH if p != focal]
+    out += [p for p in OTHER_SEARCH + LEARNED if p != focal]
     cheat = cheat_of(focal)
     if cheat:
         out.append(cheat)

@@ -166,6 +166,9 @@ def test_default_league_is_one_constant_and_leaves_out_unknown_players():
     assert len(keep) + len(left) == len(DEFAULT_LEAGUE)
     quick, _ = default_players(quick=True)
     assert len(quick) == len(keep)
+    assert "net" in keep  # weights ship for classic and Flip at 2 and 4 players
+    keep, left = default_players(False, ["extreme"], [2])  # none ship for Extreme
+    assert "net" in left and "net" not in keep
 
 
 @pytest.mark.parametrize("args,needle", [

@@ -181,7 +181,7 @@ def test_the_strong_player_is_a_parameter():
     assert strong.arms("bluff", TINY)[1] == (TINY, "greedy")
     assert strong.league_players(TINY)[-1] == "pimc(samples=1,rollouts=1,cheat=1)"
     assert strong.league_players("greedy") == ("random", "greedy", "strategic",
-                                               "ismcts(iterations=80)")
+                                               "ismcts(iterations=80)", "net")
     with pytest.raises(StudyError, match="invalid strong player 'user:x'"):
         strong.check_player("user:x")
 

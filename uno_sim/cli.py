@@ -489,7 +489,8 @@ def _league_estimate_line(league, left_out) -> str:
     pairings = n * (n - 1) // 2
     tables = len(league.variants) * len(league.player_counts)
     wall = e["wall_seconds"]
-    left = f" (left out, unknown to this installation: {', '.join(left_out)})" if left_out \
+    left = f" (left out, unknown to this installation or without weights for a table: " \
+        f"{', '.join(left_out)})" if left_out \
         else ""
     return (f"league: {n} players{left}, {pairings} pairing(s) x {tables} table(s) "
             f"({', '.join(league.variants)} at {','.join(map(str, league.player_counts))} "
@@ -503,18 +504,19 @@ def _league_estimate_line(league, left_out) -> str:
 def cmd_league(args) -> int:
     from .players.league import default_players, play_league
 
-    left_out = []
-    if args.policy:
-        players = args.policy
-    else:
-        players, left_out = default_players(args.quick)
-    deals = None if args.deals is None else parse_count(args.deals, "deals")
-    bootstrap = 0 if str(args.bootstrap).strip() == "0" else parse_count(args.bootstrap,
-                                                                          "bootstrap")
     variants = list(VARIANTS) if args.variant == "all" else [
         v.strip() for v in args.variant.split(",")]
     for v in variants:
         Rules(variant=v)  # validates the name
+    left_out = []
+    if args.policy:
+        players = args.policy
+    else:
+        players, left_out = default_players(args.quick, variants,
+                                            player_counts(args.players))
+    deals = None if args.deals is None else parse_count(args.deals, "deals")
+    bootstrap = 0 if str(args.bootstrap).strip() == "0" else parse_count(args.bootstrap,
+                                                                          "bootstrap")
     switches = _rule_switches(args)
 
     def estimate(league):

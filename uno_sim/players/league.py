@@ -64,11 +64,13 @@ DEFAULT_BOOTSTRAP = 1000
 ANCHOR = "greedy"
 
 # The default league, as (spec, spec in --quick).  The search players join only where
-# uno_sim.players.specs knows them (`default_players`).
+# uno_sim.players.specs knows them, the network player only where weights ship for every
+# table (`default_players`).
 DEFAULT_LEAGUE = (
     ("random", "random"),
     ("greedy", "greedy"),
     ("strategic", "strategic"),
+    ("net", "net"),
     ("pimc(samples=4,rollouts=4)", "pimc(samples=2,rollouts=2)"),
     ("pimc(samples=8,rollouts=8)", "pimc(samples=4,rollouts=4)"),
     ("ismcts(iterations=100)", "ismcts(iterations=25)"),
@@ -91,17 +93,27 @@ class LeagueError(RulesError):
     """A league that cannot be played as asked (bad players, sizes or output folder)."""
 
 
-def default_players(quick: bool = False) -> tuple[list[str], list[str]]:
-    """(the default league's specs this installation knows, the specs it left out)."""
+def default_players(quick: bool = False, variants=DEFAULT_VARIANTS,
+                    player_counts=DEFAULT_PLAYER_COUNTS) -> tuple[list[str], list[str]]:
+    """(the default league's specs this installation knows, the specs it left out): a
+    network player without an explicit weight file joins only when weights ship for every
+    table (variant x player count) of the league."""
+    from .net import WEIGHTS_DIR, shipped_name
+
     keep, left = [], []
     for full, fast in DEFAULT_LEAGUE:
         spec = fast if quick else full
         try:
-            parse_policy(spec)
+            parsed = parse_policy(spec)
         except RulesError:
             left.append(spec)
-        else:
-            keep.append(spec)
+            continue
+        if parsed.name == "net" and "weights" not in parsed.params and not all(
+                (WEIGHTS_DIR / shipped_name(v, k)).is_file()
+                for v in variants for k in player_counts):
+            left.append(spec)
+            continue
+        keep.append(spec)
     return keep, left
 
 
