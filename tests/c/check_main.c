@@ -55,6 +55,8 @@ static void set_policy(uno_policy *p, int id, double knob, int color)
     p->bluff_next = p->bluff_own = p->challenge_offender = p->challenge_own = UNO_ANY;
     p->suspect = -1;
     p->challenge_prior = 0.5;
+    p->others = -1; /* a search's rollouts: every seat plays `rollout` */
+    p->leaf = -1;   /* rollouts to their end (no network's leaf value) */
 }
 
 static void default_policy(uno_policy *p, int id)
