@@ -8,7 +8,7 @@ one line with status 2.  With a GPU (CuPy and a CUDA device): the kernel plays
 every game of a grid of configurations (tests/gpu_check.py, each in a process of
 its own) bit for bit as the CPU does; skipped visibly otherwise.
 
-On a GPU machine: ``python -m pytest -p no:xdist tests/test_gpu.py``.
+On a GPU machine: ``python -m pytest -p no:xdist --slow tests/test_gpu.py`` (the whole grid).
 """
 
 import os
