@@ -3,6 +3,10 @@
 The suite runs on parallel workers by default (pytest-xdist, one per core: ``-n auto``,
 with ``--dist worksteal``);
 ``-n 0`` or ``-p no:xdist`` runs it in one process, and so does ``--pdb``.
+
+The default run leaves out the tests marked ``slow`` (the long sweeps and builds); ``-m slow``
+runs only them (CI runs both), ``--slow`` runs everything, and any other ``-m`` expression
+chooses for itself.
 """
 
 import pytest
@@ -17,6 +21,21 @@ def pytest_cmdline_main(config):
         config.option.numprocesses = "auto"
         if config.getoption("dist", "no") == "no":  # idle workers take over queued tests
             config.option.dist = "worksteal"
+
+
+def pytest_addoption(parser):
+    parser.addoption("--slow", action="store_true",
+                     help="run the tests marked slow too (the default run leaves them out)")
+
+
+def pytest_collection_modifyitems(config, items):
+    """Deselect the slow tests unless --slow or a -m expression is given."""
+    if config.getoption("slow") or config.getoption("markexpr"):
+        return
+    slow = [item for item in items if item.get_closest_marker("slow")]
+    if slow:
+        config.hook.pytest_deselected(items=slow)
+        items[:] = [item for item in items if not item.get_closest_marker("slow")]
 
 
 @pytest.fixture(params=["reference", "c"])

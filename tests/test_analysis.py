@@ -526,9 +526,12 @@ def test_cli_study_and_report(tmp_path, capsys, monkeypatch):
     assert setup_policies(2) in [s["policies"] for s in js["setups"]]
     assert all(t["records"] and set(t["records"][0]) == set(t["columns"])
                for sec in js["sections"] for t in sec["tables"])
-    assert main(["study", "balance", "--variant", "nope"]) == 2
+    # refusals: --out in tmp_path (the default, studies/NAME, is the checkout's own folder,
+    # whose lock the output check took)
+    bad = ["--out", str(tmp_path / "refused")]
+    assert main(["study", "balance", "--variant", "nope", *bad]) == 2
     assert "nope" in capsys.readouterr().err
-    monkeypatch.chdir(tmp_path)  # its default --out, studies/bluff, is made here
+    monkeypatch.chdir(tmp_path)  # the default --out, studies/bluff, is made here
     assert main(["study", "bluff", "--variant", "extreme", "--games", "10"]) == 2
     assert "no restricted card" in capsys.readouterr().err
     assert not (tmp_path / "studies" / "bluff").exists()  # a refused study leaves no folder

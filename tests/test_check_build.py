@@ -25,7 +25,7 @@ SOURCES = [str(p) for p in sorted((ROOT / "csrc").glob("*.c"))] + [
     str(ROOT / "tests" / "c" / "check_main.c")]
 SANITIZE = ["-fsanitize=address,undefined", "-fno-sanitize-recover=all"]
 
-# slow: builds with sanitizers and a grid of games (the default run still plays them)
+# slow: builds with sanitizers and a grid of games (CI plays them: -m slow)
 pytestmark = [pytest.mark.skipif(CC is None, reason="no C compiler"), pytest.mark.slow]
 
 

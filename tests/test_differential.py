@@ -13,7 +13,9 @@ through (drawn-card rule, challenge outcome, dealer draw, target, hand size: `ga
 start at the case's own offset, so that the cases together meet every combination even
 when each plays only a few games.  The default (3,000, with the house-rules and deck
 sweeps at one game per case) keeps the test run's cost down: it was 10,000, a third of
-the whole suite's CPU time, for a sweep the same cases cover at any size.
+the whole suite's CPU time, for a sweep the same cases cover at any size.  The default
+test run plays a spread of each sweep's cases (`QUICK`: every policy set, player count,
+edition and mode); the others are marked slow, and CI plays them (`-m slow`).
 
 UNO Flip (docs/rules.md F1-F6) has its own, smaller sweep (`test_flip_sweep`,
 about N_DIFF / 12 games): player counts 2..10, both editions, every scoring
@@ -52,6 +54,20 @@ from uno_sim.rules import Rules
 
 N_DIFF = int(os.environ.get("N_DIFF", "3000"))
 N_FULL = max(1, N_DIFF // 40)  # complete games to 500, within N_DIFF
+
+# The default run plays every QUICK-th case of each sweep (and the full, bounds and scenario
+# tests); the other cases are marked slow (CI runs them, `--slow` too): together the same
+# games as before, about 570 of the 4,000 in the default run.  Each step is prime to the
+# number of policy sets, so that the default cases meet every policy set, player count,
+# edition and mode.
+QUICK = {"classic": 10, "flip": 4, "extreme": 7, "decks": 7, "house": 4}
+
+
+def params(cases, ids, every):
+    """The cases as pytest params, all but every `every`-th one marked slow."""
+    return [pytest.param(*c, id=i, marks=() if n % every == 0 else pytest.mark.slow)
+            for n, (c, i) in enumerate(zip(cases, ids))]
+
 
 KNOBS = ("bluff", "challenge", "forget_uno", "catch", "play_drawn", "voluntary_draw")
 
@@ -182,9 +198,9 @@ def game_rules(players: int, edition: str, mode: str, j: int, variant: str = "cl
     return Rules(**kw)
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("players,edition,mode,pol", CASES,
-                         ids=[f"p{p}-{e}-{m}-{q}" for p, e, m, q in CASES])
+@pytest.mark.parametrize("players,edition,mode,pol",
+                         params(CASES, [f"p{p}-{e}-{m}-{q}" for p, e, m, q in CASES],
+                                QUICK["classic"]))
 def test_sweep(players, edition, mode, pol):
     case = CASES.index((players, edition, mode, pol))
     rng = random.Random(case)
@@ -206,8 +222,9 @@ FLIP_CASES = list(flip_cases())
 FLIP_GAMES_PER_CASE = max(1, N_DIFF // 12 // len(FLIP_CASES))
 
 
-@pytest.mark.parametrize("players,edition,mode,pol", FLIP_CASES,
-                         ids=[f"p{p}-{e}-{m}-{q}" for p, e, m, q in FLIP_CASES])
+@pytest.mark.parametrize("players,edition,mode,pol",
+                         params(FLIP_CASES, [f"p{p}-{e}-{m}-{q}" for p, e, m, q in FLIP_CASES],
+                                QUICK["flip"]))
 def test_flip_sweep(players, edition, mode, pol):
     case = FLIP_CASES.index((players, edition, mode, pol))
     rng = random.Random(10_000 + case)
@@ -245,8 +262,10 @@ EXTREME_CASES = list(extreme_cases())
 EXTREME_GAMES_PER_CASE = max(1, N_DIFF // 5 // len(EXTREME_CASES))
 
 
-@pytest.mark.parametrize("players,edition,mode,pol", EXTREME_CASES,
-                         ids=[f"p{p}-{e}-{m}-{q}" for p, e, m, q in EXTREME_CASES])
+@pytest.mark.parametrize("players,edition,mode,pol",
+                         params(EXTREME_CASES,
+                                [f"p{p}-{e}-{m}-{q}" for p, e, m, q in EXTREME_CASES],
+                                QUICK["extreme"]))
 def test_extreme_sweep(players, edition, mode, pol):
     case = EXTREME_CASES.index((players, edition, mode, pol))
     rng = random.Random(20_000 + case)
@@ -287,8 +306,10 @@ def decks_policies(pol: str, players: int, rng: random.Random):
     return policy_set(pol, players, rng)
 
 
-@pytest.mark.parametrize("variant,players,edition,mode,pol", DECKS_CASES,
-                         ids=[f"{v}-p{p}-{e}-{m}-{q}" for v, p, e, m, q in DECKS_CASES])
+@pytest.mark.parametrize("variant,players,edition,mode,pol",
+                         params(DECKS_CASES,
+                                [f"{v}-p{p}-{e}-{m}-{q}" for v, p, e, m, q in DECKS_CASES],
+                                QUICK["decks"]))
 def test_decks_sweep(variant, players, edition, mode, pol):
     case = DECKS_CASES.index((variant, players, edition, mode, pol))
     rng = random.Random(20_000 + case)
@@ -343,8 +364,9 @@ def house_switches(rng: random.Random) -> dict:
             return sw
 
 
-@pytest.mark.parametrize("players,variant,pol", HOUSE_CASES,
-                         ids=[f"p{p}-{v}-{q}" for p, v, q in HOUSE_CASES])
+@pytest.mark.parametrize("players,variant,pol",
+                         params(HOUSE_CASES, [f"p{p}-{v}-{q}" for p, v, q in HOUSE_CASES],
+                                QUICK["house"]))
 def test_house_rules_sweep(players, variant, pol):
     """C-H1..C-H5: random combinations of the switches on classic and Flip, every player
     count, both editions, every scoring mode, policies with the new knobs at 0/mid/1."""

@@ -8,7 +8,7 @@ one line with status 2.  With a GPU (CuPy and a CUDA device): the kernel plays
 every game of a grid of configurations (tests/gpu_check.py, each in a process of
 its own) bit for bit as the CPU does; skipped visibly otherwise.
 
-On a GPU machine: ``python -m pytest -p no:xdist tests/test_gpu.py``.
+On a GPU machine: ``python -m pytest -p no:xdist --slow tests/test_gpu.py`` (the whole grid).
 """
 
 import os
@@ -238,14 +238,29 @@ def _equal_columns(got: dict, want: dict, where: str):
 
 # The GPU grid's configurations whose specialised kernel code is checked on the CPU in the
 # default run (every house rule, every variant, the knobs, mixed seats); the others: slow
-SPEC_QUICK = [0, 4, 9, 11, 14, 20, 23, 28, 30, 31]
+SPEC_QUICK = [0, 9, 11, 14, 20, 23, 28, 30, 31]  # 30, 31: network seats
+
+
+@pytest.fixture(scope="module")
+def spec_kernel(tmp_path_factory):
+    """The kernel's code specialised to (rules, specs), built for the CPU at -O0 once per set
+    of defines for this file's tests (configuration 0 is also the other-configuration test's)."""
+    built = {}
+
+    def get(rules, specs):
+        defines = tuple(gpu.spec_defines(rules, specs))
+        if defines not in built:
+            built[defines] = _build_host_kernel(tmp_path_factory.mktemp("spec"), defines,
+                                                ("-O0",))
+        return built[defines]
+    return get
 
 
 @pytest.mark.skipif(CXX is None, reason="no C++ compiler")
 @pytest.mark.parametrize("i", [pytest.param(i, marks=() if i in SPEC_QUICK else pytest.mark.slow)
                                for i in range(len(gpu_check.GRID))],
                          ids=[gpu_check.label(i) for i in range(len(gpu_check.GRID))])
-def test_specialised_kernel_code_plays_the_cpu_games(tmp_path, i):
+def test_specialised_kernel_code_plays_the_cpu_games(spec_kernel, i):
     """The kernel's code specialised to configuration i of the GPU grid (its gpu.spec_defines,
     csrc/uno_spec.h), built for the CPU, plays the unspecialised engine's games result for
     result: the specialisation's proof without a GPU (at -O0: the defines' meaning does not
@@ -253,13 +268,14 @@ def test_specialised_kernel_code_plays_the_cpu_games(tmp_path, i):
     from uno_sim import engine
 
     rules, specs = gpu_check.setup(i)
-    lib = _build_host_kernel(tmp_path, gpu.spec_defines(rules, specs), ("-O0",))
+    lib = spec_kernel(rules, specs)
     out, status = _host_play(lib, rules, specs, 7, 300, 80, 64)
     assert (status == gpu.UNO_OK).all(), status
     want = engine.play_games(rules, specs, seed=7, first_game=300, n_games=80, rounds=True)
     _equal_columns(gpu.columns(out, 64), want, gpu_check.label(i))
 
 
+@pytest.mark.slow  # a sanitizer build
 @pytest.mark.skipif(CXX is None, reason="no C++ compiler")
 def test_specialised_kernel_code_is_memory_safe(tmp_path):
     """The house rules at 4 players (the per-seat arrays sized for 4, chains of plays: the
@@ -298,11 +314,11 @@ def test_specialised_kernel_code_is_memory_safe(tmp_path):
 
 
 @pytest.mark.skipif(CXX is None, reason="no C++ compiler")
-def test_kernel_built_for_another_configuration_plays_nothing(tmp_path):
+def test_kernel_built_for_another_configuration_plays_nothing(spec_kernel):
     """A kernel specialised to 4 greedy seats, given 3 seats (or a random seat): every game
     ends UNO_ERR_CONFIG, none is played with the wrong constants."""
     rules, specs = Rules(), seat_policies("greedy", 4)
-    lib = _build_host_kernel(tmp_path, gpu.spec_defines(rules, specs), ("-O0",))
+    lib = spec_kernel(rules, specs)
     for other, pol in ((Rules(players=3), seat_policies("greedy", 3)),
                        (rules, seat_policies(["greedy", "random", "greedy", "greedy"], 4))):
         out, status = _host_play(lib, other, pol, 7, 0, 5, 64)

@@ -15,7 +15,7 @@ import pytest
 from uno_sim import engine, reference
 from uno_sim.rules import Rules
 
-N_GAMES = 12
+N_GAMES = 6  # to 500 points each: the lean copy and the fast plays serve every turn of them
 
 # (rules, policies): every seat greedy without the bluff and voluntary_draw knobs, no
 # house rule, a deck of at most 128 cards and a draw pile: the lean copy

@@ -20,10 +20,13 @@ def cli(*args, **kw):
 
 
 def test_second_concurrent_run_on_one_folder_gets_one_line_and_exit_2(tmp_path):
+    import signal
+
     out = tmp_path / "shared"
     first = subprocess.Popen(CLI + ["--games", "400000", "--shard-size", "20000",
                                     "--summary-only", "--out", str(out)],
-                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                             start_new_session=True)
     try:
         deadline = time.time() + 60
         while not (out / "manifest.json").exists() and time.time() < deadline:
@@ -35,8 +38,12 @@ def test_second_concurrent_run_on_one_folder_gets_one_line_and_exit_2(tmp_path):
         resumed = cli("--resume", out)
         assert resumed.returncode == 2 and "in use" in resumed.stderr
     finally:
+        # the first run is stopped as by Ctrl-C rather than played to its end (that cost
+        # half a CPU-minute): it ends as an interrupt, not as a failure the others caused
+        if first.poll() is None:
+            os.killpg(first.pid, signal.SIGINT)
         first.wait(timeout=300)
-    assert first.returncode == 0, first.stderr
+    assert first.returncode in (0, 130), first.stderr  # 0: it ended before the signal
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["seed"] == 0 and manifest["games"] == 400000
 
