@@ -148,6 +148,7 @@ def _output_folder(out: str, by: str):
     its files are marked as uno-sim's however the command ends (`_mark_output`)."""
     from uno_sim.runner.storage import lock_out
 
+    new = not os.path.exists(out)
     _writable_out(out)
     lock = lock_out(out, by=by)
     try:
@@ -157,6 +158,8 @@ def _output_folder(out: str, by: str):
             _mark_output(out)
         finally:
             os.close(lock)
+            if new and not _our_files(out):  # refused before writing: leave no folder
+                _remove_empty(out)
 
 
 def _writable_out(out: str) -> str:
@@ -198,6 +201,20 @@ def _writable_out(out: str) -> str:
     if not os.access(out, os.W_OK):
         raise StudyError(f"cannot write --out {out!r}: permission denied")
     return out
+
+
+def _remove_empty(out: str) -> None:
+    """The folder `_output_folder` made, holding only its lock: removed (a refused command
+    leaves nothing behind)."""
+    for name in _HOUSEKEEPING:
+        try:
+            os.remove(os.path.join(out, name))
+        except OSError:
+            pass
+    try:
+        os.rmdir(out)
+    except OSError:  # something else is there after all: keep it
+        pass
 
 
 def _mark_output(out: str) -> None:

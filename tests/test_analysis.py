@@ -509,7 +509,7 @@ def test_report_renders(tmp_path):
     assert "## Bluff and challenge: extreme" in md and "Bluff: extreme" not in md
 
 
-def test_cli_study_and_report(tmp_path, capsys):
+def test_cli_study_and_report(tmp_path, capsys, monkeypatch):
     from uno_sim.cli import main
 
     assert main(["study", "bluff", "--games", "20", "--players", "2", "--seed", "1",
@@ -528,8 +528,10 @@ def test_cli_study_and_report(tmp_path, capsys):
                for sec in js["sections"] for t in sec["tables"])
     assert main(["study", "balance", "--variant", "nope"]) == 2
     assert "nope" in capsys.readouterr().err
+    monkeypatch.chdir(tmp_path)  # its default --out, studies/bluff, is made here
     assert main(["study", "bluff", "--variant", "extreme", "--games", "10"]) == 2
     assert "no restricted card" in capsys.readouterr().err
+    assert not (tmp_path / "studies" / "bluff").exists()  # a refused study leaves no folder
     assert main(["report", "--games", "0"]) == 2
     assert main(["report", "--jobs", "0"]) == 2
     assert "invalid --jobs '0'" in capsys.readouterr().err

@@ -129,7 +129,9 @@ def test_report_sizes_follow_a_small_games(tmp_path, capsys, monkeypatch):
     code, _, err = said(capsys, "report", "--games", "1", "--out", tmp_path / "r")
     assert code == 0, err
     assert seen["trace_games"] == seen["card_games"] == 1
-    assert seen["strong"] == {"deals": 1, "games": 1}
+    assert seen["strong"] == {"deals": 1, "games": 1, "greedy_games": 1,
+                              "focal": "pimc(samples=16,rollouts=2)"}
     said(capsys, "report", "--games", "5000", "--strong-deals", "7", "--out", tmp_path / "s")
     assert (seen["trace_games"], seen["card_games"]) == (200, 1000)
-    assert seen["strong"] == {"deals": 7, "games": 300}
+    assert seen["strong"] == {"deals": 7, "games": 300, "greedy_games": 2000,
+                              "focal": "pimc(samples=16,rollouts=2)"}

@@ -30,11 +30,25 @@ def rules_of(variant, players, rules) -> Rules:
     return make_rules(rules, **changes)
 
 
+def register():
+    """Register ``uno_sim/Uno-v0`` and ``uno_sim/UnoGym-v0`` with gymnasium (idempotent; by
+    entry-point names, so that neither environment's module is imported here)."""
+    import gymnasium  # the rl extra: only an env or `import uno_sim.vecenv` asks
+
+    registry = gymnasium.envs.registration.registry
+    if ENV_ID not in registry:
+        gymnasium.register(id=ENV_ID, entry_point="uno_sim.vecenv:UnoSingleEnv",
+                           vector_entry_point="uno_sim.vecenv:UnoVectorEnv")
+    if GYM_ID not in registry:  # needs pettingzoo and greenlet too (the rl extra)
+        gymnasium.register(id=GYM_ID, entry_point="uno_sim.env:UnoGymEnv")
+
+
 def env_spec(env_id: str, **kwargs):
     """`env_id`'s registered spec with these constructor arguments, an env's ``spec``:
     ``gymnasium.make(env.spec)`` builds the same env again (check_env does)."""
-    import gymnasium  # the rl extra: only an env built through it asks
+    import gymnasium
 
+    register()
     return dataclasses.replace(gymnasium.spec(env_id), kwargs=kwargs)
 
 

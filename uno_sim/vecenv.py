@@ -32,7 +32,7 @@ except ImportError as exc:  # pragma: no cover - exercised without the extra
 from . import _engine
 from .cards import deck_for
 from .engine import _make_engine, _nets, _policy
-from .envcommon import ENV_ID, GYM_ID, action_name, env_spec, rules_of
+from .envcommon import ENV_ID, GYM_ID, action_name, env_spec, register, rules_of
 from .players.specs import UserPolicySpec, parse_policy
 from .rng import key_from_seed
 from .rules import Rules, RulesError
@@ -302,14 +302,4 @@ class UnoSingleEnv(gymnasium.Env):
         return self._c.core.mask[0].astype(bool)
 
 
-def register():
-    """Register ``uno_sim/Uno-v0`` and ``uno_sim/UnoGym-v0`` with gymnasium (idempotent)."""
-    registry = gymnasium.envs.registration.registry
-    if ENV_ID not in registry:
-        gymnasium.register(id=ENV_ID, entry_point="uno_sim.vecenv:UnoSingleEnv",
-                           vector_entry_point="uno_sim.vecenv:UnoVectorEnv")
-    if GYM_ID not in registry:  # needs pettingzoo and greenlet too (the rl extra)
-        gymnasium.register(id=GYM_ID, entry_point="uno_sim.env:UnoGymEnv")
-
-
-register()
+register()  # envcommon.register: gymnasium.make finds both ids once this is imported
