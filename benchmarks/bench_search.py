@@ -10,7 +10,11 @@ a deal is its mean share of the wins over those seatings; the interval is the no
 interval over deals (uno_sim.stats.share_ci), the even share 1 / players.  Two specs are
 compared on the same deals by the paired difference of their per-deal scores, with a
 bootstrap 95% interval (scipy.stats.bootstrap).  The CPU time per decision turn of the
-search seat is the CPU time of its games over their turns / players.
+search seat is the CPU time of its games over their turns / players; the CPU time per
+decision is that of its games over the search seat's decisions (searched, or answered by
+the rollout policy: the search counters), which counts the greedy seats' few microseconds
+too.  Specs may name network weights (`pimc(rollout=net,leaf=2,weights=FILE)`,
+docs/policies.md "With a network"); `net(weights=FILE)` is measured the same way.
 """
 
 from __future__ import annotations
@@ -31,11 +35,12 @@ from uno_sim.runner import play_columns, win_matrix  # noqa: E402
 from uno_sim.stats import share_ci  # noqa: E402
 
 
-def scores(spec: str, players: int, deals: int, seed: int) -> tuple[np.ndarray, float]:
-    """Per deal, the search seat's mean share of the wins over its seatings; CPU s/turn."""
+def scores(spec: str, players: int, deals: int, seed: int) -> tuple[np.ndarray, float, float]:
+    """Per deal, the search seat's mean share of the wins over its seatings; CPU s/turn;
+    CPU s per decision of the search seat (NaN for a seat without search counters)."""
     rules = Rules(players=players)
     score = np.zeros(deals)
-    cpu, turns = 0.0, 0
+    cpu, turns, decisions = 0.0, 0, 0
     for seat in range(players):
         specs = ["greedy"] * players
         specs[seat] = spec
@@ -43,8 +48,10 @@ def scores(spec: str, players: int, deals: int, seed: int) -> tuple[np.ndarray, 
         cols = play_columns(rules, specs, seed, 0, deals)
         cpu += time.process_time() - c0
         turns += int(cols["turns"].sum())
+        if "search_stats" in cols:  # searched + answered by the rollout policy
+            decisions += int(cols["search_stats"][:, seat, :2].sum())
         score += win_matrix(cols)[:, seat]
-    return score / players, cpu / (turns / players)
+    return score / players, cpu / (turns / players), cpu / decisions if decisions else np.nan
 
 
 def main(argv=None) -> int:
@@ -59,15 +66,15 @@ def main(argv=None) -> int:
     print(f"machine: {machine()}; classic; {args.deals} deals of run {args.seed}; "
           f"each deal once per seat of the search player, the others greedy")
     print(f"{'players':>7}  {'spec':<34} {'share':>6}  {'95% interval':<17} {'even':>5}  "
-          f"{'ms CPU/turn':>11}")
+          f"{'ms CPU/turn':>11}  {'ms CPU/decision':>15}")
     for p in map(int, args.players.split(",")):
         got = {}
         for spec in args.specs:
-            s, per_turn = scores(spec, p, args.deals, args.seed)
+            s, per_turn, per_dec = scores(spec, p, args.deals, args.seed)
             got[spec] = s
             m, lo, hi = share_ci(list(s))
             print(f"{p:>7}  {spec:<34} {m:6.3f}  [{lo:.3f}, {hi:.3f}]    {1 / p:5.3f}  "
-                  f"{1e3 * per_turn:11.2f}", flush=True)
+                  f"{1e3 * per_turn:11.2f}  {1e3 * per_dec:15.3f}", flush=True)
         for a, b in itertools.combinations(args.specs, 2):
             d = got[a] - got[b]
             ci = bootstrap((d,), np.mean, n_resamples=2000, random_state=0,

@@ -53,7 +53,13 @@ GRID = {
                                "draw_until_playable": True, "forced_play": True}, "greedy"),
     "classic-4-teams": ({"teams": True}, "greedy"),
     "classic-4-elimination": ({"scoring": "elimination"}, "greedy"),
+    # a network seat (UNO_GPU_NET): weights of the shipped architecture (two hidden layers,
+    # 256 and 128: NET_WIDTHS), random, written for the configuration's layout
+    "classic-2-net": ({"players": 2}, ["net(weights={net})", "greedy"]),
+    "classic-4-net": ({}, ["net(weights={net})", "greedy", "greedy", "greedy"]),
+    "flip-4-net": ({"variant": "flip"}, "net(weights={net})"),
 }
+NET_WIDTHS = (256, 128)
 PTXAS = re.compile(r"Used (\d+) registers")
 FRAME = re.compile(r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads")
 PTX_FUNC = re.compile(r"^(?:\.visible\s+|\.weak\s+)?\.(?:func|entry)\s+(?:\([^)]*\)\s*)?(\w+)",
@@ -129,6 +135,18 @@ def measure_nvcc(defines: tuple, csrc: Path, arch: str) -> dict:
     return figures(proc.stderr + proc.stdout)
 
 
+def net_specs(pol, rules, directory: Path):
+    """`pol` with `{net}` replaced by a file of random weights (NET_WIDTHS) for `rules`."""
+    from uno_sim.players import net, netfile
+
+    if "{net}" not in str(pol):
+        return pol
+    path = directory / f"{rules.variant}-{rules.players}.unonet"
+    kinds, _, flip, extreme = net.game_layout(rules)
+    netfile.write(path, netfile.Net.new(kinds, rules.players, flip, extreme, NET_WIDTHS))
+    return [p.format(net=path) for p in pol] if isinstance(pol, list) else pol.format(net=path)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--only", nargs="+", choices=sorted(GRID), help="these configurations only")
@@ -145,9 +163,11 @@ def main(argv=None) -> int:
     specialised = (csrc / "uno_spec.h").is_file()
     measure = measure_nvcc if args.nvcc else measure_nvrtc
     runs = [("generic (any configuration)", ())] if args.generic else []
+    nets = tempfile.TemporaryDirectory()
     for name in args.only or GRID:
         kw, pol = GRID[name]
         rules = Rules(**kw)
+        pol = net_specs(pol, rules, Path(nets.name))
         defines = gpu.spec_defines(rules, seat_policies(pol, rules.players)) if specialised else ()
         runs.append((name if specialised else f"{name} (unspecialised tree)", defines))
     via = "nvcc --resource-usage" if args.nvcc else "NVRTC + ptxas -v"
