@@ -76,7 +76,10 @@ def stop(proc, sig=signal.SIGINT, after=0.5):
 
 def stopped(result, code=130, word="interrupted"):
     returncode, err, seconds = result
-    assert returncode == code, err
+    # a process that ends by the signal itself (-SIGINT here) has status 128 + 2 = 130 for
+    # its shell, as the one that returns 130: seen now and then when the study's worker pool
+    # is torn down after the interrupt (its one line printed first)
+    assert returncode == code or (code == 130 and returncode == -signal.SIGINT), err
     assert "Traceback" not in err and err.strip().count("\n") == 0 and word in err, err
     assert seconds < STOP_SECONDS, f"exited {seconds:.2f} s after the signal"
     return err
