@@ -116,7 +116,7 @@ ONLY="$ONLY_SAVED"
 # --- GPU tests: the `gpu` branch provides these commands -----------------------------------
 # tests: every configuration of tests/test_gpu.py, on the GPU (the CPU-built kernel tests
 # run too).  Replace or extend the command here as the gpu branch's report says.
-stage tests 150 $PY -m pytest -p no:xdist -q --no-header tests/test_gpu.py
+stage tests 150 $PY -m pytest -p no:xdist -q --no-header --slow tests/test_gpu.py
 # sanitizer: compute-sanitizer (memcheck) on one GPU comparison; the gpu branch names the
 # test and the options (a kernel with --generate-line-info) in its report.
 [ $QUICK -eq 1 ] || stage sanitizer 120 compute-sanitizer --tool memcheck --error-exitcode 9 \
