@@ -113,12 +113,12 @@ ONLY_SAVED="$ONLY"; ONLY=""
 stage build 240 build || { echo "the build failed: nothing else can run" >&2; exit 1; }
 ONLY="$ONLY_SAVED"
 
-# --- GPU tests: the `gpu` branch provides these commands -----------------------------------
+# --- GPU tests ------------------------------------------------------------------------------
 # tests: every configuration of tests/test_gpu.py, on the GPU (the CPU-built kernel tests
-# run too).  Replace or extend the command here as the gpu branch's report says.
+# run too).
 stage tests 150 $PY -m pytest -p no:xdist -q --no-header --slow tests/test_gpu.py
-# sanitizer: compute-sanitizer (memcheck) on one GPU comparison; the gpu branch names the
-# test and the options (a kernel with --generate-line-info) in its report.
+# sanitizer: compute-sanitizer (memcheck) on one GPU comparison (UNO_SIM_GPU_LINEINFO=1 builds
+# the kernel with source lines for its reports).
 [ $QUICK -eq 1 ] || stage sanitizer 120 compute-sanitizer --tool memcheck --error-exitcode 9 \
     $PY -m pytest -p no:xdist -q -x --no-header tests/test_gpu.py -k "gpu_games_equal_cpu_games and classic-4-greedy-{}"
 # --------------------------------------------------------------------------------------------
