@@ -161,6 +161,17 @@ def _grown(a, int64_t cap):
     return b
 
 
+cdef dict _forced(const uno_force *f):
+    """What a forced game saw (uno_force): its decision points and the forced round."""
+    cdef int i
+    pts = [{"round": f.pt[i].round, "turn": f.pt[i].turn, "own": f.pt[i].own,
+            "other": f.pt[i].other, "natural": f.pt[i].natural,
+            "truth": f.pt[i].truth, "q": f.pt[i].q}
+           for i in range(min(f.seen, UNO_CF_MAX))]
+    return {"seen": f.seen, "points": pts, "hit_round": f.hit_round,
+            "round_won": f.round_won, "round_points": f.round_points}
+
+
 cdef void _point_rows(uno_round_rows *rows, dict cols, int64_t cap) except *:
     rows.cap = cap
     rows.agg = NULL  # rows, not an aggregate record
@@ -572,7 +583,7 @@ cdef class Engine:
         cdef uno_force f
         cdef uno_trace tr
         cdef uno_trace *trp = NULL
-        cdef int st, i
+        cdef int st
         if not 0 <= seat < self.cfg.players or kind not in (0, 1):
             raise RulesError(f"invalid decision point: seat {seat}, kind {kind}")
         if self.pol[seat].id == UNO_POLICY_USER:
@@ -594,13 +605,7 @@ cdef class Engine:
                 armed = _again(armed, self.replayable)
                 uno_trace_clear(&tr)
             self._check(st, &res, trp, &self.cfg, game)
-            pts = [{"round": f.pt[i].round, "turn": f.pt[i].turn, "own": f.pt[i].own,
-                    "other": f.pt[i].other, "natural": f.pt[i].natural,
-                    "truth": f.pt[i].truth, "q": f.pt[i].q}
-                   for i in range(min(f.seen, UNO_CF_MAX))]
-            forced = {"seen": f.seen, "points": pts, "hit_round": f.hit_round,
-                      "round_won": f.round_won, "round_points": f.round_points}
-            return self._result(&res), forced, (self._decode(trp) if trace else None)
+            return self._result(&res), _forced(&f), (self._decode(trp) if trace else None)
         finally:
             _disarm(armed)
             uno_trace_free(&tr)
@@ -615,7 +620,7 @@ cdef class Engine:
         cdef uno_result res
         cdef uno_force f
         cdef uno_round_rows rows
-        cdef int st, i
+        cdef int st
         cdef int64_t cap = UNO_MAX_ROUNDS + 1
         if not 0 <= seat < self.cfg.players or kind not in (0, 1):
             raise RulesError(f"invalid decision point: seat {seat}, kind {kind}")
@@ -631,13 +636,7 @@ cdef class Engine:
             st = uno_play_forced_rows(&self.cfg, &self.table, self.pol, k, game, &f, &rows,
                                       &res)
         self._check(st, &res, NULL, &self.cfg, game)
-        pts = [{"round": f.pt[i].round, "turn": f.pt[i].turn, "own": f.pt[i].own,
-                "other": f.pt[i].other, "natural": f.pt[i].natural,
-                "truth": f.pt[i].truth, "q": f.pt[i].q}
-               for i in range(min(f.seen, UNO_CF_MAX))]
-        forced = {"seen": f.seen, "points": pts, "hit_round": f.hit_round,
-                  "round_won": f.round_won, "round_points": f.round_points}
-        return (self._result(&res), forced,
+        return (self._result(&res), _forced(&f),
                 {name: col[:rows.n].copy() for name, col in rcols.items()})
 
     def play_round_of(self, key, uint64_t game, int round, int dealer, scores):
