@@ -97,6 +97,12 @@ static void tap(void *ctx, uno_game *g, int seat, int decision, int arg, int ans
     col[UNO_REC_ACTION][i] = act;
     col[UNO_REC_WON][i] = 0;
     col[UNO_REC_ROUND_WON][i] = 0;
+    /* C12: the card challenged is a bluff when its player held the previous color (the
+       cheating search's test, search.c) */
+    col[UNO_REC_TRUTH][i] =
+        decision == UNO_DEC_CHALLENGE
+            ? (arg >> 8) > 0 && uno_bits_meet(&g->hand[arg & 0xff], uno_color_cards(g, (arg >> 8) - 1))
+            : -1;
     rec->n++;
 }
 

@@ -1807,6 +1807,9 @@ enum {
     UNO_REC_ACTION,    /* the answer, as an action id of L */
     UNO_REC_WON,       /* 1: the seat (its team) won the game, 0: lost */
     UNO_REC_ROUND_WON, /* the decision's round: 1 won, 0 lost, -1 nobody won (stalemate) */
+    UNO_REC_TRUTH,     /* what the seat could not see: at a challenge, 1 when the card was a
+                          bluff (the offender held the previous color, C12), 0 when legal;
+                          -1 at every other decision */
     UNO_REC_COLUMNS
 };
 typedef struct uno_record {

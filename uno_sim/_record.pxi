@@ -2,8 +2,10 @@
 # games and writes one row per decision of the chosen seats; uno_sim.players.record
 # shards it over processes and documents the columns (docs/net.md).
 
-_REC_COLUMNS = ("game", "round", "turn", "seat", "decision", "action", "won", "round_won")
-_REC_DTYPES = (np.int64, np.int32, np.int32, np.int8, np.int8, np.int16, np.int8, np.int8)
+_REC_COLUMNS = ("game", "round", "turn", "seat", "decision", "action", "won", "round_won",
+                "truth")
+_REC_DTYPES = (np.int64, np.int32, np.int32, np.int8, np.int8, np.int16, np.int8, np.int8,
+               np.int8)
 
 
 def record_games(Engine eng, key, uint64_t first_game, int64_t n_games, uint32_t seats,

@@ -428,8 +428,8 @@ cdef extern from "uno.h":
         int8_t *mask  # n x L.n_actions
         float *value  # n x L.n_actions: a search seat's mean value per action id (NaN: none)
         int32_t *count  # n x L.n_actions: rollouts behind each value
-        int32_t *col[8]  # UNO_REC_* columns (game, round, turn, seat, decision, action, won,
-        #                  round_won)
+        int32_t *col[9]  # UNO_REC_* columns (game, round, turn, seat, decision, action, won,
+        #                  round_won, truth)
         int32_t *turns  # per game (NULL: not written): turns, rounds, winner, scores
         int32_t *rounds
         int32_t *winner

@@ -32,7 +32,7 @@ from .model import masked_log_softmax, sigmoid
 from .selfplay import run_seed
 
 STAGE_DISTIL = 1
-SHARD_ARRAYS = ("cols", "vals", "ptr", "mask", "action", "won", "value")
+SHARD_ARRAYS = ("cols", "vals", "ptr", "mask", "action", "won", "value", "truth")
 SHARD_MAX_BYTES = 2**31
 
 
@@ -68,7 +68,7 @@ def to_sparse(rows: dict, keep_values: bool) -> dict:
     np.cumsum(np.bincount(r, minlength=len(obs)), out=ptr[1:])
     out = {"cols": c.astype(np.int16), "vals": obs[r, c].astype(np.float32), "ptr": ptr,
            "mask": rows["mask"].astype(np.int8), "action": rows["action"].astype(np.int16),
-           "won": rows["won"].astype(np.int8)}
+           "won": rows["won"].astype(np.int8), "truth": rows["truth"].astype(np.int8)}
     out["value"] = rows["value"].astype(np.float16) if keep_values else \
         np.zeros((0, 0), np.float16)
     return out
@@ -95,7 +95,13 @@ def read_shard(path: str, sha256: str) -> dict:
         raise ValueError(f"{os.path.basename(path)} is not the shard this run wrote (its "
                          f"SHA-256 differs)")
     with np.load(io.BytesIO(data), allow_pickle=False) as z:
-        return {k: z[k] for k in SHARD_ARRAYS}
+        out = {k: z[k] for k in SHARD_ARRAYS if k in z}
+    missing = [k for k in SHARD_ARRAYS if k not in out and k != "truth"]
+    if missing:
+        raise ValueError(f"{os.path.basename(path)} has no array {missing[0]!r}")
+    if "truth" not in out:  # a shard written before the recorder kept the truth: unknown
+        out["truth"] = np.full(len(out["action"]), -1, np.int8)
+    return out
 
 
 def concat(shards: list) -> dict:
@@ -141,6 +147,25 @@ def policy_targets(mask: np.ndarray, action: np.ndarray, values: np.ndarray | No
     return (e / e.sum(axis=1, keepdims=True)).astype(np.float32)
 
 
+def challenge_targets(target: np.ndarray, mask: np.ndarray, truth: np.ndarray,
+                      break_even: float) -> np.ndarray:
+    """With `break_even` in (0, 1): the rows of a challenge (truth 0 or 1) get the answer
+    the truth calls for (challenge a bluff, let a legal card pass) in `target`, and the
+    row weights returned make the cross-entropy's optimum challenge exactly when the
+    network's P(bluff) exceeds `break_even`: 2 (1 - b) on a bluff, 2 b on a legal card
+    (the cost-sensitive weighting of Elkan, 2001); every other row weighs 1."""
+    w = np.ones(len(target), np.float32)
+    if not 0 < break_even < 1:
+        return w
+    rows = np.flatnonzero(truth >= 0)
+    for i in rows:  # a challenge has two legal answers: yes (the lower id) and no
+        yes, no = np.flatnonzero(mask[i])[:2]
+        target[i] = 0.0
+        target[i, yes if truth[i] == 1 else no] = 1.0
+    w[rows] = np.where(truth[rows] == 1, 2 * (1 - break_even), 2 * break_even)
+    return w
+
+
 def fit(state, data: dict, rnd: int) -> dict:
     """`distil_epochs` passes of minibatch Adam steps on the labels `data` (`concat`);
     returns the last pass' mean losses and the share of the labels whose answer the network
@@ -160,9 +185,11 @@ def fit(state, data: dict, rnd: int) -> dict:
             mask = data["mask"][i].astype(bool)
             values = None if data["value"] is None else data["value"][i].astype(np.float32)
             target = policy_targets(mask, action[i], values, r.distil_temp)
+            weight = challenge_targets(target, mask, data["truth"][i], r.challenge_break_even)
             logits, v, hs = net.forward(dense(data, i, net.obs_size), keep=True)
             logp = masked_log_softmax(logits, mask)
-            dz = (np.exp(logp) - target) / len(i)  # d cross-entropy / d logits (0 off mask)
+            # d (weighted) cross-entropy / d logits (0 off mask)
+            dz = (np.exp(logp) - target) * weight[:, None] / len(i)
             sv = sigmoid(v[:, 0].astype(np.float64))
             dv = np.zeros(v.shape)
             dv[:, 0] = r.value_coef * (sv - won[i]) / len(i)

@@ -21,6 +21,9 @@ round, turn    (n,) i4              the round (1-based) and the game's turns so 
 seat           (n,) i1              who decided
 won            (n,) i1              1 when the seat (its team) won the game, else 0
 round_won      (n,) i1              1 won the decision's round, 0 lost it, -1 nobody won
+truth          (n,) i1              what the seat could not see: at a challenge, 1 when
+                                    the card was a bluff (its player held the previous
+                                    color, C12), 0 when legal; -1 at other decisions
 =============  ===================  =====================================================
 
 The games' results come too, one entry per game played: ``game_turns``,
@@ -44,7 +47,8 @@ from ..rules import Rules, RulesError
 
 __all__ = ["record", "COLUMNS", "ARRAYS", "RESULTS"]
 
-COLUMNS = ("game", "round", "turn", "seat", "decision", "action", "won", "round_won")
+COLUMNS = ("game", "round", "turn", "seat", "decision", "action", "won", "round_won",
+           "truth")
 ARRAYS = ("obs", "mask", "value", "count")
 RESULTS = ("game_turns", "game_rounds", "game_winner", "game_scores")
 OBS_SEATS = 10  # seat slots of the observation (the vector environment's)

@@ -100,6 +100,10 @@ class Recipe:
     distil_temp: float = field(default=0.0, metadata={
         "help": "0: fit the search's answer; above 0: the softmax of its per-answer values "
                 "over this temperature"})
+    challenge_break_even: float = field(default=0.0, metadata={
+        "help": "0: fit the labelling policy's challenges; in (0, 1): fit the truth the "
+                "recorder knows (was the card a bluff), weighted so that the network "
+                "challenges when its P(bluff) exceeds this"})
     # self-play (PPO)
     iterations: int = field(default=200, metadata={"help": "PPO iterations"})
     round_reward: float = field(default=1.0, metadata={
@@ -176,7 +180,8 @@ class Recipe:
         if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
             raise TrainError(f"invalid seed {self.seed!r}: expected a non-negative integer")
         for name in ("lr", "lr_end", "clip", "lam", "entropy", "value_coef", "return_coef",
-                     "grad_clip", "round_reward", "game_reward", "distil_lr", "distil_temp"):
+                     "grad_clip", "round_reward", "game_reward", "distil_lr", "distil_temp",
+                     "challenge_break_even"):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v <= 10:
                 raise TrainError(f"invalid {name} {v!r}: expected a number 0..10")
