@@ -57,3 +57,12 @@ def test_bad_seat():
     p = _play(["--human", "4"], "")
     assert p.returncode == 2
     assert p.stderr.strip() == "uno-sim: error: invalid --human 4: expected a seat 0..3"
+
+
+@pytest.mark.parametrize("players, shown", [(2, "net"), (4, "net"), (3, "greedy")])
+def test_human_faces_the_network_where_weights_ship(players, shown):
+    """Without --policy the human plays the learned player (net) where its weights ship for
+    the variant and player count (2 and 4 players), greedy elsewhere."""
+    p = _play(["--human", "0", "--players", str(players), "--seed", "1"], "q\n")
+    assert p.returncode == 0, p.stderr
+    assert f"you are P0; the others play {shown}" in p.stdout.splitlines()[0]

@@ -301,6 +301,10 @@ def _play_human(args) -> list | None:
     rules = _rules_from(args)
     if not 0 <= args.human < rules.players:
         raise UsageError(f"invalid --human {args.human}: expected a seat 0..{rules.players - 1}")
+    if args.policy is None:  # the opponent to beat: the network player where weights ship
+        from .players.net import shipped_path
+
+        args.policy = "net" if shipped_path(rules).is_file() else "greedy"
     policies = _policies_from(args, rules.players)
     if args.seed is None:  # a new game each time: a seed from the OS, printed to replay it
         import secrets
@@ -371,6 +375,8 @@ def cmd_play(args) -> int:
         return 0
     if args.seed is None:
         args.seed = 0
+    if args.policy is None:
+        args.policy = "greedy"
     events = _one_game_events(args)
     if args.trace:
         write_trace(events)
@@ -809,8 +815,13 @@ def build_parser() -> argparse.ArgumentParser:
                         "of numbers can script a game; q quits); played on the reference "
                         "engine, the same game as the C engine's")
     _add_game_options(p)
-    # --human without --seed deals a new game each time (the seed is printed); else seed 0
-    p.set_defaults(func=cmd_play, seed=None)
+    # --human without --seed deals a new game each time (the seed is printed); else seed 0.
+    # --human without --policy seats the network player (the opponent to beat) where weights
+    # ship for the variant and player count; else greedy
+    p.set_defaults(func=cmd_play, seed=None, policy=None)
+    next(a for a in p._actions if a.dest == "policy").help = (
+        "policy spec for every seat, e.g. 'greedy(bluff=0.3)' (default greedy; with --human, "
+        "net, the learned player, where its weights ship for the variant and player count)")
     next(a for a in p._actions if a.dest == "seed").help = (
         "seed that fixes the game (default 0; with --human, a new seed each time, printed)")
 
