@@ -54,14 +54,15 @@ def label_shard(recipe, rnd: int, index: int, label: str, jobs: int = 1) -> dict
     rows = record(recipe.rules(), specs, seats=[seat], games=recipe.label_shard,
                   seed=run_seed(recipe.seed, STAGE_DISTIL, rnd), n_jobs=jobs,
                   first_game=first, obs_seats=recipe.players, chunk=2)
-    return to_sparse(rows, keep_values=recipe.distil_temp > 0)
+    return to_sparse(rows, keep_values=True)
 
 
 def to_sparse(rows: dict, keep_values: bool) -> dict:
     """The recorder's rows with the observations as their non-zero entries: `cols`
     (int16) and `vals` (float32) row after row, `ptr` (int64, n + 1) where each row
-    starts; the search's values only when they are needed (float16: they are means of
-    0/1 outcomes over a few hundred rollouts)."""
+    starts; the search's per-answer values with `keep_values` (float16: they are means of
+    0/1 outcomes over a few hundred rollouts), which label shards always keep, so that a fit
+    to soft targets (distil_temp) can be tried on labels already recorded."""
     obs = rows["obs"]
     r, c = np.nonzero(obs)
     ptr = np.zeros(len(obs) + 1, np.int64)
@@ -183,7 +184,8 @@ def fit(state, data: dict, rnd: int) -> dict:
         for s in range(0, n, r.minibatch):
             i = order[s:s + r.minibatch]
             mask = data["mask"][i].astype(bool)
-            values = None if data["value"] is None else data["value"][i].astype(np.float32)
+            values = None if data["value"] is None or r.distil_temp <= 0 else \
+                data["value"][i].astype(np.float32)
             target = policy_targets(mask, action[i], values, r.distil_temp)
             weight = challenge_targets(target, mask, data["truth"][i], r.challenge_break_even)
             logits, v, hs = net.forward(dense(data, i, net.obs_size), keep=True)
