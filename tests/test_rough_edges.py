@@ -166,3 +166,21 @@ def test_tournament_share_stays_a_share_in_team_play():
                   rules=Rules(players=4, teams=True))
     assert 0.0 <= r.low <= r.share <= r.high <= 1.0
     assert r.share == pytest.approx(r.even, abs=0.15)  # the same player on both teams
+
+
+def test_no_command_is_an_error_on_stderr(capsys):
+    status, out, err = out_of(capsys)
+    assert status == 2 and out == ""
+    lines = err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("uno-sim: error: a command is required")
+    assert "run" in lines[0] and "--help" in lines[0]
+
+
+@pytest.mark.parametrize("argv", [
+    ["--deals", "1"],  # refused by the tournament itself, after the CLI's own checks
+    ["--policy", "net", "--policy", "greedy", "--players", "3", "--deals", "2"],  # no weights
+])
+def test_tournament_error_is_its_line_alone(argv, capsys):
+    status, out, err = out_of(capsys, "tournament", *argv)
+    assert status == 2 and out == ""  # no legend before the error
+    assert len(err.splitlines()) == 1 and err.startswith("uno-sim: error: ")

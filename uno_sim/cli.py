@@ -476,9 +476,10 @@ def cmd_tournament(args) -> int:
               f"on {e['jobs']} job(s) (from {e['sample_cpu_seconds']:.2g} CPU-s of sample "
               f"games)")
         return 0
-    print(textwrap.fill(HEADER, POLICIES_WIDTH))  # once every value is checked
-    for res in tournament(policies, counts, deals, args.seed, rules, args.engine,
-                          progress=None, jobs=jobs):
+    table = tournament(policies, counts, deals, args.seed, rules, args.engine, progress=None,
+                       jobs=jobs)
+    print(textwrap.fill(HEADER, POLICIES_WIDTH))  # after the games: an error is its line alone
+    for res in table:
         print(res.line())
     return 0
 
@@ -1014,8 +1015,9 @@ def main(argv=None) -> int:
     except Terminated:
         print("uno-sim: terminated", file=sys.stderr)
         return 143
-    if not getattr(args, "func", None):
-        parser.print_help()
+    if not getattr(args, "func", None):  # `uno-sim` alone: an error, on stderr like the rest
+        print(f"uno-sim: error: a command is required: {', '.join(parser.commands)} (see "
+              f"`uno-sim --help`)", file=sys.stderr)
         return 2
     try:
         from .progress import env_setting
