@@ -233,7 +233,7 @@ def _mark_output(out: str) -> None:
             json.dump({"package": "uno-sim", "files": _our_files(out)}, f, indent=1)
         os.replace(path + ".tmp", path)
     except OSError as exc:
-        raise StudyError(f"cannot write --out {out!r}: {exc.strerror}") from None
+        raise StudyError(f"cannot write {path!r}: {exc.strerror}") from None
 
 
 def _cmd_study(args, parse_count) -> int:

@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 
 import polars as pl
 
+from uno_sim.files import writing
+
 
 @dataclass
 class Section:
@@ -112,8 +114,9 @@ class StudyResult:
         """Write study.md and study.json into `out`; returns their paths."""
         os.makedirs(out, exist_ok=True)
         md, js = os.path.join(out, "study.md"), os.path.join(out, "study.json")
-        with open(md, "w", encoding="utf-8") as f:
-            f.write(self.markdown(base=out))
+        text = self.markdown(base=out)
+        with writing(md), open(md, "w", encoding="utf-8") as f:
+            f.write(text)
         write_json(js, self.to_json(base=out))
         return md, js
 
@@ -158,9 +161,9 @@ def sections_json(sections, base: str | None = None) -> dict:
 
 def write_json(path: str, data: dict) -> str:
     """Write `data` as JSON to `path` (NaN as null); returns `path`."""
-    with open(path, "w", encoding="utf-8") as f:
-        json.dump(_plain(data), f, indent=1, allow_nan=False)
-        f.write("\n")
+    text = json.dumps(_plain(data), indent=1, allow_nan=False)
+    with writing(path), open(path, "w", encoding="utf-8") as f:
+        f.write(text + "\n")
     return path
 
 

@@ -1,5 +1,6 @@
 """What a user meets at the command line: intervals, help texts, resume, completion."""
 
+import errno
 import os
 import re
 import shutil
@@ -184,3 +185,74 @@ def test_tournament_error_is_its_line_alone(argv, capsys):
     status, out, err = out_of(capsys, "tournament", *argv)
     assert status == 2 and out == ""  # no legend before the error
     assert len(err.splitlines()) == 1 and err.startswith("uno-sim: error: ")
+
+
+class _FullFile:
+    """A file opened for writing on a full disk: each write fails as the system's does,
+    with an OSError that names no file."""
+
+    def __init__(self, f):
+        self._f = f
+
+    def write(self, data):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    def __getattr__(self, name):
+        return getattr(self._f, name)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self._f.close()
+
+
+@pytest.fixture
+def full_disk(tmp_path, monkeypatch):
+    """Every file opened for writing under tmp_path is on a full disk."""
+    import builtins
+    import io
+
+    real = builtins.open
+
+    def fake(file, mode="r", *args, **kwargs):
+        f = real(file, mode, *args, **kwargs)
+        on_disk = isinstance(file, (str, os.PathLike)) and \
+            os.path.abspath(file).startswith(str(tmp_path))
+        return _FullFile(f) if on_disk and set(mode) & set("wax+") else f
+
+    monkeypatch.setattr(builtins, "open", fake)
+    monkeypatch.setattr(io, "open", fake)
+    return tmp_path
+
+
+@pytest.mark.parametrize("argv,name", [
+    (["run", "--games", "20", "--players", "2", "--out", "{tmp}/run"], "manifest.json"),
+    (["play", "--trace", "{tmp}/game.jsonl"], "game.jsonl"),
+    (["study", "bluff", "--games", "20", "--players", "2", "--out", "{tmp}/st"], None),
+    (["league", "--policy", "greedy", "--policy", "random", "--players", "2", "--variant",
+      "classic", "--deals", "4", "--bootstrap", "0", "--out", "{tmp}/lg"], "league.json"),
+    (["train", "--widths", "16", "--iterations", "1", "--envs", "16", "--steps", "8",
+      "--segment", "1", "--eval-every", "0", "--quiet", "--out", "{tmp}/tr"], "checkpoint.npz"),
+])
+def test_full_disk_names_the_file_not_written(argv, name, full_disk, capsys):
+    status, _, err = out_of(capsys, *[a.format(tmp=full_disk) for a in argv])
+    lines = [x for x in err.splitlines() if x.startswith("uno-sim")]  # (league: its estimate)
+    assert status == 2 and len(lines) == 1 and "Traceback" not in err, err
+    said = re.fullmatch(r"uno-sim: error: cannot write (?:--trace )?'([^']+)': (.*)", lines[0])
+    assert said, lines[0]
+    assert said.group(2).startswith("No space left on device")
+    path = said.group(1)
+    assert path.startswith(str(full_disk)) and not os.path.isdir(path)  # a file, not a folder
+    assert name is None or os.path.basename(path) == name
+
+
+def test_an_os_error_naming_no_file_names_the_folder_written():
+    from argparse import Namespace
+
+    from uno_sim.cli import _os_error_line
+
+    full = OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+    assert _os_error_line(full, Namespace(out="runs/x")) == \
+        "cannot write in 'runs/x': No space left on device"
+    assert _os_error_line(full, Namespace()) == "cannot write: No space left on device"

@@ -1040,9 +1040,7 @@ def main(argv=None) -> int:
         sys.stderr.close()
         return 0
     except OSError as exc:  # a full or read-only disk, a vanished directory...
-        where = f" {exc.filename!r}" if exc.filename else ""
-        print(f"uno-sim: error: cannot write or read{where}: {exc.strerror or exc}",
-              file=sys.stderr)
+        print(f"uno-sim: error: {_os_error_line(exc, args)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         _quiet_threads()
@@ -1052,6 +1050,18 @@ def main(argv=None) -> int:
         _quiet_threads()
         print(_stopped(args, "terminated"), file=sys.stderr)
         return 143
+
+
+def _os_error_line(exc: OSError, args) -> str:
+    """What failed, on which file: the file the error names (the writers name theirs:
+    files.writing), else the folder the command writes into."""
+    import errno
+
+    verb = "write" if exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EROFS) else "write or read"
+    out = getattr(args, "resume", None) or getattr(args, "out", None) \
+        or getattr(args, "trace", None)
+    where = f" {exc.filename!r}" if exc.filename else f" in {out!r}" if out else ""
+    return f"cannot {verb}{where}: {exc.strerror or exc}"
 
 
 def _quiet_threads() -> None:
