@@ -256,3 +256,30 @@ def test_an_os_error_naming_no_file_names_the_folder_written():
     assert _os_error_line(full, Namespace(out="runs/x")) == \
         "cannot write in 'runs/x': No space left on device"
     assert _os_error_line(full, Namespace()) == "cannot write: No space left on device"
+
+
+@pytest.mark.parametrize("command", [["play"], ["run", "--games", "10"]])
+@pytest.mark.parametrize("spec", ["pimc(infer=0,weights={f})", "pimc(samples=2,weights={f})",
+                                  "ismcts(iterations=5,weights={f})"])
+def test_a_weight_file_named_is_checked_even_where_no_knob_reads_it(spec, command, tmp_path,
+                                                                    capsys):
+    (tmp_path / "bad.unonet").write_bytes(b"not a network" * 10)
+    for f in (tmp_path / "missing.unonet", tmp_path / "bad.unonet"):
+        status, out, err = out_of(capsys, *command, "--players", "2", "--policy",
+                                  spec.format(f=f))
+        lines = err.splitlines()
+        assert status == 2 and out == "" and len(lines) == 1, err
+        assert lines[0].startswith(f"uno-sim: error: {f}: ")
+
+
+def test_a_good_weight_file_no_knob_reads_changes_no_game(capsys):
+    from uno_sim.players.net import WEIGHTS_DIR
+
+    fast = "samples=2,rollouts=1"
+    _, plain, _ = out_of(capsys, "play", "--players", "2", "--policy", f"pimc({fast})")
+    status, named, _ = out_of(capsys, "play", "--players", "2", "--policy",
+                              f"pimc({fast},weights={WEIGHTS_DIR / 'classic-2p.unonet'})")
+    assert status == 0 and named.splitlines()[1:] == plain.splitlines()[1:]  # (1: the specs)
+    status, _, err = out_of(capsys, "play", "--players", "2", "--policy",  # another game's
+                            f"pimc({fast},weights={WEIGHTS_DIR / 'flip-4p.unonet'})")
+    assert status == 2 and "does not fit this game" in err
