@@ -283,3 +283,35 @@ def test_a_good_weight_file_no_knob_reads_changes_no_game(capsys):
     status, _, err = out_of(capsys, "play", "--players", "2", "--policy",  # another game's
                             f"pimc({fast},weights={WEIGHTS_DIR / 'flip-4p.unonet'})")
     assert status == 2 and "does not fit this game" in err
+
+
+@pytest.mark.parametrize("argv,flag", [
+    (["study", "exploit", "--rounds", "1e9"], "--rounds '1e9'"),
+    (["study", "exploit", "--rounds", "194"], "--rounds '194'"),
+    (["report", "--exploit-rounds", "1e9"], "--exploit-rounds '1e9'"),
+    (["study", "exploit", "--jobs", "1000000"], "--jobs '1000000'"),
+])
+def test_exploit_sizes_are_bounded_before_any_work(argv, flag, tmp_path, capsys):
+    pytest.importorskip("scipy")  # the analysis extra
+    from uno_sim.analysis.exploit import MAX_ROUNDS
+
+    status, out, err = out_of(capsys, *argv, "--out", str(tmp_path / "o"))
+    assert status == 2 and out == "" and len(err.splitlines()) == 1
+    assert err.startswith(f"uno-sim: error: invalid {flag}: at most ")
+    assert "--jobs" in flag or f"at most {MAX_ROUNDS} " in err
+    assert not (tmp_path / "o").exists()
+
+
+def test_the_round_bound_is_the_candidates_a_round_can_add():
+    pytest.importorskip("scipy")
+    from uno_sim.analysis.exploit import (MAX_ROUNDS, bluff_candidates,
+                                          challenge_candidates)
+
+    assert MAX_ROUNDS == 1 + len(set(bluff_candidates())) + len(set(challenge_candidates()))
+
+
+def test_a_study_starts_no_more_workers_than_arms():
+    pytest.importorskip("scipy")
+    from uno_sim.analysis.bluffgame import _workers
+
+    assert _workers(4096, 3) == 3 and _workers(-1, 1) == 1 and _workers(2, 10) == 2
