@@ -315,3 +315,35 @@ def test_a_study_starts_no_more_workers_than_arms():
     from uno_sim.analysis.bluffgame import _workers
 
     assert _workers(4096, 3) == 3 and _workers(-1, 1) == 1 and _workers(2, 10) == 2
+
+
+def test_run_jobs_default_to_the_cores_for_many_games(monkeypatch):
+    from uno_sim.runner.execute import AUTO_GAMES, auto_jobs
+
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1, 2, 3}, raising=False)
+    monkeypatch.setattr(os, "cpu_count", lambda: 4)
+    assert auto_jobs(AUTO_GAMES - 1, 5) == 1  # a small run: no pool to start
+    assert auto_jobs(AUTO_GAMES, 5) == 4 and auto_jobs(10**6, 2) == 2 and auto_jobs(10**6, 1) == 1
+
+
+@pytest.mark.parametrize("jobs,pool", [([], 2), (["--jobs", "1"], None), (["--jobs", "-1"], 2)])
+def test_run_without_jobs_uses_the_cores_and_plays_the_same_games(jobs, pool, monkeypatch,
+                                                                  capsys):
+    import uno_sim.runner.execute as execute
+
+    monkeypatch.setattr(execute, "AUTO_GAMES", 40)  # many games, for this test
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    workers, real = [], execute._pool_pass
+
+    def spy(kind, manifest, shards, out, n_jobs, *rest):
+        workers.append(n_jobs if n_jobs != -1 else os.cpu_count())
+        return real(kind, manifest, shards, out, n_jobs, *rest)
+
+    monkeypatch.setattr(execute, "_pool_pass", spy)
+    argv = ["run", "--games", "40", "--shard-size", "20", "--players", "3", "--seed", "5"]
+    status, out, _ = out_of(capsys, *argv, *jobs)
+    assert status == 0 and workers == ([pool] if pool else [])
+    monkeypatch.setattr(execute, "AUTO_GAMES", 10**9)
+    _, one, _ = out_of(capsys, *argv)  # in this process
+    assert out.split("wall time")[0] == one.split("wall time")[0]

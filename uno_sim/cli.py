@@ -215,7 +215,7 @@ def _check_run_flags(args, run_parser) -> None:
 def cmd_run(args) -> int:
     from .runner import resume, simulate
 
-    jobs = parse_jobs(args.jobs)
+    jobs = None if args.jobs is None else parse_jobs(args.jobs)  # None: runner.auto_jobs
     _check_run_flags(args, build_parser().commands["run"])
     as_json = args.format == "json"
     if args.resume:
@@ -581,7 +581,7 @@ def cmd_bench(args) -> int:
 
 # `--help` of each command ends with these examples (every one runs as written)
 EXAMPLES = {
-    "run": ["uno-sim run --games 1e5 --players 4 --jobs 2 --out runs/classic4",
+    "run": ["uno-sim run --games 1e5 --players 4 --out runs/classic4   # every core",
             "uno-sim run --resume runs/classic4",
             "uno-sim run --variant flip --policy 'greedy(bluff=0.3)' --seat 0=strategic",
             "uno-sim run --rule edition=vintage --rule scoring=elimination --games 5000",
@@ -745,6 +745,8 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from .runner.execute import AUTO_GAMES
+
     parser = _Parser(
         prog="uno-sim", description="Monte Carlo simulation of UNO and its published variants.")
     parser.add_argument("--version", action="version", version=f"uno-sim {__version__}")
@@ -757,7 +759,10 @@ def build_parser() -> argparse.ArgumentParser:
                                    "95% Wilson intervals and write Parquet results with --out.")
     p.add_argument("--games", default="10000", help="number of games: 1000, 1e6, 250k (default 10000)")
     _add_game_options(p)
-    p.add_argument("--jobs", default="1", help="worker processes, -1 for all cores (default 1)")
+    p.add_argument("--jobs", default=None,
+                   help="worker processes, -1 for all cores (default: one per core, at most "
+                        f"one per shard, for a local run of {AUTO_GAMES:,} games or more; "
+                        "else 1); the games are the same at any number")
     p.add_argument("--out", metavar="DIR", help="write manifest, shards, games.parquet, "
                                                 "rounds.parquet and summary.json to DIR")
     p.add_argument("--resume", metavar="DIR", help="finish the interrupted run in DIR")
