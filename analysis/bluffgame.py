@@ -199,13 +199,22 @@ class SimOracle:
             return {p: self(*p) for p in pairs}
         from joblib import Parallel, delayed
 
-        got = Parallel(n_jobs=self.n_jobs)(
+        got = Parallel(n_jobs=_workers(self.n_jobs, len(pairs)))(
             delayed(_arm)(self.variant, self.players, b, c, self.games, self.seed)
             for b, c in pairs)
         out = {}
         for p, (win, stats) in zip(pairs, got):
             out[p], self.stats[p] = win, stats
         return out
+
+
+def _workers(n_jobs: int, tasks: int) -> int:
+    """joblib's n_jobs for `tasks` arms: no more workers than arms (a pool starts all of
+    its workers at once; each arm is one run, so the results are the same)."""
+    import os
+
+    n = (os.cpu_count() or 1) if n_jobs == -1 else n_jobs
+    return max(1, min(n, tasks))
 
 
 def _arm(variant: str, players: int, bluffer: Rule, challenger: Rule, games: int,

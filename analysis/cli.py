@@ -33,7 +33,8 @@ def add_commands(sub, parse_count) -> None:
                    help="exploit: fresh games that measure each best reply's gain (default "
                         "--games)")
     p.add_argument("--rounds", default=None,
-                   help="exploit: double-oracle rounds at most (default 8)")
+                   help="exploit: double-oracle rounds at most (default 8; each round but "
+                        "the last adds a candidate reply, so at most one more than there are)")
     p.add_argument("--select-games", default=None,
                    help="exploit: selection games that rank the candidate replies, on a seed "
                         "of their own (default --games)")
@@ -121,6 +122,13 @@ def _games(parse_count, text, what="games") -> int:
 
 def _boot(parse_count, text) -> int:
     return parse_count(text, "boot", MAX_BOOT, "bootstrap resamples")
+
+
+def _rounds(parse_count, text, what) -> int:
+    from .exploit import MAX_ROUNDS
+
+    return parse_count(text, what, MAX_ROUNDS, f"each round but the last adds one of the "
+                                               f"{MAX_ROUNDS - 1} candidate replies")
 
 
 OUTPUT_MARK = ".uno-sim-output.json"  # in a study's or report's --out: the files it wrote
@@ -233,7 +241,7 @@ def _mark_output(out: str) -> None:
             json.dump({"package": "uno-sim", "files": _our_files(out)}, f, indent=1)
         os.replace(path + ".tmp", path)
     except OSError as exc:
-        raise StudyError(f"cannot write --out {out!r}: {exc.strerror}") from None
+        raise StudyError(f"cannot write {path!r}: {exc.strerror}") from None
 
 
 def _cmd_study(args, parse_count) -> int:
@@ -265,7 +273,9 @@ def _cmd_study(args, parse_count) -> int:
                              f"{' and '.join(names)}")
         if opt in ("fresh_games", "select_games"):
             val = _games(parse_count, val, opt.replace("_", "-"))
-        elif opt in ("rounds", "every"):
+        elif opt == "rounds":
+            val = _rounds(parse_count, val, "rounds")
+        elif opt == "every":
             val = parse_count(val, opt)
         else:
             from uno_sim.players.specs import parse_policy
@@ -308,7 +318,7 @@ def _cmd_report(args, parse_count) -> int:
          _games(parse_count, args.exploit_games, "exploit-games"))
     exploit_fresh = _games(parse_count, args.exploit_fresh, "exploit-fresh") \
         if args.exploit_fresh else None
-    exploit_rounds = parse_count(args.exploit_rounds, "exploit-rounds")
+    exploit_rounds = _rounds(parse_count, args.exploit_rounds, "exploit-rounds")
     from .strong import FOCAL, MAX_SIZE, check_player
 
     strong = None if args.no_strong else {

@@ -366,7 +366,10 @@ def note_undefined(ax, n: int, why: str = "fewer than two games") -> None:
 def save(fig, path: str) -> str:
     """PNG at 110 dpi; the box is fitted to what was drawn, so long tick labels (a Flip
     card's name, "Wild Draw Four") and the setup footer are never cut off."""
-    fig.savefig(path, dpi=110, bbox_inches="tight", pad_inches=0.15)
+    from uno_sim.files import writing
+
+    with writing(path):
+        fig.savefig(path, dpi=110, bbox_inches="tight", pad_inches=0.15)
     return path
 
 

@@ -8,9 +8,12 @@ import html
 import json
 import math
 import os
+import re
 from dataclasses import dataclass, field
 
 import polars as pl
+
+from uno_sim.files import writing
 
 
 @dataclass
@@ -112,8 +115,9 @@ class StudyResult:
         """Write study.md and study.json into `out`; returns their paths."""
         os.makedirs(out, exist_ok=True)
         md, js = os.path.join(out, "study.md"), os.path.join(out, "study.json")
-        with open(md, "w", encoding="utf-8") as f:
-            f.write(self.markdown(base=out))
+        text = self.markdown(base=out)
+        with writing(md), open(md, "w", encoding="utf-8") as f:
+            f.write(text)
         write_json(js, self.to_json(base=out))
         return md, js
 
@@ -158,9 +162,9 @@ def sections_json(sections, base: str | None = None) -> dict:
 
 def write_json(path: str, data: dict) -> str:
     """Write `data` as JSON to `path` (NaN as null); returns `path`."""
-    with open(path, "w", encoding="utf-8") as f:
-        json.dump(_plain(data), f, indent=1, allow_nan=False)
-        f.write("\n")
+    text = json.dumps(_plain(data), indent=1, allow_nan=False)
+    with writing(path), open(path, "w", encoding="utf-8") as f:
+        f.write(text + "\n")
     return path
 
 
@@ -408,10 +412,25 @@ def render_html(sections, title: str, preamble: str = "", level: int = 2,
             f"<style>{style}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n")
 
 
-def _inline_html(text: str) -> str:
-    """Escaped text with Markdown links `[label](#anchor)` and `**bold**` as HTML."""
-    import re
+# A Markdown code span: a run of backticks, the code, the same run (CommonMark: one space
+# each side is dropped when both are there, so that `` `x` `` can hold a backtick).
+_CODE_SPAN = re.compile(r"(`+)(.+?)(?<!`)\1(?!`)", re.S)
 
-    t = html.escape(text, quote=False)
+
+def _inline_html(text: str) -> str:
+    """Escaped text with Markdown code spans (`` `greedy(bluff=0.3)` ``), links
+    `[label](#anchor)` and `**bold**` as HTML; a code span's text is kept as it is (no link
+    or bold inside), and a link or bold may hold code spans."""
+    codes = []
+
+    def keep(m):
+        code = m.group(2)
+        if code[0] == code[-1] == " " and code.strip():
+            code = code[1:-1]
+        codes.append(f"<code>{html.escape(code, quote=False)}</code>")
+        return f"\0{len(codes) - 1}\0"
+
+    t = html.escape(_CODE_SPAN.sub(keep, text.replace("\0", "")), quote=False)
     t = re.sub(r"\[([^\]]+)\]\((#[^)\s]+)\)", r'<a href="\2">\1</a>', t)
-    return re.sub(r"\*\*([^*]+)\*\*", r"<b>\1</b>", t)
+    t = re.sub(r"\*\*([^*]+)\*\*", r"<b>\1</b>", t)
+    return re.sub("\0([0-9]+)\0", lambda m: codes[int(m.group(1))], t)

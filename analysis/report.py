@@ -26,6 +26,7 @@ from .doc import (Section, StudyResult, link_repeated_setups, render_html, rende
 from . import summary
 
 from uno_sim import __version__
+from uno_sim.files import writing
 
 
 # The compounding model's games per edge (balance.compound): 20,000, or ten per game of
@@ -166,11 +167,11 @@ def build(variants="all", games: int = 2000, seed: int = 0, out: str = "reports/
                 "seed": seed, "setups": setups, **sections_json(all_secs, base=out)})
     md_path = os.path.join(out, "report.md")
     html_path = os.path.join(out, "report.html")
-    with open(md_path, "w", encoding="utf-8") as f:
-        f.write(md)
-    with open(html_path, "w", encoding="utf-8") as f:
-        f.write(render_html(all_secs, title, toc_after=2, base=out, preamble=(
-            f'<p>Made by <code>{html.escape(cmd)}</code> (<a href="#{slug(head.title)}">how'
-            f'</a>).</p>')))
+    page = render_html(all_secs, title, toc_after=2, base=out, preamble=(
+        f'<p>Made by <code>{html.escape(cmd)}</code> (<a href="#{slug(head.title)}">how'
+        f'</a>).</p>'))
+    for path, text in ((md_path, md), (html_path, page)):
+        with writing(path), open(path, "w", encoding="utf-8") as f:
+            f.write(text)
     return {"md": md_path, "html": html_path, "json": os.path.join(out, "report.json"),
             "seconds": seconds}

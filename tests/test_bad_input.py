@@ -76,6 +76,7 @@ CLI = {
     "shard-size 0": "run --shard-size 0",
     "jobs 0": "run --jobs 0",
     "jobs x": "run --jobs x",
+    "jobs 1e6": "run --jobs 1000000",
     # argparse's own errors (one line, not the usage block)
     "players x": "run --players x",
     "seed x": "run --seed x",
@@ -174,6 +175,9 @@ CLI = {
     "study variant bogus": "study bluff --variant bogus --out {tmp}/st",
     "report variants empty": "report --variants '' --games 10 --out {tmp}/rep",
     "report variants bogus": "report --variants bogus --games 10 --out {tmp}/rep",
+    "study exploit rounds 1e9": "study exploit --rounds 1e9 --out {tmp}/st",
+    "study exploit jobs 1e6": "study exploit --jobs 1000000 --out {tmp}/st",
+    "report exploit-rounds 1e9": "report --exploit-rounds 1e9 --out {tmp}/rep",
 }
 
 

@@ -62,3 +62,22 @@ def test_the_test_extra_pulls_no_deep_learning_framework():
     names = {d.split(">")[0].split("=")[0].split("[")[0].strip().lower() for d in extras["test"]}
     assert not names & {"torch", "stable-baselines3", "sb3-contrib", "jax", "tensorflow"}
     assert any(d.startswith("sb3-contrib") for d in extras["sb3"])
+
+
+def test_every_folder_of_the_package_is_declared_and_the_weights_ship():
+    """setuptools warns ("Package 'uno_sim.players.weights' is absent from the `packages`
+    configuration") for a folder of package data that `packages` does not name: every
+    folder under uno_sim/ is named, and the weights are its package data."""
+    import fnmatch
+    import tomllib
+    from pathlib import Path
+
+    with open(os.path.join(ROOT, "pyproject.toml"), "rb") as f:
+        setuptools = tomllib.load(f)["tool"]["setuptools"]
+    top = Path(ROOT, "uno_sim")
+    folders = {".".join(("uno_sim",) + p.relative_to(top).parts) for p in top.rglob("*")
+               if p.is_dir() and "__pycache__" not in p.parts}
+    assert folders <= set(setuptools["packages"]), folders - set(setuptools["packages"])
+    weights = sorted(p.name for p in (top / "players" / "weights").glob("*.unonet"))
+    patterns = setuptools["package-data"]["uno_sim.players.weights"]
+    assert weights and all(any(fnmatch.fnmatch(w, p) for p in patterns) for w in weights)

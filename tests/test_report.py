@@ -169,6 +169,69 @@ def test_the_html_links_its_figures(report):
     assert '<a href="#bluff-classic-2-players">' in html  # the summary's links work there too
 
 
+class _Cells:
+    """What a parser of the page (html.parser, as a browser reads the markup) finds in each
+    table cell and paragraph: its text, and the text of each <code>, <b>, <a> in it."""
+
+    def __init__(self, page):
+        from html.parser import HTMLParser
+
+        self.blocks, open_ = [], []
+        cells = self
+
+        class P(HTMLParser):
+            def handle_starttag(self, tag, attrs):
+                if tag in ("td", "p"):
+                    cells.blocks.append({"tag": tag, "text": "", "code": [], "b": [],
+                                         "a": []})
+                open_.append((tag, dict(attrs)))
+
+            def handle_endtag(self, tag):
+                while open_ and open_.pop()[0] != tag:
+                    pass
+
+            def handle_data(self, data):
+                tags = [t for t, _ in open_]
+                if cells.blocks and ("td" in tags or "p" in tags):
+                    blk = cells.blocks[-1]
+                    blk["text"] += data
+                    for t in ("code", "b", "a"):
+                        if t in tags:
+                            blk[t].append(data)
+
+        P().feed(page)
+
+
+def test_code_spans_are_code_in_the_html_in_table_cells_and_paragraphs():
+    """The report's Markdown writes a policy spec as a code span (`pimc(samples=16,...)`);
+    its HTML shows it as <code>, never as raw backticks, in a table cell as in a paragraph
+    (a code span inside bold or a link included, and no bold or link inside a code span)."""
+    from uno_sim.analysis.doc import Section, render_html, render_markdown
+
+    sec = Section("Strong play")
+    sec.table("players", pl.DataFrame({
+        "player": ["`pimc(samples=16,rollouts=2)` +53 [+11, +90]", "`a<b&c` and `x**y**`"],
+        "games": [48, 48]}))
+    sec.p("Every pairing of `random`, **`greedy`** and [`net`](#strong-play); `` a`b ``.")
+    page = render_html([sec], "report")
+    assert "`" not in re.sub(r"<code>.*?</code>", "", page)  # (a`b: a backtick in code)
+    td = [b for b in _Cells(page).blocks if b["tag"] == "td"]
+    assert td[0]["code"] == ["pimc(samples=16,rollouts=2)"]
+    assert td[0]["text"] == "pimc(samples=16,rollouts=2) +53 [+11, +90]"
+    assert td[2]["code"] == ["a<b&c", "x**y**"] and td[2]["b"] == []
+    (para,) = [b for b in _Cells(page).blocks if b["tag"] == "p"]
+    assert para["code"] == ["random", "greedy", "net", "a`b"]
+    assert para["b"] == ["greedy"] and para["a"] == ["net"]
+    assert "| `pimc(samples=16,rollouts=2)` +53 [+11, +90] |" in render_markdown([sec])
+
+
+def test_the_example_report_shows_no_raw_code_span():
+    page = open(os.path.join(HERE, "..", "reports", "example-10k", "report.html"),
+                encoding="utf-8").read()
+    assert "`" not in re.sub(r"<pre>.*?</pre>", "", page, flags=re.S)
+    assert "<code>pimc(samples=16,rollouts=2)</code>" in page
+
+
 def test_column_formats():
     from uno_sim.analysis.doc import _rows
 

@@ -1,5 +1,6 @@
 """What a user meets at the command line: intervals, help texts, resume, completion."""
 
+import errno
 import os
 import re
 import shutil
@@ -166,3 +167,183 @@ def test_tournament_share_stays_a_share_in_team_play():
                   rules=Rules(players=4, teams=True))
     assert 0.0 <= r.low <= r.share <= r.high <= 1.0
     assert r.share == pytest.approx(r.even, abs=0.15)  # the same player on both teams
+
+
+def test_no_command_is_an_error_on_stderr(capsys):
+    status, out, err = out_of(capsys)
+    assert status == 2 and out == ""
+    lines = err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("uno-sim: error: a command is required")
+    assert "run" in lines[0] and "--help" in lines[0]
+
+
+@pytest.mark.parametrize("argv", [
+    ["--deals", "1"],  # refused by the tournament itself, after the CLI's own checks
+    ["--policy", "net", "--policy", "greedy", "--players", "3", "--deals", "2"],  # no weights
+])
+def test_tournament_error_is_its_line_alone(argv, capsys):
+    status, out, err = out_of(capsys, "tournament", *argv)
+    assert status == 2 and out == ""  # no legend before the error
+    assert len(err.splitlines()) == 1 and err.startswith("uno-sim: error: ")
+
+
+class _FullFile:
+    """A file opened for writing on a full disk: each write fails as the system's does,
+    with an OSError that names no file."""
+
+    def __init__(self, f):
+        self._f = f
+
+    def write(self, data):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    def __getattr__(self, name):
+        return getattr(self._f, name)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self._f.close()
+
+
+@pytest.fixture
+def full_disk(tmp_path, monkeypatch):
+    """Every file opened for writing under tmp_path is on a full disk."""
+    import builtins
+    import io
+
+    real = builtins.open
+
+    def fake(file, mode="r", *args, **kwargs):
+        f = real(file, mode, *args, **kwargs)
+        on_disk = isinstance(file, (str, os.PathLike)) and \
+            os.path.abspath(file).startswith(str(tmp_path))
+        return _FullFile(f) if on_disk and set(mode) & set("wax+") else f
+
+    monkeypatch.setattr(builtins, "open", fake)
+    monkeypatch.setattr(io, "open", fake)
+    return tmp_path
+
+
+@pytest.mark.parametrize("argv,name", [
+    (["run", "--games", "20", "--players", "2", "--out", "{tmp}/run"], "manifest.json"),
+    (["play", "--trace", "{tmp}/game.jsonl"], "game.jsonl"),
+    (["study", "bluff", "--games", "20", "--players", "2", "--out", "{tmp}/st"], None),
+    (["league", "--policy", "greedy", "--policy", "random", "--players", "2", "--variant",
+      "classic", "--deals", "4", "--bootstrap", "0", "--out", "{tmp}/lg"], "league.json"),
+    (["train", "--widths", "16", "--iterations", "1", "--envs", "16", "--steps", "8",
+      "--segment", "1", "--eval-every", "0", "--quiet", "--out", "{tmp}/tr"], "checkpoint.npz"),
+])
+def test_full_disk_names_the_file_not_written(argv, name, full_disk, capsys):
+    status, _, err = out_of(capsys, *[a.format(tmp=full_disk) for a in argv])
+    lines = [x for x in err.splitlines() if x.startswith("uno-sim")]  # (league: its estimate)
+    assert status == 2 and len(lines) == 1 and "Traceback" not in err, err
+    said = re.fullmatch(r"uno-sim: error: cannot write (?:--trace )?'([^']+)': (.*)", lines[0])
+    assert said, lines[0]
+    assert said.group(2).startswith("No space left on device")
+    path = said.group(1)
+    assert path.startswith(str(full_disk)) and not os.path.isdir(path)  # a file, not a folder
+    assert name is None or os.path.basename(path) == name
+
+
+def test_an_os_error_naming_no_file_names_the_folder_written():
+    from argparse import Namespace
+
+    from uno_sim.cli import _os_error_line
+
+    full = OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+    assert _os_error_line(full, Namespace(out="runs/x")) == \
+        "cannot write in 'runs/x': No space left on device"
+    assert _os_error_line(full, Namespace()) == "cannot write: No space left on device"
+
+
+@pytest.mark.parametrize("command", [["play"], ["run", "--games", "10"]])
+@pytest.mark.parametrize("spec", ["pimc(infer=0,weights={f})", "pimc(samples=2,weights={f})",
+                                  "ismcts(iterations=5,weights={f})"])
+def test_a_weight_file_named_is_checked_even_where_no_knob_reads_it(spec, command, tmp_path,
+                                                                    capsys):
+    (tmp_path / "bad.unonet").write_bytes(b"not a network" * 10)
+    for f in (tmp_path / "missing.unonet", tmp_path / "bad.unonet"):
+        status, out, err = out_of(capsys, *command, "--players", "2", "--policy",
+                                  spec.format(f=f))
+        lines = err.splitlines()
+        assert status == 2 and out == "" and len(lines) == 1, err
+        assert lines[0].startswith(f"uno-sim: error: {f}: ")
+
+
+def test_a_good_weight_file_no_knob_reads_changes_no_game(capsys):
+    from uno_sim.players.net import WEIGHTS_DIR
+
+    fast = "samples=2,rollouts=1"
+    _, plain, _ = out_of(capsys, "play", "--players", "2", "--policy", f"pimc({fast})")
+    status, named, _ = out_of(capsys, "play", "--players", "2", "--policy",
+                              f"pimc({fast},weights={WEIGHTS_DIR / 'classic-2p.unonet'})")
+    assert status == 0 and named.splitlines()[1:] == plain.splitlines()[1:]  # (1: the specs)
+    status, _, err = out_of(capsys, "play", "--players", "2", "--policy",  # another game's
+                            f"pimc({fast},weights={WEIGHTS_DIR / 'flip-4p.unonet'})")
+    assert status == 2 and "does not fit this game" in err
+
+
+@pytest.mark.parametrize("argv,flag", [
+    (["study", "exploit", "--rounds", "1e9"], "--rounds '1e9'"),
+    (["study", "exploit", "--rounds", "194"], "--rounds '194'"),
+    (["report", "--exploit-rounds", "1e9"], "--exploit-rounds '1e9'"),
+    (["study", "exploit", "--jobs", "1000000"], "--jobs '1000000'"),
+])
+def test_exploit_sizes_are_bounded_before_any_work(argv, flag, tmp_path, capsys):
+    pytest.importorskip("scipy")  # the analysis extra
+    from uno_sim.analysis.exploit import MAX_ROUNDS
+
+    status, out, err = out_of(capsys, *argv, "--out", str(tmp_path / "o"))
+    assert status == 2 and out == "" and len(err.splitlines()) == 1
+    assert err.startswith(f"uno-sim: error: invalid {flag}: at most ")
+    assert "--jobs" in flag or f"at most {MAX_ROUNDS} " in err
+    assert not (tmp_path / "o").exists()
+
+
+def test_the_round_bound_is_the_candidates_a_round_can_add():
+    pytest.importorskip("scipy")
+    from uno_sim.analysis.exploit import (MAX_ROUNDS, bluff_candidates,
+                                          challenge_candidates)
+
+    assert MAX_ROUNDS == 1 + len(set(bluff_candidates())) + len(set(challenge_candidates()))
+
+
+def test_a_study_starts_no_more_workers_than_arms():
+    pytest.importorskip("scipy")
+    from uno_sim.analysis.bluffgame import _workers
+
+    assert _workers(4096, 3) == 3 and _workers(-1, 1) == 1 and _workers(2, 10) == 2
+
+
+def test_run_jobs_default_to_the_cores_for_many_games(monkeypatch):
+    from uno_sim.runner.execute import AUTO_GAMES, auto_jobs
+
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1, 2, 3}, raising=False)
+    monkeypatch.setattr(os, "cpu_count", lambda: 4)
+    assert auto_jobs(AUTO_GAMES - 1, 5) == 1  # a small run: no pool to start
+    assert auto_jobs(AUTO_GAMES, 5) == 4 and auto_jobs(10**6, 2) == 2 and auto_jobs(10**6, 1) == 1
+
+
+@pytest.mark.parametrize("jobs,pool", [([], 2), (["--jobs", "1"], None), (["--jobs", "-1"], 2)])
+def test_run_without_jobs_uses_the_cores_and_plays_the_same_games(jobs, pool, monkeypatch,
+                                                                  capsys):
+    import uno_sim.runner.execute as execute
+
+    monkeypatch.setattr(execute, "AUTO_GAMES", 40)  # many games, for this test
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    workers, real = [], execute._pool_pass
+
+    def spy(kind, manifest, shards, out, n_jobs, *rest):
+        workers.append(n_jobs if n_jobs != -1 else os.cpu_count())
+        return real(kind, manifest, shards, out, n_jobs, *rest)
+
+    monkeypatch.setattr(execute, "_pool_pass", spy)
+    argv = ["run", "--games", "40", "--shard-size", "20", "--players", "3", "--seed", "5"]
+    status, out, _ = out_of(capsys, *argv, *jobs)
+    assert status == 0 and workers == ([pool] if pool else [])
+    monkeypatch.setattr(execute, "AUTO_GAMES", 10**9)
+    _, one, _ = out_of(capsys, *argv)  # in this process
+    assert out.split("wall time")[0] == one.split("wall time")[0]

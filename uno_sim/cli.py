@@ -215,7 +215,7 @@ def _check_run_flags(args, run_parser) -> None:
 def cmd_run(args) -> int:
     from .runner import resume, simulate
 
-    jobs = parse_jobs(args.jobs)
+    jobs = None if args.jobs is None else parse_jobs(args.jobs)  # None: runner.auto_jobs
     _check_run_flags(args, build_parser().commands["run"])
     as_json = args.format == "json"
     if args.resume:
@@ -482,9 +482,10 @@ def cmd_tournament(args) -> int:
               f"on {e['jobs']} job(s) (from {e['sample_cpu_seconds']:.2g} CPU-s of sample "
               f"games)")
         return 0
-    print(textwrap.fill(HEADER, POLICIES_WIDTH))  # once every value is checked
-    for res in tournament(policies, counts, deals, args.seed, rules, args.engine,
-                          progress=None, jobs=jobs):
+    table = tournament(policies, counts, deals, args.seed, rules, args.engine, progress=None,
+                       jobs=jobs)
+    print(textwrap.fill(HEADER, POLICIES_WIDTH))  # after the games: an error is its line alone
+    for res in table:
         print(res.line())
     return 0
 
@@ -586,7 +587,7 @@ def cmd_bench(args) -> int:
 
 # `--help` of each command ends with these examples (every one runs as written)
 EXAMPLES = {
-    "run": ["uno-sim run --games 1e5 --players 4 --jobs 2 --out runs/classic4",
+    "run": ["uno-sim run --games 1e5 --players 4 --out runs/classic4   # every core",
             "uno-sim run --resume runs/classic4",
             "uno-sim run --variant flip --policy 'greedy(bluff=0.3)' --seat 0=strategic",
             "uno-sim run --rule edition=vintage --rule scoring=elimination --games 5000",
@@ -750,6 +751,8 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from .runner.execute import AUTO_GAMES
+
     parser = _Parser(
         prog="uno-sim", description="Monte Carlo simulation of UNO and its published variants.")
     parser.add_argument("--version", action="version", version=f"uno-sim {__version__}")
@@ -762,7 +765,10 @@ def build_parser() -> argparse.ArgumentParser:
                                    "95% Wilson intervals and write Parquet results with --out.")
     p.add_argument("--games", default="10000", help="number of games: 1000, 1e6, 250k (default 10000)")
     _add_game_options(p)
-    p.add_argument("--jobs", default="1", help="worker processes, -1 for all cores (default 1)")
+    p.add_argument("--jobs", default=None,
+                   help="worker processes, -1 for all cores (default: one per core, at most "
+                        f"one per shard, for a local run of {AUTO_GAMES:,} games or more; "
+                        "else 1); the games are the same at any number")
     p.add_argument("--out", metavar="DIR", help="write manifest, shards, games.parquet, "
                                                 "rounds.parquet and summary.json to DIR")
     p.add_argument("--resume", metavar="DIR", help="finish the interrupted run in DIR")
@@ -1025,8 +1031,9 @@ def main(argv=None) -> int:
     except Terminated:
         print("uno-sim: terminated", file=sys.stderr)
         return 143
-    if not getattr(args, "func", None):
-        parser.print_help()
+    if not getattr(args, "func", None):  # `uno-sim` alone: an error, on stderr like the rest
+        print(f"uno-sim: error: a command is required: {', '.join(parser.commands)} (see "
+              f"`uno-sim --help`)", file=sys.stderr)
         return 2
     try:
         from .progress import env_setting
@@ -1049,9 +1056,7 @@ def main(argv=None) -> int:
         sys.stderr.close()
         return 0
     except OSError as exc:  # a full or read-only disk, a vanished directory...
-        where = f" {exc.filename!r}" if exc.filename else ""
-        print(f"uno-sim: error: cannot write or read{where}: {exc.strerror or exc}",
-              file=sys.stderr)
+        print(f"uno-sim: error: {_os_error_line(exc, args)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         _quiet_threads()
@@ -1061,6 +1066,18 @@ def main(argv=None) -> int:
         _quiet_threads()
         print(_stopped(args, "terminated"), file=sys.stderr)
         return 143
+
+
+def _os_error_line(exc: OSError, args) -> str:
+    """What failed, on which file: the file the error names (the writers name theirs:
+    files.writing), else the folder the command writes into."""
+    import errno
+
+    verb = "write" if exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EROFS) else "write or read"
+    out = getattr(args, "resume", None) or getattr(args, "out", None) \
+        or getattr(args, "trace", None)
+    where = f" {exc.filename!r}" if exc.filename else f" in {out!r}" if out else ""
+    return f"cannot {verb}{where}: {exc.strerror or exc}"
 
 
 def _quiet_threads() -> None:

@@ -1,14 +1,19 @@
-"""Reading the small files a user names (traces, manifests, TOML) with a bound on what is read.
+"""Reading the small files a user names (traces, manifests, TOML) with a bound on what is
+read, and naming the file a failed write was writing.
 
 A file name may point at anything: a device such as /dev/zero or a FIFO never ends,
 and a huge file would be read whole before it is parsed.  `read_capped` refuses what
 is not a regular file and reads at most `limit` bytes, in one line each.
+
+A full disk fails a `write` or an `fsync`, whose OSError names no file; `writing(path)`
+puts the file's name on it, so the one line it becomes says which file was not written.
 """
 
 from __future__ import annotations
 
 import os
 import stat
+from contextlib import contextmanager
 
 
 class FileLimitError(ValueError):
@@ -56,3 +61,15 @@ def read_toml(path) -> dict:
     except UnicodeDecodeError as exc:
         raise ValueError(f"not UTF-8 text (byte {exc.start})") from None
     return tomllib.loads(text)
+
+
+@contextmanager
+def writing(path):
+    """Any OSError raised inside the block names `path` (`filename`): the error of a write
+    or an fsync names no file, and that of a temporary file (path.tmp...) or a rename names
+    one the user never asked for."""
+    try:
+        yield
+    except OSError as exc:
+        exc.filename, exc.filename2 = os.fspath(path), None
+        raise

@@ -41,12 +41,18 @@ def parse_count(text: str, what: str = "games", most: int | None = None, why: st
 MAX_COUNT = 10**15  # games and the like; a run's shards are bounded apart (runner.MAX_SHARDS)
 
 
+MAX_JOBS = 4096  # worker processes: a pool starts them all at once (as tournament, league)
+
+
 def parse_jobs(text) -> int:
-    """`--jobs`: a positive integer, or -1 for every core."""
+    """`--jobs`: a positive integer up to MAX_JOBS, or -1 for every core."""
     try:
         j = int(text)
     except ValueError:
         j = 0
     if j == 0 or j < -1:
         raise UsageError(f"invalid --jobs {text!r}: expected a positive integer or -1 (all cores)")
+    if j > MAX_JOBS:
+        raise UsageError(f"invalid --jobs {text!r}: at most {MAX_JOBS} worker processes "
+                         f"(-1: one per core)")
     return j

@@ -15,10 +15,13 @@ def write_jsonl(events, path_or_file) -> None:
         return
     import os
 
+    from .files import writing
+
     tmp = f"{path_or_file}.tmp"
-    with open(tmp, "w", encoding="utf-8") as f:
-        write_jsonl(events, f)
-    os.replace(tmp, path_or_file)
+    with writing(path_or_file):
+        with open(tmp, "w", encoding="utf-8") as f:
+            write_jsonl(events, f)
+        os.replace(tmp, path_or_file)
 
 
 MAX_TRACE_BYTES = 256 * 2**20  # what read_jsonl reads at most (a long game's trace: ~1 MiB)

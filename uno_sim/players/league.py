@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..files import read_capped
+from ..files import read_capped, writing
 from .specs import parse_policy
 from ..rules import Rules, RulesError
 from ..runner.storage import MANIFEST_MAX_BYTES
@@ -535,8 +535,9 @@ class League:
                             ("league.md", lambda p: _write_text(p, self.markdown())),
                             ("league.png", self.plot)):
             tmp = os.path.join(out, f"{TMP_PREFIX}{os.getpid()}-{name}")
-            write(tmp)
-            os.replace(tmp, os.path.join(out, name))
+            with writing(os.path.join(out, name)):
+                write(tmp)
+                os.replace(tmp, os.path.join(out, name))
 
 
 def _write_text(path: str, text: str) -> None:

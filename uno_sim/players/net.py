@@ -136,7 +136,12 @@ def for_spec(spec, rules) -> Loaded | None:
     """The weights seat `spec` (a players.specs.PolicySpec, or a user policy's spec) reads
     in a game of `rules` (`for_rules` of its `weights`), or None for a seat that reads
     none; RulesError naming the file when they cannot be used.  The file is checked here,
-    where the spec meets a game, before any game is played."""
+    where the spec meets a game, before any game is played: a file the spec names is
+    checked even where its knobs never read it (`pimc(weights=FILE)` with no rollout,
+    leaf or inference on the network), so a missing or damaged file never passes unseen."""
     if not (hasattr(spec, "reads_net") and spec.reads_net()):
+        named = getattr(spec, "params", {}).get("weights")
+        if named:
+            for_rules(named, rules)
         return None
     return for_rules(spec.knob("weights"), rules)

@@ -262,11 +262,14 @@ def write(path, net: Net) -> int:
     also set on `net`."""
     import os
 
+    from ..files import writing
+
     data = net.to_bytes()
     tmp = f"{path}.tmp{os.getpid()}"
-    with open(tmp, "wb") as f:
-        f.write(data)
-    os.replace(tmp, path)
+    with writing(path):
+        with open(tmp, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
     net.checksum = struct.unpack_from("<Q", data, len(data) - 8)[0]
     return net.checksum
 

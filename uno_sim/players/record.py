@@ -121,5 +121,8 @@ def record(rules: Rules | None = None, policies="greedy", seats=None, games: int
         parts = Parallel(n_jobs=jobs)(delayed(_chunk)(*a) for a in args)
     rows = _concat(parts)
     if out is not None:
-        np.savez(out, **{k: rows[k] for k in ARRAYS + COLUMNS + RESULTS})
+        from ..files import writing
+
+        with writing(out):
+            np.savez(out, **{k: rows[k] for k in ARRAYS + COLUMNS + RESULTS})
     return rows

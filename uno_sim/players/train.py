@@ -325,9 +325,12 @@ def check_out(out: str, resume: bool = False) -> None:
 
 
 def _replace(out: str, name: str, write) -> None:
+    from ..files import writing
+
     tmp = os.path.join(out, f"{TMP_PREFIX}{os.getpid()}-{name}")
-    write(tmp)
-    os.replace(tmp, os.path.join(out, name))
+    with writing(os.path.join(out, name)):
+        write(tmp)
+        os.replace(tmp, os.path.join(out, name))
 
 
 def save(state: State, out: str, command: str) -> None:

@@ -210,6 +210,22 @@ def check_backend(backend: str, rules, specs, engine: str) -> None:
 
 MAX_WORKER_DEATHS = 3  # worker processes lost (killed, out of memory) before a run gives up
 
+# n_jobs=None: a local run of fewer games than this plays in this process.  About a second
+# of greedy games on one core: below it a pool's start (where workers are fresh
+# interpreters, about a second each) costs about what it saves.
+AUTO_GAMES = 50_000
+
+
+def auto_jobs(games: int, shards: int) -> int:
+    """The workers of a local run given no `n_jobs` (`uno-sim run` without --jobs), to play
+    `games` games in `shards` shards: one per core, never more than the shards; one (this
+    process) for fewer than AUTO_GAMES games.  A shard's games are the same wherever they
+    are played, so this changes how fast a run goes, never what it gives."""
+    if games < AUTO_GAMES:
+        return 1
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return max(1, min(cores or 1, shards))
+
 
 class _WorkerDied(Exception):
     pass
@@ -536,6 +552,8 @@ def _drive(manifest, shards, out, n_jobs, backend, scheduler, progress, keep_col
     total = len(shards) * plan.shard_size
     if len(shards) and last in shards:
         total -= plan.shard_size - plan.shard(last)[1]
+    if n_jobs is None:  # the machine's cores for a local run of many games (auto_jobs)
+        n_jobs = auto_jobs(total, len(shards)) if backend == "local" else 1
     label = progress if isinstance(progress, str) else "games"
     bar = progress_bar(total, label, enabled=None if isinstance(progress, str) else progress,
                        leave=not isinstance(progress, str))
@@ -552,7 +570,7 @@ def _drive(manifest, shards, out, n_jobs, backend, scheduler, progress, keep_col
 
 
 def simulate(variant: str | None = None, games: int = 1000, players: int | None = None,
-             policies="greedy", rules=None, seed: int = 0, n_jobs: int = 1, *,
+             policies="greedy", rules=None, seed: int = 0, n_jobs: int | None = 1, *,
              seats: dict | None = None, out: str | None = None, summary_only: bool = False,
              shard_size: int = DEFAULT_SHARD, backend: str = "local", scheduler: str | None = None,
              shard: tuple[int, int] | None = None, engine: str = "c",
@@ -568,6 +586,9 @@ def simulate(variant: str | None = None, games: int = 1000, players: int | None 
     `progress`: a tqdm bar on stderr (a widget in Jupyter); None draws it on a
     terminal or in a notebook (uno_sim.progress), True or False decide, and a
     string draws it when None would, with that label, and clears it when done.
+
+    `n_jobs`: worker processes (-1: one per core); None: one per core for a local run of
+    many games, one for a small run (`auto_jobs`).  The games are the same at any number.
     """
     if variant is not None:
         switches["variant"] = variant
@@ -579,8 +600,7 @@ def simulate(variant: str | None = None, games: int = 1000, players: int | None 
         raise RunError(f"invalid games {games!r}: expected a positive integer")
     if isinstance(shard_size, bool) or not isinstance(shard_size, int) or shard_size < 1:
         raise RunError(f"invalid shard_size {shard_size!r}: expected a positive integer")
-    if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs == 0 or n_jobs < -1:
-        raise RunError(f"invalid jobs {n_jobs!r}: expected a positive integer or -1 (all cores)")
+    _check_jobs(n_jobs)
     if Plan(int(games), shard_size).n_shards > MAX_SHARDS:
         raise RunError(f"invalid games {games!r}: {Plan(int(games), shard_size).n_shards:,} "
                        f"shards of {shard_size:,} games, at most {MAX_SHARDS:,}; raise the "
@@ -635,6 +655,13 @@ def simulate(variant: str | None = None, games: int = 1000, players: int | None 
     return RunResult(manifest, agg, cols=cols, wall=wall)
 
 
+def _check_jobs(n_jobs) -> None:
+    if n_jobs is not None and (isinstance(n_jobs, bool) or not isinstance(n_jobs, int)
+                               or n_jobs == 0 or n_jobs < -1):
+        raise RunError(f"invalid jobs {n_jobs!r}: expected a positive integer, -1 (all cores) "
+                       f"or None (auto_jobs: the cores for a run of many games)")
+
+
 @contextmanager
 def _held_run(out: str, verb: str, shared: bool = False):
     """The manifest of the run in `out`, with `out` locked for this process meanwhile;
@@ -666,11 +693,13 @@ def _why_not_a_dir(path: str) -> str:
     return "it is a file, not a run directory"
 
 
-def resume(out: str, n_jobs: int = 1, backend: str = "local", scheduler: str | None = None,
-           progress: bool | None = None) -> RunResult:
+def resume(out: str, n_jobs: int | None = 1, backend: str = "local",
+           scheduler: str | None = None, progress: bool | None = None) -> RunResult:
     """Finish an interrupted run, or repair a damaged one: every shard record and row
     file is checked (`check_run`); the shards missing or damaged are computed again, then
-    the run is merged.  A folder holding files the run did not write is refused."""
+    the run is merged.  A folder holding files the run did not write is refused.
+    `n_jobs` as `simulate`'s."""
+    _check_jobs(n_jobs)
     with _held_run(out, "resume") as manifest:
         check = check_run(out, manifest)
         refuse_foreign(check)

@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass, field
 
 from .._version import __version__
-from ..files import read_capped
+from ..files import read_capped, writing
 from ..players.specs import parse_policy
 from ..rng import key_from_seed
 from ..rules import Rules, RulesError
@@ -538,17 +538,18 @@ def _claim_manifest(out: str, manifest: dict) -> bool:
     True when this call wrote it."""
     path = os.path.join(out, "manifest.json")
     tmp = f"{path}.tmp{os.getpid()}"
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.write(json.dumps(manifest, indent=2))
-        f.flush()
-        os.fsync(f.fileno())
-    try:
-        os.link(tmp, path)
-        return True
-    except FileExistsError:
-        return False
-    finally:
-        os.unlink(tmp)
+    with writing(path):
+        try:
+            with open(tmp, "w", encoding="utf-8") as f:
+                f.write(json.dumps(manifest, indent=2))
+                f.flush()
+                os.fsync(f.fileno())
+            os.link(tmp, path)
+            return True
+        except FileExistsError:
+            return False
+        finally:
+            _unlink_quietly(tmp)
 
 
 def prepare_out(out: str, manifest: dict, allow_same: bool, shared: bool = False):
@@ -587,7 +588,7 @@ def _check_out(out: str, manifest: dict, allow_same: bool) -> None:
             if _claim_manifest(out, manifest):
                 return
         except OSError as exc:
-            raise RunError(f"cannot write --out {out!r}: {exc.strerror}") from None
+            raise RunError(f"cannot write {exc.filename!r}: {exc.strerror}") from None
         old = _read_manifest(out)  # another array task claimed it first
     if old != manifest:
         raise RunError(f"--out {out!r} holds another run ({_describe_difference(old, manifest)}); "
