@@ -2,6 +2,7 @@
 
     python benchmarks/bench_net.py --deals 1000 --seed 1            # the shipped weights
     python benchmarks/bench_net.py --weights runs/x/net.unonet --variant flip --players 4
+    python benchmarks/bench_net.py --opponent ismcts --deals 200 --no-strategic
 
 For each weight file: one seat of `net(weights=FILE)` against greedy at every other seat,
 every deal (a game number of run `--seed`) played once per seat of the network, the other
@@ -71,6 +72,10 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--cost-games", type=int, default=300)
+    ap.add_argument("--opponent", default="greedy",
+                    help="the policy at every other seat (default greedy; e.g. ismcts)")
+    ap.add_argument("--no-strategic", dest="strategic", action="store_false",
+                    help="leave out strategic's line")
     ap.add_argument("--search", action="store_true",
                     help="also the search players at the same seat on the same deals")
     args = ap.parse_args(argv)
@@ -79,13 +84,15 @@ def main(argv=None) -> int:
     else:
         cells = [(v, k, "net") for v, k in SHIPPED]
     print(f"machine: {machine()}; {args.deals} deals of run {args.seed}, one seat against "
-          f"greedy at every other seat, each deal once per seat")
+          f"{args.opponent} at every other seat, each deal once per seat")
     for variant, k, spec in cells:
         rules = Rules(variant=variant, players=k)
-        focal = [spec, "strategic"] + (["pimc", "ismcts"] if args.search else [])
+        focal = [spec] + (["strategic"] if args.strategic else []) + \
+            (["pimc", "ismcts"] if args.search else [])
         for f in focal:
             c = time.process_time()
-            m, lo, hi = share_ci(list(spec_scores(f, rules, args.deals, args.seed)))
+            m, lo, hi = share_ci(list(spec_scores(f, rules, args.deals, args.seed,
+                                                  args.opponent)))
             cpu = time.process_time() - c
             line = (f"{variant} {k}p  {f:<28} {m:.3f} [{lo:.3f}, {hi:.3f}] "
                     f"(even {1 / k:.3f}; {cpu:.1f} CPU-s)")
