@@ -16,6 +16,7 @@ pytest.importorskip("gymnasium")
 from uno_sim import Rules  # noqa: E402
 from uno_sim.cli import main  # noqa: E402
 from uno_sim.players.model import Adam, Net, input_columns, masked_log_softmax  # noqa: E402
+from uno_sim.players import distil  # noqa: E402
 from uno_sim.players.strength import net_scores  # noqa: E402
 from uno_sim.players.train import Recipe, TrainError, load, new_state, train  # noqa: E402
 from uno_sim.stats import mean_ci  # noqa: E402
@@ -192,6 +193,54 @@ def test_distillation_fits_the_search_and_resumes(tmp_path):
     for a, b in zip(_arrays(whole), _arrays(resumed)):
         assert np.array_equal(a, b)
     assert resumed.labels == whole.labels
+
+
+def test_labels_from_another_run_give_the_same_bits(tmp_path):
+    """--labels-from takes another run's first-round shards (the same labelling fields:
+    the same games) instead of recording them: the fit to soft targets and to the
+    challenge's truth (a recipe the source run did not have) ends with the very weights a
+    run recording its own labels ends with; a source of other games is refused."""
+    pytest.importorskip("uno_sim.players.record")
+    source = dataclasses.replace(TINY, iterations=0, label_games=8, label_shard=4,
+                                 label_policy=FAST_SEARCH,
+                                 label_opponents=("greedy(bluff=0.5)",), distil_epochs=2,
+                                 eval_every=0)
+    train(source, str(tmp_path / "src"), progress=False)
+    recipe = dataclasses.replace(source, distil_temp=0.001, challenge_break_even=0.3)
+    own = train(recipe, str(tmp_path / "own"), progress=False)
+    calls = []
+    real = distil.label_shard
+    distil.label_shard = lambda *a, **k: calls.append(a) or real(*a, **k)
+    try:
+        taken = train(recipe, str(tmp_path / "taken"), progress=False,
+                      labels_from=str(tmp_path / "src"))
+    finally:
+        distil.label_shard = real
+    assert not calls and taken.labels == own.labels
+    for a, b in zip(_arrays(own), _arrays(taken)):
+        assert np.array_equal(a, b)
+    with pytest.raises(TrainError, match="its seed 0 is not this recipe's 1"):
+        train(dataclasses.replace(recipe, seed=1), str(tmp_path / "other"), progress=False,
+              labels_from=str(tmp_path / "src"))
+
+
+def test_challenge_rows_learn_the_truth_at_the_break_even():
+    """challenge_break_even: a challenge row's target is the truth the recorder knows (C12:
+    challenge a bluff, let a legal card pass), weighted so that the weighted cross-entropy
+    is least where P(yes) equals the break-even's odds; other rows keep their targets."""
+    mask = np.zeros((3, 6), bool)
+    mask[:, [1, 2]] = True
+    target = np.zeros((3, 6), np.float32)
+    target[:, 1] = 1.0  # the teacher said yes everywhere
+    w = distil.challenge_targets(target, mask, np.array([1, 0, -1], np.int8), 0.3)
+    assert target[0].tolist() == [0, 1, 0, 0, 0, 0] and target[1].tolist() == [0, 0, 1, 0, 0, 0]
+    assert target[2].tolist() == [0, 1, 0, 0, 0, 0]
+    assert w.tolist() == pytest.approx([1.4, 0.6, 1.0])
+    # a state that is a bluff with probability p: the weighted loss is least at
+    # P(yes) = p w_bluff / (p w_bluff + (1 - p) w_legal), above 1/2 exactly when p > 0.3
+    for p, above in ((0.25, False), (0.35, True)):
+        q = p * 1.4 / (p * 1.4 + (1 - p) * 0.6)
+        assert (q > 0.5) == above
 
 
 def test_output_folders_are_checked_before_any_work(tmp_path):

@@ -437,14 +437,58 @@ def command_line(recipe: Recipe, out: str = "DIR") -> str:
     return " ".join(parts + [f"--out {out}"])
 
 
+# The fields a label shard of round 0 is a function of (with its index): distil.shard_setup
+# and distil.label_shard read no other.
+LABEL_FIELDS = ("variant", "players", "seed", "label_shard", "label_policy", "label_opponents")
+
+
+def reuse_labels(state: State, out: str, source: str, command: str) -> int:
+    """Copy into `out` the first-round label shards that the run in `source` recorded and
+    this run would record (the same labelling fields, an index this run uses), each checked
+    against the SHA-256 `source` recorded; returns how many.  A shard is a function of
+    LABEL_FIELDS and its index, so the run ends with the bits it would have had recording
+    them itself (tests/test_train.py checks it)."""
+    from . import distil
+
+    src, _ = load(source)
+    r, s = state.recipe, src.recipe
+    differ = [f for f in LABEL_FIELDS if getattr(r, f) != getattr(s, f)]
+    if differ:
+        raise TrainError(f"invalid --labels-from {source!r}: its {differ[0]} "
+                         f"{getattr(s, differ[0])!r} is not this recipe's "
+                         f"{getattr(r, differ[0])!r} (its labels are other games)")
+    n = -(-r.label_games // r.label_shard) if r.label_games else 0
+    have = {e["index"] for e in state.labels if e["round"] == 0}
+    taken = 0
+    for e in sorted(src.labels, key=lambda e: (e["round"], e["index"])):
+        if e["round"] != 0 or e["index"] >= n or e["index"] in have:
+            continue
+        name = f"labels-0-{e['index']}.npz"
+        try:
+            shard = distil.read_shard(os.path.join(source, name), e["sha256"])
+        except (OSError, ValueError) as exc:
+            raise TrainError(f"cannot use the labels in {source!r}: {exc}") from None
+        data = distil.shard_bytes(shard)
+        if distil.digest(data) != e["sha256"]:  # a shard of an older layout: record anew
+            continue
+        _replace(out, name, lambda p: _write_bytes(p, data))
+        state.labels.append({"round": 0, "index": e["index"], "sha256": e["sha256"],
+                             "rows": e["rows"]})
+        taken += 1
+    save(state, out, command)
+    return taken
+
+
 def train(recipe: Recipe | None = None, out: str | None = None, resume: str | None = None,
           progress: bool | None = None, command: str | None = None,
-          on_iteration=None) -> State:
+          on_iteration=None, labels_from: str | None = None) -> State:
     """Run (or with `resume`, continue) a training run; returns the final state.
 
     `out`: the new folder of the run's files; `resume`: the folder of a run to continue
-    (its recipe is the one written there).  A KeyboardInterrupt or SIGTERM leaves the last
-    finished iteration's checkpoint in the folder and propagates.
+    (its recipe is the one written there); `labels_from`: a run whose first-round label
+    shards this new run takes instead of recording them (`reuse_labels`: the same bits).
+    A KeyboardInterrupt or SIGTERM leaves the last finished iteration's checkpoint in the
+    folder and propagates.
     """
     from ..progress import bar
 
@@ -462,6 +506,8 @@ def train(recipe: Recipe | None = None, out: str | None = None, resume: str | No
         command = command or command_line(recipe, out)
         os.makedirs(out, exist_ok=True)
         save(state, out, command)
+        if labels_from is not None:
+            reuse_labels(state, out, labels_from, command)
     r = state.recipe
     with one_blas_thread(), bar(r.iterations, "training", unit=" iterations",
                                 enabled=progress) as b:

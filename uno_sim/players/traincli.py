@@ -37,6 +37,10 @@ def add_command(sub) -> None:
                                    "See docs/training.md.")
     p.add_argument("--out", metavar="DIR", help="a new (or empty) folder for the run's files")
     p.add_argument("--resume", metavar="DIR", help="continue the run in DIR (its recipe)")
+    p.add_argument("--labels-from", metavar="DIR",
+                   help="take the first round's label shards from the run in DIR instead of "
+                        "recording them (its labelling fields must be this recipe's: the "
+                        "same shards, checked by their SHA-256, so the same weights)")
     p.add_argument("--recipe", choices=sorted(RECIPES),
                    help="start from a named recipe (the shipped weights'); flags override")
     base = Recipe()
@@ -120,9 +124,11 @@ def cmd_train(args) -> int:
     from .train import train
 
     if args.resume:
-        if _given(args) or args.out:
+        bad = _given(args) + (["--out"] if args.out else []) + \
+            (["--labels-from"] if args.labels_from else [])
+        if bad:
             raise UsageError(f"--resume takes the recipe written in {args.resume!r}: no "
-                             f"other flag ({(_given(args) or ['--out'])[0].split()[0]})")
+                             f"other flag ({bad[0].split()[0]})")
         state = train(resume=args.resume, progress=False if args.quiet else None)
         out = args.resume
     else:
@@ -131,7 +137,7 @@ def cmd_train(args) -> int:
         recipe = recipe_from(args)
         command = " ".join(["uno-sim train"] + _given(args) + [f"--out {shlex.quote(args.out)}"])
         state = train(recipe, args.out, progress=False if args.quiet else None,
-                      command=command)
+                      command=command, labels_from=args.labels_from)
         out = args.out
     last = state.curve[-1] if state.curve else None
     print(f"trained {state.iteration} iterations, {state.steps:,} decisions, "
