@@ -207,20 +207,21 @@ class Recipe:
 
 # The named recipes (`uno-sim train --recipe NAME`): those of the shipped weights
 # (uno_sim/players/weights/, docs/training.md).
-RECIPES = {
-    "classic-2p": Recipe(variant="classic", players=2, label_games=2400, label_shard=50,
-                         label_policy="ismcts", distil_epochs=10, minibatch=512,
-                         iterations=0, eval_every=25, eval_deals=300),
-    "classic-4p": Recipe(variant="classic", players=4, label_games=2400, label_shard=50,
-                         label_policy="ismcts", distil_epochs=10, minibatch=512,
-                         iterations=0, eval_every=25, eval_deals=300),
-    "flip-2p": Recipe(variant="flip", players=2, label_games=2400, label_shard=50,
-                      label_policy="ismcts", distil_epochs=10, minibatch=512,
-                      iterations=0, eval_every=25, eval_deals=300),
-    "flip-4p": Recipe(variant="flip", players=4, label_games=1600, label_shard=50,
-                      label_policy="ismcts", distil_epochs=10, minibatch=512,
-                      iterations=0, eval_every=25, eval_deals=300),
-}
+def _shipped(variant: str, players: int) -> Recipe:
+    """The recipe of the shipped weights (docs/training.md, "How the recipe was chosen"):
+    9,600 games of ismcts' labels against greedy, strategic and a greedy that bluffs half
+    the time it can, in turn; the policy fitted to the softmax of the search's per-answer
+    values at temperature 0.001 (nearly the answer of highest value, its runners-up kept
+    where they are as good), the challenge to the truth at a break-even of 0.3; no
+    self-play."""
+    return Recipe(variant=variant, players=players, label_games=9600, label_shard=50,
+                  label_policy="ismcts",
+                  label_opponents=("greedy", "strategic", "greedy(bluff=0.5)"),
+                  challenge_break_even=0.3, distil_temp=0.001, distil_epochs=10,
+                  minibatch=512, iterations=0, eval_every=25, eval_deals=300)
+
+
+RECIPES = {f"{v}-{k}p": _shipped(v, k) for v in ("classic", "flip") for k in (2, 4)}
 
 
 # --- the trainer's state ---------------------------------------------------------------
