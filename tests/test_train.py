@@ -318,3 +318,63 @@ def test_rules_of_the_recipe():
     assert TINY.rules() == Rules(players=2)
     with pytest.raises(TrainError, match="invalid variant"):
         dataclasses.replace(TINY, variant="nope").checked()
+
+
+# A young network that stalls games against greedy: seed 0, widths 128,128, untrained
+# (issue 39: its first curve point stopped `uno-sim train --seed 0 --widths 128,128`).
+STALLER = Recipe(seed=0, widths=(128, 128), iterations=0, eval_deals=20)
+
+
+def test_a_game_the_network_stalls_is_cut_and_counted(tmp_path):
+    """The young network at seat 0 against greedy stalls game 80 of the curve's run: the
+    games around it are played as one batch, game 80 is cut (no winner: every seat 0) and
+    counted, and every other game is the one the engine plays alone; the limit's message
+    names no policy knob."""
+    from uno_sim.engine import GameLimitError
+    from uno_sim.players import netfile
+    from uno_sim.players.strength import win_shares
+    from uno_sim.players.train import EVAL_SEED, to_netfile
+    from uno_sim.runner import play_columns, win_matrix
+
+    rules = STALLER.rules()
+    path = str(tmp_path / "young.unonet")
+    netfile.write(path, to_netfile(new_state(STALLER).net, rules, {}))
+    specs = [f"net(weights={path})", "greedy"]
+    with pytest.raises(GameLimitError) as e:
+        play_columns(rules, specs, EVAL_SEED, 78, 5)
+    assert e.value.game == 80 and "voluntary_draw" not in str(e.value)
+    w, cut = win_shares(rules, specs, EVAL_SEED, 78, 5)
+    assert cut == 1 and not w[2].any()
+    for i in (0, 1, 3, 4):
+        assert np.array_equal(w[i], win_matrix(play_columns(rules, specs, EVAL_SEED, 78 + i, 1))[0])
+
+
+def test_training_goes_on_past_a_stalled_game_and_says_so(tmp_path, capsys):
+    """`uno-sim train --seed 0 --widths 128,128` once stopped at its first curve point:
+    now the point counts the games cut (train.json), the command says so and exits 0;
+    a run that failed there (its folder holding the start's checkpoint, no point) resumes
+    to the same result."""
+    from uno_sim.engine import GameLimitError
+    from uno_sim.players import train as trainmod
+
+    out = str(tmp_path / "o")
+    assert main(["train", "--seed", "0", "--widths", "128,128", "--iterations", "0",
+                 "--eval-deals", "20", "--quiet", "--out", out]) == 0
+    text = capsys.readouterr().out
+    assert "curve: 2 games cut at the engine's safety limits" in text
+    point = json.loads(open(os.path.join(out, "train.json")).read())["curve"][0]
+    assert point["cut"] == 2 and point["share"] == 0.0
+
+    real = trainmod.evaluate
+
+    def fail(state):
+        raise GameLimitError("game 0 did not end")
+
+    trainmod.evaluate = fail  # the failure of the version before
+    try:
+        with pytest.raises(GameLimitError):
+            train(STALLER, str(tmp_path / "failed"), progress=False)
+    finally:
+        trainmod.evaluate = real
+    resumed = train(resume=str(tmp_path / "failed"), progress=False)
+    assert resumed.curve == [{**point, "cpu_seconds": resumed.curve[0]["cpu_seconds"]}]

@@ -287,7 +287,8 @@ def _need(module: str) -> None:
 def evaluate(state: State) -> dict:
     """The curve's point now: the network, played by the C player, against greedy on the
     curve's paired deals (games 0 .. eval_deals - 1 of run EVAL_SEED, one seat each in
-    turn: `strength.spec_share`)."""
+    turn: `strength.spec_share`).  A game the network stalls is cut at the engine's safety
+    limits, scored 0 and counted in the point's `cut`: the curve goes on."""
     from . import netfile
     from .strength import spec_share
 
@@ -298,6 +299,16 @@ def evaluate(state: State) -> dict:
         s = spec_share(f"net(weights={path})", r.rules(), r.eval_deals, EVAL_SEED)
     return {"iteration": state.iteration, "steps": state.steps,
             "cpu_seconds": state.cpu_seconds, **s.to_dict()}
+
+
+def point_text(point: dict) -> str:
+    """A curve's point in a message: "vs greedy 0.412", and its games cut when any."""
+    from .strength import cut_text
+
+    text = f"vs greedy {point['share']:.3f}"
+    if point.get("cut"):
+        text += f" ({cut_text(point['cut'], point['deals'] * point['players'])})"
+    return text
 
 
 # --- files -----------------------------------------------------------------------------
@@ -531,7 +542,7 @@ def train(recipe: Recipe | None = None, out: str | None = None, resume: str | No
                 if r.eval_every and (state.iteration % r.eval_every == 0
                                      or state.iteration == r.iterations):
                     state.curve.append(_timed(state, evaluate))
-                    b.set_postfix_str(f"vs greedy {state.curve[-1]['share']:.3f}")
+                    b.set_postfix_str(point_text(state.curve[-1]))
                 if state.iteration % r.segment == 0 or state.iteration == r.iterations:
                     save(state, out, command)  # games restart here: a resume starts here
                 b.update(1)
@@ -572,8 +583,11 @@ def distil_round(state: State, rnd: int, out: str, command: str, tmp: str,
             shard = _timed(state, lambda st: distil.label_shard(r, rnd, index, label))
             data = distil.shard_bytes(shard)
             _replace(out, f"labels-{rnd}-{index}.npz", lambda p: _write_bytes(p, data))
-            state.labels.append({"round": rnd, "index": index, "sha256": distil.digest(data),
-                                 "rows": int(len(shard["action"]))})
+            entry = {"round": rnd, "index": index, "sha256": distil.digest(data),
+                     "rows": int(len(shard["action"]))}
+            if shard["cut"]:  # games the engine's safety limits stopped: no rows
+                entry["cut"] = shard["cut"]
+            state.labels.append(entry)
             save(state, out, command)
             b.update(1)
     shards = []
