@@ -378,3 +378,43 @@ def test_training_goes_on_past_a_stalled_game_and_says_so(tmp_path, capsys):
         trainmod.evaluate = real
     resumed = train(resume=str(tmp_path / "failed"), progress=False)
     assert resumed.curve == [{**point, "cpu_seconds": resumed.curve[0]["cpu_seconds"]}]
+
+
+def test_resume_takes_only_the_runs_own_checkpoint_and_recipe(tmp_path, capsys):
+    """train.json and checkpoint.npz name their run (the digest of its recipe and command;
+    the checkpoint holds both): a checkpoint of another run of the same recipe (another
+    seed) is refused, as `run --resume` refuses a shard of another run, and so is a
+    train.json whose recipe or command was edited; a run written before run ids (neither
+    file names one) still resumes."""
+    recipe = dataclasses.replace(TINY, iterations=2, eval_every=0)
+    a, b = str(tmp_path / "a"), str(tmp_path / "b")
+    train(recipe, a, progress=False)
+    train(dataclasses.replace(recipe, seed=7), b, progress=False)
+    good = open(os.path.join(a, "checkpoint.npz"), "rb").read()
+    other = open(os.path.join(b, "checkpoint.npz"), "rb").read()
+    open(os.path.join(a, "checkpoint.npz"), "wb").write(other)
+    assert main(["train", "--resume", a, "--quiet"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "checkpoint.npz belongs to another run (its seed is 7, train.json's 0)" in err
+    assert "\n" not in err
+    open(os.path.join(a, "checkpoint.npz"), "wb").write(good)
+    path = os.path.join(a, "train.json")
+    meta = json.loads(open(path).read())
+    for key, value in (("recipe", {**meta["recipe"], "lr": 0.1}),
+                       ("recipe", {**meta["recipe"], "iterations": 9}),
+                       ("command", meta["command"] + " --lr 0.1")):
+        open(path, "w").write(json.dumps({**meta, key: value}))
+        with pytest.raises(TrainError, match="train.json was changed after the run wrote it"):
+            load(a)
+    open(path, "w").write(json.dumps(meta))
+    assert load(a)[0].iteration == 2
+    # a run of the version before run ids: neither file names one
+    legacy = {k: v for k, v in meta.items() if k != "run"}
+    open(path, "w").write(json.dumps(legacy))
+    with np.load(os.path.join(a, "checkpoint.npz")) as z:
+        arrays = {k: z[k] for k in z.files if k not in ("run", "recipe", "command")}
+    np.savez(os.path.join(a, "checkpoint.npz"), **arrays)
+    assert load(a)[0].iteration == 2
+    open(os.path.join(a, "checkpoint.npz"), "wb").write(good)  # one file names a run
+    with pytest.raises(TrainError, match="belongs to another run"):
+        load(a)

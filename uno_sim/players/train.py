@@ -26,10 +26,11 @@ the very bits of one that was not; a stop loses at most the shard or segment in 
 The matrix products run on one BLAS thread (threadpoolctl), the same machine and build
 giving the same bits; another CPU or BLAS build may round differently (docs/training.md).
 
-Files (the folder `out`): ``train.json`` (the recipe, the command, the curve, the CPU
-time, the shards and snapshots with their digests), ``checkpoint.npz`` (the arrays and the
-optimiser's state, no pickled objects), each replaced by renaming a complete file into
-place; ``labels-R-I.npz`` (shard I of round R), ``round-R.unonet`` (the network that
+Files (the folder `out`): ``train.json`` (the run's id, the recipe, the command, the
+curve, the CPU time, the shards and snapshots with their digests), ``checkpoint.npz`` (the
+arrays and the optimiser's state, no pickled objects; the run's id, recipe and command,
+which a resume checks against train.json's), each replaced by renaming a complete file
+into place; ``labels-R-I.npz`` (shard I of round R), ``round-R.unonet`` (the network that
 labels round R) and ``pool-K.unonet`` (the snapshot of iteration K in the pool); at the end
 ``net.unonet`` (the weight file) and ``curve.png``.  A folder that holds anything else is
 refused before any work; `resume` reads only what this module wrote.
@@ -39,6 +40,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import hashlib
 import json
 import os
 import re
@@ -344,19 +346,39 @@ def _replace(out: str, name: str, write) -> None:
         os.replace(tmp, os.path.join(out, name))
 
 
+def canonical(recipe: Recipe) -> str:
+    """The recipe's canonical JSON (sorted keys, no spaces): what a run id digests."""
+    return json.dumps(recipe.to_dict(), sort_keys=True, separators=(",", ":"))
+
+
+def run_id(recipe: Recipe, command: str) -> str:
+    """The run's id: the first 16 hex digits of the SHA-256 of its recipe and command (as
+    the runner's manifest id): two runs share it only when they are the same run, the same
+    bits.  train.json and checkpoint.npz both hold it, the checkpoint with the recipe and
+    the command themselves, and a resume checks them against each other (`load`)."""
+    body = json.dumps({"recipe": json.loads(canonical(recipe)), "command": command},
+                      sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(body.encode("utf-8")).hexdigest()[:16]
+
+
 def save(state: State, out: str, command: str) -> None:
     """checkpoint.npz then train.json, each complete before it replaces the former one;
-    train.json names the iteration the checkpoint holds, and is checked against it."""
+    train.json names the iteration the checkpoint holds, and is checked against it; both
+    name the run (`run_id`)."""
     arrays = {f"net{i}": a for i, a in enumerate(state.net.arrays)}
     arrays.update({f"m{i}": a for i, a in enumerate(state.opt.m)})
     arrays.update({f"v{i}": a for i, a in enumerate(state.opt.v)})
     arrays["progress"] = np.array([state.iteration, state.steps, state.opt.t], np.int64)
+    rid = run_id(state.recipe, command)
+    # 0-d unicode arrays: read back without pickle
+    arrays.update({"run": np.array(rid), "recipe": np.array(canonical(state.recipe)),
+                   "command": np.array(command)})
 
     def npz(path):
         with open(path, "wb") as f:
             np.savez(f, **arrays)
 
-    meta = {"kind": KIND, "format": FORMAT, "command": command,
+    meta = {"kind": KIND, "format": FORMAT, "run": rid, "command": command,
             "recipe": state.recipe.to_dict(), "iteration": state.iteration,
             "steps": state.steps, "optimizer_steps": state.opt.t,
             "cpu_seconds": state.cpu_seconds, "curve": state.curve, "stats": state.stats,
@@ -393,6 +415,9 @@ def load(out: str) -> tuple[State, str]:
         if os.path.getsize(path) > CHECKPOINT_MAX_BYTES:
             raise ValueError("too large")
         with np.load(path, allow_pickle=False) as z:
+            ident = {k: str(z[k][()]) for k in ("run", "recipe", "command") if k in z.files}
+            if not _same_run(meta, recipe, ident):  # before any array is taken
+                raise _Foreign(ident)
             for group, arrs in (("net", state.net.arrays), ("m", state.opt.m),
                                 ("v", state.opt.v)):
                 for i in range(n):
@@ -402,6 +427,8 @@ def load(out: str) -> tuple[State, str]:
                         raise ValueError(f"array {group}{i} is not the recipe's")
                     arrs[i][...] = a
             it, steps, t = (int(v) for v in z["progress"])
+    except _Foreign as exc:
+        _refuse_foreign(out, meta, recipe, exc.ident)
     except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:
         raise TrainError(f"cannot resume {out!r}: {path} is damaged or not this run's "
                          f"({exc})") from None
@@ -426,6 +453,51 @@ def load(out: str) -> tuple[State, str]:
             raise TrainError(f"cannot resume {out!r}: {name} is not the snapshot this run "
                              f"wrote (its checksum differs)")
     return state, str(meta.get("command", ""))
+
+
+class _Foreign(Exception):
+    """A checkpoint whose run is not train.json's (raised and caught in `load`)."""
+
+    def __init__(self, ident: dict):
+        super().__init__()
+        self.ident = ident
+
+
+def _same_run(meta: dict, recipe: Recipe, ident: dict) -> bool:
+    """Whether train.json (`meta`, its `recipe`) and the checkpoint (`ident`: its run id,
+    recipe and command) are one run's: train.json's run id is the digest of its recipe and
+    command (neither was edited), and the checkpoint holds that id, recipe and command.  A
+    run written before run ids (neither file holds one) is taken as it is."""
+    if "run" not in meta and not ident:
+        return True
+    command = str(meta.get("command", ""))
+    return meta.get("run") == run_id(recipe, command) == ident.get("run") and \
+        ident.get("recipe") == canonical(recipe) and ident.get("command") == command
+
+
+def _refuse_foreign(out: str, meta: dict, recipe: Recipe, ident: dict):
+    """The TrainError of a checkpoint and a train.json that are not one run's (`_same_run`):
+    train.json changed since the run wrote it, or a checkpoint of another run."""
+    command = str(meta.get("command", ""))
+    differs = _difference(json.loads(ident["recipe"]), recipe.to_dict()) \
+        if "recipe" in ident else None
+    if "run" in meta and meta["run"] != run_id(recipe, command):
+        why = f"its {differs[0]} is {differs[2]!r}, the checkpoint's {differs[1]!r}" \
+            if differs else "its recipe or command is not the one the run was started with"
+        raise TrainError(f"cannot resume {out!r}: train.json was changed after the run wrote "
+                         f"it ({why}); a run resumes only with its own recipe") from None
+    why = f"its {differs[0]} is {differs[1]!r}, train.json's {differs[2]!r}" if differs \
+        else f"run {ident.get('run', 'unnamed')}, train.json's is {meta.get('run', 'unnamed')}"
+    raise TrainError(f"cannot resume {out!r}: checkpoint.npz belongs to another run "
+                     f"({why})") from None
+
+
+def _difference(was: dict, now: dict):
+    """(the first field, its value in `was`, in `now`) of two recipes, or None."""
+    for k in sorted(set(was) | set(now)):
+        if was.get(k) != now.get(k):
+            return k, was.get(k), now.get(k)
+    return None
 
 
 # --- the run ---------------------------------------------------------------------------
