@@ -418,3 +418,36 @@ def test_resume_takes_only_the_runs_own_checkpoint_and_recipe(tmp_path, capsys):
     open(os.path.join(a, "checkpoint.npz"), "wb").write(good)  # one file names a run
     with pytest.raises(TrainError, match="belongs to another run"):
         load(a)
+
+
+@pytest.mark.parametrize("argv,words", [
+    (["--steps", "1000000000", "--envs", "8"], "steps 1000000000 x envs 8"),
+    (["--label-games", "1000000000", "--label-shard", "1000000000"], "label_shard 1000000000"),
+    (["--label-games", "1000000000", "--label-shard", "50"], "label_games 1000000000"),
+    (["--envs", "2000000"], "invalid envs 2000000"),
+])
+def test_sizes_that_cannot_be_allocated_are_refused_before_any_work(tmp_path, capsys, argv,
+                                                                    words):
+    """A recipe whose stage needs more memory than the machine has (terabytes here) is one
+    line naming the fields, exit 2, before the folder is made."""
+    assert main(["train", "--out", str(tmp_path / "o"), *argv]) == 2
+    err = capsys.readouterr().err.strip()
+    assert words in err and "\n" not in err
+    assert not (tmp_path / "o").exists()
+
+
+def test_the_memory_check_is_a_lower_bound_of_each_stage():
+    """The estimate grows with each stage's fields and a small recipe fits a small machine:
+    TINY and the shipped recipes pass with 1 GiB, a rollout of a million steps of 8 games
+    (about 11 GB of inputs) does not."""
+    from uno_sim.players.train import RECIPES, check_memory, memory_needs
+
+    for recipe in [TINY, *RECIPES.values()]:
+        check_memory(recipe, available=2**30)
+    big = dataclasses.replace(TINY, steps=10**6, envs=8)
+    need, what = max(memory_needs(big))
+    n_in = new_state(TINY).net.obs_size
+    assert need >= 10**6 * 8 * 4 * n_in and what.startswith("steps 1000000 x envs 8")
+    with pytest.raises(TrainError, match="needs at least .* GiB of memory, this machine has "
+                                         "1 GiB"):
+        check_memory(big, available=2**30)

@@ -66,6 +66,14 @@ TMP_PREFIX = ".train-tmp-"
 JSON_MAX_BYTES = 16 * 2**20
 CHECKPOINT_MAX_BYTES = 2**30
 EVAL_SEED = 9_000_000_000  # the curve's deals: runs EVAL_SEED + d, never trained on
+MAX_ENVS = 2**20  # the vector env's most games (uno_sim.vecenv)
+# Lower bounds for the memory check (`memory_needs`): a labelled game records 107 to 346
+# decisions of its labelling seat in the shipped recipes (docs/training.md), an observation
+# of classic at two players about 36 non-zero entries; a game of the curve keeps its
+# columns (about 100 bytes) until its point is summed.
+LABEL_ROWS_PER_GAME = 50
+LABEL_NONZERO_PER_ROW = 20
+EVAL_BYTES_PER_GAME = 64
 
 
 class TrainError(RulesError):
@@ -191,6 +199,9 @@ class Recipe:
                 isinstance(w, int) and not isinstance(w, bool) and 1 <= w <= 1024
                 for w in self.widths):
             raise TrainError(f"invalid widths {list(self.widths)}: 1 to 4 layers of 1..1024")
+        if self.envs > MAX_ENVS:
+            raise TrainError(f"invalid envs {self.envs}: at most {MAX_ENVS} (the vector "
+                             f"env's most games)")
         if self.pool_every % self.segment:
             raise TrainError(f"invalid pool_every {self.pool_every}: a multiple of segment "
                              f"({self.segment}), where the games restart")
@@ -265,6 +276,66 @@ def layout_sizes(rules: Rules) -> tuple[int, int]:
              len(env.card_codes) + 7 + rules.players)
     env.close()
     return sizes
+
+
+def memory_needs(recipe: Recipe) -> list[tuple[int, str]]:
+    """(bytes, what) per stage of the recipe: a lower bound of the memory the stage holds at
+    once (its largest arrays alone), `what` naming the fields that size it."""
+    from .. import _engine
+
+    r = recipe
+    n_in, n_act = layout_sizes(r.rules())
+    needs = []
+    if r.iterations:
+        # per decision: the input (float32), the mask, action, log-probability, the two
+        # values, reward, done, round result, cut; per game the C core
+        per = 4 * n_in + n_act + 8 + 4 + 8 + 4 + 1 + 4 + 1
+        env = _engine.venv_bytes(1) - _engine.venv_bytes(0) + 4 * n_in + n_act
+        needs.append((r.steps * r.envs * per + r.envs * env,
+                      f"steps {r.steps} x envs {r.envs} (the self-play rollout)"))
+    if r.label_games:
+        # a shard's rows as the recorder returns them: the observation dense (float32),
+        # the mask (int8), the values (float32) and counts (int32) per action
+        row = 4 * n_in + 9 * n_act + 24
+        needs.append((r.label_shard * LABEL_ROWS_PER_GAME * row,
+                      f"label_shard {r.label_shard} (a shard's recorded decisions)"))
+        # every round's labels, sparse, for the fit
+        row = 6 * LABEL_NONZERO_PER_ROW + n_act + 16
+        rounds = f" x label_rounds {r.label_rounds}" if r.label_rounds > 1 else ""
+        needs.append((r.label_games * r.label_rounds * LABEL_ROWS_PER_GAME * row,
+                      f"label_games {r.label_games}{rounds} (the labels the fit holds)"))
+    if r.eval_every:
+        needs.append((r.eval_deals * EVAL_BYTES_PER_GAME,
+                      f"eval_deals {r.eval_deals} (a point of the curve)"))
+    return needs
+
+
+def machine_memory() -> int | None:
+    """The machine's physical memory in bytes (None where the system does not say)."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
+def check_memory(recipe: Recipe, available: int | None = None) -> None:
+    """TrainError, before any work, when a stage of the recipe needs more memory than the
+    machine has (`available`: its physical memory): one line naming the fields."""
+    available = machine_memory() if available is None else available
+    if not available:
+        return
+    need, what = max(memory_needs(recipe), default=(0, ""))
+    if need > available:
+        raise TrainError(f"cannot train: {what} needs at least {_size(need)} of memory, this "
+                         f"machine has {_size(available)}")
+
+
+def _size(n: int) -> str:
+    """Bytes in words: "9.69 TiB"."""
+    for unit, scale in (("PiB", 2**50), ("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20)):
+        if n >= scale:
+            return f"{n / scale:.3g} {unit}"
+    return f"{n / 2**10:.3g} KiB"
 
 
 @contextlib.contextmanager
@@ -579,11 +650,13 @@ def train(recipe: Recipe | None = None, out: str | None = None, resume: str | No
         _need(module)
     if resume is not None:
         state, command = load(resume)
+        check_memory(state.recipe)
         out = resume
     else:
         if recipe is None or out is None:
             raise TrainError("train needs a recipe and an output folder (or resume)")
         recipe = recipe.checked()
+        check_memory(recipe)
         check_out(out)
         state = new_state(recipe)
         command = command or command_line(recipe, out)
