@@ -15,6 +15,7 @@ pytest.importorskip("gymnasium")
 
 from uno_sim import Rules  # noqa: E402
 from uno_sim.cli import main  # noqa: E402
+from uno_sim.players import netfile  # noqa: E402
 from uno_sim.players.model import Adam, Net, input_columns, masked_log_softmax  # noqa: E402
 from uno_sim.players import distil  # noqa: E402
 from uno_sim.players.strength import net_scores  # noqa: E402
@@ -137,6 +138,13 @@ def test_resume_gives_the_bits_of_an_uninterrupted_run(tmp_path):
     assert [p["share"] for p in whole.curve] == [p["share"] for p in resumed.curve]
     assert whole.steps == resumed.steps and whole.opt.t == resumed.opt.t
     assert [p["iteration"] for p in resumed.pool] == [2, 4] and resumed.pool == whole.pool
+    # the weight file is the same bytes (`cmp`): its metadata keeps nothing of the run's
+    # own (CPU time, the folder), which train.json keeps
+    files = [(tmp_path / d / "net.unonet").read_bytes() for d in ("whole", "cut", "again")]
+    assert files[0] == files[1] == files[2]
+    meta = netfile.read(str(tmp_path / "cut" / "net.unonet")).metadata
+    assert "cpu_seconds" not in json.dumps(meta) and meta["command"].endswith(" --out DIR")
+    assert json.loads((tmp_path / "cut" / "train.json").read_text())["cpu_seconds"] > 0
     other = train(dataclasses.replace(recipe, seed=1), str(tmp_path / "other"), progress=False)
     assert not np.array_equal(other.net.arrays[0], whole.net.arrays[0])
 
@@ -272,8 +280,6 @@ def test_a_damaged_checkpoint_is_refused(tmp_path):
 def test_a_changed_snapshot_is_refused(tmp_path):
     """The pool's snapshots are part of the run: a resume refuses one whose checksum is not
     the one the run recorded."""
-    from uno_sim.players import netfile
-
     recipe = dataclasses.replace(TINY, iterations=3, pool_every=2, eval_every=0)
     train(recipe, str(tmp_path / "run"), progress=False)
     path = tmp_path / "run" / "pool-2.unonet"
@@ -331,7 +337,6 @@ def test_a_game_the_network_stalls_is_cut_and_counted(tmp_path):
     counted, and every other game is the one the engine plays alone; the limit's message
     names no policy knob."""
     from uno_sim.engine import GameLimitError
-    from uno_sim.players import netfile
     from uno_sim.players.strength import win_shares
     from uno_sim.players.train import EVAL_SEED, to_netfile
     from uno_sim.runner import play_columns, win_matrix

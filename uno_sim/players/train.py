@@ -803,16 +803,39 @@ def finish(state: State, out: str, command: str) -> None:
             pass
 
 
+# Fields of the run that vary from one run of a recipe to another (time spent, where the
+# files went): train.json keeps them, the weight file does not, so that its bytes are a
+# function of the recipe alone (docs/training.md "Reproducible from the seed").
+RUN_VARYING = ("cpu_seconds",)
+
+
 def metadata(state: State, command: str) -> dict:
-    """The weight file's metadata: what made it and how strong it was when made."""
+    """The weight file's metadata: what made it and how strong it was when made, every
+    field a function of the recipe (the command's output folder written DIR, no CPU time),
+    so that a run stopped and resumed writes the very bytes of one never stopped."""
     r = state.recipe
     rules = r.rules()
     last = state.curve[-1] if state.curve else None
+    if last is not None:
+        last = {k: v for k, v in last.items() if k not in RUN_VARYING}
     return {"variant": r.variant, "players": r.players, "rules": rules.to_dict(),
-            "command": command, "seed": r.seed, "recipe": r.to_dict(),
+            "command": folder_free(command), "seed": r.seed, "recipe": r.to_dict(),
             "trained": {"iterations": state.iteration, "steps": state.steps,
-                        "cpu_seconds": round(state.cpu_seconds, 1),
                         "vs_greedy": last}}
+
+
+def folder_free(command: str) -> str:
+    """`command` with the value of its --out written DIR (the folder makes no weight)."""
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return command
+    for i, w in enumerate(words):
+        if w == "--out" and i + 1 < len(words):
+            words[i + 1] = "DIR"
+        elif w.startswith("--out="):
+            words[i] = "--out=DIR"
+    return " ".join(shlex.quote(w) if i > 1 else w for i, w in enumerate(words))
 
 
 def write_weights(state: State, path: str, command: str) -> None:
