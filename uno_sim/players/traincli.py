@@ -150,6 +150,10 @@ def cmd_train(args) -> int:
     return 0
 
 
+def _games(n: int) -> str:
+    return f"{n} game" if n == 1 else f"{n} games"
+
+
 def cut_lines(state) -> list[str]:
     """What the run cut at the engine's safety limits, one line per stage that cut any (a
     network can stall a game: the game ends there, without a winner, and the run goes
@@ -158,15 +162,15 @@ def cut_lines(state) -> list[str]:
     points = [p for p in state.curve if p.get("cut")]
     if points:
         games = sum(p["cut"] for p in points)
-        out.append(f"curve: {games} games cut at the engine's safety limits (no winner, "
+        out.append(f"curve: {_games(games)} cut at the engine's safety limits (no winner, "
                    f"scored 0) at {len(points)} of {len(state.curve)} points "
                    f"(train.json, curve[].cut)")
     games = sum(s.get("games_cut", 0) for s in state.stats)
     if games:
-        out.append(f"self-play: {games} games cut at the engine's safety limits (truncated, "
+        out.append(f"self-play: {_games(games)} cut at the engine's safety limits (truncated, "
                    f"reward 0; train.json, stats[].games_cut)")
     games = sum(s.get("cut", 0) for s in state.labels)
     if games:
-        out.append(f"labels: {games} games cut at the engine's safety limits (no rows; "
+        out.append(f"labels: {_games(games)} cut at the engine's safety limits (no rows; "
                    f"train.json, labels[].cut)")
     return out
