@@ -456,3 +456,23 @@ def test_the_memory_check_is_a_lower_bound_of_each_stage():
     with pytest.raises(TrainError, match="needs at least .* GiB of memory, this machine has "
                                          "1 GiB"):
         check_memory(big, available=2**30)
+
+
+def test_the_quick_recipe_learns_in_seconds(tmp_path):
+    """The --help's first example, `--recipe quick`: strategic's answers distilled.  A tenth
+    of its labelled games (two seconds of one core) already make a player that wins every
+    game against random and holds its own against greedy on fresh deals (the whole recipe:
+    docs/training.md "A first run"), where the untrained network wins nothing."""
+    from uno_sim.players.strength import spec_share
+    from uno_sim.players.train import RECIPES
+    from uno_sim.players.traincli import EXAMPLES
+
+    assert EXAMPLES[0].startswith("uno-sim train --recipe quick --seed 0 --out runs/quick")
+    recipe = dataclasses.replace(RECIPES["quick"], label_games=100, label_shard=50,
+                                 eval_deals=40)
+    state = train(recipe, str(tmp_path / "q"), progress=False)
+    assert state.curve[0]["share"] < 0.05  # the untrained network, on the curve's deals
+    spec = f"net(weights={tmp_path / 'q' / 'net.unonet'})"
+    rules = recipe.rules()
+    assert spec_share(spec, rules, 100, 5, "random").low > 0.9
+    assert spec_share(spec, rules, 100, 5, "greedy").low > 0.3

@@ -13,9 +13,10 @@ import shlex
 from ..options import UsageError
 
 EXAMPLES = [
+    "uno-sim train --recipe quick --seed 0 --out runs/quick      # 0.3 CPU-min, docs/training.md",
+    "uno-sim train --recipe quick --variant flip --players 4 --out runs/quick-flip4",
     "uno-sim train --recipe classic-2p --seed 1 --out runs/classic-2p",
     "uno-sim train --resume runs/classic-2p",
-    "uno-sim train --variant flip --players 4 --iterations 50 --widths 128,128 --out runs/t",
 ]
 
 
@@ -42,7 +43,8 @@ def add_command(sub) -> None:
                         "recording them (its labelling fields must be this recipe's: the "
                         "same shards, checked by their SHA-256, so the same weights)")
     p.add_argument("--recipe", choices=sorted(RECIPES),
-                   help="start from a named recipe (the shipped weights'); flags override")
+                   help="start from a named recipe (quick: a first run of a third of a "
+                        "CPU-minute; the others: the shipped weights'); flags override")
     base = Recipe()
     for f in dataclasses.fields(Recipe):
         default = getattr(base, f.name)
