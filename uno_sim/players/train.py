@@ -305,8 +305,9 @@ def memory_needs(recipe: Recipe) -> list[tuple[int, str]]:
         row = 4 * n_in + 9 * n_act + 24
         needs.append((r.label_shard * LABEL_ROWS_PER_GAME * row,
                       f"label_shard {r.label_shard} (a shard's recorded decisions)"))
-        # every round's labels, sparse, for the fit
-        row = 6 * LABEL_NONZERO_PER_ROW + n_act + 16
+        # every round's labels for the fit: the observations sparse, the mask (int8) and the
+        # search's values (float16) per action
+        row = 6 * LABEL_NONZERO_PER_ROW + 3 * n_act + 16
         rounds = f" x label_rounds {r.label_rounds}" if r.label_rounds > 1 else ""
         needs.append((r.label_games * r.label_rounds * LABEL_ROWS_PER_GAME * row,
                       f"label_games {r.label_games}{rounds} (the labels the fit holds)"))
