@@ -633,8 +633,10 @@ def reuse_labels(state: State, out: str, source: str, command: str) -> int:
         if distil.digest(data) != e["sha256"]:  # a shard of an older layout: record anew
             continue
         _replace(out, name, lambda p: _write_bytes(p, data))
-        state.labels.append({"round": 0, "index": e["index"], "sha256": e["sha256"],
-                             "rows": e["rows"]})
+        entry = {"round": 0, "index": e["index"], "sha256": e["sha256"], "rows": e["rows"]}
+        if e.get("cut"):  # the source's games cut at the safety limits: counted here too
+            entry["cut"] = e["cut"]
+        state.labels.append(entry)
         taken += 1
     save(state, out, command)
     return taken

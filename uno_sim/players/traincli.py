@@ -1,8 +1,9 @@
 """`uno-sim train`: the command line of `uno_sim.players.train` (hooked into uno_sim.cli).
 
 Every field of `train.Recipe` is a flag of its own (`--lr 3e-4`, `--widths 256,128`,
-`--opponent greedy` repeatable); `--recipe NAME` starts from a named recipe (the ones the
-shipped weights were made with) and the flags given override its fields.
+`--opponent greedy` repeatable); `--recipe NAME` starts from a named recipe (`quick`, a
+first run, or one the shipped weights were made with) and the flags given override its
+fields.
 """
 
 from __future__ import annotations
