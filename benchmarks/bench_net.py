@@ -3,11 +3,14 @@
     python benchmarks/bench_net.py --deals 1000 --seed 1            # the shipped weights
     python benchmarks/bench_net.py --weights runs/x/net.unonet --variant flip --players 4
     python benchmarks/bench_net.py --opponent ismcts --deals 200 --no-strategic
+    python benchmarks/bench_net.py --weights runs/quick/net.unonet --opponent random \
+        --opponent greedy                                          # a first run's weights
 
-For each weight file: one seat of `net(weights=FILE)` against greedy at every other seat,
-every deal (a game number of run `--seed`) played once per seat of the network, the other
-seats greedy, with the same game number (paired deals, seats rotated:
-uno_sim.players.strength.spec_scores).  Its score on a deal is its mean share of the game's
+For each weight file: one seat of `net(weights=FILE)` against greedy (or each --opponent)
+at every other seat, every deal (a game number of run `--seed`) played once per seat of
+the network, the other seats the opponent, with the same game number (paired deals, seats
+rotated: uno_sim.players.strength.spec_share; a game that does not end is cut there and
+counted, its share 0).  Its score on a deal is its mean share of the game's
 win over those seatings; the figure is the mean score with its 95% interval
 (uno_sim.stats.share_ci), against the even share 1 / players.  The same deals are played
 with `strategic` and with the search players `pimc` and `ismcts` (their defaults) at the
@@ -29,10 +32,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from uno_sim.bench import machine  # noqa: E402
-from uno_sim.players.strength import spec_scores  # noqa: E402
+from uno_sim.players.strength import spec_share  # noqa: E402
 from uno_sim.rules import Rules  # noqa: E402
 from uno_sim.runner import play_columns  # noqa: E402
-from uno_sim.stats import share_ci  # noqa: E402
 
 SHIPPED = [("classic", 2), ("classic", 4), ("flip", 2), ("flip", 4)]
 
@@ -72,31 +74,34 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--cost-games", type=int, default=300)
-    ap.add_argument("--opponent", default="greedy",
-                    help="the policy at every other seat (default greedy; e.g. ismcts)")
+    ap.add_argument("--opponent", action="append", metavar="SPEC",
+                    help="the policy at every other seat (repeatable: each in turn; default "
+                         "greedy; e.g. ismcts)")
     ap.add_argument("--no-strategic", dest="strategic", action="store_false",
                     help="leave out strategic's line")
     ap.add_argument("--search", action="store_true",
                     help="also the search players at the same seat on the same deals")
     args = ap.parse_args(argv)
+    opponents = args.opponent or ["greedy"]
     if args.weights:
         cells = [(args.variant, args.players, f"net(weights={args.weights})")]
     else:
         cells = [(v, k, "net") for v, k in SHIPPED]
     print(f"machine: {machine()}; {args.deals} deals of run {args.seed}, one seat against "
-          f"{args.opponent} at every other seat, each deal once per seat")
+          f"{' / '.join(opponents)} at every other seat, each deal once per seat")
     for variant, k, spec in cells:
         rules = Rules(variant=variant, players=k)
         focal = [spec] + (["strategic"] if args.strategic else []) + \
             (["pimc", "ismcts"] if args.search else [])
-        for f in focal:
+        for f, o in ((f, o) for o in opponents for f in focal):
             c = time.process_time()
-            m, lo, hi = share_ci(list(spec_scores(f, rules, args.deals, args.seed,
-                                                  args.opponent)))
+            s = spec_share(f, rules, args.deals, args.seed, o)
             cpu = time.process_time() - c
-            line = (f"{variant} {k}p  {f:<28} {m:.3f} [{lo:.3f}, {hi:.3f}] "
-                    f"(even {1 / k:.3f}; {cpu:.1f} CPU-s)")
-            if f == spec:
+            vs = f" vs {o}" if args.opponent else ""
+            cut = f", {s.cut} games cut" if s.cut else ""
+            line = (f"{variant} {k}p  {f:<28}{vs} {s.share:.3f} [{s.low:.3f}, {s.high:.3f}] "
+                    f"(even {1 / k:.3f}; {cpu:.1f} CPU-s{cut})")
+            if f == spec and o == opponents[0]:
                 turn, decision = cost_per_turn(spec, rules, args.cost_games, args.seed,
                                                args.repeats)
                 line += (f"; {turn * 1e6:.1f} us of CPU per own turn, "

@@ -15,6 +15,7 @@ pytest.importorskip("gymnasium")
 
 from uno_sim import Rules  # noqa: E402
 from uno_sim.cli import main  # noqa: E402
+from uno_sim.players import netfile  # noqa: E402
 from uno_sim.players.model import Adam, Net, input_columns, masked_log_softmax  # noqa: E402
 from uno_sim.players import distil  # noqa: E402
 from uno_sim.players.strength import net_scores  # noqa: E402
@@ -137,6 +138,13 @@ def test_resume_gives_the_bits_of_an_uninterrupted_run(tmp_path):
     assert [p["share"] for p in whole.curve] == [p["share"] for p in resumed.curve]
     assert whole.steps == resumed.steps and whole.opt.t == resumed.opt.t
     assert [p["iteration"] for p in resumed.pool] == [2, 4] and resumed.pool == whole.pool
+    # the weight file is the same bytes (`cmp`): its metadata keeps nothing of the run's
+    # own (CPU time, the folder), which train.json keeps
+    files = [(tmp_path / d / "net.unonet").read_bytes() for d in ("whole", "cut", "again")]
+    assert files[0] == files[1] == files[2]
+    meta = netfile.read(str(tmp_path / "cut" / "net.unonet")).metadata
+    assert "cpu_seconds" not in json.dumps(meta) and meta["command"].endswith(" --out DIR")
+    assert json.loads((tmp_path / "cut" / "train.json").read_text())["cpu_seconds"] > 0
     other = train(dataclasses.replace(recipe, seed=1), str(tmp_path / "other"), progress=False)
     assert not np.array_equal(other.net.arrays[0], whole.net.arrays[0])
 
@@ -272,8 +280,6 @@ def test_a_damaged_checkpoint_is_refused(tmp_path):
 def test_a_changed_snapshot_is_refused(tmp_path):
     """The pool's snapshots are part of the run: a resume refuses one whose checksum is not
     the one the run recorded."""
-    from uno_sim.players import netfile
-
     recipe = dataclasses.replace(TINY, iterations=3, pool_every=2, eval_every=0)
     train(recipe, str(tmp_path / "run"), progress=False)
     path = tmp_path / "run" / "pool-2.unonet"
@@ -318,3 +324,155 @@ def test_rules_of_the_recipe():
     assert TINY.rules() == Rules(players=2)
     with pytest.raises(TrainError, match="invalid variant"):
         dataclasses.replace(TINY, variant="nope").checked()
+
+
+# A young network that stalls games against greedy: seed 0, widths 128,128, untrained
+# (issue 39: its first curve point stopped `uno-sim train --seed 0 --widths 128,128`).
+STALLER = Recipe(seed=0, widths=(128, 128), iterations=0, eval_deals=20)
+
+
+def test_a_game_the_network_stalls_is_cut_and_counted(tmp_path):
+    """The young network at seat 0 against greedy stalls game 80 of the curve's run: the
+    games around it are played as one batch, game 80 is cut (no winner: every seat 0) and
+    counted, and every other game is the one the engine plays alone; the limit's message
+    names no policy knob."""
+    from uno_sim.engine import GameLimitError
+    from uno_sim.players.strength import win_shares
+    from uno_sim.players.train import EVAL_SEED, to_netfile
+    from uno_sim.runner import play_columns, win_matrix
+
+    rules = STALLER.rules()
+    path = str(tmp_path / "young.unonet")
+    netfile.write(path, to_netfile(new_state(STALLER).net, rules, {}))
+    specs = [f"net(weights={path})", "greedy"]
+    with pytest.raises(GameLimitError) as e:
+        play_columns(rules, specs, EVAL_SEED, 78, 5)
+    assert e.value.game == 80 and "voluntary_draw" not in str(e.value)
+    w, cut = win_shares(rules, specs, EVAL_SEED, 78, 5)
+    assert cut == 1 and not w[2].any()
+    for i in (0, 1, 3, 4):
+        assert np.array_equal(w[i], win_matrix(play_columns(rules, specs, EVAL_SEED, 78 + i, 1))[0])
+
+
+def test_training_goes_on_past_a_stalled_game_and_says_so(tmp_path, capsys):
+    """`uno-sim train --seed 0 --widths 128,128` once stopped at its first curve point:
+    now the point counts the games cut (train.json), the command says so and exits 0;
+    a run that failed there (its folder holding the start's checkpoint, no point) resumes
+    to the same result."""
+    from uno_sim.engine import GameLimitError
+    from uno_sim.players import train as trainmod
+
+    out = str(tmp_path / "o")
+    assert main(["train", "--seed", "0", "--widths", "128,128", "--iterations", "0",
+                 "--eval-deals", "20", "--quiet", "--out", out]) == 0
+    text = capsys.readouterr().out
+    assert "curve: 2 games cut at the engine's safety limits" in text
+    point = json.loads(open(os.path.join(out, "train.json")).read())["curve"][0]
+    assert point["cut"] == 2 and point["share"] == 0.0
+
+    real = trainmod.evaluate
+
+    def fail(state):
+        raise GameLimitError("game 0 did not end")
+
+    trainmod.evaluate = fail  # the failure of the version before
+    try:
+        with pytest.raises(GameLimitError):
+            train(STALLER, str(tmp_path / "failed"), progress=False)
+    finally:
+        trainmod.evaluate = real
+    resumed = train(resume=str(tmp_path / "failed"), progress=False)
+    assert resumed.curve == [{**point, "cpu_seconds": resumed.curve[0]["cpu_seconds"]}]
+
+
+def test_resume_takes_only_the_runs_own_checkpoint_and_recipe(tmp_path, capsys):
+    """train.json and checkpoint.npz name their run (the digest of its recipe and command;
+    the checkpoint holds both): a checkpoint of another run of the same recipe (another
+    seed) is refused, as `run --resume` refuses a shard of another run, and so is a
+    train.json whose recipe or command was edited; a run written before run ids (neither
+    file names one) still resumes."""
+    recipe = dataclasses.replace(TINY, iterations=2, eval_every=0)
+    a, b = str(tmp_path / "a"), str(tmp_path / "b")
+    train(recipe, a, progress=False)
+    train(dataclasses.replace(recipe, seed=7), b, progress=False)
+    good = open(os.path.join(a, "checkpoint.npz"), "rb").read()
+    other = open(os.path.join(b, "checkpoint.npz"), "rb").read()
+    open(os.path.join(a, "checkpoint.npz"), "wb").write(other)
+    assert main(["train", "--resume", a, "--quiet"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "checkpoint.npz belongs to another run (its seed is 7, train.json's 0)" in err
+    assert "\n" not in err
+    open(os.path.join(a, "checkpoint.npz"), "wb").write(good)
+    path = os.path.join(a, "train.json")
+    meta = json.loads(open(path).read())
+    for key, value in (("recipe", {**meta["recipe"], "lr": 0.1}),
+                       ("recipe", {**meta["recipe"], "iterations": 9}),
+                       ("command", meta["command"] + " --lr 0.1")):
+        open(path, "w").write(json.dumps({**meta, key: value}))
+        with pytest.raises(TrainError, match="train.json was changed after the run wrote it"):
+            load(a)
+    open(path, "w").write(json.dumps(meta))
+    assert load(a)[0].iteration == 2
+    # a run of the version before run ids: neither file names one
+    legacy = {k: v for k, v in meta.items() if k != "run"}
+    open(path, "w").write(json.dumps(legacy))
+    with np.load(os.path.join(a, "checkpoint.npz")) as z:
+        arrays = {k: z[k] for k in z.files if k not in ("run", "recipe", "command")}
+    np.savez(os.path.join(a, "checkpoint.npz"), **arrays)
+    assert load(a)[0].iteration == 2
+    open(os.path.join(a, "checkpoint.npz"), "wb").write(good)  # one file names a run
+    with pytest.raises(TrainError, match="belongs to another run"):
+        load(a)
+
+
+@pytest.mark.parametrize("argv,words", [
+    (["--steps", "1000000000", "--envs", "8"], "steps 1000000000 x envs 8"),
+    (["--label-games", "1000000000", "--label-shard", "1000000000"], "label_shard 1000000000"),
+    (["--label-games", "1000000000", "--label-shard", "50"], "label_games 1000000000"),
+    (["--envs", "2000000"], "invalid envs 2000000"),
+])
+def test_sizes_that_cannot_be_allocated_are_refused_before_any_work(tmp_path, capsys, argv,
+                                                                    words):
+    """A recipe whose stage needs more memory than the machine has (terabytes here) is one
+    line naming the fields, exit 2, before the folder is made."""
+    assert main(["train", "--out", str(tmp_path / "o"), *argv]) == 2
+    err = capsys.readouterr().err.strip()
+    assert words in err and "\n" not in err
+    assert not (tmp_path / "o").exists()
+
+
+def test_the_memory_check_is_a_lower_bound_of_each_stage():
+    """The estimate grows with each stage's fields and a small recipe fits a small machine:
+    TINY and the shipped recipes pass with 1 GiB, a rollout of a million steps of 8 games
+    (about 11 GB of inputs) does not."""
+    from uno_sim.players.train import RECIPES, check_memory, memory_needs
+
+    for recipe in [TINY, *RECIPES.values()]:
+        check_memory(recipe, available=2**30)
+    big = dataclasses.replace(TINY, steps=10**6, envs=8)
+    need, what = max(memory_needs(big))
+    n_in = new_state(TINY).net.obs_size
+    assert need >= 10**6 * 8 * 4 * n_in and what.startswith("steps 1000000 x envs 8")
+    with pytest.raises(TrainError, match="needs at least .* GiB of memory, this machine has "
+                                         "1 GiB"):
+        check_memory(big, available=2**30)
+
+
+def test_the_quick_recipe_learns_in_seconds(tmp_path):
+    """The --help's first example, `--recipe quick`: strategic's answers distilled.  A tenth
+    of its labelled games (two seconds of one core) already make a player that wins every
+    game against random and holds its own against greedy on fresh deals (the whole recipe:
+    docs/training.md "A first run"), where the untrained network wins nothing."""
+    from uno_sim.players.strength import spec_share
+    from uno_sim.players.train import RECIPES
+    from uno_sim.players.traincli import EXAMPLES
+
+    assert EXAMPLES[0].startswith("uno-sim train --recipe quick --seed 0 --out runs/quick")
+    recipe = dataclasses.replace(RECIPES["quick"], label_games=100, label_shard=50,
+                                 eval_deals=40)
+    state = train(recipe, str(tmp_path / "q"), progress=False)
+    assert state.curve[0]["share"] < 0.05  # the untrained network, on the curve's deals
+    spec = f"net(weights={tmp_path / 'q' / 'net.unonet'})"
+    rules = recipe.rules()
+    assert spec_share(spec, rules, 100, 5, "random").low > 0.9
+    assert spec_share(spec, rules, 100, 5, "greedy").low > 0.3

@@ -463,7 +463,8 @@ cdef class Engine:
             raise GameLimitError(
                 limit_message(which, cfg.max_turns or UNO_MAX_TURNS,
                               cfg.max_rounds or UNO_MAX_ROUNDS, UNO_MAX_GAME_TURNS),
-                self._decode(tr) if tr != NULL and not tr.failed else None)
+                self._decode(tr) if tr != NULL and not tr.failed else None,
+                None if game < 0 else game)
         if status != UNO_OK:
             raise RulesError(f"the C engine rejected the configuration (status {status})")
         if tr != NULL and tr.failed:

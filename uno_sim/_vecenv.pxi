@@ -3,6 +3,12 @@
 # wraps it in a gymnasium VectorEnv; docs/env.md "The vector environment" documents it.
 
 
+def venv_bytes(int n_envs):
+    """What the C core of n_envs games allocates (csrc/env.c uno_venv_bytes), the
+    observation and mask arrays aside: training's memory check reads it."""
+    return uno_venv_bytes(n_envs)
+
+
 cdef class VecCore:
     """n_envs games of one Engine's rules and policies; `seat` learns in each."""
 

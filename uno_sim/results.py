@@ -40,18 +40,23 @@ MAX_GAME_TURNS = 1_000_000
 
 
 def limit_message(which: str, max_turns: int, max_rounds: int, max_game_turns: int) -> str:
-    """GameLimitError's message, the same from both engines."""
+    """GameLimitError's message, the same from both engines.  It names the limits, not a
+    cause: the seats' policies alone keep a game going, whichever they are (a setting of a
+    built-in policy, a user policy, a network)."""
     return (f"{which} did not end within {max_turns} turns in a round, {max_rounds} rounds "
-            f"or {max_game_turns} turns in all: the policies never let a round end (e.g. "
-            f"every seat greedy with voluntary_draw=1, or seats that stalemate every round)")
+            f"or {max_game_turns} turns in all: the seats' policies never let it end "
+            f"(docs/engine.md, \"Safety limits\")")
 
 
 class GameLimitError(RuntimeError):
     """A game ran past the engine's safety limits (see UNO_MAX_TURNS in csrc/uno.h).
 
-    ``events`` holds the trace up to the limit when one was recorded.
+    ``events`` holds the trace up to the limit when one was recorded; ``game`` is the
+    game's number in its run where the C engine names it (a batch of games stops at this
+    game, every game before it in the batch having ended), else None.
     """
 
-    def __init__(self, message, events=None):
+    def __init__(self, message, events=None, game=None):
         super().__init__(message)
         self.events = events
+        self.game = game

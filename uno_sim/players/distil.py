@@ -47,14 +47,17 @@ def shard_setup(recipe, rnd: int, index: int, label: str) -> tuple[list, int, in
 
 
 def label_shard(recipe, rnd: int, index: int, label: str, jobs: int = 1) -> dict:
-    """The rows of shard `index` of round `rnd`, sparse (`to_sparse`)."""
+    """The rows of shard `index` of round `rnd`, sparse (`to_sparse`), and `cut`: its games
+    the engine's safety limits stopped (the recorder keeps no row of them)."""
     from .record import record
 
     specs, seat, first = shard_setup(recipe, rnd, index, label)
     rows = record(recipe.rules(), specs, seats=[seat], games=recipe.label_shard,
                   seed=run_seed(recipe.seed, STAGE_DISTIL, rnd), n_jobs=jobs,
                   first_game=first, obs_seats=recipe.players, chunk=2)
-    return to_sparse(rows, keep_values=True)
+    out = to_sparse(rows, keep_values=True)
+    out["cut"] = int(rows["games_failed"])
+    return out
 
 
 def to_sparse(rows: dict, keep_values: bool) -> dict:

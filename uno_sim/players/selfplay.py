@@ -16,6 +16,10 @@ keeps, learns P(win the game) from the game's outcome alone: its target is the
 lambda-return of that outcome (TD(lambda) with the value's own P(win) at the states
 between), under the logistic loss.
 
+A game the engine's safety limits stop (a network can stall one: docs/engine.md) ends
+truncated: reward 0, no bootstrap, a new game in its place; the iteration counts it
+(`games_cut`).
+
 Every random draw of iteration k comes from SeedSequence([seed, STAGE_SELFPLAY, k, ...]);
 the games restart from new runs every `recipe.segment` iterations (`Pool.reset`).
 """
@@ -74,10 +78,11 @@ class Pool:
                                 for o in self.last]).astype(bool))
 
     def step(self, actions: np.ndarray):
-        """Steps every env; returns (inputs, masks, game rewards, dones, round results): a
-        round result is +1 where a round the learning seat won ended in the step, -1 where
-        another seat won one, else 0."""
-        rewards, dones, rounds = [], [], []
+        """Steps every env; returns (inputs, masks, game rewards, dones, round results,
+        cuts): a round result is +1 where a round the learning seat won ended in the step,
+        -1 where another seat won one, else 0; a cut is a game the engine's safety limits
+        stopped (truncated, not terminated: no winner, reward 0)."""
+        rewards, dones, rounds, cuts = [], [], [], []
         at = 0
         for g, (env, n) in enumerate(zip(self.envs, self.sizes)):
             before = self.last[g]["observation"][:, self.score_cols].copy()
@@ -91,10 +96,11 @@ class Pool:
             rounds.append(np.where(up[:, 0], 1.0, np.where(up[:, 1:].any(axis=1), -1.0, 0.0)))
             rewards.append(r.copy())
             dones.append(done)
+            cuts.append(trunc & ~term)
             at += n
         obs, mask = self.observe()
         return (obs, mask, np.concatenate(rewards), np.concatenate(dones),
-                np.concatenate(rounds))
+                np.concatenate(rounds), np.concatenate(cuts))
 
     def close(self):
         """Closes every env."""
@@ -106,7 +112,8 @@ def rollout(state, pool: Pool, k: int):
     """`steps` decisions of the learning seat in each game, from where the games stand (new
     runs at the start of a segment): the arrays (T, N, ...) of inputs, masks, actions,
     log-probabilities, values (T, N, 2: the value head's and the return head's), game
-    rewards, dones, round results, and the values of the states the games stopped in."""
+    rewards, dones, round results, cuts (`Pool.step`), and the values of the states the
+    games stopped in."""
     r = state.recipe
     rng = np.random.default_rng(np.random.SeedSequence([r.seed, STAGE_SELFPLAY, k, 1]))
     T, N = r.steps, pool.n
@@ -119,14 +126,15 @@ def rollout(state, pool: Pool, k: int):
     R = np.empty((T, N), np.float32)
     D = np.empty((T, N), bool)
     RR = np.empty((T, N), np.float32)
+    C = np.empty((T, N), bool)
     for t in range(T):
         X[t], M[t] = obs, mask
         logits, V[t] = state.net.forward(obs)
         logp = masked_log_softmax(logits, mask)
         a = sample_actions(logp, rng)
         A[t], LP[t] = a, logp[np.arange(N), a]
-        obs, mask, R[t], D[t], RR[t] = pool.step(a)
-    return X, M, A, LP, V, R, D, RR, state.net.forward(obs)[1]
+        obs, mask, R[t], D[t], RR[t], C[t] = pool.step(a)
+    return X, M, A, LP, V, R, D, RR, C, state.net.forward(obs)[1]
 
 
 def gae(values, rewards, dones, last, lam):
@@ -198,7 +206,7 @@ def ppo_update(state, batch, k: int) -> dict:
 def selfplay_iteration(state, pool: Pool) -> dict:
     """One PPO iteration: a rollout, then the update; the state moves to iteration k + 1."""
     r, k = state.recipe, state.iteration
-    X, M, A, LP, V, R, D, RR, last = rollout(state, pool, k)
+    X, M, A, LP, V, R, D, RR, C, last = rollout(state, pool, k)
     V = V.astype(np.float64)
     adv, ret = gae(V[..., 1], r.round_reward * RR + r.game_reward * R, D, last[:, 1], r.lam)
     p = sigmoid(V[..., 0])
@@ -209,7 +217,7 @@ def selfplay_iteration(state, pool: Pool) -> dict:
              win.reshape(-1))
     out = ppo_update(state, batch, k)
     ended, rounds = int(D.sum()), int((RR != 0).sum())
-    out.update({"iteration": k, "games_ended": ended,
+    out.update({"iteration": k, "games_ended": ended, "games_cut": int(C.sum()),
                 "games_won": float((R > 0).sum() / ended) if ended else float("nan"),
                 "rounds_ended": rounds,
                 "rounds_won": float((RR > 0).sum() / rounds) if rounds else float("nan")})

@@ -16,6 +16,12 @@ Two ways to play the focal seat:
   only its first game counts.  This is what training's curve uses.
 - `spec_share`: any policy spec (the C network player `net(weights=FILE)` included)
   through the runner's games, `play_columns`: what the docs' figures use.
+
+A game that does not end (a young network can stall one: docs/engine.md "Safety limits")
+is cut where the engine's limits stop it and counted (`Share.cut`): it has no winner, so
+every seat's share of it is 0, as a truncated episode earns no final reward in gymnasium.
+The cut depends only on the game's seed, so a figure with cut games is as reproducible as
+one without.
 """
 
 from __future__ import annotations
@@ -38,6 +44,7 @@ class Share:
     high: float
     deals: int
     players: int
+    cut: int = 0  # games (deal and seating) cut at the engine's safety limits: no winner
 
     @property
     def even(self) -> float:
@@ -45,18 +52,24 @@ class Share:
         return 1.0 / self.players
 
     def text(self) -> str:
-        """"0.812 [0.774, 0.845] (500 deals)"."""
-        return f"{self.share:.3f} [{self.low:.3f}, {self.high:.3f}] ({self.deals} deals)"
+        """"0.812 [0.774, 0.845] (500 deals)", and the games cut when there are any."""
+        cut = f", {cut_text(self.cut, self.deals * self.players)}" if self.cut else ""
+        return f"{self.share:.3f} [{self.low:.3f}, {self.high:.3f}] ({self.deals} deals{cut})"
 
     def to_dict(self) -> dict:
         """The figure as JSON-able fields."""
         return {"share": self.share, "low": self.low, "high": self.high, "deals": self.deals,
-                "players": self.players}
+                "players": self.players, "cut": self.cut}
 
 
-def _share(scores: np.ndarray, players: int) -> Share:
+def cut_text(cut: int, games: int) -> str:
+    """"3 of 600 games cut at the engine's safety limits (no winner)"."""
+    return f"{cut} of {games} games cut at the engine's safety limits (no winner)"
+
+
+def _share(scores: np.ndarray, players: int, cut: int = 0) -> Share:
     m, lo, hi = share_ci(list(scores))
-    return Share(float(m), float(lo), float(hi), len(scores), players)
+    return Share(float(m), float(lo), float(hi), len(scores), players, cut)
 
 
 def net_scores(net, rules: Rules, deals: int, seed: int, opponents: str = "greedy",
@@ -68,6 +81,12 @@ def net_scores(net, rules: Rules, deals: int, seed: int, opponents: str = "greed
     `act(x, mask) -> actions` (x: the observation of the game's seats,
     `model.input_columns`) replaces the net (None and net None: a uniformly random
     legal action from a Generator seeded by `seed`)."""
+    return _net_games(net, rules, deals, seed, opponents, act, episode)[0]
+
+
+def _net_games(net, rules: Rules, deals: int, seed: int, opponents: str, act,
+               episode: str) -> tuple[np.ndarray, int]:
+    """(`net_scores`, the episodes the vector env truncated at the engine's limits)."""
     from ..vecenv import SEATS, UnoVectorEnv
 
     players = rules.players
@@ -80,6 +99,7 @@ def net_scores(net, rules: Rules, deals: int, seed: int, opponents: str = "greed
             def act(x, m):
                 return greedy_actions(net.forward(x)[0], m)
     score = np.zeros(deals)
+    cut = 0
     for seat in range(players):
         env = UnoVectorEnv(deals, rules=rules, opponents=opponents, seat=seat,
                            episode=episode, copy=False)
@@ -91,6 +111,7 @@ def net_scores(net, rules: Rules, deals: int, seed: int, opponents: str = "greed
             m = obs["action_mask"][:, :n_actions].astype(bool)
             x = obs["observation"][:, cols]
             obs, reward, term, trunc, _ = env.step(act(x, m).astype(np.int32))
+            cut += int((trunc & ~term & live).sum())
             for i in np.flatnonzero((term | trunc) & live):
                 live[i] = False
                 if episode == "round":
@@ -99,33 +120,67 @@ def net_scores(net, rules: Rules, deals: int, seed: int, opponents: str = "greed
                     w = env.last_result(int(i))["winners"]
                     score[i] += (1.0 / len(w)) if seat in w else 0.0
         env.close()
-    return score / players
+    return score / players, cut
 
 
 def net_share(net, rules: Rules, deals: int, seed: int, opponents: str = "greedy",
               act=None) -> Share:
     """`net_scores` summarised: the mean share with its 95% interval."""
-    return _share(net_scores(net, rules, deals, seed, opponents, act), rules.players)
+    scores, cut = _net_games(net, rules, deals, seed, opponents, act, "game")
+    return _share(scores, rules.players, cut)
 
 
 def spec_scores(focal, rules: Rules, deals: int, seed: int, opponents: str = "greedy",
                 first: int = 0) -> np.ndarray:
     """Per deal, the mean share of the win of the policy spec `focal` at one seat (each seat
     in turn) with `opponents` at every other seat; deal d is game first + d of run seed."""
+    return _spec_games(focal, rules, deals, seed, opponents, first)[0]
+
+
+def _spec_games(focal, rules: Rules, deals: int, seed: int, opponents: str,
+                first: int) -> tuple[np.ndarray, int]:
+    """(`spec_scores`, the games cut at the engine's safety limits)."""
     from .specs import parse_policy
-    from ..runner import play_columns, win_matrix
 
     players = rules.players
     f, o = parse_policy(focal), parse_policy(opponents)
     score = np.zeros(deals)
+    cut = 0
     for seat in range(players):
         specs = [f if s == seat else o for s in range(players)]
-        w = win_matrix(play_columns(rules, specs, seed, first, deals))
+        w, n_cut = win_shares(rules, specs, seed, first, deals)
+        cut += n_cut
         total = w.sum(axis=1)
         score += np.divide(w[:, seat], total, out=np.zeros(deals), where=total > 0)
-    return score / players
+    return score / players, cut
+
+
+def win_shares(rules: Rules, specs, seed: int, first: int, n: int) -> tuple[np.ndarray, int]:
+    """(per game and seat the share of the win (n, players), the games cut) of games first ..
+    first + n - 1 of run `seed`: a game the C engine stops at its safety limits
+    (GameLimitError names it; the games before it in the batch ended) scores 0 at every
+    seat, and the games after it are played on."""
+    from ..engine import GameLimitError
+    from ..runner import play_columns, win_matrix
+
+    w = np.zeros((n, rules.players))
+    cut, at, end = 0, first, first + n
+    while at < end:
+        try:
+            w[at - first:] = win_matrix(play_columns(rules, specs, seed, at, end - at))
+            break
+        except GameLimitError as exc:
+            if exc.game is None or not at <= exc.game < end:
+                raise
+            if exc.game > at:  # the games before it, which ended, played again
+                w[at - first:exc.game - first] = win_matrix(
+                    play_columns(rules, specs, seed, at, exc.game - at))
+            cut += 1
+            at = exc.game + 1
+    return w, cut
 
 
 def spec_share(focal, rules: Rules, deals: int, seed: int, opponents: str = "greedy") -> Share:
-    """`spec_scores` summarised: the mean share with its 95% interval."""
-    return _share(spec_scores(focal, rules, deals, seed, opponents), rules.players)
+    """`spec_scores` summarised: the mean share with its 95% interval, and the games cut."""
+    scores, cut = _spec_games(focal, rules, deals, seed, opponents, 0)
+    return _share(scores, rules.players, cut)

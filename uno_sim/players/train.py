@@ -26,10 +26,11 @@ the very bits of one that was not; a stop loses at most the shard or segment in 
 The matrix products run on one BLAS thread (threadpoolctl), the same machine and build
 giving the same bits; another CPU or BLAS build may round differently (docs/training.md).
 
-Files (the folder `out`): ``train.json`` (the recipe, the command, the curve, the CPU
-time, the shards and snapshots with their digests), ``checkpoint.npz`` (the arrays and the
-optimiser's state, no pickled objects), each replaced by renaming a complete file into
-place; ``labels-R-I.npz`` (shard I of round R), ``round-R.unonet`` (the network that
+Files (the folder `out`): ``train.json`` (the run's id, the recipe, the command, the
+curve, the CPU time, the shards and snapshots with their digests), ``checkpoint.npz`` (the
+arrays and the optimiser's state, no pickled objects; the run's id, recipe and command,
+which a resume checks against train.json's), each replaced by renaming a complete file
+into place; ``labels-R-I.npz`` (shard I of round R), ``round-R.unonet`` (the network that
 labels round R) and ``pool-K.unonet`` (the snapshot of iteration K in the pool); at the end
 ``net.unonet`` (the weight file) and ``curve.png``.  A folder that holds anything else is
 refused before any work; `resume` reads only what this module wrote.
@@ -39,6 +40,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import hashlib
 import json
 import os
 import re
@@ -64,6 +66,14 @@ TMP_PREFIX = ".train-tmp-"
 JSON_MAX_BYTES = 16 * 2**20
 CHECKPOINT_MAX_BYTES = 2**30
 EVAL_SEED = 9_000_000_000  # the curve's deals: runs EVAL_SEED + d, never trained on
+MAX_ENVS = 2**20  # the vector env's most games (uno_sim.vecenv)
+# Lower bounds for the memory check (`memory_needs`): a labelled game records 107 to 346
+# decisions of its labelling seat in the shipped recipes (docs/training.md), an observation
+# of classic at two players about 36 non-zero entries; a game of the curve keeps its
+# columns (about 100 bytes) until its point is summed.
+LABEL_ROWS_PER_GAME = 50
+LABEL_NONZERO_PER_ROW = 20
+EVAL_BYTES_PER_GAME = 64
 
 
 class TrainError(RulesError):
@@ -89,7 +99,7 @@ class Recipe:
     label_shard: int = field(default=32, metadata={
         "help": "games per label shard (the unit a resume keeps)"})
     label_policy: str = field(default="pimc", metadata={
-        "help": "the labelling seat's policy (a search player)"})
+        "help": "the labelling seat's policy (a search player, or any policy to imitate)"})
     label_next: str = field(default="", metadata={
         "help": "the labelling policy of the later rounds, {net} standing for the network's "
                 "weight file (empty: label_policy)"})
@@ -189,6 +199,9 @@ class Recipe:
                 isinstance(w, int) and not isinstance(w, bool) and 1 <= w <= 1024
                 for w in self.widths):
             raise TrainError(f"invalid widths {list(self.widths)}: 1 to 4 layers of 1..1024")
+        if self.envs > MAX_ENVS:
+            raise TrainError(f"invalid envs {self.envs}: at most {MAX_ENVS} (the vector "
+                             f"env's most games)")
         if self.pool_every % self.segment:
             raise TrainError(f"invalid pool_every {self.pool_every}: a multiple of segment "
                              f"({self.segment}), where the games restart")
@@ -205,8 +218,8 @@ class Recipe:
         return self
 
 
-# The named recipes (`uno-sim train --recipe NAME`): those of the shipped weights
-# (uno_sim/players/weights/, docs/training.md).
+# The named recipes (`uno-sim train --recipe NAME`): a first run's, and those of the
+# shipped weights (uno_sim/players/weights/, docs/training.md).
 def _shipped(variant: str, players: int) -> Recipe:
     """The recipe of the shipped weights (docs/training.md, "How the recipe was chosen"):
     9,600 games of ismcts' labels against greedy, strategic and a greedy that bluffs half
@@ -221,7 +234,15 @@ def _shipped(variant: str, players: int) -> Recipe:
                   minibatch=512, iterations=0, eval_every=25, eval_deals=300)
 
 
-RECIPES = {f"{v}-{k}p": _shipped(v, k) for v in ("classic", "flip") for k in (2, 4)}
+RECIPES = {
+    # a first run: distil strategic's answers (labels cost next to nothing) in a third of
+    # a CPU-minute; wins every game against random and about half against greedy
+    "quick": Recipe(variant="classic", players=2, widths=(128, 128), label_games=1000,
+                    label_shard=100, label_policy="strategic",
+                    label_opponents=("greedy", "strategic", "random"), distil_epochs=8,
+                    minibatch=512, iterations=0),
+    **{f"{v}-{k}p": _shipped(v, k) for v in ("classic", "flip") for k in (2, 4)},
+}
 
 
 # --- the trainer's state ---------------------------------------------------------------
@@ -266,6 +287,67 @@ def layout_sizes(rules: Rules) -> tuple[int, int]:
     return sizes
 
 
+def memory_needs(recipe: Recipe) -> list[tuple[int, str]]:
+    """(bytes, what) per stage of the recipe: a lower bound of the memory the stage holds at
+    once (its largest arrays alone), `what` naming the fields that size it."""
+    from .. import _engine
+
+    r = recipe
+    n_in, n_act = layout_sizes(r.rules())
+    needs = []
+    if r.iterations:
+        # per decision: the input (float32), the mask, action, log-probability, the two
+        # values, reward, done, round result, cut; per game the C core
+        per = 4 * n_in + n_act + 8 + 4 + 8 + 4 + 1 + 4 + 1
+        env = _engine.venv_bytes(1) - _engine.venv_bytes(0) + 4 * n_in + n_act
+        needs.append((r.steps * r.envs * per + r.envs * env,
+                      f"steps {r.steps} x envs {r.envs} (the self-play rollout)"))
+    if r.label_games:
+        # a shard's rows as the recorder returns them: the observation dense (float32),
+        # the mask (int8), the values (float32) and counts (int32) per action
+        row = 4 * n_in + 9 * n_act + 24
+        needs.append((r.label_shard * LABEL_ROWS_PER_GAME * row,
+                      f"label_shard {r.label_shard} (a shard's recorded decisions)"))
+        # every round's labels for the fit: the observations sparse, the mask (int8) and the
+        # search's values (float16) per action
+        row = 6 * LABEL_NONZERO_PER_ROW + 3 * n_act + 16
+        rounds = f" x label_rounds {r.label_rounds}" if r.label_rounds > 1 else ""
+        needs.append((r.label_games * r.label_rounds * LABEL_ROWS_PER_GAME * row,
+                      f"label_games {r.label_games}{rounds} (the labels the fit holds)"))
+    if r.eval_every:
+        needs.append((r.eval_deals * EVAL_BYTES_PER_GAME,
+                      f"eval_deals {r.eval_deals} (a point of the curve)"))
+    return needs
+
+
+def machine_memory() -> int | None:
+    """The machine's physical memory in bytes (None where the system does not say)."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
+def check_memory(recipe: Recipe, available: int | None = None) -> None:
+    """TrainError, before any work, when a stage of the recipe needs more memory than the
+    machine has (`available`: its physical memory): one line naming the fields."""
+    available = machine_memory() if available is None else available
+    if not available:
+        return
+    need, what = max(memory_needs(recipe), default=(0, ""))
+    if need > available:
+        raise TrainError(f"cannot train: {what} needs at least {_size(need)} of memory, this "
+                         f"machine has {_size(available)}")
+
+
+def _size(n: int) -> str:
+    """Bytes in words: "9.69 TiB"."""
+    for unit, scale in (("PiB", 2**50), ("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20)):
+        if n >= scale:
+            return f"{n / scale:.3g} {unit}"
+    return f"{n / 2**10:.3g} KiB"
+
+
 @contextlib.contextmanager
 def one_blas_thread():
     """BLAS on one thread while training: the same bits at every run of this machine."""
@@ -288,7 +370,8 @@ def _need(module: str) -> None:
 def evaluate(state: State) -> dict:
     """The curve's point now: the network, played by the C player, against greedy on the
     curve's paired deals (games 0 .. eval_deals - 1 of run EVAL_SEED, one seat each in
-    turn: `strength.spec_share`)."""
+    turn: `strength.spec_share`).  A game the network stalls is cut at the engine's safety
+    limits, scored 0 and counted in the point's `cut`: the curve goes on."""
     from . import netfile
     from .strength import spec_share
 
@@ -299,6 +382,16 @@ def evaluate(state: State) -> dict:
         s = spec_share(f"net(weights={path})", r.rules(), r.eval_deals, EVAL_SEED)
     return {"iteration": state.iteration, "steps": state.steps,
             "cpu_seconds": state.cpu_seconds, **s.to_dict()}
+
+
+def point_text(point: dict) -> str:
+    """A curve's point in a message: "vs greedy 0.412", and its games cut when any."""
+    from .strength import cut_text
+
+    text = f"vs greedy {point['share']:.3f}"
+    if point.get("cut"):
+        text += f" ({cut_text(point['cut'], point['deals'] * point['players'])})"
+    return text
 
 
 # --- files -----------------------------------------------------------------------------
@@ -334,19 +427,39 @@ def _replace(out: str, name: str, write) -> None:
         os.replace(tmp, os.path.join(out, name))
 
 
+def canonical(recipe: Recipe) -> str:
+    """The recipe's canonical JSON (sorted keys, no spaces): what a run id digests."""
+    return json.dumps(recipe.to_dict(), sort_keys=True, separators=(",", ":"))
+
+
+def run_id(recipe: Recipe, command: str) -> str:
+    """The run's id: the first 16 hex digits of the SHA-256 of its recipe and command (as
+    the runner's manifest id): two runs share it only when they are the same run, the same
+    bits.  train.json and checkpoint.npz both hold it, the checkpoint with the recipe and
+    the command themselves, and a resume checks them against each other (`load`)."""
+    body = json.dumps({"recipe": json.loads(canonical(recipe)), "command": command},
+                      sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(body.encode("utf-8")).hexdigest()[:16]
+
+
 def save(state: State, out: str, command: str) -> None:
     """checkpoint.npz then train.json, each complete before it replaces the former one;
-    train.json names the iteration the checkpoint holds, and is checked against it."""
+    train.json names the iteration the checkpoint holds, and is checked against it; both
+    name the run (`run_id`)."""
     arrays = {f"net{i}": a for i, a in enumerate(state.net.arrays)}
     arrays.update({f"m{i}": a for i, a in enumerate(state.opt.m)})
     arrays.update({f"v{i}": a for i, a in enumerate(state.opt.v)})
     arrays["progress"] = np.array([state.iteration, state.steps, state.opt.t], np.int64)
+    rid = run_id(state.recipe, command)
+    # 0-d unicode arrays: read back without pickle
+    arrays.update({"run": np.array(rid), "recipe": np.array(canonical(state.recipe)),
+                   "command": np.array(command)})
 
     def npz(path):
         with open(path, "wb") as f:
             np.savez(f, **arrays)
 
-    meta = {"kind": KIND, "format": FORMAT, "command": command,
+    meta = {"kind": KIND, "format": FORMAT, "run": rid, "command": command,
             "recipe": state.recipe.to_dict(), "iteration": state.iteration,
             "steps": state.steps, "optimizer_steps": state.opt.t,
             "cpu_seconds": state.cpu_seconds, "curve": state.curve, "stats": state.stats,
@@ -383,6 +496,9 @@ def load(out: str) -> tuple[State, str]:
         if os.path.getsize(path) > CHECKPOINT_MAX_BYTES:
             raise ValueError("too large")
         with np.load(path, allow_pickle=False) as z:
+            ident = {k: str(z[k][()]) for k in ("run", "recipe", "command") if k in z.files}
+            if not _same_run(meta, recipe, ident):  # before any array is taken
+                raise _Foreign(ident)
             for group, arrs in (("net", state.net.arrays), ("m", state.opt.m),
                                 ("v", state.opt.v)):
                 for i in range(n):
@@ -392,6 +508,8 @@ def load(out: str) -> tuple[State, str]:
                         raise ValueError(f"array {group}{i} is not the recipe's")
                     arrs[i][...] = a
             it, steps, t = (int(v) for v in z["progress"])
+    except _Foreign as exc:
+        _refuse_foreign(out, meta, recipe, exc.ident)
     except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:
         raise TrainError(f"cannot resume {out!r}: {path} is damaged or not this run's "
                          f"({exc})") from None
@@ -416,6 +534,51 @@ def load(out: str) -> tuple[State, str]:
             raise TrainError(f"cannot resume {out!r}: {name} is not the snapshot this run "
                              f"wrote (its checksum differs)")
     return state, str(meta.get("command", ""))
+
+
+class _Foreign(Exception):
+    """A checkpoint whose run is not train.json's (raised and caught in `load`)."""
+
+    def __init__(self, ident: dict):
+        super().__init__()
+        self.ident = ident
+
+
+def _same_run(meta: dict, recipe: Recipe, ident: dict) -> bool:
+    """Whether train.json (`meta`, its `recipe`) and the checkpoint (`ident`: its run id,
+    recipe and command) are one run's: train.json's run id is the digest of its recipe and
+    command (neither was edited), and the checkpoint holds that id, recipe and command.  A
+    run written before run ids (neither file holds one) is taken as it is."""
+    if "run" not in meta and not ident:
+        return True
+    command = str(meta.get("command", ""))
+    return meta.get("run") == run_id(recipe, command) == ident.get("run") and \
+        ident.get("recipe") == canonical(recipe) and ident.get("command") == command
+
+
+def _refuse_foreign(out: str, meta: dict, recipe: Recipe, ident: dict):
+    """The TrainError of a checkpoint and a train.json that are not one run's (`_same_run`):
+    train.json changed since the run wrote it, or a checkpoint of another run."""
+    command = str(meta.get("command", ""))
+    differs = _difference(json.loads(ident["recipe"]), recipe.to_dict()) \
+        if "recipe" in ident else None
+    if "run" in meta and meta["run"] != run_id(recipe, command):
+        why = f"its {differs[0]} is {differs[2]!r}, the checkpoint's {differs[1]!r}" \
+            if differs else "its recipe or command is not the one the run was started with"
+        raise TrainError(f"cannot resume {out!r}: train.json was changed after the run wrote "
+                         f"it ({why}); a run resumes only with its own recipe") from None
+    why = f"its {differs[0]} is {differs[1]!r}, train.json's {differs[2]!r}" if differs \
+        else f"run {ident.get('run', 'unnamed')}, train.json's is {meta.get('run', 'unnamed')}"
+    raise TrainError(f"cannot resume {out!r}: checkpoint.npz belongs to another run "
+                     f"({why})") from None
+
+
+def _difference(was: dict, now: dict):
+    """(the first field, its value in `was`, in `now`) of two recipes, or None."""
+    for k in sorted(set(was) | set(now)):
+        if was.get(k) != now.get(k):
+            return k, was.get(k), now.get(k)
+    return None
 
 
 # --- the run ---------------------------------------------------------------------------
@@ -473,8 +636,10 @@ def reuse_labels(state: State, out: str, source: str, command: str) -> int:
         if distil.digest(data) != e["sha256"]:  # a shard of an older layout: record anew
             continue
         _replace(out, name, lambda p: _write_bytes(p, data))
-        state.labels.append({"round": 0, "index": e["index"], "sha256": e["sha256"],
-                             "rows": e["rows"]})
+        entry = {"round": 0, "index": e["index"], "sha256": e["sha256"], "rows": e["rows"]}
+        if e.get("cut"):  # the source's games cut at the safety limits: counted here too
+            entry["cut"] = e["cut"]
+        state.labels.append(entry)
         taken += 1
     save(state, out, command)
     return taken
@@ -497,11 +662,13 @@ def train(recipe: Recipe | None = None, out: str | None = None, resume: str | No
         _need(module)
     if resume is not None:
         state, command = load(resume)
+        check_memory(state.recipe)
         out = resume
     else:
         if recipe is None or out is None:
             raise TrainError("train needs a recipe and an output folder (or resume)")
         recipe = recipe.checked()
+        check_memory(recipe)
         check_out(out)
         state = new_state(recipe)
         command = command or command_line(recipe, out)
@@ -532,7 +699,7 @@ def train(recipe: Recipe | None = None, out: str | None = None, resume: str | No
                 if r.eval_every and (state.iteration % r.eval_every == 0
                                      or state.iteration == r.iterations):
                     state.curve.append(_timed(state, evaluate))
-                    b.set_postfix_str(f"vs greedy {state.curve[-1]['share']:.3f}")
+                    b.set_postfix_str(point_text(state.curve[-1]))
                 if state.iteration % r.segment == 0 or state.iteration == r.iterations:
                     save(state, out, command)  # games restart here: a resume starts here
                 b.update(1)
@@ -573,8 +740,11 @@ def distil_round(state: State, rnd: int, out: str, command: str, tmp: str,
             shard = _timed(state, lambda st: distil.label_shard(r, rnd, index, label))
             data = distil.shard_bytes(shard)
             _replace(out, f"labels-{rnd}-{index}.npz", lambda p: _write_bytes(p, data))
-            state.labels.append({"round": rnd, "index": index, "sha256": distil.digest(data),
-                                 "rows": int(len(shard["action"]))})
+            entry = {"round": rnd, "index": index, "sha256": distil.digest(data),
+                     "rows": int(len(shard["action"]))}
+            if shard["cut"]:  # games the engine's safety limits stopped: no rows
+                entry["cut"] = shard["cut"]
+            state.labels.append(entry)
             save(state, out, command)
             b.update(1)
     shards = []
@@ -645,16 +815,39 @@ def finish(state: State, out: str, command: str) -> None:
             pass
 
 
+# Fields of the run that vary from one run of a recipe to another (time spent, where the
+# files went): train.json keeps them, the weight file does not, so that its bytes are a
+# function of the recipe alone (docs/training.md "Reproducible from the seed").
+RUN_VARYING = ("cpu_seconds",)
+
+
 def metadata(state: State, command: str) -> dict:
-    """The weight file's metadata: what made it and how strong it was when made."""
+    """The weight file's metadata: what made it and how strong it was when made, every
+    field a function of the recipe (the command's output folder written DIR, no CPU time),
+    so that a run stopped and resumed writes the very bytes of one never stopped."""
     r = state.recipe
     rules = r.rules()
     last = state.curve[-1] if state.curve else None
+    if last is not None:
+        last = {k: v for k, v in last.items() if k not in RUN_VARYING}
     return {"variant": r.variant, "players": r.players, "rules": rules.to_dict(),
-            "command": command, "seed": r.seed, "recipe": r.to_dict(),
+            "command": folder_free(command), "seed": r.seed, "recipe": r.to_dict(),
             "trained": {"iterations": state.iteration, "steps": state.steps,
-                        "cpu_seconds": round(state.cpu_seconds, 1),
                         "vs_greedy": last}}
+
+
+def folder_free(command: str) -> str:
+    """`command` with the value of its --out written DIR (the folder makes no weight)."""
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return command
+    for i, w in enumerate(words):
+        if w == "--out" and i + 1 < len(words):
+            words[i + 1] = "DIR"
+        elif w.startswith("--out="):
+            words[i] = "--out=DIR"
+    return " ".join(shlex.quote(w) if i > 1 else w for i, w in enumerate(words))
 
 
 def write_weights(state: State, path: str, command: str) -> None:

@@ -1,8 +1,9 @@
 """`uno-sim train`: the command line of `uno_sim.players.train` (hooked into uno_sim.cli).
 
 Every field of `train.Recipe` is a flag of its own (`--lr 3e-4`, `--widths 256,128`,
-`--opponent greedy` repeatable); `--recipe NAME` starts from a named recipe (the ones the
-shipped weights were made with) and the flags given override its fields.
+`--opponent greedy` repeatable); `--recipe NAME` starts from a named recipe (`quick`, a
+first run, or one the shipped weights were made with) and the flags given override its
+fields.
 """
 
 from __future__ import annotations
@@ -13,9 +14,10 @@ import shlex
 from ..options import UsageError
 
 EXAMPLES = [
+    "uno-sim train --recipe quick --seed 0 --out runs/quick      # 0.3 CPU-min, docs/training.md",
+    "uno-sim train --recipe quick --variant flip --players 4 --out runs/quick-flip4",
     "uno-sim train --recipe classic-2p --seed 1 --out runs/classic-2p",
     "uno-sim train --resume runs/classic-2p",
-    "uno-sim train --variant flip --players 4 --iterations 50 --widths 128,128 --out runs/t",
 ]
 
 
@@ -42,7 +44,8 @@ def add_command(sub) -> None:
                         "recording them (its labelling fields must be this recipe's: the "
                         "same shards, checked by their SHA-256, so the same weights)")
     p.add_argument("--recipe", choices=sorted(RECIPES),
-                   help="start from a named recipe (the shipped weights'); flags override")
+                   help="start from a named recipe (quick: a first run of a third of a "
+                        "CPU-minute; the others: the shipped weights'); flags override")
     base = Recipe()
     for f in dataclasses.fields(Recipe):
         default = getattr(base, f.name)
@@ -145,4 +148,32 @@ def cmd_train(args) -> int:
     if last:
         print(f"vs greedy (one seat, {last['deals']} paired deals, seats rotated): "
               f"{last['share']:.3f} [{last['low']:.3f}, {last['high']:.3f}]")
+    for line in cut_lines(state):
+        print(line)
     return 0
+
+
+def _games(n: int) -> str:
+    return f"{n} game" if n == 1 else f"{n} games"
+
+
+def cut_lines(state) -> list[str]:
+    """What the run cut at the engine's safety limits, one line per stage that cut any (a
+    network can stall a game: the game ends there, without a winner, and the run goes
+    on)."""
+    out = []
+    points = [p for p in state.curve if p.get("cut")]
+    if points:
+        games = sum(p["cut"] for p in points)
+        out.append(f"curve: {_games(games)} cut at the engine's safety limits (no winner, "
+                   f"scored 0) at {len(points)} of {len(state.curve)} points "
+                   f"(train.json, curve[].cut)")
+    games = sum(s.get("games_cut", 0) for s in state.stats)
+    if games:
+        out.append(f"self-play: {_games(games)} cut at the engine's safety limits (truncated, "
+                   f"reward 0; train.json, stats[].games_cut)")
+    games = sum(s.get("cut", 0) for s in state.labels)
+    if games:
+        out.append(f"labels: {_games(games)} cut at the engine's safety limits (no rows; "
+                   f"train.json, labels[].cut)")
+    return out
