@@ -5,6 +5,8 @@
  * the functions one file calls in another.  The public API is uno.h.
  *
  *   table.c    deck tables and the configuration check (uno_table_init, uno_config_check)
+ *   draw.c     drawing: the reshuffle, a draw of k cards, draws until a card stops them
+ *   legal.c    the legal actions of a decision, and whether a seat has a legal play
  *   round.c    one round of play: the deal, the turn loop and the common effects
  *   extras.c   the rules a plain game never reaches (launcher, special wilds, house rules)
  *   game.c     games and batches: the dealer draw, scoring, results, uno_play_*
@@ -12,9 +14,13 @@
  * The search players (search.c) stand above these files: the engine calls them only
  * through the hooks uno_config.search points at (uno.h uno_search_hooks).
  *
- * Calls from round.c into extras.c go to functions declared UNO_COLD here,
- * so the compiler lays those paths out as unlikely in round.c as it did when
- * they shared a file; nothing on the hot path crosses a file.
+ * round.c calls extras.c, and both call draw.c and legal.c; nothing calls back up
+ * (tests/test_layers.py).  A rare rule that makes a play hands it back to round.c, as
+ * the sentinels below say, rather than calling the dispatcher.  Calls from round.c
+ * into extras.c go to functions declared UNO_COLD here, so the compiler lays those
+ * paths out as unlikely in round.c as it did when they shared a file.  The turn's
+ * common draw (round.c draw_one) stays inline: only a draw that reshuffles, is traced
+ * or is a penalty the turn does not play by itself calls into draw.c.
  */
 #ifndef UNO_ENGINE_INTERNAL_H
 #define UNO_ENGINE_INTERNAL_H
@@ -53,6 +59,7 @@
 #define STALEMATE (-2)  /* take_turn: nobody can draw (reference.Stalemate) */
 #define LIMIT (-2)      /* play_round: UNO_MAX_TURNS reached */
 #define NO_STACK (-100) /* try_stack, jump_turn: nobody answers, the turn goes on */
+/* (uno_jump_turn's other answer is the jumper's seat: take_turn plays its card, C-H4) */
 /*
  * A play that makes another play (resolve's answer; play_card plays it next, in a loop, so
  * that no chain of plays recurses: the GPU build's stack stays what the compiler sizes):
@@ -88,8 +95,21 @@ UNO_HD static inline void skip(uno_game *g, int victim)
         uno_trace_event(g->tr, UNO_EV_SKIP, victim, 0, 0, 0);
 }
 
+/* reference.Game.has_legal_play: a playable card that would not be a bluff (C7). */
+UNO_HD static UNO_INLINE int has_legal_play_w(const uno_game *g, int p, const int W)
+{
+    uno_hand legal = uno_legal_cards_w(g, p, W);
+    return uno_bits_first_w(&legal, W) >= 0;
+}
+
+/* The same at the deck's width: inline in the turn, and behind uno_has_legal_play elsewhere. */
+UNO_HD static UNO_INLINE int has_legal_play(const uno_game *g, int p)
+{
+    return uno_narrow(g->t) ? has_legal_play_w(g, p, 2) : has_legal_play_w(g, p, 4);
+}
+
 /* ------------------------------------------------------------------------- */
-/* round.c: what the rare rules call back into                                */
+/* draw.c and legal.c: what the turn's rules and the rare ones both call      */
 /* ------------------------------------------------------------------------- */
 
 UNO_HD UNO_INTERNAL int uno_reshuffle(uno_game *g);                               /* C15 */
@@ -97,7 +117,11 @@ UNO_HD UNO_INTERNAL UNO_NOCLONE int uno_draw_cards(uno_game *g, int p, int k, in
 UNO_HD UNO_INTERNAL int uno_draw_while(uno_game *g, int p, uint8_t *got, int playable); /* C-H2, F4 */
 UNO_HD UNO_INTERNAL void uno_draw_until(uno_game *g, int p, int reason);          /* F4 */
 UNO_HD UNO_INTERNAL int uno_has_legal_play(const uno_game *g, int p);             /* C7 */
-UNO_HD UNO_INTERNAL int uno_play_card(uno_game *g, int p, int card);              /* reference.Game.play */
+
+/* ------------------------------------------------------------------------- */
+/* round.c: what game.c and env.c call                                       */
+/* ------------------------------------------------------------------------- */
+
 /* reference.Game.play_round: the winning seat, -1 for a stalemate, LIMIT, or -3 - card */
 UNO_HD UNO_INTERNAL int uno_round_play(uno_game *g, int dealer, const uint8_t *deck);
 

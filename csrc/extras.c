@@ -5,7 +5,10 @@
  * (E2-E7), the special wilds (H2 fewest draw; S2 hand exchange; S3
  * customizable wilds) and the house rules (C-H1 stacking, C-H2 draw until
  * playable, C-H4 jump-in, C-H5 Seven-O); rule IDs are those of
- * docs/rules.md.  Each function names its twin in uno_sim/reference.py.
+ * docs/rules.md.  Each function names its twin in uno_sim/reference/game.py.
+ *
+ * They draw through draw.c and never call round.c: a stack (C-H1) or a jump-in
+ * (C-H4) names the card and its player, and round.c plays it.
  */
 #if !defined(__CUDACC_RTC__) /* NVRTC: no C library (uno_port.h) */
 #include <string.h>
@@ -368,8 +371,9 @@ UNO_HD UNO_COLD void uno_discard_all(uno_game *g, int p, int card)
 
 /*
  * reference.Game.jump_turn (C-H4): a jump-in on the card just played, as a
- * turn of the jumper, asked in play order from the seat after its player;
- * NO_STACK when nobody jumps.
+ * turn of the jumper, asked in play order from the seat after its player.
+ * Returns the jumper, whose identical card is g->last_card (take_turn plays
+ * it: round.c jump_in), or NO_STACK when nobody jumps.
  */
 UNO_HD UNO_COLD int uno_jump_turn(uno_game *g)
 {
@@ -408,10 +412,7 @@ UNO_HD UNO_COLD int uno_jump_turn(uno_game *g)
         g->jump_open = 1;
         g->last_player = q;
         g->last_card = card;
-        int r = uno_play_card(g, q, card);
-        if (r == ROUND_OVER && g->round_winner < 0)
-            g->round_winner = q;
-        return r;
+        return q;
     }
     return NO_STACK;
 }

@@ -3,8 +3,16 @@
  * policy's obs.actions and the RL environment's action mask are built from.
  * Built on the engine's own legality queries (uno_playable, uno_holds_color,
  * uno_can_stack, uno_target_candidates), so the rules are not written again.
+ * And whether a seat has a legal play at all (uno_has_legal_play), which the
+ * turn (round.c) and a customizable wild (extras.c) ask.
  */
-#include "uno.h"
+#include "engine_internal.h"
+
+/* has_legal_play (engine_internal.h) in a function of its own: C-H3 (round.c take_turn), S3. */
+UNO_HD int uno_has_legal_play(const uno_game *g, int p)
+{
+    return has_legal_play(g, p);
+}
 
 /*
  * P2: the seats a targeted card of p may aim at: the active opponents (teammates

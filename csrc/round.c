@@ -10,7 +10,9 @@
  *
  * These functions inline into each other (take_turn into the round loop,
  * resolve into play), so they share one file.  The rules a plain game never
- * reaches live in extras.c, behind UNO_COLD calls.
+ * reaches live in extras.c, behind UNO_COLD calls; both files draw through
+ * draw.c, and neither calls back into this one: a rare rule that makes a play
+ * hands the play back here (PLAY_STACK, a jump-in's seat).
  *
  * No allocation happens while playing: the whole state is one uno_game on
  * the caller's stack.  Tracing is behind `if (g->tr)`.
@@ -96,51 +98,6 @@ UNO_HD static inline int teammates(const uno_game *g, int p, int q)
     return UNO_CFG(g->cfg, teams) && (p % 2 == q % 2);
 }
 
-/* reference.Game.reshuffle (C15): the discard pile but its top becomes the draw pile. */
-UNO_HD int uno_reshuffle(uno_game *g)
-{
-    if (g->n_discard <= 1)
-        return 0;
-    int m = g->n_discard - 1;
-    /* Only called with an empty draw pile, so the discards move over whole. */
-    memcpy(g->draw, g->discard, (size_t)m);
-    g->discard[0] = g->discard[m];
-    g->n_discard = 1;
-    uno_draw_shuffle(g, m); /* taken as the cards are drawn */
-    g->reshuffles++;
-#if !UNO_DEVICE /* the search players: CPU only */
-    if (UNO_UNLIKELY(g->search != NULL))
-        g->cfg->search->event(g, 1);
-#endif
-    if (g->tr)
-        uno_trace_event(g->tr, UNO_EV_RESHUFFLE, -1, m, 0, 0);
-    return 1;
-}
-
-/* reference.Game.draw: up to k cards (fewer when nothing is left, C15); returns the count. */
-UNO_HD UNO_NOCLONE int uno_draw_cards(uno_game *g, int p, int k, int reason)
-{
-    uint8_t got[UNO_MAX_CARDS]; /* for the trace only: without one, the build drops it */
-    int n = 0, last = -1;
-    for (int i = 0; i < k; i++) {
-        if (g->n_draw == 0 && !uno_reshuffle(g))
-            break;
-        int card = uno_draw_pop(g);
-        uno_hand_add(g, p, card);
-        got[n++] = (uint8_t)card;
-        last = card;
-    }
-    g->last_drawn = last;
-    g->counters[UNO_CT_CARDS_DRAWN][p] += n;
-    if (reason != UNO_R_CANNOT_PLAY && reason != UNO_R_VOLUNTARY)
-        g->failed[p] = 0; /* penalty cards: it may hold any color now */
-    if (g->tr) {
-        uno_trace_event(g->tr, UNO_EV_DRAW, p, reason, 0, 0);
-        uno_trace_cards(g->tr, got, n);
-    }
-    return n;
-}
-
 /* uno_draw_cards(g, p, 1, reason) for a turn's own draw (C8: no penalty) from a draw pile
    that is not empty, with no trace: the turn's common case, inline. */
 UNO_HD static inline int draw_one(uno_game *g, int p)
@@ -150,37 +107,6 @@ UNO_HD static inline int draw_one(uno_game *g, int p)
     g->last_drawn = card;
     g->counters[UNO_CT_CARDS_DRAWN][p]++;
     return 1;
-}
-
-/*
- * p draws one card at a time into got[] until a card stops it or nothing is left (C15):
- * a playable card when `playable` (C-H2), else a card of the active color (F4).  Returns
- * how many; the caller counts and traces them.
- */
-UNO_HD int uno_draw_while(uno_game *g, int p, uint8_t *got, int playable)
-{
-    int n = 0;
-    while (g->n_draw > 0 || uno_reshuffle(g)) {
-        int card = uno_draw_pop(g);
-        uno_hand_add(g, p, card);
-        got[n++] = (uint8_t)card;
-        if (playable ? uno_playable(g, card) : uno_color(g, card) == g->color)
-            break;
-    }
-    return n;
-}
-
-/* reference.Game.draw_until (F4): draw until a card of the active color, or nothing is left. */
-UNO_HD void uno_draw_until(uno_game *g, int p, int reason)
-{
-    uint8_t got[UNO_MAX_CARDS];
-    int n = uno_draw_while(g, p, got, 0);
-    g->counters[UNO_CT_CARDS_DRAWN][p] += n;
-    g->failed[p] = 0; /* penalty cards: it may hold any color now */
-    if (g->tr) {
-        uno_trace_event(g->tr, UNO_EV_DRAW_UNTIL, p, reason, g->color, 0);
-        uno_trace_cards(g->tr, got, n);
-    }
 }
 
 /* uno_choose_color, its most common case inline: a built-in policy (random, greedy,
@@ -302,24 +228,6 @@ UNO_HD static void flip(uno_game *g, int p, int out)
         if (g->tr)
             uno_trace_event(g->tr, UNO_EV_COLOR, p, g->color, 0, 0);
     }
-}
-
-/* reference.Game.has_legal_play: a playable card that would not be a bluff (C7). */
-UNO_HD static UNO_INLINE int has_legal_play_w(const uno_game *g, int p, const int W)
-{
-    uno_hand legal = uno_legal_cards_w(g, p, W);
-    return uno_bits_first_w(&legal, W) >= 0;
-}
-
-/* The same at the deck's width: inline in the turn, and behind uno_has_legal_play elsewhere. */
-UNO_HD static UNO_INLINE int has_legal_play(const uno_game *g, int p)
-{
-    return uno_narrow(g->t) ? has_legal_play_w(g, p, 2) : has_legal_play_w(g, p, 4);
-}
-
-UNO_HD int uno_has_legal_play(const uno_game *g, int p)
-{
-    return has_legal_play(g, p);
 }
 
 /*
@@ -575,7 +483,9 @@ UNO_HD static UNO_INLINE int play_card(uno_game *g, int p, int card, const int l
     return UNO_LIKELY(r > PLAY_STACK) ? r : play_chain(g, r);
 }
 
-UNO_HD int uno_play_card(uno_game *g, int p, int card)
+/* reference.Game.play, in a function of its own (the turn's plays that play() leaves to
+   the dispatcher, a jump-in) */
+UNO_HD static UNO_NOINLINE int uno_play_card(uno_game *g, int p, int card)
 {
     return play_card(g, p, card, 0);
 }
@@ -655,6 +565,17 @@ UNO_HD static inline int play(uno_game *g, int p, int card, const int lean)
     return play_action(g, p, card, f);
 }
 
+/* C-H4: the jumper q that uno_jump_turn found plays its identical card (g->last_card) as
+   its turn; a play that ends the round is q's win unless its chain named a winner first
+   (a stacker, play_chain). */
+UNO_HD static UNO_COLD int jump_in(uno_game *g, int q)
+{
+    int r = uno_play_card(g, q, g->last_card);
+    if (r == ROUND_OVER && g->round_winner < 0)
+        g->round_winner = q;
+    return r;
+}
+
 /* C-H4: p is about to play `card`; the next turn first offers a jump-in on it. */
 UNO_HD static inline void open_jump(uno_game *g, int p, int card)
 {
@@ -673,9 +594,9 @@ UNO_HD static UNO_INLINE int take_turn(uno_game *g, int p, const int house, cons
 {
     const uno_config *cfg = g->cfg;
     if (house && g->jump_open) { /* C-H4: a jump-in on the last card played takes this turn */
-        int r = uno_jump_turn(g);
-        if (r != NO_STACK)
-            return r;
+        int q = uno_jump_turn(g);
+        if (q != NO_STACK)
+            return jump_in(g, q);
     }
     /* a greedy seat that never bluffs, nothing forced: the greedy choice right here */
     const uno_policy *pol = &g->pol[p];

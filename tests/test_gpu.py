@@ -30,8 +30,8 @@ from uno_sim.runner.storage import Plan
 
 ROOT = Path(__file__).resolve().parent.parent
 CSRC = ROOT / "csrc"
-ENGINE_C = ["table.c", "round.c", "extras.c", "policy.c", "legal.c", "trace.c", "game.c",
-            "aggregate.c"]
+ENGINE_C = ["table.c", "draw.c", "round.c", "extras.c", "policy.c", "legal.c", "trace.c",
+            "game.c", "aggregate.c"]
 CXX = shutil.which("g++") or shutil.which("c++")
 
 

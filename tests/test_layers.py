@@ -26,9 +26,20 @@ def test_python_modules_import_in_no_circle():
 
 def test_c_files_call_in_no_circle():
     _, rooms, _ = layers.place(C, FIGURE)
-    found = [layers.describe(c, C) for c in layers.circles(C, rooms)]
+    assert not rooms, f"the figure makes one room of several C files: {rooms}"
+    found = [layers.describe(c, C) for c in layers.circles(C)]
     assert not found, "call circles between csrc files:\n" + "\n".join(found)
-    assert rooms == {"round.c": "round.c+extras.c", "extras.c": "round.c+extras.c"}
+
+
+def test_the_rare_rules_stand_below_the_turn_and_on_the_draws():
+    """round.c calls extras.c (the rare rules, off the hot path), both draw through
+    draw.c, and nothing below calls round.c back: a rare rule that makes a play hands
+    it back (PLAY_STACK, a jump-in's seat) instead of calling the dispatcher."""
+    assert "round.c" not in C["extras.c"], C["extras.c"]["round.c"]
+    assert "extras.c" in C["round.c"] and "draw.c" in C["round.c"]
+    assert "draw.c" in C["extras.c"] and "legal.c" in C["extras.c"]
+    assert not {"round.c", "extras.c"} & set(C["draw.c"]), C["draw.c"]
+    assert not {"round.c", "extras.c"} & set(C["legal.c"]), C["legal.c"]
 
 
 def test_every_room_stands_on_the_figure():

@@ -34,6 +34,7 @@ __shared__ struct uno_table *uno_gpu_rooms; /* NULL without the switch */
 #define UNO_GPU_ROOM() (uno_gpu_rooms + threadIdx.x)
 
 #include "table.c"
+#include "draw.c"
 #include "round.c"
 #include "extras.c"
 #include "policy.c"
