@@ -1,6 +1,6 @@
 """PPO with action masking in CleanRL's single-file style, on gymnasium.make_vec("uno_sim/Uno-v0").
 
-    pip install torch==2.13.0        # a CPU build
+    pip install torch==2.13.0 && pip install -e '.[examples]'   # torch first: a CPU build
     python docs/examples/cleanrl_ppo.py --total-timesteps 300000
 
 The whole learner is in this file, as CleanRL writes it (ppo.py: rollout buffer, GAE,
@@ -11,7 +11,8 @@ with ``vectorization_mode="vector_entry_point"`` (one C call steps every game; i
 autoreset is Gymnasium's same-step mode, so the observation after an ended episode is
 already the next one's).  The evaluation is the numpy example's (train_masked_pg.py):
 rounds won against greedy and against random opponents, with a random legal action on the
-same rounds, 95% Clopper-Pearson intervals.  Not run by the test suite (torch).
+same rounds, 95% Clopper-Pearson intervals.  The agent's weights are saved (--save,
+torch.save of its state_dict) before the evaluation.  Not run by the test suite (torch).
 """
 
 from __future__ import annotations
@@ -28,7 +29,8 @@ try:
     import torch
     from torch import nn
 except ImportError as exc:
-    raise SystemExit(f"this example needs torch (pip install torch): {exc}")
+    raise SystemExit(f"this example needs torch (pip install torch==2.13.0 && pip install -e "
+                     f"'.[examples]'): {exc}")
 
 from train_masked_pg import compare  # noqa: E402 (the file next to this one)
 
@@ -79,6 +81,8 @@ def main(argv=None):
     ap.add_argument("--vf-coef", type=float, default=0.5)
     ap.add_argument("--eval", type=int, default=10_000, help="rounds per evaluation")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--save", default="cleanrl_ppo.pt",
+                    help="the agent's weights, written before the evaluation")
     args = ap.parse_args(argv)
     torch.manual_seed(args.seed)
     torch.set_num_threads(1)  # one core: the figures in docs/env.md are per core
@@ -155,6 +159,8 @@ def main(argv=None):
     steps = iterations * batch
     print(f"PPO (CleanRL style): {steps:,} steps of the learning seat in {cpu:.0f} CPU-s "
           f"({steps / max(cpu, 1e-9):,.0f} steps/s with the updates)")
+    torch.save(agent.state_dict(), args.save)  # saved before the evaluation
+    print(f"weights: {args.save}")
     compare("PPO", agent, args.eval)
     print(f"uno_sim {uno_sim.__version__}, torch {torch.__version__}, seed {args.seed}")
 

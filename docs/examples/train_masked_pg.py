@@ -1,5 +1,6 @@
 """Train a masked policy-gradient agent on the vector environment, in numpy.
 
+    pip install -e '.[examples]'                            # gymnasium, SciPy, Matplotlib
     python docs/examples/train_masked_pg.py                 # about a minute on one core
     python docs/examples/train_masked_pg.py --iterations 20 --eval 2000   # a quick look
 
@@ -14,6 +15,7 @@ classic UNO against a greedy opponent, reward +1 for a round won, -1 lost.  The
 evaluation plays the same rounds (the same seeds: common random numbers) with the
 trained policy and with a uniformly random legal action, and reports each one's
 share of rounds won against greedy with a 95% interval (Clopper-Pearson).  The
+trained weights are saved (--save, an .npz of W, b, u, c) before the evaluation, and the
 learning curve goes to docs/examples/train_masked_pg.png.
 """
 
@@ -25,6 +27,11 @@ from pathlib import Path
 import numpy as np
 
 import uno_sim
+
+try:  # the evaluation's intervals: checked here rather than after the training
+    from scipy.stats import binomtest
+except ImportError as exc:
+    raise SystemExit(f"this example needs SciPy (pip install -e '.[examples]'): {exc}")
 
 
 class Adam:
@@ -154,8 +161,6 @@ def evaluate(agent, rounds=4000, num_envs=200, seed=10_000, players=2, opponents
 
 def interval(won, played):
     """The share won with its 95% Clopper-Pearson interval."""
-    from scipy.stats import binomtest
-
     ci = binomtest(won, played).proportion_ci(0.95)
     return won / played, ci.low, ci.high
 
@@ -179,8 +184,13 @@ def main(argv=None):
     ap.add_argument("--eval", type=int, default=10_000, help="rounds per evaluation")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--plot", default=str(Path(__file__).with_suffix(".png")))
+    ap.add_argument("--save", default="train_masked_pg.npz",
+                    help="the trained weights, written before the evaluation ('' : not saved)")
     args = ap.parse_args(argv)
     agent, curve = train(args.iterations, args.envs, args.steps, args.seed, progress=True)
+    if args.save:
+        np.savez(args.save, W=agent.W, b=agent.b, u=agent.u, c=agent.c)
+        print(f"weights: {args.save}")
     rows = [("random legal action", evaluate(None, args.eval)),
             ("trained A2C (linear)", evaluate(agent, args.eval))]
     for name, (won, played) in rows:
