@@ -109,6 +109,8 @@ NOT_RUN = {
         "minutes of studies; tests/test_analysis.py and tests/test_strong.py run each small",
     ("docs/env.md", "from sb3_contrib import MaskablePPO"):
         "needs sb3-contrib and torch; tests/test_sb3.py trains it small",
+    ("docs/env.md", "from uno_sim.sb3 import export_net, maskable_ppo, vec_env"):
+        "needs sb3-contrib and torch; tests/test_sb3.py loads, trains and exports it small",
     ("docs/variants.md", '"""UNO All Wild (docs/rules.md W1): every card is a wild."""'):
         "a variant module's source, not a script; tests/test_variants.py declares it",
 }

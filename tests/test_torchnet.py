@@ -1,6 +1,9 @@
-"""uno_sim.players.torchnet: a .unonet as a torch module on the vector env's observation,
-answering as the network player does, and written back to the same file (skipped without
-torch, which the test extra leaves out)."""
+"""uno_sim.players.torchnet: a .unonet as a torch module on the vector env's observation
+(the network the CleanRL example trains), answering as the network player does, and
+written back to the same file (skipped without torch, which the test extra leaves out)."""
+
+import importlib.util
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -13,6 +16,8 @@ from uno_sim.players.model import input_columns  # noqa: E402
 from uno_sim.players.net import WEIGHTS_DIR, game_layout  # noqa: E402
 from uno_sim.players.torchnet import SLOTS, TorchNet, env_layout  # noqa: E402
 from uno_sim.vecenv import SEATS, UnoVectorEnv  # noqa: E402
+
+EXAMPLE = Path(__file__).resolve().parent.parent / "docs" / "examples" / "cleanrl_ppo.py"
 
 
 def test_slots_and_layout_are_the_vector_envs():
@@ -61,3 +66,29 @@ def test_a_module_refuses_another_network():
     with pytest.raises(ValueError, match="widths"):
         load_net(net, other.trunk, other.policy, other.value)
 
+
+def test_the_cleanrl_examples_network_starts_from_net():
+    """docs/examples/cleanrl_ppo.py: --init net is the shipped network (its greedy answer
+    the network's), --init scratch the same shape; both export as the game's .unonet."""
+    pytest.importorskip("scipy")
+    import sys
+
+    sys.path.insert(0, str(EXAMPLE.parent))
+    try:
+        spec = importlib.util.spec_from_file_location("cleanrl_ppo", EXAMPLE)
+        ex = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(ex)
+    finally:
+        sys.path.remove(str(EXAMPLE.parent))
+    env = UnoVectorEnv(16, players=2, opponents="greedy", episode="round")
+    net = netfile.read(WEIGHTS_DIR / "classic-2p.unonet")
+    agent = ex.Agent(ex.make_net("net", env.rules, [8]))
+    scratch = ex.make_net("scratch", env.rules, [24, 12])
+    assert scratch.to_net().layout() == net.layout() and scratch.to_net().widths == (24, 12)
+    obs, _ = env.reset(seed=0)
+    cols = input_columns(env.observation_layout, SEATS, net.seats)
+    x, mask = obs["observation"], obs["action_mask"].astype(bool)
+    want = np.where(mask[:, :net.n_actions], netfile.forward_batch(net, x[:, cols])[0],
+                    -np.inf).argmax(1)
+    assert np.array_equal(agent.act(x, mask, greedy=True), want)
+    assert all(np.array_equal(a, b) for a, b in zip(agent.net.to_net().arrays(), net.arrays()))

@@ -137,9 +137,11 @@ def train(iterations=150, num_envs=256, steps=32, seed=0, players=2, opponents="
     return agent, curve
 
 
-def evaluate(agent, rounds=4000, num_envs=200, seed=10_000, players=2, opponents="greedy"):
+def evaluate(agent, rounds=4000, num_envs=200, seed=10_000, players=2, opponents="greedy",
+             greedy=False):
     """Rounds won against `opponents` in the first `rounds` round episodes: (won, played).
-    agent None: a uniformly random legal action.  The same seed gives both agents the
+    agent None: a uniformly random legal action; `greedy`: the agent's most likely legal
+    action rather than one drawn from its policy.  The same seed gives both agents the
     same games to start from (common random numbers)."""
     env = uno_sim.vector_env(num_envs, players=players, opponents=opponents, episode="round")
     obs, _ = env.reset(seed=seed)
@@ -150,7 +152,7 @@ def evaluate(agent, rounds=4000, num_envs=200, seed=10_000, players=2, opponents
         if agent is None:
             a = (rng.random(mask.shape, dtype=np.float32) + mask).argmax(1)
         else:
-            a = agent.act(obs["observation"], mask, rng)
+            a = agent.act(obs["observation"], mask, rng, greedy=greedy)
         obs, r, term, trunc, _ = env.step(a)
         ended = term | trunc
         won += int((r[ended] > 0).sum())
@@ -165,12 +167,13 @@ def interval(won, played):
     return won / played, ci.low, ci.high
 
 
-def compare(name, agent, rounds, opponents=("greedy", "random")):
+def compare(name, agent, rounds, opponents=("greedy", "random"), greedy=False):
     """Print the share of rounds won by a random legal action and by `agent` (called
-    `name`) against each of `opponents`, on the same rounds, with 95% intervals."""
+    `name`; `greedy`: its most likely legal action) against each of `opponents`, on the
+    same rounds, with 95% intervals."""
     for opp in opponents:
         for who, a in (("random legal action", None), (name, agent)):
-            won, played = evaluate(a, rounds, opponents=opp)
+            won, played = evaluate(a, rounds, opponents=opp, greedy=greedy)
             share, lo, hi = interval(won, played)
             print(f"{who}: {share:.3f} of {played} rounds won against {opp} "
                   f"(95% CI {lo:.3f}-{hi:.3f})")
