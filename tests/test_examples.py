@@ -213,3 +213,37 @@ def test_brings_agrees_with_the_installed_metadata():
         have = {requirement_name(r) for r in reqs if "extra ==" not in r}
         assert wants <= have, (dist, wants - have)
 
+
+# --- the benchmark against RLCard (benchmarks/bench_env.py) -----------------------------------
+
+BENCH = ROOT / "benchmarks" / "bench_env.py"
+
+
+def test_the_benchmarks_install_line_brings_its_imports():
+    """`pip install -e '.[bench]'` brings RLCard and what the environments it times need."""
+    line = install_line(BENCH)
+    assert "'.[bench]'" in line
+    needs = example_needs(BENCH)
+    assert {"rlcard", "pettingzoo", "greenlet", "gymnasium"} <= needs
+    missing = sorted(m for m in needs if norm(DIST_OF.get(m, m)) not in brought(line))
+    assert not missing, f"bench_env.py imports {', '.join(missing)}: `{line}` does not bring it"
+
+
+def test_the_benchmark_names_its_machine_and_times_rlcard_in_the_same_run():
+    """A tiny run: the machine line first, then the rows; RLCard's row and the ratios to
+    it where RLCard is installed, its row skipped in one line where it is not."""
+    import importlib.util
+    import subprocess
+
+    pytest.importorskip("gymnasium")
+    r = subprocess.run([sys.executable, str(BENCH), "--seconds", "0.05", "--repeats", "1",
+                        "--only", "rlcard,256 envs"], capture_output=True, text=True,
+                       cwd=ROOT, timeout=600)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[0].startswith("machine: ") and " cores" in lines[0]
+    assert "| uno_sim vector classic, 256 envs, 1 agent + 1 greedy |" in r.stdout
+    if importlib.util.find_spec("rlcard") is None:
+        assert "| rlcard uno (1 hand, 2 agents) | skipped: " in r.stdout
+    else:
+        assert "256 envs, 1 agent + 1 greedy: " in r.stdout and "x RLCard's steps/s" in r.stdout
