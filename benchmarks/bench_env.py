@@ -1,7 +1,13 @@
 """Environment steps per second with random masked actions: uno_sim.env against RLCard's uno.
 
-    pip install -e '.[rl]' rlcard
+    pip install -e '.[bench]'        # RLCard, PettingZoo, Gymnasium, greenlet
     python benchmarks/bench_env.py --seconds 5 --repeats 3
+    python benchmarks/bench_env.py --only rlcard,vector    # RLCard and the vector env only
+
+RLCard is timed in the same run as uno_sim, in turns with it, so that the ratio between
+them holds on a busy machine where the absolute rates do not: quote a figure with the
+machine it ran on (the first line printed) and its ratio to RLCard's from the same run.
+Without RLCard its row is skipped and the others are timed alone.
 
 Every configuration plays whole games in one process for --seconds, --repeats
 times (interleaved), and reports the median steps/s (one step: one decision of a learning
@@ -32,6 +38,7 @@ threads take turns, so its CPU time is its wall time less the waits).
 from __future__ import annotations
 
 import argparse
+import os
 import platform
 import statistics
 import time
@@ -147,6 +154,33 @@ CONFIGS = {
 }
 
 
+def machine() -> str:
+    """The CPU model, the cores and the load: the line a figure is quoted with."""
+    model = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as f:
+            model = next(ln.split(":", 1)[1].strip() for ln in f if ln.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    load = ""
+    if hasattr(os, "getloadavg"):
+        load = ", load average {:.1f} {:.1f} {:.1f}".format(*os.getloadavg())
+    return f"{model}, {os.cpu_count()} cores{load}"
+
+
+def versions() -> str:
+    """uno_sim's and the compared libraries' versions."""
+    from importlib import metadata
+
+    out = [f"Python {platform.python_version()}"]
+    for dist in ("uno-sim", "numpy", "rlcard", "pettingzoo", "gymnasium", "greenlet"):
+        try:
+            out.append(f"{dist} {metadata.version(dist)}")
+        except metadata.PackageNotFoundError:
+            out.append(f"{dist} absent")
+    return ", ".join(out)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--seconds", type=float, default=5.0, help="time per run (default 5)")
@@ -154,14 +188,17 @@ def main(argv=None):
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--clock", choices=("cpu", "wall"), default="cpu",
                     help="rates per second of process CPU time (default) or of wall time")
-    ap.add_argument("--only", help="run the configurations whose name contains this text")
+    ap.add_argument("--only", help="run the configurations whose name contains one of these "
+                                   "comma-separated texts (e.g. rlcard,vector)")
     args = ap.parse_args(argv)
     global CLOCK
     CLOCK = time.process_time if args.clock == "cpu" else time.perf_counter
-    print(f"{platform.processor() or platform.machine()}, Python {platform.python_version()}, "
-          f"{args.clock} time, {args.repeats} x {args.seconds:g} s per configuration")
+    print(f"machine: {machine()}")
+    print(f"{versions()}; {args.clock} time, {args.repeats} x {args.seconds:g} s per "
+          f"configuration")
     print("| environment | steps/s | games/s |\n|---|---|---|")
-    names = [n for n in CONFIGS if not args.only or args.only in n]
+    only = args.only.split(",") if args.only else None
+    names = [n for n in CONFIGS if not only or any(o in n for o in only)]
     runs = {n: [] for n in names}
     for i in range(args.repeats):  # interleaved, so that a busy spell hits every one alike
         for name in list(names):
@@ -186,6 +223,9 @@ def main(argv=None):
         print("a step: rlcard, one move of either player; uno_sim AEC, one decision of any "
               "seat; uno_sim gym and vector, one decision of the learning seat (its "
               "opponents' turns run inside it)")
+    if hasattr(os, "getloadavg"):
+        print("load average at the end: {:.1f} {:.1f} {:.1f}".format(*os.getloadavg()))
+
 
 if __name__ == "__main__":
     main()

@@ -22,7 +22,7 @@ import uno_sim
 INTERNAL = ("uno_sim.cli", "uno_sim.reference", "uno_sim.runner.")
 # Modules of an optional framework that the test extra leaves out (it would bring torch):
 # checked where the framework is installed, passed over where it is not.
-OPTIONAL = {"uno_sim.sb3": "stable_baselines3"}
+OPTIONAL = {"uno_sim.sb3": "stable_baselines3", "uno_sim.players.torchnet": "torch"}
 
 
 def public_modules():
@@ -109,9 +109,13 @@ NOT_RUN = {
         "minutes of studies; tests/test_analysis.py and tests/test_strong.py run each small",
     ("docs/env.md", "from sb3_contrib import MaskablePPO"):
         "needs sb3-contrib and torch; tests/test_sb3.py trains it small",
+    ("docs/env.md", "from uno_sim.sb3 import export_net, maskable_ppo, vec_env"):
+        "needs sb3-contrib and torch; tests/test_sb3.py loads, trains and exports it small",
     ("docs/variants.md", '"""UNO All Wild (docs/rules.md W1): every card is a wild."""'):
         "a variant module's source, not a script; tests/test_variants.py declares it",
 }
+# Blocks that need an optional framework the test extra leaves out: run where it is installed.
+NEEDS = {("docs/net.md", "import torch"): "torch"}
 SHRINK = {
     ("README.md", "import uno_sim"): {"games=100_000": "games=2_000",
                                       "games=50_000": "games=1_000"},
@@ -142,13 +146,16 @@ BLOCKS = list(doc_blocks())
 def test_every_doc_block_is_run_or_says_why_not():
     keys = {(name, first) for name, first, _ in BLOCKS}
     assert len(keys) == len(BLOCKS), "two blocks of one file open alike: name them apart"
-    assert set(NOT_RUN) <= keys and set(SHRINK) <= keys, (set(NOT_RUN) | set(SHRINK)) - keys
+    named = set(NOT_RUN) | set(SHRINK) | set(NEEDS)
+    assert named <= keys, named - keys
     assert len(BLOCKS) >= 12  # the README's and docs/*.md's blocks are all found
 
 
 @pytest.mark.parametrize("name,first,code", [b for b in BLOCKS if b[:2] not in NOT_RUN],
                          ids=lambda v: v if v.endswith(".md") else None)
 def test_doc_block_runs_as_a_script(name, first, code, tmp_path):
+    if (name, first) in NEEDS and importlib.util.find_spec(NEEDS[name, first]) is None:
+        pytest.skip(f"needs {NEEDS[name, first]}")
     for old, new in SHRINK.get((name, first), {}).items():
         assert old in code, f"{name}: {old!r} is no longer in the block {first!r}"
         code = code.replace(old, new)

@@ -19,6 +19,26 @@ games are the vector env's: ``venv.seed(s)`` then ``reset()`` plays run ``s + i`
 env ``i`` (without a seed, the next ``num_envs`` runs), so a seeded SB3 run is
 reproducible.  Requires stable-baselines3 (``pip install sb3-contrib`` brings it and
 torch; docs/env.md "Stable-Baselines3").
+
+The network player's weights as MaskablePPO's policy.  `maskable_ppo` builds the model
+with the network player's architecture (`net_policy_kwargs`: the column cut of the game's
+seats and the hidden ReLU layers as SB3's features extractor, `NetFeatures`, shared by
+the policy and value heads) and loads a `.unonet` into it: the shipped weights of the
+game (``init="net"``), a file, or none (``init="scratch"``).  `export_net` writes the
+policy back as a `.unonet` that ``net(weights=FILE)`` plays::
+
+    from uno_sim.sb3 import export_net, maskable_ppo, vec_env
+
+    venv = vec_env(64, players=2, opponents="greedy", episode="round", seed=0)
+    model = maskable_ppo(venv, init="net", n_steps=128, batch_size=512, seed=0)
+    model.learn(100_000)                            # fine-tunes the shipped weights
+    export_net(model, "tuned.unonet", {"variant": "classic", "players": 2})
+
+The loaded policy's most likely legal action (``model.predict(obs, action_masks=masks,
+deterministic=True)``) is the network player's answer, but at a near-tie of two logits
+(torch's matrix products round differently from the C player's loop in the last bits;
+tests/test_sb3.py compares them).  The value head is the file's: the logit of winning the
+game, which PPO then fits to its own returns (an exported file's value is PPO's).
 """
 
 from __future__ import annotations
@@ -26,14 +46,19 @@ from __future__ import annotations
 import numpy as np
 
 try:
+    from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
     from stable_baselines3.common.vec_env import VecEnv
 except ImportError as exc:  # pragma: no cover - exercised without sb3
     raise ImportError(f"uno_sim.sb3 needs stable-baselines3 (pip install sb3-contrib, which "
                       f"brings it and torch): {exc}") from None
 
+from .players import netfile
+from .players.net import check_fits, for_rules, game_layout
+from .players.torchnet import Trunk, load_net as _load_net, net_of
 from .vecenv import UnoVectorEnv
 
-__all__ = ["UnoSB3VecEnv", "vec_env"]
+__all__ = ["UnoSB3VecEnv", "vec_env", "NetFeatures", "net_policy_kwargs", "maskable_ppo",
+           "load_net", "policy_net", "export_net"]
 
 
 class UnoSB3VecEnv(VecEnv):
@@ -130,3 +155,81 @@ def vec_env(num_envs: int = 64, **kwargs) -> UnoSB3VecEnv:
     """`UnoSB3VecEnv` over ``uno_sim.vector_env(num_envs, **kwargs)`` (its arguments:
     variant, players, rules, opponents, seat, episode, max_turns, seed)."""
     return UnoSB3VecEnv(UnoVectorEnv(num_envs, **kwargs))
+
+
+# --- the network player's weights as the policy ---------------------------------------------
+
+class NetFeatures(BaseFeaturesExtractor):
+    """SB3's features extractor made of a network's `Trunk` (torchnet): the vector env's
+    observation cut to the network's seats, then its hidden ReLU layers.  Shared by the
+    policy and value heads (``net_arch=[]``), as in the weight file."""
+
+    def __init__(self, observation_space, layout, widths):
+        super().__init__(observation_space, features_dim=int(widths[-1]))
+        self.trunk = Trunk(layout, widths)
+
+    def forward(self, observations):
+        """The last hidden layer for a batch of observations."""
+        return self.trunk(observations)
+
+
+def net_policy_kwargs(layout, widths) -> dict:
+    """``policy_kwargs`` of an SB3 actor-critic policy with the network player's shape:
+    `layout` (n_kinds, seats, flip, extreme; `players.net.game_layout(rules)`) and hidden
+    `widths`; its heads are SB3's ``action_net`` and ``value_net``."""
+    return {"features_extractor_class": NetFeatures,
+            "features_extractor_kwargs": {"layout": tuple(layout),
+                                          "widths": tuple(int(w) for w in widths)},
+            "net_arch": [], "share_features_extractor": True}
+
+
+def maskable_ppo(venv: UnoSB3VecEnv, init="net", widths=(256, 128), **kwargs):
+    """sb3-contrib's ``MaskablePPO("MlpPolicy", venv, ...)`` with the network player's
+    architecture (`net_policy_kwargs`) and weights.  `init`: ``"net"``, the weights
+    shipped for the venv's game (docs/net.md); a ``.unonet`` path or a `netfile.Net`;
+    ``"scratch"``, SB3's initialisation of hidden `widths`.  The network must fit the game
+    (RulesError otherwise); `kwargs` go to MaskablePPO."""
+    from sb3_contrib import MaskablePPO
+
+    rules = venv.venv.rules
+    net = None
+    if isinstance(init, netfile.Net):
+        check_fits(init, rules)
+        net = init
+    elif init == "net":
+        net = for_rules("", rules).net
+    elif init != "scratch":
+        net = for_rules(str(init), rules).net
+    layout, widths = (game_layout(rules), widths) if net is None else (net.layout(), net.widths)
+    model = MaskablePPO("MlpPolicy", venv, policy_kwargs=net_policy_kwargs(layout, widths),
+                        **kwargs)
+    if net is not None:
+        load_net(model, net)
+    return model
+
+
+def _net_policy(model):
+    policy = getattr(model, "policy", model)  # a model or its policy
+    if not isinstance(getattr(policy, "features_extractor", None), NetFeatures):
+        raise TypeError("the policy has not the network player's shape: build it with "
+                        "maskable_ppo() or policy_kwargs=net_policy_kwargs(...)")
+    return policy
+
+
+def load_net(model, net: netfile.Net) -> None:
+    """Copies `net` (a `netfile.Net`) into a model's (or a policy's) trunk and heads."""
+    policy = _net_policy(model)
+    _load_net(net, policy.features_extractor.trunk, policy.action_net, policy.value_net)
+
+
+def policy_net(model, metadata: dict | None = None) -> netfile.Net:
+    """A model's (or a policy's) weights as a `netfile.Net` with `metadata`."""
+    policy = _net_policy(model)
+    return net_of(policy.features_extractor.trunk, policy.action_net, policy.value_net,
+                  metadata)
+
+
+def export_net(model, path, metadata: dict | None = None) -> int:
+    """Writes a model's (or a policy's) weights to the `.unonet` file `path` (``net(weights=
+    path)`` plays it); returns the file's checksum."""
+    return netfile.write(path, policy_net(model, metadata))

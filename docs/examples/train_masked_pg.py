@@ -1,5 +1,6 @@
 """Train a masked policy-gradient agent on the vector environment, in numpy.
 
+    pip install -e '.[examples]'                            # gymnasium, SciPy, Matplotlib
     python docs/examples/train_masked_pg.py                 # about a minute on one core
     python docs/examples/train_masked_pg.py --iterations 20 --eval 2000   # a quick look
 
@@ -14,6 +15,7 @@ classic UNO against a greedy opponent, reward +1 for a round won, -1 lost.  The
 evaluation plays the same rounds (the same seeds: common random numbers) with the
 trained policy and with a uniformly random legal action, and reports each one's
 share of rounds won against greedy with a 95% interval (Clopper-Pearson).  The
+trained weights are saved (--save, an .npz of W, b, u, c) before the evaluation, and the
 learning curve goes to docs/examples/train_masked_pg.png.
 """
 
@@ -25,6 +27,11 @@ from pathlib import Path
 import numpy as np
 
 import uno_sim
+
+try:  # the evaluation's intervals: checked here rather than after the training
+    from scipy.stats import binomtest
+except ImportError as exc:
+    raise SystemExit(f"this example needs SciPy (pip install -e '.[examples]'): {exc}")
 
 
 class Adam:
@@ -130,9 +137,11 @@ def train(iterations=150, num_envs=256, steps=32, seed=0, players=2, opponents="
     return agent, curve
 
 
-def evaluate(agent, rounds=4000, num_envs=200, seed=10_000, players=2, opponents="greedy"):
+def evaluate(agent, rounds=4000, num_envs=200, seed=10_000, players=2, opponents="greedy",
+             greedy=False):
     """Rounds won against `opponents` in the first `rounds` round episodes: (won, played).
-    agent None: a uniformly random legal action.  The same seed gives both agents the
+    agent None: a uniformly random legal action; `greedy`: the agent's most likely legal
+    action rather than one drawn from its policy.  The same seed gives both agents the
     same games to start from (common random numbers)."""
     env = uno_sim.vector_env(num_envs, players=players, opponents=opponents, episode="round")
     obs, _ = env.reset(seed=seed)
@@ -143,7 +152,7 @@ def evaluate(agent, rounds=4000, num_envs=200, seed=10_000, players=2, opponents
         if agent is None:
             a = (rng.random(mask.shape, dtype=np.float32) + mask).argmax(1)
         else:
-            a = agent.act(obs["observation"], mask, rng)
+            a = agent.act(obs["observation"], mask, rng, greedy=greedy)
         obs, r, term, trunc, _ = env.step(a)
         ended = term | trunc
         won += int((r[ended] > 0).sum())
@@ -154,18 +163,17 @@ def evaluate(agent, rounds=4000, num_envs=200, seed=10_000, players=2, opponents
 
 def interval(won, played):
     """The share won with its 95% Clopper-Pearson interval."""
-    from scipy.stats import binomtest
-
     ci = binomtest(won, played).proportion_ci(0.95)
     return won / played, ci.low, ci.high
 
 
-def compare(name, agent, rounds, opponents=("greedy", "random")):
+def compare(name, agent, rounds, opponents=("greedy", "random"), greedy=False):
     """Print the share of rounds won by a random legal action and by `agent` (called
-    `name`) against each of `opponents`, on the same rounds, with 95% intervals."""
+    `name`; `greedy`: its most likely legal action) against each of `opponents`, on the
+    same rounds, with 95% intervals."""
     for opp in opponents:
         for who, a in (("random legal action", None), (name, agent)):
-            won, played = evaluate(a, rounds, opponents=opp)
+            won, played = evaluate(a, rounds, opponents=opp, greedy=greedy)
             share, lo, hi = interval(won, played)
             print(f"{who}: {share:.3f} of {played} rounds won against {opp} "
                   f"(95% CI {lo:.3f}-{hi:.3f})")
@@ -179,8 +187,13 @@ def main(argv=None):
     ap.add_argument("--eval", type=int, default=10_000, help="rounds per evaluation")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--plot", default=str(Path(__file__).with_suffix(".png")))
+    ap.add_argument("--save", default="train_masked_pg.npz",
+                    help="the trained weights, written before the evaluation ('' : not saved)")
     args = ap.parse_args(argv)
     agent, curve = train(args.iterations, args.envs, args.steps, args.seed, progress=True)
+    if args.save:
+        np.savez(args.save, W=agent.W, b=agent.b, u=agent.u, c=agent.c)
+        print(f"weights: {args.save}")
     rows = [("random legal action", evaluate(None, args.eval)),
             ("trained A2C (linear)", evaluate(agent, args.eval))]
     for name, (won, played) in rows:

@@ -25,7 +25,7 @@ from ..rules import RulesError
 from . import netfile
 
 __all__ = ["WEIGHTS_DIR", "Loaded", "shipped_name", "shipped_path", "load", "for_rules",
-           "game_layout"]
+           "game_layout", "check_fits"]
 
 WEIGHTS_DIR = Path(__file__).resolve().parent / "weights"
 _CACHE: dict = {}  # realpath -> (size, mtime_ns, Loaded)
@@ -100,10 +100,11 @@ def game_layout(rules) -> tuple:
             rules.variant_spec.draw_source == "launcher")
 
 
-def check_fits(loaded: Loaded, rules) -> None:
-    """RulesError unless the network reads this game's observation."""
+def check_fits(loaded, rules) -> None:
+    """RulesError unless the network (a `Loaded`, or a `netfile.Net` named by its `name`)
+    reads this game's observation."""
     kinds, players, flip, extreme = game_layout(rules)
-    n = loaded.net
+    n = getattr(loaded, "net", loaded)
     why = None
     if n.n_kinds != kinds:
         why = f"it reads {n.n_kinds} card kinds, the {rules.variant} deck has {kinds}"
@@ -114,7 +115,8 @@ def check_fits(loaded: Loaded, rules) -> None:
     elif n.seats < players:
         why = f"it reads {n.seats} seats, the game has {players} players"
     if why:
-        raise RulesError(f"{loaded.path}: the network does not fit this game: {why}")
+        where = loaded.path if isinstance(loaded, Loaded) else n.name
+        raise RulesError(f"{where}: the network does not fit this game: {why}")
 
 
 def for_rules(weights: str, rules) -> Loaded:
