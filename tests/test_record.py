@@ -111,3 +111,25 @@ def test_rows_to_an_npz_file(tmp_path):
     rows = record(Rules(players=2), "greedy", games=3, seed=2, out=str(out))
     back = np.load(out)
     assert np.array_equal(back["obs"], rows["obs"]) and np.array_equal(back["won"], rows["won"])
+
+
+@pytest.mark.parametrize("table", ["greedy", "greedy(bluff=1)"])
+def test_truth_is_what_the_challenge_revealed(table):
+    """C12: the recorder's `truth` of a challenge row is whether the card was a bluff, as
+    the challenge itself reveals it (the trace's challenge event, game by game, in order);
+    -1 at every other decision; a table that never bluffs shows no bluff."""
+    from uno_sim.engine import play_game
+
+    rules = Rules(variant="classic", players=2)
+    specs = ["greedy(challenge=1)", table]
+    rows = record(rules, specs, seats=[0], games=12, seed=5, obs_seats=2)
+    challenge = rows["decision"] == 3
+    assert (rows["truth"][~challenge] == -1).all()
+    for g in range(12):
+        events = play_game(rules, specs, seed=5, game=g, trace=True).events
+        seen = [e["bluff"] for e in events if e["e"] == "challenge" and e["p"] == 0]
+        assert rows["truth"][challenge & (rows["game"] == g)].tolist() == [int(b) for b in seen]
+    if table == "greedy":
+        assert challenge.sum() > 5 and not rows["truth"][challenge].any()
+    else:
+        assert set(rows["truth"][challenge].tolist()) == {0, 1}
