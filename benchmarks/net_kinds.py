@@ -35,6 +35,7 @@ import numpy as np  # noqa: E402
 
 from uno_sim.bench import machine  # noqa: E402
 from uno_sim.players import netfile  # noqa: E402
+from uno_sim.players.distil import yes_no  # noqa: E402
 from uno_sim.players.net import shipped_path  # noqa: E402
 from uno_sim.players.record import record  # noqa: E402
 from uno_sim.rules import Rules  # noqa: E402
@@ -82,11 +83,9 @@ def agreement(net, rows: dict) -> list[tuple]:
 
 
 def challenge_rates(rows: dict) -> tuple[tuple[int, int], tuple[int, int]]:
-    """((challenged, met) on bluffs, (challenged, met) on legal cards) of a seat's rows;
-    the yes answer is the lower of a challenge's two legal action ids."""
+    """((challenged, met) on bluffs, (challenged, met) on legal cards) of a seat's rows."""
     s = np.flatnonzero(rows["decision"] == CHALLENGE)
-    yes = np.array([np.flatnonzero(rows["mask"][i])[0] for i in s], dtype=np.int64)
-    said = rows["action"][s] == yes
+    said = rows["action"][s] == yes_no(rows["mask"][s])[0]
     truth = rows["truth"][s]
     return ((int(said[truth == 1].sum()), int((truth == 1).sum())),
             (int(said[truth == 0].sum()), int((truth == 0).sum())))

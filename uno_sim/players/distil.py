@@ -90,15 +90,28 @@ def digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def read_shard(path: str, sha256: str) -> dict:
-    """A shard this run wrote: ValueError unless its bytes have the recorded SHA-256."""
+def shard_data(path: str, sha256: str) -> bytes:
+    """A shard's bytes as this run wrote them: ValueError unless they have the recorded
+    SHA-256."""
     from ..files import read_capped
 
     data = read_capped(path, SHARD_MAX_BYTES)
     if digest(data) != sha256:
         raise ValueError(f"{os.path.basename(path)} is not the shard this run wrote (its "
                          f"SHA-256 differs)")
+    return data
+
+
+def current_layout(data: bytes) -> bool:
+    """Whether a shard's bytes hold every array of SHARD_ARRAYS (one written before the
+    recorder kept the truth does not)."""
     with np.load(io.BytesIO(data), allow_pickle=False) as z:
+        return set(SHARD_ARRAYS) <= set(z.files)
+
+
+def read_shard(path: str, sha256: str) -> dict:
+    """A shard this run wrote: ValueError unless its bytes have the recorded SHA-256."""
+    with np.load(io.BytesIO(shard_data(path, sha256)), allow_pickle=False) as z:
         out = {k: z[k] for k in SHARD_ARRAYS if k in z}
     missing = [k for k in SHARD_ARRAYS if k not in out and k != "truth"]
     if missing:
@@ -151,6 +164,13 @@ def policy_targets(mask: np.ndarray, action: np.ndarray, values: np.ndarray | No
     return (e / e.sum(axis=1, keepdims=True)).astype(np.float32)
 
 
+def yes_no(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(yes, no) action ids of rows whose two legal answers are yes and no (a challenge, a
+    catch, ...): yes is the lower id of the two (csrc/observe.c: a_yes = a_no - 1)."""
+    m = np.asarray(mask, bool)
+    return m.argmax(1), m.shape[1] - 1 - m[:, ::-1].argmax(1)
+
+
 def challenge_targets(target: np.ndarray, mask: np.ndarray, truth: np.ndarray,
                       break_even: float) -> np.ndarray:
     """With `break_even` in (0, 1): the rows of a challenge (truth 0 or 1) get the answer
@@ -162,11 +182,11 @@ def challenge_targets(target: np.ndarray, mask: np.ndarray, truth: np.ndarray,
     if not 0 < break_even < 1:
         return w
     rows = np.flatnonzero(truth >= 0)
-    for i in rows:  # a challenge has two legal answers: yes (the lower id) and no
-        yes, no = np.flatnonzero(mask[i])[:2]
-        target[i] = 0.0
-        target[i, yes if truth[i] == 1 else no] = 1.0
-    w[rows] = np.where(truth[rows] == 1, 2 * (1 - break_even), 2 * break_even)
+    bluff = truth[rows] == 1
+    yes, no = yes_no(mask[rows])
+    target[rows] = 0.0
+    target[rows, np.where(bluff, yes, no)] = 1.0
+    w[rows] = np.where(bluff, 2 * (1 - break_even), 2 * break_even)
     return w
 
 

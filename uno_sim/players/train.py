@@ -629,11 +629,10 @@ def reuse_labels(state: State, out: str, source: str, command: str) -> int:
             continue
         name = f"labels-0-{e['index']}.npz"
         try:
-            shard = distil.read_shard(os.path.join(source, name), e["sha256"])
+            data = distil.shard_data(os.path.join(source, name), e["sha256"])
         except (OSError, ValueError) as exc:
             raise TrainError(f"cannot use the labels in {source!r}: {exc}") from None
-        data = distil.shard_bytes(shard)
-        if distil.digest(data) != e["sha256"]:  # a shard of an older layout: record anew
+        if not distil.current_layout(data):  # a shard of an older layout: record anew
             continue
         _replace(out, name, lambda p: _write_bytes(p, data))
         entry = {"round": 0, "index": e["index"], "sha256": e["sha256"], "rows": e["rows"]}
