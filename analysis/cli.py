@@ -87,18 +87,29 @@ def add_commands(sub, parse_count) -> None:
     p.add_argument("--exploit-rounds", default="2",
                    help="double-oracle rounds at most in the exploitability section "
                         "(default 2)")
+    p.add_argument("--exploit-deep-games", default=None,
+                   help="games of the classic two-player exploitability section: its "
+                        "equilibrium solved and searched on them, as many selection games, "
+                        "2.5 x fresh, 20 rounds (default min(40000, 4 x --games); 0: the "
+                        "sizes of the others)")
     p.add_argument("--strong-deals", default=None,
                    help="deals per pairing of the strong-play league (default "
                         "min(48, --games))")
     p.add_argument("--strong-games", default=None,
                    help="games per table of the strong player's arms of the strong-play "
-                        "bluff and challenge values (default min(300, --games))")
+                        "bluff and challenge values (default min(20000, 2 x --games))")
     p.add_argument("--strong-greedy-games", default=None,
                    help="games per table of greedy's arm of those values, every decision "
-                        "point replayed (default min(2000, --games))")
+                        "point replayed (default min(10000, --games))")
     p.add_argument("--strong-player", default=None, metavar="SPEC",
                    help="the strong player of the strong-play sections (a policy spec; "
-                        "default pimc(samples=16,rollouts=2))")
+                        "default net, the shipped network player)")
+    p.add_argument("--strong-search", default=None, metavar="SPEC",
+                   help="the search check's player beside it at 2 players (a policy spec; "
+                        "default ismcts(iterations=80))")
+    p.add_argument("--strong-search-games", default=None,
+                   help="games per table of the search check's arms (default min(2000, "
+                        "--games); 0 leaves the check out)")
     p.add_argument("--no-strong", action="store_true",
                    help="leave out the strong-play sections (league, search player's values)")
     p.set_defaults(func=lambda args: _cmd_report(args, parse_count))
@@ -106,8 +117,8 @@ def add_commands(sub, parse_count) -> None:
 
 # `report`'s sizes when not given: these, or --games when it is smaller
 REPORT_TRACE_GAMES, REPORT_CARD_GAMES, REPORT_STRONG_DEALS, REPORT_STRONG_GAMES = \
-    200, 1000, 48, 300
-REPORT_STRONG_GREEDY_GAMES = 2000
+    200, 1000, 48, 20_000
+REPORT_STRONG_GREEDY_GAMES, REPORT_STRONG_SEARCH_GAMES = 10_000, 2000
 
 # A study keeps every game's rows (and the counterfactual runs' decision points) in
 # memory; these bounds keep a typo such as 1e15 from running until memory runs out.
@@ -319,14 +330,23 @@ def _cmd_report(args, parse_count) -> int:
     exploit_fresh = _games(parse_count, args.exploit_fresh, "exploit-fresh") \
         if args.exploit_fresh else None
     exploit_rounds = _rounds(parse_count, args.exploit_rounds, "exploit-rounds")
-    from .strong import FOCAL, MAX_SIZE, check_player
+    exploit_deep = None if args.exploit_deep_games is None else \
+        (0 if str(args.exploit_deep_games).strip() == "0" else
+         parse_count(args.exploit_deep_games, "exploit-deep-games", MAX_GAMES, _IN_MEMORY))
+    from .strong import FOCAL, MAX_SIZE, SEARCH, check_player
 
     strong = None if args.no_strong else {
         "deals": size(args.strong_deals, "strong-deals", REPORT_STRONG_DEALS, MAX_SIZE),
-        "games": size(args.strong_games, "strong-games", REPORT_STRONG_GAMES, MAX_SIZE),
+        # the strong player's arms sample one point in four: twice --games at most
+        "games": min(REPORT_STRONG_GAMES, 2 * games) if args.strong_games is None else
+        size(args.strong_games, "strong-games", REPORT_STRONG_GAMES, MAX_SIZE),
         "greedy_games": size(args.strong_greedy_games, "strong-greedy-games",
                              REPORT_STRONG_GREEDY_GAMES, MAX_SIZE),
-        "focal": check_player(args.strong_player or FOCAL)}
+        "focal": check_player(args.strong_player or FOCAL),
+        "search": check_player(args.strong_search or SEARCH, "search player"),
+        "search_games": 0 if str(args.strong_search_games).strip() == "0" else
+        size(args.strong_search_games, "strong-search-games", REPORT_STRONG_SEARCH_GAMES,
+             MAX_SIZE)}
     cmd = "uno-sim " + " ".join(shlex.quote(a) for a in sys.argv[1:]) \
         if sys.argv and "report" in sys.argv[1:] else None
     with _output_folder(args.out, "report"):  # after every value is checked
@@ -334,6 +354,6 @@ def _cmd_report(args, parse_count) -> int:
                     n_jobs=jobs, n_boot=boot,
                     value_games=value_games, trace_games=trace_games, card_games=card_games,
                     progress=None, exploit_games=exploit_games, exploit_fresh=exploit_fresh,
-                    exploit_rounds=exploit_rounds, strong=strong)
+                    exploit_rounds=exploit_rounds, strong=strong, exploit_deep=exploit_deep)
     print(f"report in {res['md']}, {res['html']} and {res['json']} ({res['seconds']:.0f} s)")
     return 0

@@ -33,6 +33,13 @@ from uno_sim.files import writing
 # the report when --games is smaller than 2,000, so that a small report is quick
 MODEL_GAMES = 20_000
 
+# The deep exploitability measurement: the classic two-player equilibrium, solved and searched
+# on DEEP_GAMES games (the report's games first, the same seed), ranked on as many selection
+# games and measured on DEEP_FRESH times as many fresh ones, DEEP_ROUNDS double-oracle rounds
+# at most: the size that brings both sides within exploit.TARGET (docs/studies.md "exploit")
+DEEP = ("classic", 2)
+DEEP_GAMES, DEEP_FRESH, DEEP_ROUNDS = 40_000, 2.5, 20
+
 
 def build(variants="all", games: int = 2000, seed: int = 0, out: str = "reports/latest",
           players="2,4", balance_players="2-10", trace_games: int = 200, card_games: int = 1000,
@@ -40,7 +47,7 @@ def build(variants="all", games: int = 2000, seed: int = 0, out: str = "reports/
           value_games: int | None = None, progress: bool | None = None,
           exploit_games: int | None = None, exploit_fresh: int | None = None,
           exploit_rounds: int = 2, extra: dict | None = None,
-          strong: dict | None = None) -> dict:
+          strong: dict | None = None, exploit_deep: int | None = None) -> dict:
     """Run the studies and write the report; returns {'md', 'html', 'json': paths, 'seconds'}.
 
     The bluff and challenge studies share one solved game per variant and
@@ -51,10 +58,14 @@ def build(variants="all", games: int = 2000, seed: int = 0, out: str = "reports/
     player count (`uno_sim.analysis.exploit`) searches on the first `exploit_games`
     games of the same game (default min(games, 1000); 0 leaves it out), measures on
     `exploit_fresh` fresh games (default twice that) and runs `exploit_rounds`
-    double-oracle rounds at most.  `extra`: results the report's own studies do not
+    double-oracle rounds at most; the classic two-player section (`DEEP`) instead
+    measures on `exploit_deep` games (default min(DEEP_GAMES, 4 x games); 0: as the others):
+    its family game solved on them (the report's games first), as many selection games,
+    DEEP_FRESH times as many fresh ones, DEEP_ROUNDS rounds.  `extra`: results the report's own studies do not
     hold, for the summary's later answers (`summary.LATER_ANSWERS`).
-    `strong`: {'deals', 'games', and optionally 'greedy_games' and 'focal' (the strong
-    player's spec)} of the strong-play sections (`uno_sim.analysis.strong`; None: left
+    `strong`: {'deals', 'games', and optionally 'greedy_games', 'focal' (the strong
+    player's spec), 'search' and 'search_games' (the search check)} of the strong-play
+    sections (`uno_sim.analysis.strong`; None: left
     out).  The balance sections' compounding model plays min(MODEL_GAMES, 10 x games)
     model games per edge.
     """
@@ -67,9 +78,11 @@ def build(variants="all", games: int = 2000, seed: int = 0, out: str = "reports/
     vg = value_games or games
     eg = min(games, 1000) if exploit_games is None else min(exploit_games, games)
     ef = exploit_fresh or 2 * eg
+    deep = min(DEEP_GAMES, 4 * games) if exploit_deep is None else exploit_deep
+    deep = deep if eg and DEEP[0] in names and DEEP[1] in ks else 0
     bks = parse_players(balance_players, range(2, 11))
     os.makedirs(out, exist_ok=True)
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), _cpu_seconds()
     sections, setups = [], []
     steps = sum(1 + (len(ks) if restricted_cards(v) else 0) for v in names)
     pbar = bar(steps, "report", unit="step", enabled=progress)
@@ -81,6 +94,7 @@ def build(variants="all", games: int = 2000, seed: int = 0, out: str = "reports/
 
     results = summary.Results()
     results.players = tuple(ks)
+    equilibria = {}  # (variant, players): the equilibrium the strong-play sections compare to
     for v in names:
         if not restricted_cards(v):
             results.no_bluff.append(v)
@@ -100,11 +114,24 @@ def build(variants="all", games: int = 2000, seed: int = 0, out: str = "reports/
                 setups += r.to_json()["setups"]
             if eg:
                 say(f"exploitability: {v}, {k} players")
-                ex = exploit.solve(v, k, eg, seed, game=game, fresh_games=ef,
-                                   rounds=exploit_rounds, n_boot=n_boot, n_jobs=n_jobs)
+                if deep and (v, k) == DEEP:
+                    ex = exploit.solve(v, k, deep, seed, game=game if deep <= games else None,
+                                       fresh_games=int(DEEP_FRESH * deep), rounds=DEEP_ROUNDS,
+                                       value_games=min(deep, 2000), select_games=deep,
+                                       n_boot=n_boot, n_jobs=n_jobs)
+                else:
+                    ex = exploit.solve(v, k, eg, seed, game=game, fresh_games=ef,
+                                       rounds=exploit_rounds, n_boot=n_boot, n_jobs=n_jobs)
                 sec = exploit.section(ex)
                 results.add("exploit", v, k, StudyResult("exploit", [sec], data={"exploit": ex}))
                 sections.append(sec)
+                r_ = ex.result
+                equilibria[(v, k)] = (r_.rows, r_.x, r_.cols, r_.y)
+            else:
+                from .equilibrium import solve_zero_sum
+
+                x, y, _ = solve_zero_sum(game.matrix)
+                equilibria[(v, k)] = (game.rows, x, game.cols, y)
             pbar.update(1)
         say(f"balance: {v}, players {bks[0]}-{bks[-1]}")
         r = balance.study(v, bks, games, seed, out, trace_games=trace_games,
@@ -121,29 +148,41 @@ def build(variants="all", games: int = 2000, seed: int = 0, out: str = "reports/
         t_strong = time.perf_counter()
         sr = strong_mod.study(strong["deals"], strong["games"], seed, out, n_jobs,
                               focal=strong.get("focal", strong_mod.FOCAL),
-                              greedy_games=strong.get("greedy_games"))
+                              greedy_games=strong.get("greedy_games"),
+                              search=strong.get("search", strong_mod.SEARCH),
+                              search_games=strong.get("search_games", 0),
+                              equilibria={key: strong_mod.mixes_of(*m)
+                                          for key, m in equilibria.items()})
         sections += sr["sections"]
         sr["seconds"] = time.perf_counter() - t_strong
         extra = {**(extra or {}), "strong": sr}
     pbar.close()
     seconds = time.perf_counter() - t0
+    cpu = _cpu_seconds(shutdown=n_jobs != 1) - c0
     cmd = command or (f"uno-sim report --variants {','.join(names)} --games {games} "
                       f"--seed {seed} --players {','.join(map(str, ks))} --boot {n_boot} "
                       f"--exploit-games {eg} --exploit-fresh {ef} --exploit-rounds "
-                      f"{exploit_rounds} --out {out}")
+                      f"{exploit_rounds} --exploit-deep-games {deep} --out {out}")
     head = Section("How this report was made")
     head.code(cmd)
     head.p(f"uno-sim {__version__}; variants {', '.join(names)}; {games:,} games per arm and "
            f"per player count ({vg:,} for the counterfactual bluff and challenge values"
            + (f"; the exploitability sections search on the first {eg:,} of them and measure "
               f"on {ef:,} fresh games, {exploit_rounds} double-oracle round(s) at most"
+              + (f", and {DEEP[0]} at {DEEP[1]} players on {deep:,} games (its family game "
+                 f"solved on them, {deep:,} selection games, {int(DEEP_FRESH * deep):,} fresh, "
+                 f"{DEEP_ROUNDS} rounds at most)" if deep else "")
               if eg else "; no exploitability section") + "); "
            f"{n_boot} bootstrap resamples; seed {seed}; "
            + (f"strong play with `{sr['focal']}`: {strong['deals']} deals per league "
               f"pairing, {sr['greedy_games']:,} games for greedy's arm and {sr['games']:,} for "
-              f"the strong player's arms per table, {sr['seconds']:.0f} s of the run; "
+              f"the strong player's arms per table"
+              + (f", {sr['search_games']:,} for the search check `{sr['search']}`'s"
+                 if sr.get("search") else "")
+              + f", {sr['seconds']:.0f} s of the run; "
               if strong else "")
-           + f"computed in {seconds:.0f} s with {n_jobs} job(s) on "
+           + f"computed in {seconds:.0f} s of wall time ({seconds / 60:.0f} minutes) and "
+           f"{cpu / 60:.0f} CPU-minutes with {n_jobs} job(s) on {os.cpu_count()} cores, "
            f"{datetime.date.today().isoformat()}. Every number, figure and reading of this "
            "report comes from this run; the same command reproduces it exactly.")
     sections, methods = split_methods(link_repeated_setups(sections))
@@ -174,4 +213,22 @@ def build(variants="all", games: int = 2000, seed: int = 0, out: str = "reports/
         with writing(path), open(path, "w", encoding="utf-8") as f:
             f.write(text)
     return {"md": md_path, "html": html_path, "json": os.path.join(out, "report.json"),
-            "seconds": seconds}
+            "seconds": seconds, "cpu_seconds": cpu}
+
+
+def _cpu_seconds(shutdown: bool = False) -> float:
+    """CPU seconds of this process and its reaped children; `shutdown`: first stop the
+    reusable worker pool (joblib's loky executor) so that its workers' CPU is counted."""
+    import resource
+
+    if shutdown:  # the pool joblib keeps between calls, if one runs (else nothing to stop)
+        from joblib.externals.loky import reusable_executor
+
+        pool = getattr(reusable_executor, "_executor", None)
+        if pool is not None:
+            pool.shutdown(wait=True)
+    t = 0.0
+    for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN):
+        u = resource.getrusage(who)
+        t += u.ru_utime + u.ru_stime
+    return t

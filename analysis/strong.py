@@ -53,17 +53,24 @@ import polars as pl
 from .common import StudyError, fmt_ci
 from .doc import Section
 
-# The default strong player: pimc at 16 samples of 2 rollouts wins about 0.6 of 2-player
-# games against greedy at some 0.1 ms of CPU per own turn (docs/studies.md "Strong play").
-FOCAL = "pimc(samples=16,rollouts=2)"
-OTHER_SEARCH = ("ismcts(iterations=80)",)
+# The default strong player: the shipped network player (uno_sim.players.net), its weights
+# chosen by variant and player count; it decides in microseconds, so its arms can be sized
+# to decide (docs/studies.md "Strong play").  The search check beside it: the league's
+# strongest non-cheating search player at 2 players, on fewer games.
+FOCAL = "net"
+SEARCH = "ismcts(iterations=80)"
+SEARCH_PLAYERS = (2,)  # the player counts where the search check runs
+OTHER_SEARCH = ("pimc(samples=16,rollouts=2)", "ismcts(iterations=80)")
 LEARNED = ("net",)  # the shipped network player (uno_sim.players.net), every league table
 LEAGUE_TABLES = (("classic", 2), ("flip", 2), ("classic", 4), ("flip", 4))
 VALUE_TABLES = (("classic", 2), ("classic", 4), ("flip", 2), ("flip", 4))
 DEFAULT_DEALS = 48
-DEFAULT_GAMES = 300          # the strong player's arms, per table
-DEFAULT_GREEDY_GAMES = 2000  # greedy's arm, per table (every point replayed)
-EVERY = 8  # one decision point of the strong player in EVERY replayed both ways
+DEFAULT_GAMES = 20_000        # the strong player's arms, per table
+DEFAULT_GREEDY_GAMES = 10_000  # greedy's arm, per table (every point replayed)
+DEFAULT_SEARCH_GAMES = 2_000   # the search check's arms, per table at SEARCH_PLAYERS
+EVERY = 4  # one decision point of the strong player in EVERY replayed both ways
+SEARCH_EVERY = 8  # ... and of the search player
+NO_EFFECT = 0.01  # a value whose Holm interval lies within +-NO_EFFECT: "no effect"
 MIN_POINTS = 20  # a state with fewer points has no row
 MAX_SIZE = 10**5
 OFFENDER = "greedy(bluff=1)"  # seat 0 of the challenge design: bluffs whenever it can
@@ -78,17 +85,18 @@ def check_size(value, what: str) -> int:
     return int(value)
 
 
-def check_player(spec) -> str:
-    """The strong player: a built-in or search policy spec (one line when it is not)."""
+def check_player(spec, what: str = "strong player") -> str:
+    """The strong player (or `what`): a built-in or search policy spec (one line when it
+    is not)."""
     from uno_sim.players.specs import parse_policy
     from uno_sim.rules import RulesError
 
     try:
         p = parse_policy(spec)
     except (RulesError, ValueError) as e:
-        raise StudyError(f"invalid strong player {spec!r}: {e}") from None
+        raise StudyError(f"invalid {what} {spec!r}: {e}") from None
     if p.name == "user":
-        raise StudyError(f"invalid strong player {spec!r}: counterfactual values need a "
+        raise StudyError(f"invalid {what} {spec!r}: counterfactual values need a "
                          "built-in policy")
     return str(p)
 
@@ -107,10 +115,10 @@ def cheat_of(spec: str) -> str | None:
 def league_players(focal: str = FOCAL) -> tuple:
     """random, greedy, strategic, the strong player, the other search players, the network
     player with its shipped weights, and the cheating search at the strong player's budget
-    (when it searches)."""
+    (when it searches; else at the first search player's)."""
     out = ["random", "greedy", "strategic", focal]
     out += [p for p in OTHER_SEARCH + LEARNED if p != focal]
-    cheat = cheat_of(focal)
+    cheat = cheat_of(focal) or cheat_of(OTHER_SEARCH[0])
     if cheat:
         out.append(cheat)
     return tuple(dict.fromkeys(out))
@@ -127,13 +135,26 @@ def arms(kind: str, focal: str | None = None) -> list[tuple[str, str]]:
     return [("greedy", usual), (focal, usual), (focal, focal)]
 
 
+def search_arms(kind: str, search: str | None, focal: str | None = None) -> list:
+    """The search check's (focal seat, table) pairs of one kind: `search` against the usual
+    table and at every seat; none without a search player or when it is the strong
+    player itself."""
+    if not search or search == (focal or FOCAL):
+        return []
+    return arms(kind, search)[1:]
+
+
 def play_values(variant: str, players: int, games: int, seed: int,
                 focal: str | None = None, n_jobs: int = 1, every: int = EVERY,
-                greedy_games: int | None = None, luck: str = "auto") -> dict:
+                greedy_games: int | None = None, luck: str = "auto",
+                search: str | None = None, search_games: int = 0,
+                search_every: int = SEARCH_EVERY) -> dict:
     """{(kind, focal policy, table policy): {'frame', 'seconds', 'games', 'every',
     'luck'}} for every arm of `arms` on the same seed and game numbers: greedy's arm on
-    `greedy_games` games (default `games`) with every point replayed, the others on
-    `games` with one point in `every`; each frame corrected by the control variate
+    `greedy_games` games (default `games`) with every point replayed, the strong player's
+    on `games` with one point in `every`, and with `search` and `search_games` the search
+    check's arms (`search_arms`) on the first `search_games` games with one point in
+    `search_every`; each frame corrected by the control variate
     (`luck.adjust`): `luck` "auto" where every seat is blind to the scores (own rounds;
     the others plain: their rounds replayed from scores of 0 cost about a third more CPU
     for a variance ratio near 0.9 at the default search budget, docs/studies.md),
@@ -145,10 +166,13 @@ def play_values(variant: str, players: int, games: int, seed: int,
 
     out = {}
     for kind in KINDS:
-        for who, table in arms(kind, focal):
-            base = who == "greedy"
-            n = (greedy_games if greedy_games is not None else games) if base else games
-            ev = 1 if base else every
+        todo = [(who, table, (greedy_games if greedy_games is not None else games), 1)
+                if who == "greedy" else (who, table, games, every)
+                for who, table in arms(kind, focal)]
+        if search_games:
+            todo += [(who, table, search_games, search_every)
+                     for who, table in search_arms(kind, search, focal)]
+        for who, table, n, ev in todo:
             t0, c0 = time.perf_counter(), time.process_time()
             f = decision_values(kind, variant, players, who, table, n, seed, n_jobs,
                                 every=ev, rounds=True)
@@ -166,6 +190,28 @@ def play_values(variant: str, players: int, games: int, seed: int,
                                        "games": n, "every": ev,
                                        "luck": m.mode if m is not None else "none"}
     return out
+
+
+def equilibrium_rates(frame: pl.DataFrame, mix, players: int) -> np.ndarray:
+    """Per decision point of `frame`: the probability that the equilibrium mix of the
+    deciding side ([(rule or strategy, weight)], `bluffgame` / `exploit`) bluffs
+    (challenges) there, read the way the engine reads the rules (`exploit.fires`)."""
+    from .exploit import fires
+
+    p = np.zeros(frame.height)
+    if not frame.height:
+        return p
+    other, own = frame["other_size"].to_numpy(), frame["own_size"].to_numpy()
+    q = frame["could_bluff_p"].fill_null(0.0).to_numpy()
+    for rule, w in mix:
+        p += float(w) * fires(rule, other, own, q, players)
+    return p
+
+
+def mixes_of(rows, x, cols, y, eps: float = 1e-9) -> dict:
+    """{'bluff': [(rule, weight)], 'challenge': [...]}: an equilibrium's two mixes."""
+    return {"bluff": [(r, float(w)) for r, w in zip(rows, x) if w > eps],
+            "challenge": [(c, float(w)) for c, w in zip(cols, y) if w > eps]}
 
 
 def _rows(f: pl.DataFrame, kind: str, state: str, min_points: int) -> list[dict]:
@@ -190,6 +236,8 @@ def _rows(f: pl.DataFrame, kind: str, state: str, min_points: int) -> list[dict]
         acts = share_interval(sub["natural"].cast(pl.Float64).to_numpy(), games)
         row = {"state": label, "points": sub.height, "games": int(np.unique(games).size),
                "cell": cell, "acts": acts[0], "acts_low": acts[1], "acts_high": acts[2]}
+        if "eq_rate" in sub.columns:
+            row["equilibrium"] = float(sub["eq_rate"].mean())
         if sub.height >= 2:
             val = decision_effects(sub, metrics=("game_win",)).row(0, named=True)
             raw = decision_effects(sub.with_columns(game_win_0=sub["raw_game_win_0"],
@@ -212,10 +260,13 @@ def _rows(f: pl.DataFrame, kind: str, state: str, min_points: int) -> list[dict]
     return rows
 
 
-def value_table(arm_runs: dict, kind: str, min_points: int = MIN_POINTS) -> pl.DataFrame:
+def value_table(arm_runs: dict, kind: str, min_points: int = MIN_POINTS,
+                mix=None, players: int = 2) -> pl.DataFrame:
     """Per arm (focal, table) and state (the next player's / the offender's hand size, 6+
     pooled; `all`): points, games, the cell ('measured', 'ceiling' or 'empty'), acts with
-    its interval, the value (corrected) with its SE (the pool's error added), the plain
+    its interval, with `mix` (the deciding side's equilibrium mix, `mixes_of`) how often
+    that mix would act at the same points (`equilibrium`), the value (corrected) with its
+    SE (the pool's error added), the plain
     value and SE, choice, round_value, for challenges the share of bluffs among the points,
     and for `all` the variance ratio of the control variate with its interval; the
     intervals (plain 95% and Holm) are filled in by `holm_fill`."""
@@ -226,6 +277,8 @@ def value_table(arm_runs: dict, kind: str, min_points: int = MIN_POINTS) -> pl.D
         if k != kind:
             continue
         f = run["frame"]
+        if mix is not None and f.height:
+            f = f.with_columns(eq_rate=pl.Series(equilibrium_rates(f, mix, players)))
         rows = _rows(f, kind, "other_size", min_points) if f.height else \
             [{"state": "all", "points": 0, "games": 0, "cell": "empty"}]
         vr = luck_mod.variance_ratio(f, n_resamples=499) \
@@ -337,6 +390,51 @@ def verdict(greedy: int, other: int) -> str:
     return "undetermined"
 
 
+def negligible(row: dict | None, bound: float = NO_EFFECT) -> bool:
+    """Whether a value's Holm interval lies within +-`bound`: no effect larger than that
+    (an equivalence test at the level Holm tested the value at)."""
+    if not row or row.get("cell", "measured") != "measured":
+        return False
+    lo, hi = row.get("holm_low"), row.get("holm_high")
+    return _ok(lo, hi) and -bound <= lo and hi <= bound
+
+
+def beyond(row: dict | None, bound: float = NO_EFFECT) -> bool:
+    """Whether a value's Holm interval lies wholly beyond +-`bound`."""
+    lo, hi = (row or {}).get("holm_low"), (row or {}).get("holm_high")
+    return _ok(lo, hi) and (lo > bound or hi < -bound)
+
+
+def verdict_of(g: dict | None, o: dict | None, bound: float = NO_EFFECT) -> str:
+    """The verdict on greedy's answer for a strong player (pooled rows with Holm intervals):
+    'holds' / 'contradicted' where both are clearly signed (the same sign / opposite);
+    'no effect' where the strong player's value lies within +-`bound` (whatever greedy's:
+    for the strong player the decision moves no more than that); 'contradicted' too where
+    greedy's lies within +-`bound` and the strong player's wholly beyond it; else
+    'undetermined'."""
+    gs, os_ = sign_of(g), sign_of(o)
+    if gs and os_:
+        return verdict(gs, os_)
+    if negligible(o, bound):
+        return "no effect"
+    if negligible(g, bound) and beyond(o, bound):
+        return "contradicted"
+    return "undetermined"
+
+
+def games_to_decide(row: dict, family: int, bound: float = NO_EFFECT) -> float:
+    """Games per arm that would decide an open value: clearly signed (`verdict.
+    games_to_settle`), or, where its estimate lies within +-`bound`, its interval within
+    +-`bound` (80% power were the estimate the truth), whichever is fewer."""
+    from .verdict import games_to_bound, games_to_settle
+
+    est, se, n = row.get("value", math.nan), row.get("se", math.nan), row.get("run_games", 0)
+    a = games_to_settle(est, se, n, family)
+    b = games_to_bound(est, se, n, bound, family)
+    vals = [x for x in (a, b) if isinstance(x, float) and not math.isnan(x)]
+    return min(vals) if vals else math.nan
+
+
 def _arm_rows(t: pl.DataFrame, who: str, table: str) -> dict:
     return {r["state"]: r for r in t.filter((pl.col("focal") == who) & (pl.col("table") == table))
             .iter_rows(named=True)}
@@ -380,17 +478,16 @@ def compare(t: pl.DataFrame, focal: str, table: str, diffs: pl.DataFrame | None 
                              "the game: a value of 0 without spread, near a ceiling"}.get(
                 cell, f"{who} arm met no decision point")
             return out
-    out["pooled"] = verdict(sign_of(gd), sign_of(od))
+    out["pooled"] = verdict_of(gd, od)
     if out["pooled"] == "undetermined":
-        open_ = [(who, r) for who, r in (("greedy", gd), ("strong", od)) if not sign_of(r)]
+        open_ = [(who, r) for who, r in (("greedy", gd), ("strong", od))
+                 if not sign_of(r) and not negligible(r)]
+        if not open_:  # greedy's within the bound, the strong player's signed inside it
+            open_ = [("strong", od)]
         out["why"] = ("neither value is clearly signed" if len(open_) == 2 else
                       "greedy's value is not clearly signed" if open_[0][0] == "greedy" else
                       "the strong player's value is not clearly signed")
-        need = []
-        for who, r in open_:
-            n = games_to_settle(r.get("value", math.nan), r.get("se", math.nan),
-                                r.get("run_games", 0), family)
-            need.append((n, who))
+        need = [(games_to_decide(r, family), who) for who, r in open_]
         n, who = max(need, key=lambda x: x[0] if math.isfinite(x[0]) else math.inf)
         out["settle"], out["settle_arm"] = n, who
     return out
@@ -416,41 +513,134 @@ def _ok(*xs):
 def study(deals: int = DEFAULT_DEALS, games: int = DEFAULT_GAMES, seed: int = 0,
           out: str = ".", n_jobs: int = 1, tables=LEAGUE_TABLES,
           value_tables=VALUE_TABLES, every: int = EVERY, min_points: int = MIN_POINTS,
-          focal: str = FOCAL, greedy_games: int | None = None, luck: str = "auto") -> dict:
+          focal: str = FOCAL, greedy_games: int | None = None, luck: str = "auto",
+          search: str | None = SEARCH, search_games: int = 0,
+          search_every: int = SEARCH_EVERY, search_players=SEARCH_PLAYERS,
+          equilibria: dict | None = None) -> dict:
     """Run the league (`deals` per pairing; 0: none) at `tables` and the strong-play values
     (at each (variant, players) of `value_tables`: greedy's arm on `greedy_games` games
     (default DEFAULT_GREEDY_GAMES, at most MAX_SIZE), the strong player's arms on `games`
-    games with one point in `every`; `games` 0: none); returns {'sections', 'leagues',
+    games with one point in `every`; `games` 0: none; at `search_players` players the
+    search check's arms of `search` on `search_games` games, one point in `search_every`;
+    `equilibria`: {(variant, players): `mixes_of(...)`}, the reported equilibrium whose
+    rates stand beside each arm's); returns {'sections', 'leagues',
     'runs', 'tables': {(variant, players, kind): value table}, 'diffs', 'holm', 'compare',
-    ...} (the league figures written into `out`)."""
+    'agreement', ...} (the league figures written into `out`)."""
     deals, games = check_size(deals, "strong-deals"), check_size(games, "strong-games")
     greedy_games = check_size(DEFAULT_GREEDY_GAMES if greedy_games is None else greedy_games,
                               "strong-greedy-games")
+    search_games = check_size(search_games, "strong-search-games")
     focal = check_player(focal)
+    search = check_player(search, "search player") if search and search_games else None
     os.makedirs(out, exist_ok=True)
     players = league_players(focal)
+    equilibria = equilibria or {}
     res = {"sections": [], "leagues": [], "runs": {}, "tables": {}, "diffs": {}, "holm": {},
            "deals": deals, "games": games, "greedy_games": greedy_games, "focal": focal,
            "every": every, "value_tables": tuple(value_tables), "compare": {}, "seed": seed,
-           "n_jobs": n_jobs}
+           "n_jobs": n_jobs, "search": search, "search_games": search_games if search else 0,
+           "search_every": search_every, "search_players": tuple(search_players),
+           "equilibria": equilibria, "agreement": {}}
     if deals:
         res["sections"].append(_league_section(deals, seed, n_jobs, tables, players, out, res))
     if games:
         sec = Section("Strong play: bluff and challenge values")
         for v, k in value_tables:
-            runs = play_values(v, k, games, seed, focal, n_jobs, every, greedy_games, luck)
+            sg = res["search_games"] if k in search_players else 0
+            runs = play_values(v, k, games, seed, focal, n_jobs, every, greedy_games, luck,
+                               search, sg, search_every)
             res["runs"][(v, k)] = runs
+            mixes = equilibria.get((v, k)) or {}
             for kind in KINDS:
-                res["tables"][(v, k, kind)] = value_table(runs, kind, min_points)
+                res["tables"][(v, k, kind)] = value_table(runs, kind, min_points,
+                                                          mixes.get(kind), k)
                 res["diffs"][(v, k, kind)] = differences(runs, kind)
         res["holm"] = holm_fill(res["tables"], res["diffs"])
         for (v, k, kind), t in res["tables"].items():
-            for who, table in arms(kind, focal)[1:]:
+            for who, table in strong_arms(res, v, k, kind):
                 res["compare"][(v, k, kind, who, table)] = compare(
                     t, who, table, res["diffs"][(v, k, kind)], res["holm"].get("pooled", 1))
+            if search and k in search_players:
+                res["agreement"][(v, k, kind)] = agreement(res, v, k, kind)
         _values_section(sec, res, min_points)
         res["sections"].append(sec)
     return res
+
+
+def strong_arms(res: dict, variant: str, players: int, kind: str) -> list:
+    """The (focal, table) arms of one setup and kind that were run, greedy's left out: the
+    strong player's, then the search check's."""
+    runs = res["runs"].get((variant, players), {})
+    return [(who, table) for (kd, who, table) in runs if kd == kind and who != "greedy"]
+
+
+def _rating(res: dict, variant: str, players: int, who: str):
+    """The league rating row of `who` at (variant, players), or None."""
+    for lg in res.get("leagues", []):
+        for t in lg.tables:
+            if t.title() != f"{variant}, {players} players":
+                continue
+            for r in t.rows():
+                if r["player"] == who:
+                    return r
+    return None
+
+
+def agreement(res: dict, variant: str, players: int, kind: str) -> list[dict]:
+    """Per table (the usual one, every seat): the learned player's verdict beside the search
+    player's, whether they agree, the difference of their values (learned less search,
+    SE clustered by game) and which answer the report trusts, and why."""
+    from .verdict import arm_difference
+
+    focal, search = res["focal"], res["search"]
+    out = []
+    runs = res["runs"][(variant, players)]
+    for (fw, ft), (sw, st) in zip(arms(kind, focal)[1:], search_arms(kind, search, focal)):
+        a = res["compare"].get((variant, players, kind, fw, ft))
+        b = res["compare"].get((variant, players, kind, sw, st))
+        if a is None or b is None:
+            continue
+        va, vb = a["pooled"], b["pooled"]
+        det = ("holds", "contradicted", "no effect")
+        if va in det and vb in det:
+            agree = "agree" if va == vb else "disagree"
+        else:
+            agree = "open"
+        fa, fb = runs[(kind, fw, ft)]["frame"], runs[(kind, sw, st)]["frame"]
+        if fa.height >= 2 and fb.height >= 2:
+            d, se = arm_difference((fa["game_win_1"] - fa["game_win_0"]).to_numpy(),
+                                   fa["game"].to_numpy(),
+                                   (fb["game_win_1"] - fb["game_win_0"]).to_numpy(),
+                                   fb["game"].to_numpy())
+        else:
+            d, se = math.nan, math.nan
+        ra, rb = _rating(res, variant, players, fw), _rating(res, variant, players, sw)
+        stronger = None
+        if ra and rb:
+            stronger = sw if rb["rating"] > ra["rating"] else fw
+        if agree == "agree":
+            trust, why = fw, "both answers agree"
+        elif agree == "disagree":
+            trust = stronger or sw
+            why = (f"`{trust}` is the stronger in the league ({_rating_text(ra, fw)}, "
+                   f"{_rating_text(rb, sw)}), and the question is what good play does"
+                   if stronger else "the search looks further ahead at each decision")
+        elif va in det:
+            trust, why = fw, f"the search's arm ({runs[(kind, sw, st)]['games']:,} games) " \
+                             "does not decide it"
+        elif vb in det:
+            trust, why = sw, "the learned player's arm does not decide it"
+        else:
+            trust, why = None, "neither arm decides it"
+        out.append({"table": "usual" if ft != fw else "every seat", "learned": fw,
+                    "learned_table": ft, "search": sw, "search_table": st,
+                    "learned_verdict": va, "search_verdict": vb, "agreement": agree,
+                    "difference": d, "se": se, "trust": trust, "why": why})
+    return out
+
+
+def _rating_text(r, who) -> str:
+    return f"`{who}` {fmt_ci(r['rating'], r['low'], r['high'], 0)}" if r else f"`{who}` unrated"
 
 
 def _league_section(deals, seed, n_jobs, tables, players, out, res) -> Section:
@@ -518,6 +708,8 @@ def shown_table(t: pl.DataFrame, kind: str) -> pl.DataFrame:
         cell = r.get("cell", "measured")
         row = {"focal": r["focal"], "table": r["table"], "state": r["state"],
                "points": r["points"], "acts": _share(r, "acts"),
+               **({"equilibrium": _pct(r.get("equilibrium"))} if "equilibrium" in t.columns
+                  else {}),
                "value [95%]": _ci(r) if cell == "measured" else cell,
                "value [Holm]": _ci(r, lo="holm_low", hi="holm_high") if cell == "measured"
                else cell,
@@ -529,6 +721,10 @@ def shown_table(t: pl.DataFrame, kind: str) -> pl.DataFrame:
             row["bluffs"] = _share(r, "bluffs")
         rows.append(row)
     return pl.DataFrame(rows)
+
+
+def _pct(x) -> str:
+    return f"{x:.1%}" if _ok(x) else "-"
 
 
 def _diff_text(diff: dict | None) -> str:
@@ -556,11 +752,13 @@ def _settle_text(c: dict, runs: dict, n_jobs: int, kind: str, who: str, table: s
     cost = ""
     if run and run["games"]:
         secs = n / run["games"] * run["seconds"]
+        mins = max(1, round(secs / 60))
         cost = (f", about {secs / 3600:.1f} CPU-hours" if secs >= 360 else
-                f", about {max(1, round(secs / 60))} CPU-minutes") + " at this run's speed"
+                f", about {mins} CPU-minute{'s' if mins > 1 else ''}") + " at this run's speed"
     return (f"; about {round_size(n)} games for the {'greedy' if arm == 'greedy' else 'strong'}"
-            f" arm would settle it (80% power if its estimate is the truth{cost}): not run, "
-            "the report's sizes keep its default run to about an hour on two cores")
+            f" arm would decide it (clearly signed, or within +-{NO_EFFECT:g}; 80% power if its "
+            f"estimate is the truth{cost}): not run, the report's default sizes keep it "
+            "within 90 minutes on two cores")
 
 
 def setup_reading(t: pl.DataFrame, kind: str, where: str, res: dict, v: str, k: int) -> str:
@@ -569,7 +767,7 @@ def setup_reading(t: pl.DataFrame, kind: str, where: str, res: dict, v: str, k: 
     from .verdict import advice
 
     parts = []
-    for who, table in arms(kind, res["focal"])[1:]:
+    for who, table in strong_arms(res, v, k, kind):
         c = res["compare"][(v, k, kind, who, table)]
         g, o = c["greedy"], c["other"]
         head = f"`{who}` against `{table}`"
@@ -579,7 +777,10 @@ def setup_reading(t: pl.DataFrame, kind: str, where: str, res: dict, v: str, k: 
         text = (f"{head}: value {_ci(o, lo='holm_low', hi='holm_high')} against greedy's "
                 f"{_ci(g, lo='holm_low', hi='holm_high')} (Holm intervals): greedy's sign "
                 + {"holds": "holds for the strong player",
-                   "contradicted": "is contradicted by the strong player"}.get(
+                   "contradicted": "is contradicted by the strong player",
+                   "no effect": "does not carry over: for the strong player the decision "
+                                f"moves no more than {NO_EFFECT:g} of game-win share either "
+                                "way (no effect larger than 0.01)"}.get(
                     c["pooled"], f"is neither confirmed nor contradicted ({c['why']}"
                     + _settle_text(c, res["runs"][(v, k)], res["n_jobs"], kind, who, table)
                     + ")")
@@ -587,7 +788,7 @@ def setup_reading(t: pl.DataFrame, kind: str, where: str, res: dict, v: str, k: 
                 f"share a clear sign and {c['opposite']} are of clearly opposite signs")
         parts.append(text)
     sentences = []
-    for who, table in arms(kind, res["focal"]):
+    for who, table in [arms(kind, res["focal"])[0]] + strong_arms(res, v, k, kind):
         rows = _arm_rows(t, who, table)
         pooled = rows.get("all")
         if pooled is None:
@@ -599,6 +800,13 @@ def setup_reading(t: pl.DataFrame, kind: str, where: str, res: dict, v: str, k: 
 
 def _values_section(sec: Section, res: dict, min_points: int) -> None:
     sec.p(values_intro(res, min_points))
+    vt = verdict_table(res)
+    if vt.height:
+        sec.table("The verdicts, one row per kind, variant, player count and arm (focal "
+                  "seat, table): the arm's pooled value and greedy's on the same games "
+                  "(game-win share, Holm intervals), how often the focal seat acts beside the "
+                  "reported equilibrium's rate at the same points, and the verdict word "
+                  "(holds, contradicted, no effect, undetermined, or a named cell)", vt)
     for (v, k, kind), t in res["tables"].items():
         where = f"{v}, {k} players"
         if t.is_empty():
@@ -607,7 +815,10 @@ def _values_section(sec: Section, res: dict, min_points: int) -> None:
         what = "next player's" if kind == "bluff" else "offender's"
         sec.table(f"{'Bluffing' if kind == 'bluff' else 'Challenging'}, {where}, by the "
                   f"{what} hand size (state): points, how often the focal seat "
-                  f"{'bluffs' if kind == 'bluff' else 'challenges'} (acts), the value of "
+                  f"{'bluffs' if kind == 'bluff' else 'challenges'} (acts)"
+                  + (", how often the reported equilibrium's mix would at the same points "
+                     "(equilibrium)" if "equilibrium" in t.columns else "")
+                  + ", the value of "
                   "doing so in game-win share with its plain 95% interval and its Holm "
                   "interval (the one the verdicts read), Holm's p, the value of its own "
                   "answers (choice, 95%), and the control variate's variance ratio"
@@ -624,10 +835,98 @@ def _values_section(sec: Section, res: dict, min_points: int) -> None:
                                      "p_holm": r.get("p_holm")}
                                     for r in d.iter_rows(named=True)]))
         sec.p(setup_reading(t, kind, where, res, v, k))
+        does = does_reading(t, kind, where, res, v, k)
+        if does:
+            sec.p(does)
+        ag = res["agreement"].get((v, k, kind))
+        if ag:
+            sec.p(agreement_reading(ag, kind, where))
     sec.table("Cost of each arm: CPU seconds on the machine that made this run (with more "
               "than one job, wall seconds times the jobs, an upper bound), the control "
               "variate's pools included; the strong player's arms replay one point in "
-              f"{res['every']}, greedy's every point", cost_table(res))
+              f"{res['every']}, greedy's every point"
+              + (f", the search check's one in {res['search_every']}" if res.get("search")
+                 else ""), cost_table(res))
+
+
+def verdict_table(res: dict) -> pl.DataFrame:
+    """One row per kind, variant, player count and non-greedy arm (the strong player's and
+    the search check's): values (Holm), acts beside the equilibrium's rate, the verdict
+    word, and for an open one the games per arm that would decide it."""
+    from .verdict import round_size
+
+    rows = []
+    for (v, k, kind), t in res.get("tables", {}).items():
+        if t is None or t.is_empty():
+            continue
+        for who, table in strong_arms(res, v, k, kind):
+            c = res["compare"][(v, k, kind, who, table)]
+            g, o = c["greedy"] or {}, c["other"] or {}
+            n = c.get("settle")
+            rows.append({
+                "kind": kind, "variant": v, "players": k, "focal": who, "table": table,
+                "value [Holm]": _ci(o, lo="holm_low", hi="holm_high"),
+                "greedy's [Holm]": _ci(g, lo="holm_low", hi="holm_high"),
+                "acts": _share(o, "acts") if o else "-",
+                "equilibrium acts": _pct(o.get("equilibrium")),
+                "verdict": c["pooled"],
+                "games to decide": round_size(n) if isinstance(n, float) and
+                not math.isnan(n) else ""})
+    return pl.DataFrame(rows)
+
+
+def does_reading(t: pl.DataFrame, kind: str, where: str, res: dict, v: str, k: int) -> str:
+    """What the strong player does: how often it acts, overall and by state, beside how often
+    the reported equilibrium's mix would at the same points."""
+    if "equilibrium" not in t.columns:
+        return ""
+    verb = "bluffs" if kind == "bluff" else "challenges"
+    whose = "the next player" if kind == "bluff" else "the offender"
+    parts = []
+    for who, table in strong_arms(res, v, k, kind):
+        rows = _arm_rows(t, who, table)
+        o = rows.get("all")
+        if not o or not _ok(o.get("equilibrium"), o.get("acts")):
+            continue
+        by = [f"{s}: {_pct(r['acts'])} vs {_pct(r.get('equilibrium'))}"
+              for s, r in rows.items() if s != "all" and _ok(r.get("equilibrium"))]
+        lo, hi = o.get("acts_low"), o.get("acts_high")
+        e = o["equilibrium"]
+        rel = ("more often than" if _ok(lo) and lo > e else
+               "less often than" if _ok(hi) and hi < e else "about as often as")
+        parts.append(f"`{who}` against `{table}` {verb} at {_share(o, 'acts')}, {rel} the "
+                     f"equilibrium's {_pct(e)} at the same points (by {whose}'s hand: "
+                     + "; ".join(by) + ")")
+    if not parts:
+        return ""
+    return (f"What a strong player does, {where}, {kind}: " + "; ".join(parts) + ". The "
+            "equilibrium is the one the report's bluff/challenge game reaches (after the "
+            "exploitability section's double-oracle rounds where they ran), over "
+            "knob rules of greedy; a learned player that departs from it is not wrong for "
+            "that: the rules see only hand sizes and the posterior.")
+
+
+def agreement_reading(ag: list[dict], kind: str, where: str) -> str:
+    """The search check's line: does the learned player's answer agree with the search's?"""
+    from uno_sim.stats import Z95
+
+    parts = []
+    for a in ag:
+        m, se = a["difference"], a["se"]
+        d = fmt_ci(m, m - Z95 * se, m + Z95 * se, 3) if _ok(m, se) else "-"
+        head = (f"against {'the usual table' if a['table'] == 'usual' else 'itself at every seat'}"
+                f", `{a['learned']}` reads {a['learned_verdict']} and `{a['search']}` "
+                f"{a['search_verdict']}")
+        if a["agreement"] == "agree":
+            tail = "they agree"
+        elif a["agreement"] == "disagree":
+            tail = f"they disagree; the report trusts `{a['trust']}`: {a['why']}"
+        else:
+            tail = ("not both decided; the answer stands on "
+                    f"`{a['trust']}`'s ({a['why']})" if a["trust"] else "neither decides it")
+        parts.append(f"{head}: {tail} (their values differ by {d}, learned less search, "
+                     "95%)")
+    return f"Search check, {where}, {kind}: " + "; ".join(parts) + "."
 
 
 def cost_table(res: dict) -> pl.DataFrame:
@@ -652,7 +951,11 @@ def values_intro(res: dict, min_points: int) -> str:
             f"the focal seat against the usual table (games 0-{gg - 1}, every decision point "
             f"replayed), the strong player `{focal}` at the focal seat against the same "
             f"table, and `{focal}` at every seat (games 0-{games - 1}, one point of the "
-            f"focal seat in {every}, a systematic sample). Bluff: seat 0 decides; the usual "
+            f"focal seat in {every}, a systematic sample)"
+            + (f"; at {', '.join(map(str, res['search_players']))} players the search check "
+               f"`{res['search']}` plays the same two arms (games 0-{res['search_games'] - 1}, "
+               f"one point in {res['search_every']})" if res.get("search") else "")
+            + ". Bluff: seat 0 decides; the usual "
             "table is plain greedy, which never challenges. Challenge: seat 1 decides on the "
             f"restricted cards played on it; the usual table is `{OFFENDER}`, which bluffs "
             "whenever it can; with the strong player at every seat the offender is the "
@@ -673,7 +976,12 @@ def values_intro(res: dict, min_points: int) -> str:
             f"over the {h.get('pooled', 0)} pooled values and differences together (what "
             f"the verdicts read) and separately over the {h.get('states', 0)} by-state "
             f"values. States with fewer than {min_points} points are left out. A ceiling "
-            "(the focal seat wins every game whichever it answers) is named, not tested.")
+            "(the focal seat wins every game whichever it answers) is named, not tested. "
+            "Verdict: 'holds' / 'contradicted' where greedy's pooled value and the arm's are "
+            "both clearly signed, alike / opposite; 'no effect' where the arm's Holm "
+            f"interval lies within +-{NO_EFFECT:g} of game-win share (an equivalence test at "
+            "the same level); 'undetermined' otherwise, with the games per arm that would "
+            "decide it.")
 
 
 def _reading(t) -> str:
@@ -695,89 +1003,92 @@ def _reading(t) -> str:
 
 # --- the summary's answer -------------------------------------------------------------
 
-def strong_answer(results, extra: dict):
-    """The summary's answer "do the answers hold for strong play?" from extra['strong']."""
+def league_answer(results, extra: dict):
+    """The summary's answer "how strong are the strong players?" from extra['strong']."""
     from uno_sim.players.specs import parse_policy
 
     from .summary import Answer
 
     res = (extra or {}).get("strong")
-    if not res:
+    if not res or not res.get("leagues"):
         return None
     rows = []
-    for lg in res.get("leagues", []):
+    for lg in res["leagues"]:
         for t in lg.tables:
+            by = {r["player"]: r for r in t.rows()}
             s = next((r for r in t.rows() if "cheat=1" not in r["player"]
                       and parse_policy(r["player"]).name not in ("random", "greedy",
                                                                  "strategic")), None)
-            rows.append({"question": f"strongest non-cheating player vs greedy (rating), "
-                                     f"{t.title()}",
-                         "answer": f"`{s['player']}` "
-                                   f"{fmt_ci(s['rating'], s['low'], s['high'], 0)}"
-                         if s else "-"})
-    league_rows = len(rows)
-    for (v, k, kind), t in res.get("tables", {}).items():
-        rows += answer_rows(res, v, k, kind)
-    if not rows:
+            f = by.get(res["focal"])
+            rows.append({"table": t.title(),
+                         "strongest non-cheating player": f"`{s['player']}` "
+                         f"{fmt_ci(s['rating'], s['low'], s['high'], 0)}" if s else "-",
+                         "the strong player": f"`{res['focal']}` "
+                         f"{fmt_ci(f['rating'], f['low'], f['high'], 0)}" if f else "-"})
+    return Answer("How strong are the strong players?",
+                  "League ratings against greedy (Elo scale, greedy = 0, 95% bootstrap "
+                  "intervals over deals): the strongest non-cheating player at each table and "
+                  "the strong player whose answers the next question reads. See the league "
+                  "section.", pl.DataFrame(rows))
+
+
+def strong_answer(results, extra: dict):
+    """The summary's answer "do the answers hold for strong play?" from extra['strong']:
+    the verdict table (`verdict_table`), one row per kind, variant, player count and arm."""
+    from .summary import Answer
+
+    res = (extra or {}).get("strong")
+    if not res or not res.get("tables"):
         return None
+    vt = verdict_table(res)
+    if not vt.height:
+        return None
+    det = ("holds", "contradicted", "no effect")
+    said = []
+    for k in sorted(set(vt["players"].to_list())):
+        sub = vt.filter((pl.col("players") == k) & (pl.col("focal") == res["focal"]))
+        if not sub.height:
+            continue
+        words = sub["verdict"].to_list()
+        n = sum(w in det for w in words)
+        counts = ", ".join(f"{w} {words.count(w)}" for w in det + ("undetermined",)
+                           if words.count(w))
+        said.append(f"at {k} players {n} of {len(words)} of `{res['focal']}`'s verdicts are "
+                    f"determined ({counts})")
+    ag = [a for rows in res.get("agreement", {}).values() for a in rows]
+    both = [a for a in ag if a["agreement"] in ("agree", "disagree")]
+    if ag:
+        said.append(f"the search check `{res['search']}` decides alongside it in "
+                    f"{len(both)} of {len(ag)} cases and agrees in "
+                    f"{sum(a['agreement'] == 'agree' for a in both)} of them")
     h = res.get("holm", {})
-    if len(rows) == league_rows:
-        return Answer("Do the answers hold for strong play?",
-                      "The strongest non-cheating player against greedy in the league (Elo "
-                      "scale, 95% intervals): see the strong-play sections.",
-                      pl.DataFrame(rows))
-    return Answer("Do the answers hold for strong play?",
-                  "The strongest non-cheating player against greedy in the league (Elo scale, "
-                  "95% intervals); then per setup and kind, the value of bluffing / "
-                  f"challenging (game-win share) with `{res['focal']}` at the focal seat "
-                  "against the usual table and at every seat, beside plain greedy at the "
-                  "focal seat on the same games, and whether greedy's sign holds for the "
-                  "strong player: 'holds' where both pooled values are clearly of the same "
-                  "sign, 'contradicted' where clearly opposite, 'undetermined' otherwise "
-                  "(with the games per arm that would settle it), 'ceiling' where a player "
-                  "wins every game whichever it answers. Intervals are Holm intervals (the "
-                  "level Holm's step-down tested each value at, over the "
-                  f"{h.get('pooled', 0)} pooled values and differences): a verdict reads them "
-                  "as printed. See the strong-play sections.", pl.DataFrame(rows))
+    text = ("Per kind, variant, player count and arm, the value of bluffing / challenging "
+            "(game-win share) with the strong player at the focal seat against the usual "
+            "table and at every seat (and the search check's arms), beside plain greedy at "
+            "the focal seat on the same games; 'holds' where both pooled values are clearly "
+            "of the same sign, 'contradicted' where clearly opposite, 'no effect' where the "
+            f"strong player's value lies within +-{NO_EFFECT:g} (no effect larger than "
+            f"{NO_EFFECT:g}), 'undetermined' otherwise (with the games per arm that would "
+            "decide it). Intervals are Holm intervals (the level Holm's step-down tested "
+            f"each value at, over the {h.get('pooled', 0)} pooled values and differences); "
+            "acts: how often the focal seat bluffs / challenges, beside the reported "
+            "equilibrium's rate at the same points. See the strong-play sections.")
+    return Answer("Do the answers hold for strong play?", text, vt,
+                  verdict=_sentence("; ".join(said)) if said else "")
 
 
-def answer_rows(res: dict, variant: str, players: int, kind: str) -> list[dict]:
-    """The summary's rows of one value table: per strong-player arm, its pooled value and
-    acts, greedy's, the difference, and the verdict (`compare`)."""
-    rows = []
-    t = res["tables"].get((variant, players, kind))
-    if t is None or t.is_empty():
-        return rows
-    verb = "bluffs" if kind == "bluff" else "challenges"
-    base = arms(kind, res["focal"])[0]
-    for who, table in arms(kind, res["focal"])[1:]:
-        c = res["compare"][(variant, players, kind, who, table)]
-        g, o = c["greedy"], c["other"]
-        q = (f"{kind} value, {variant} {players}p: `{who}` against `{table}` vs greedy "
-             f"against `{base[1]}`")
-        if c["pooled"] in ("ceiling", "unchanged", "no decision points"):
-            rows.append({"question": q, "answer": f"{c['pooled']}: {c['why']}"})
-            continue
-        if not g or not o:
-            continue
-        ans = (f"{_ci(o, lo='holm_low', hi='holm_high')} ({verb} at {_share(o, 'acts')}) vs "
-               f"{_ci(g, lo='holm_low', hi='holm_high')}: {c['pooled']}"
-               + ("" if c["pooled"] != "undetermined" else
-                  f" ({c['why']}" + _settle_text(c, res["runs"][(variant, players)],
-                                                  res["n_jobs"], kind, who, table) + ")")
-               + f"; {_diff_text(c['diff'])}; states sharing a clear sign {c['agree']}, "
-               f"opposite {c['opposite']}, of {c['states']}")
-        rows.append({"question": q, "answer": ans})
-    return rows
+def _sentence(text: str) -> str:
+    return text[:1].upper() + text[1:] + "."
 
 
 def _register() -> None:
-    """The summary's answer, registered when this module is imported (as exploit's): the
+    """The summary's answers, registered when this module is imported (as exploit's): the
     first of the later answers (`summary.LATER_ANSWERS`), whoever registered before."""
     from . import summary
 
-    if strong_answer not in summary.LATER_ANSWERS:
-        summary.LATER_ANSWERS.insert(0, strong_answer)
+    for fn in (strong_answer, league_answer):
+        if fn not in summary.LATER_ANSWERS:
+            summary.LATER_ANSWERS.insert(0, fn)
 
 
 _register()

@@ -153,6 +153,19 @@ def games_to_settle(est: float, se: float, games: int, family: int = 1,
     return games * (z * se / abs(est)) ** 2
 
 
+def games_to_bound(est: float, se: float, games: int, bound: float, family: int = 1,
+                   alpha: float = ALPHA, power: float = POWER) -> float:
+    """Games per arm at which the interval (at the family's Bonferroni level) lies within
+    +-`bound` with `power`, were `est` the true value (|est| < bound); NaN otherwise."""
+    from scipy import special
+
+    if not (math.isfinite(est) and math.isfinite(se)) or se <= 0 or games < 1 or \
+            abs(est) >= bound:
+        return math.nan
+    z = _z(alpha / max(family, 1)) + float(special.ndtri(power))
+    return games * (z * se / (bound - abs(est))) ** 2
+
+
 def round_size(n: float) -> str:
     """A size to say in words: two significant digits, thousands separated."""
     if not math.isfinite(n):

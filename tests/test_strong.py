@@ -64,7 +64,10 @@ def test_report_options_are_one_line_errors(capsys):
 
     for argv, text in ((["--strong-deals", "0"], "--strong-deals '0'"),
                        (["--strong-games", "x"], "--strong-games 'x'"),
-                       (["--strong-games", "1e9"], "at most")):
+                       (["--strong-games", "1e9"], "at most"),
+                       (["--strong-search-games", "x"], "--strong-search-games 'x'"),
+                       (["--strong-search", "bad"], "invalid search player 'bad'"),
+                       (["--exploit-deep-games", "-5"], "--exploit-deep-games '-5'")):
         assert main(["report", "--games", "5", *argv]) == 2
         err = capsys.readouterr().err.strip()
         assert text in err and len(err.splitlines()) == 1, err
@@ -133,6 +136,49 @@ def test_the_verdict_follows_the_holm_intervals():
     assert c["settle_arm"] == "greedy" and c["settle"] > 20
 
 
+def test_no_effect_where_the_strong_players_holm_interval_lies_within_a_hundredth():
+    """C7 bluff: a strong player's value whose Holm interval lies within +-0.01 reads
+    'no effect' whatever greedy's sign; one just too wide is undetermined, with the games
+    that would bring it within the bound (fewer than would sign it); greedy within the
+    bound and the strong player clearly beyond it is 'contradicted'."""
+    t = _table("bluff", [("all", *NEG)], [("all", 0.001, 0.002)], [("all", 0.004, 0.004)])
+    tables = {1: t}
+    fam = strong.holm_fill(tables)["pooled"]
+    focal, whole = strong.arms("bluff")[1:]
+    c = strong.compare(tables[1], *focal, None, fam)
+    assert c["pooled"] == "no effect" and strong.negligible(c["other"])
+    c = strong.compare(tables[1], *whole, None, fam)
+    o = c["other"]
+    assert c["pooled"] == "undetermined" and o["holm_high"] > strong.NO_EFFECT
+    from uno_sim.analysis.verdict import games_to_bound, games_to_settle
+
+    assert c["settle"] == pytest.approx(games_to_bound(0.004, 0.004, 20, 0.01, fam))
+    assert c["settle"] < games_to_settle(0.004, 0.004, 20, fam)
+    assert 20 < c["settle"] < 20 * 30
+    t = _table("bluff", [("all", 0.0, 0.002)], [("all", *NEG)], [("all", -0.011, 0.002)])
+    tables = {1: t}
+    fam = strong.holm_fill(tables)["pooled"]
+    assert strong.compare(tables[1], *focal, None, fam)["pooled"] == "contradicted"
+    # clearly signed, but its interval reaches inside the bound: not enough to contradict
+    assert strong.compare(tables[1], *whole, None, fam)["pooled"] == "undetermined"
+
+
+def test_equilibrium_rates_read_the_rules_as_the_engine_does():
+    """C7 / C12: at each decision point, the mix's weight on the rules that fire there: a
+    bluffer mixing next<=1 (0.25) and own<=2 (0.75); a challenger at posterior>0.6."""
+    from uno_sim.analysis.bluffgame import Rule
+
+    f = pl.DataFrame({"other_size": [1, 1, 3, 3], "own_size": [5, 2, 2, 7],
+                      "could_bluff_p": [0.2, 0.9, 0.5, None]})
+    mix = [(Rule("bluff", "next", 1), 0.25), (Rule("bluff", "own", 2), 0.75)]
+    assert strong.equilibrium_rates(f, mix, 2).tolist() == [0.25, 1.0, 0.75, 0.0]
+    post = [(Rule("challenge", "posterior", 0.6), 1.0)]
+    # posterior = q b / (q b + 1 - q) with the prior b = 0.5: 0.11, 0.82, 0.33, 0
+    assert strong.equilibrium_rates(f, post, 2).tolist() == [0.0, 1.0, 0.0, 0.0]
+    m = strong.mixes_of(["a", "b"], [0.0, 1.0], ["c"], [1.0])
+    assert m == {"bluff": [("b", 1.0)], "challenge": [("c", 1.0)]}
+
+
 def test_holm_makes_a_nominally_clear_value_undetermined():
     """A pooled value with raw p 0.03 is clear alone (its 95% interval excludes 0) but not
     beside two values with p 1 (p_holm 0.09), and its Holm interval then holds 0."""
@@ -180,8 +226,12 @@ def test_values_do_not_depend_on_jobs():
 def test_the_strong_player_is_a_parameter():
     assert strong.arms("bluff", TINY)[1] == (TINY, "greedy")
     assert strong.league_players(TINY)[-1] == "pimc(samples=1,rollouts=1,cheat=1)"
-    assert strong.league_players("greedy") == ("random", "greedy", "strategic",
-                                               "ismcts(iterations=80)", "net")
+    assert strong.league_players("greedy") == (
+        "random", "greedy", "strategic", "pimc(samples=16,rollouts=2)",
+        "ismcts(iterations=80)", "net", "pimc(samples=16,rollouts=2,cheat=1)")
+    assert strong.FOCAL == "net" and strong.search_arms("bluff", strong.SEARCH) == [
+        (strong.SEARCH, "greedy"), (strong.SEARCH, strong.SEARCH)]
+    assert strong.search_arms("bluff", strong.FOCAL) == []  # the strong player itself
     with pytest.raises(StudyError, match="invalid strong player 'user:x'"):
         strong.check_player("user:x")
 
@@ -207,19 +257,46 @@ def test_sections_render_with_tables_a_figure_and_summary_lines(tmp_path):
             assert f"{kind}, {where}, by the" in md, (kind, where)
     assert "Strong player less greedy, classic, 2 players, bluff" in md
     assert "Cost of each arm" in md and "value [Holm]" in md and "value [95%]" in md
-    assert "games 0-7, every decision point" in md and "one point of the focal seat in 8" in md
+    assert "games 0-7, every decision point" in md and "one point of the focal seat in 4" in md
     for (_, _, kind), t in v["tables"].items():
         assert set(zip(t["focal"], t["table"])) == set(strong.arms(kind, TINY)), kind
     res = summary.Results()
     ans = [a for a in summary.answers(res, {"strong": {**r, **{k: v[k] for k in (
-        "tables", "diffs", "holm", "compare", "runs", "focal", "n_jobs")}}})
-           if "strong play" in a.question]
-    assert len(ans) == 1
-    t = ans[0].table
-    ratings = [a for q, a in t.iter_rows() if q.startswith("strongest")]
+        "tables", "diffs", "holm", "compare", "runs", "focal", "n_jobs", "agreement",
+        "search")}}}) if "strong" in a.question]
+    assert [a.question for a in ans] == ["How strong are the strong players?",
+                                         "Do the answers hold for strong play?"]
+    ratings = ans[0].table["strongest non-cheating player"].to_list()
     assert ratings and all(INTERVAL.search(a) for a in ratings)
-    verdicts = [a for q, a in t.iter_rows() if q.startswith(("bluff value", "challenge value"))]
-    assert len(verdicts) == 2 * 2 * len(strong.VALUE_TABLES)
-    assert all(re.search(r"(: (holds|contradicted|undetermined \(.+\));|^(ceiling|unchanged|no decision "
-                         r"points): )", a) for a in verdicts), verdicts
+    t = ans[1].table
+    assert t.height == 2 * 2 * len(strong.VALUE_TABLES)  # kinds x arms x setups
+    assert set(t["verdict"]) <= {"holds", "contradicted", "no effect", "undetermined",
+                                 "ceiling", "unchanged", "no decision points"}
+    assert t.select("kind", "variant", "players", "focal", "table").n_unique() == t.height
+    assert ans[1].verdict.startswith("At 2 players")
     assert summary.answers(res, {}) == []  # nothing run, no strong-play line
+
+
+def test_the_search_check_runs_beside_the_strong_player_and_is_compared(tmp_path):
+    """C7 / C12: at 2 players the search check's two arms run on their own sizes and every
+    point sample, each gets a verdict against greedy's, and a line says whether the learned
+    player's verdict agrees with the search's; at 4 players there is no search arm."""
+    _search_known()
+    r = strong.study(deals=0, games=6, greedy_games=6, seed=3, out=str(tmp_path), min_points=1,
+                     search=TINY, search_games=3, search_every=2,
+                     value_tables=(("classic", 2), ("classic", 4)))
+    for kind in strong.KINDS:
+        runs = r["runs"][("classic", 2)]
+        for who, table in strong.search_arms(kind, TINY):
+            assert (runs[(kind, who, table)]["games"], runs[(kind, who, table)]["every"]) \
+                == (3, 2)
+            assert ("classic", 2, kind, who, table) in r["compare"]
+        assert not any(who == TINY for (_, who, _) in r["runs"][("classic", 4)])
+        ag = r["agreement"][("classic", 2, kind)]
+        assert [a["table"] for a in ag] == ["usual", "every seat"]
+        assert all(a["agreement"] in ("agree", "disagree", "open") for a in ag)
+        assert ("classic", 4, kind) not in r["agreement"]
+    md = render_markdown(r["sections"], base=str(tmp_path))
+    assert "Search check, classic, 2 players, bluff" in md
+    assert "Search check, classic, 4 players" not in md
+    assert "one point in 2" in md
