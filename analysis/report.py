@@ -61,8 +61,8 @@ def build(variants="all", games: int = 2000, seed: int = 0, out: str = "reports/
     double-oracle rounds at most; the classic two-player section (`DEEP`) instead
     measures on `exploit_deep` games (default min(DEEP_GAMES, 4 x games); 0: as the others):
     its family game solved on them (the report's games first), as many selection games,
-    DEEP_FRESH times as many fresh ones, DEEP_ROUNDS rounds.  `extra`: results the report's own studies do not
-    hold, for the summary's later answers (`summary.LATER_ANSWERS`).
+    DEEP_FRESH times as many fresh ones, DEEP_ROUNDS rounds.  `extra`: results the report's
+    own studies do not hold, for the summary's later answers (`summary.LATER_ANSWERS`).
     `strong`: {'deals', 'games', and optionally 'greedy_games', 'focal' (the strong
     player's spec), 'search' and 'search_games' (the search check)} of the strong-play
     sections (`uno_sim.analysis.strong`; None: left
@@ -199,16 +199,20 @@ def build(variants="all", games: int = 2000, seed: int = 0, out: str = "reports/
         extra=extra)
     all_secs = [first, head, meth] + sections
     title = "uno-sim studies report"
-    made = f"Made by `{cmd}` ([how](#{slug(head.title)}))."  # the command, first
+    took = (f"in {seconds / 60:.0f} minutes of wall time and {cpu / 60:.0f} CPU-minutes with "
+            f"{n_jobs} job(s) on a {os.cpu_count()}-core machine")
+    made = f"Made by `{cmd}` {took} ([how](#{slug(head.title)}))."  # the command, first
     md = f"# {title}\n\n{made}\n\n" + render_markdown(all_secs, base=out, toc_after=2)
     write_json(os.path.join(out, "report.json"),
                {"command": cmd, "version": __version__, "variants": names, "games": games,
-                "seed": seed, "setups": setups, **sections_json(all_secs, base=out)})
+                "seed": seed, "wall_seconds": round(seconds, 1), "cpu_seconds": round(cpu, 1),
+                "jobs": n_jobs, "cores": os.cpu_count(), "setups": setups,
+                **sections_json(all_secs, base=out)})
     md_path = os.path.join(out, "report.md")
     html_path = os.path.join(out, "report.html")
     page = render_html(all_secs, title, toc_after=2, base=out, preamble=(
-        f'<p>Made by <code>{html.escape(cmd)}</code> (<a href="#{slug(head.title)}">how'
-        f'</a>).</p>'))
+        f'<p>Made by <code>{html.escape(cmd)}</code> {took} (<a href="#{slug(head.title)}">'
+        f'how</a>).</p>'))
     for path, text in ((md_path, md), (html_path, page)):
         with writing(path), open(path, "w", encoding="utf-8") as f:
             f.write(text)

@@ -1,8 +1,10 @@
 """The studies: pipelines against hand-computed aggregates, the chi-square p-value, the
 report, the CLI and the notebook."""
 
+import json
 import math
 import os
+import re
 
 import numpy as np
 import polars as pl
@@ -481,8 +483,12 @@ def test_report_renders(tmp_path):
     html = open(res["html"], encoding="utf-8").read()
     assert md.splitlines()[0].startswith("# ")
     # the command on the first line (reports/README.md says so), then the answers
-    assert md.splitlines()[2] == ("Made by `uno-sim report --games 30` "
-                                  "([how](#how-this-report-was-made)).")
+    # ... with the wall and CPU time it took
+    assert re.fullmatch(r"Made by `uno-sim report --games 30` in \d+ minutes of wall time and "
+                        r"\d+ CPU-minutes with 1 job\(s\) on a \d+-core machine "
+                        r"\(\[how\]\(#how-this-report-was-made\)\)\.", md.splitlines()[2])
+    rj = json.load(open(res["json"], encoding="utf-8"))
+    assert rj["wall_seconds"] > 0 and rj["cpu_seconds"] > 0 and rj["jobs"] == 1
     assert "<p>Made by <code>uno-sim report --games 30</code>" in html
     assert md.split("\n## ")[1].startswith("Summary")  # the answers come first
     assert "uno-sim report --games 30" in md.split("\n## ")[2]  # then how it was made
@@ -491,7 +497,6 @@ def test_report_renders(tmp_path):
     assert "Exploitability: classic, 2 players" in md
     assert "How exploitable is the reported equilibrium?" in md.split("\n## ")[1]
     assert "data:image" not in html and html.count('<img alt="') >= 4
-    import json
 
     js = json.load(open(res["json"], encoding="utf-8"))
     assert js["command"] == "uno-sim report --games 30" and js["seed"] == 3
