@@ -97,7 +97,7 @@ def add_commands(sub, parse_count) -> None:
                         "min(48, --games))")
     p.add_argument("--strong-games", default=None,
                    help="games per table of the strong player's arms of the strong-play "
-                        "bluff and challenge values (default min(20000, 2 x --games))")
+                        "bluff and challenge values (default min(50000, 5 x --games))")
     p.add_argument("--strong-greedy-games", default=None,
                    help="games per table of greedy's arm of those values, every decision "
                         "point replayed (default min(10000, --games))")
@@ -117,7 +117,7 @@ def add_commands(sub, parse_count) -> None:
 
 # `report`'s sizes when not given: these, or --games when it is smaller
 REPORT_TRACE_GAMES, REPORT_CARD_GAMES, REPORT_STRONG_DEALS, REPORT_STRONG_GAMES = \
-    200, 1000, 48, 20_000
+    200, 1000, 48, 50_000
 REPORT_STRONG_GREEDY_GAMES, REPORT_STRONG_SEARCH_GAMES = 10_000, 2000
 
 # A study keeps every game's rows (and the counterfactual runs' decision points) in
@@ -337,8 +337,8 @@ def _cmd_report(args, parse_count) -> int:
 
     strong = None if args.no_strong else {
         "deals": size(args.strong_deals, "strong-deals", REPORT_STRONG_DEALS, MAX_SIZE),
-        # the strong player's arms sample one point in four: twice --games at most
-        "games": min(REPORT_STRONG_GAMES, 2 * games) if args.strong_games is None else
+        # the strong player's arms sample one point in four: five times --games at most
+        "games": min(REPORT_STRONG_GAMES, 5 * games) if args.strong_games is None else
         size(args.strong_games, "strong-games", REPORT_STRONG_GAMES, MAX_SIZE),
         "greedy_games": size(args.strong_greedy_games, "strong-greedy-games",
                              REPORT_STRONG_GREEDY_GAMES, MAX_SIZE),
