@@ -114,7 +114,8 @@ def test_a_vector_env_too_big_for_memory_says_so_with_its_size():
 
 
 def test_report_sizes_follow_a_small_games(tmp_path, capsys, monkeypatch):
-    """report --games 1: the traced, card and strong-play parts take at most --games too
+    """report --games 1: the traced, card and strong-play parts take at most --games too (the
+    strong player's arms, one point in four, five times --games)
     (they took their own defaults, 48 deals of search players among them: minutes)."""
     pytest.importorskip("matplotlib")
     import uno_sim.analysis.report as report
@@ -129,9 +130,16 @@ def test_report_sizes_follow_a_small_games(tmp_path, capsys, monkeypatch):
     code, _, err = said(capsys, "report", "--games", "1", "--out", tmp_path / "r")
     assert code == 0, err
     assert seen["trace_games"] == seen["card_games"] == 1
-    assert seen["strong"] == {"deals": 1, "games": 1, "greedy_games": 1,
-                              "focal": "pimc(samples=16,rollouts=2)"}
+    # the strong player's arms sample one point in four: five times --games at most
+    assert seen["strong"] == {"deals": 1, "games": 5, "greedy_games": 1, "focal": "net",
+                              "search": "ismcts(iterations=80)", "search_games": 1}
+    assert seen["exploit_deep"] is None  # the report's own default: min(40,000, 4 x games)
     said(capsys, "report", "--games", "5000", "--strong-deals", "7", "--out", tmp_path / "s")
     assert (seen["trace_games"], seen["card_games"]) == (200, 1000)
-    assert seen["strong"] == {"deals": 7, "games": 300, "greedy_games": 2000,
-                              "focal": "pimc(samples=16,rollouts=2)"}
+    assert seen["strong"] == {"deals": 7, "games": 25_000, "greedy_games": 5000,
+                              "focal": "net", "search": "ismcts(iterations=80)",
+                              "search_games": 2000}
+    said(capsys, "report", "--games", "50000", "--strong-search-games", "0",
+         "--exploit-deep-games", "0", "--out", tmp_path / "t")
+    assert seen["strong"]["games"] == 50_000 and seen["strong"]["greedy_games"] == 10_000
+    assert seen["strong"]["search_games"] == 0 and seen["exploit_deep"] == 0
