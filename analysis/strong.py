@@ -67,7 +67,6 @@ VALUE_TABLES = (("classic", 2), ("classic", 4), ("flip", 2), ("flip", 4))
 DEFAULT_DEALS = 48
 DEFAULT_GAMES = 50_000        # the strong player's arms, per table
 DEFAULT_GREEDY_GAMES = 10_000  # greedy's arm, per table (every point replayed)
-DEFAULT_SEARCH_GAMES = 2_000   # the search check's arms, per table at SEARCH_PLAYERS
 EVERY = 4  # one decision point of the strong player in EVERY replayed both ways
 SEARCH_EVERY = 8  # ... and of the search player
 NO_EFFECT = 0.01  # a value whose Holm interval lies within +-NO_EFFECT: "no effect"
@@ -300,28 +299,32 @@ def differences(arm_runs: dict, kind: str) -> pl.DataFrame:
     """Per strong-player arm of one kind: its pooled value less greedy's (both corrected,
     the same games), with the SE clustered by game (`verdict.arm_difference`) and both
     pools' errors added."""
-    from . import luck as luck_mod
-    from .verdict import arm_difference
-
     runs = [(who, table, run) for (k, who, table), run in arm_runs.items() if k == kind]
     if not runs:
         return pl.DataFrame()
     gwho, gtable, grun = runs[0]
-    ga = grun["frame"]
     rows = []
     for who, table, run in runs[1:]:
-        fb = run["frame"]
-        if ga.height < 2 or fb.height < 2:
-            d, se = math.nan, math.nan
-        else:
-            d, se = arm_difference((fb["game_win_1"] - fb["game_win_0"]).to_numpy(),
-                                   fb["game"].to_numpy(),
-                                   (ga["game_win_1"] - ga["game_win_0"]).to_numpy(),
-                                   ga["game"].to_numpy())
-            se = math.sqrt(se ** 2 + luck_mod.pool_se(fb) ** 2 + luck_mod.pool_se(ga) ** 2)
+        d, se = frame_difference(run["frame"], grun["frame"])
         rows.append({"focal": who, "table": table, "against": f"{gwho} vs {gtable}",
                      "value": d, "se": se})
     return pl.DataFrame(rows)
+
+
+def frame_difference(fb: pl.DataFrame, fa: pl.DataFrame) -> tuple[float, float]:
+    """(difference, SE) of two arms' pooled values, `fb`'s less `fa`'s (each corrected):
+    the SE clustered by game (`verdict.arm_difference`) with both pools' errors added;
+    NaN where an arm has fewer than 2 points."""
+    from . import luck as luck_mod
+    from .verdict import arm_difference
+
+    if fa.height < 2 or fb.height < 2:
+        return math.nan, math.nan
+    d, se = arm_difference((fb["game_win_1"] - fb["game_win_0"]).to_numpy(),
+                           fb["game"].to_numpy(),
+                           (fa["game_win_1"] - fa["game_win_0"]).to_numpy(),
+                           fa["game"].to_numpy())
+    return d, math.sqrt(se ** 2 + luck_mod.pool_se(fb) ** 2 + luck_mod.pool_se(fa) ** 2)
 
 
 def holm_fill(tables: dict, diffs: dict | None = None) -> dict:
@@ -589,9 +592,8 @@ def _rating(res: dict, variant: str, players: int, who: str):
 def agreement(res: dict, variant: str, players: int, kind: str) -> list[dict]:
     """Per table (the usual one, every seat): the learned player's verdict beside the search
     player's, whether they agree, the difference of their values (learned less search,
-    SE clustered by game) and which answer the report trusts, and why."""
-    from .verdict import arm_difference
-
+    SE clustered by game, `frame_difference`) and which answer the report trusts, and
+    why."""
     focal, search = res["focal"], res["search"]
     out = []
     runs = res["runs"][(variant, players)]
@@ -606,14 +608,7 @@ def agreement(res: dict, variant: str, players: int, kind: str) -> list[dict]:
             agree = "agree" if va == vb else "disagree"
         else:
             agree = "open"
-        fa, fb = runs[(kind, fw, ft)]["frame"], runs[(kind, sw, st)]["frame"]
-        if fa.height >= 2 and fb.height >= 2:
-            d, se = arm_difference((fa["game_win_1"] - fa["game_win_0"]).to_numpy(),
-                                   fa["game"].to_numpy(),
-                                   (fb["game_win_1"] - fb["game_win_0"]).to_numpy(),
-                                   fb["game"].to_numpy())
-        else:
-            d, se = math.nan, math.nan
+        d, se = frame_difference(runs[(kind, fw, ft)]["frame"], runs[(kind, sw, st)]["frame"])
         ra, rb = _rating(res, variant, players, fw), _rating(res, variant, players, sw)
         stronger = None
         if ra and rb:
