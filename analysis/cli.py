@@ -96,8 +96,9 @@ def add_commands(sub, parse_count) -> None:
                    help="deals per pairing of the strong-play league (default "
                         "min(48, --games))")
     p.add_argument("--strong-games", default=None,
-                   help="games per table of the strong player's arms of the strong-play "
-                        "bluff and challenge values (default min(50000, 5 x --games))")
+                   help="games per table of the strong player's challenge arms of the "
+                        "strong-play values, its bluff arms six times as many with a "
+                        "sparser sample (default min(50000, 5 x --games))")
     p.add_argument("--strong-greedy-games", default=None,
                    help="games per table of greedy's arm of those values, every decision "
                         "point replayed (default min(10000, --games))")

@@ -176,7 +176,8 @@ def build(variants="all", games: int = 2000, seed: int = 0, out: str = "reports/
            f"{n_boot} bootstrap resamples; seed {seed}; "
            + (f"strong play with `{sr['focal']}`: {strong['deals']} deals per league "
               f"pairing, {sr['greedy_games']:,} games for greedy's arm and {sr['games']:,} for "
-              f"the strong player's arms per table"
+              f"the strong player's challenge arms per table "
+              f"({sr['games'] * strong_mod.SPREAD['bluff'][0]:,} for its bluff arms)"
               + (f", {sr['search_games']:,} for the search check `{sr['search']}`'s"
                  if sr.get("search") else "")
               + f", {sr['seconds']:.0f} s of the run; "

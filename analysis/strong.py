@@ -68,6 +68,12 @@ DEFAULT_DEALS = 48
 DEFAULT_GAMES = 50_000        # the strong player's arms, per table
 DEFAULT_GREEDY_GAMES = 10_000  # greedy's arm, per table (every point replayed)
 EVERY = 4  # one decision point of the strong player in EVERY replayed both ways
+# (games, every) multipliers of the strong player's arms by kind: a game holds about 2.5
+# times as many bluff points as challenge points, and they are correlated within the game,
+# so the bluff arms spread their replays over 6 times the games, one point in 16 (measured
+# on Flip at 2 players, docs/studies.md "Why spread the bluff points": 1.4 times the
+# information per CPU-second of one in 4; the challenge arms lose by it, 1.7 times)
+SPREAD = {"bluff": (6, 4), "challenge": (1, 1)}
 SEARCH_EVERY = 8  # ... and of the search player
 NO_EFFECT = 0.01  # a value whose Holm interval lies within +-NO_EFFECT: "no effect"
 MIN_POINTS = 20  # a state with fewer points has no row
@@ -151,7 +157,8 @@ def play_values(variant: str, players: int, games: int, seed: int,
     """{(kind, focal policy, table policy): {'frame', 'seconds', 'games', 'every',
     'luck'}} for every arm of `arms` on the same seed and game numbers: greedy's arm on
     `greedy_games` games (default `games`) with every point replayed, the strong player's
-    on `games` with one point in `every`, and with `search` and `search_games` the search
+    on `games` with one point in `every` (times `SPREAD[kind]`: the bluff arms on 6 times
+    the games, one point in 4 times `every`), and with `search` and `search_games` the search
     check's arms (`search_arms`) on the first `search_games` games with one point in
     `search_every`; each frame corrected by the control variate
     (`luck.adjust`): `luck` "auto" where every seat is blind to the scores (own rounds;
@@ -165,8 +172,9 @@ def play_values(variant: str, players: int, games: int, seed: int,
 
     out = {}
     for kind in KINDS:
+        gm, em = SPREAD[kind]
         todo = [(who, table, (greedy_games if greedy_games is not None else games), 1)
-                if who == "greedy" else (who, table, games, every)
+                if who == "greedy" else (who, table, games * gm, every * em)
                 for who, table in arms(kind, focal)]
         if search_games:
             todo += [(who, table, search_games, search_every)
@@ -426,14 +434,18 @@ def verdict_of(g: dict | None, o: dict | None, bound: float = NO_EFFECT) -> str:
 
 
 def games_to_decide(row: dict, family: int, bound: float = NO_EFFECT) -> float:
-    """Games per arm that would decide an open value: clearly signed (`verdict.
-    games_to_settle`), or, where its estimate lies within +-`bound`, its interval within
-    +-`bound` (80% power were the estimate the truth), whichever is fewer."""
+    """Games per arm that would decide an open value (80% power were the estimate the
+    truth): clearly signed (`verdict.games_to_settle`) or within +-`bound` (`verdict.
+    games_to_bound`), whichever is fewer; a value already clearly signed (open only
+    because greedy's lies within +-`bound`): within +-`bound` or wholly beyond it."""
     from .verdict import games_to_bound, games_to_settle
 
     est, se, n = row.get("value", math.nan), row.get("se", math.nan), row.get("run_games", 0)
-    a = games_to_settle(est, se, n, family)
     b = games_to_bound(est, se, n, bound, family)
+    if sign_of(row):
+        return b
+    a = games_to_settle(est, se, n, family)
+    b = b if abs(est) < bound else math.nan
     vals = [x for x in (a, b) if isinstance(x, float) and not math.isnan(x)]
     return min(vals) if vals else math.nan
 
@@ -454,7 +466,7 @@ def compare(t: pl.DataFrame, focal: str, table: str, diffs: pl.DataFrame | None 
 
     empty = {"pooled": "undetermined", "agree": 0, "opposite": 0, "states": 0,
              "greedy": None, "other": None, "diff": None, "settle": math.nan, "why": "",
-             "settle_arm": None}
+             "settle_arm": None, "signed": False}
     if t.is_empty():
         return empty
     first = t.row(0, named=True)
@@ -485,14 +497,16 @@ def compare(t: pl.DataFrame, focal: str, table: str, diffs: pl.DataFrame | None 
     if out["pooled"] == "undetermined":
         open_ = [(who, r) for who, r in (("greedy", gd), ("strong", od))
                  if not sign_of(r) and not negligible(r)]
-        if not open_:  # greedy's within the bound, the strong player's signed inside it
-            open_ = [("strong", od)]
-        out["why"] = ("neither value is clearly signed" if len(open_) == 2 else
-                      "greedy's value is not clearly signed" if open_[0][0] == "greedy" else
-                      "the strong player's value is not clearly signed")
+        signed = not open_  # greedy's within the bound, the strong player's signed
+        open_ = open_ or [("strong", od)]
+        out["why"] = (f"the strong player's value is clearly signed but neither within "
+                      f"+-{NO_EFFECT:g} nor wholly beyond it, where greedy's lies within it"
+                      if signed else "neither value is clearly signed" if len(open_) == 2
+                      else "greedy's value is not clearly signed" if open_[0][0] == "greedy"
+                      else "the strong player's value is not clearly signed")
         need = [(games_to_decide(r, family), who) for who, r in open_]
         n, who = max(need, key=lambda x: x[0] if math.isfinite(x[0]) else math.inf)
-        out["settle"], out["settle_arm"] = n, who
+        out["settle"], out["settle_arm"], out["signed"] = n, who, signed
     return out
 
 
@@ -751,8 +765,10 @@ def _settle_text(c: dict, runs: dict, n_jobs: int, kind: str, who: str, table: s
         cost = (f", about {secs / 3600:.1f} CPU-hours" if secs >= 360 else
                 f", about {mins} CPU-minute{'s' if mins > 1 else ''}") + " at this run's speed"
     return (f"; about {round_size(n)} games for the {'greedy' if arm == 'greedy' else 'strong'}"
-            f" arm would decide it (clearly signed, or within +-{NO_EFFECT:g}; 80% power if its "
-            f"estimate is the truth{cost}): not run, the report's default sizes keep it "
+            f" arm would decide it ("
+            + (f"within +-{NO_EFFECT:g} or wholly beyond it" if c.get("signed") else
+               f"clearly signed, or within +-{NO_EFFECT:g}")
+            + f"; 80% power if its estimate is the truth{cost}): not run, the report's default sizes keep it "
             "within 90 minutes on two cores")
 
 
@@ -773,9 +789,11 @@ def setup_reading(t: pl.DataFrame, kind: str, where: str, res: dict, v: str, k: 
                 f"{_ci(g, lo='holm_low', hi='holm_high')} (Holm intervals): greedy's sign "
                 + {"holds": "holds for the strong player",
                    "contradicted": "is contradicted by the strong player",
-                   "no effect": "does not carry over: for the strong player the decision "
-                                f"moves no more than {NO_EFFECT:g} of game-win share either "
-                                "way (no effect larger than 0.01)"}.get(
+                   "no effect": ("does not carry over: for the strong player" if sign_of(g)
+                                 else "is not to be had (its value is not clearly signed), "
+                                 "and for the strong player too") + " the decision moves no more "
+                                f"than {NO_EFFECT:g} of game-win share either way (no "
+                                f"effect larger than {NO_EFFECT:g})"}.get(
                     c["pooled"], f"is neither confirmed nor contradicted ({c['why']}"
                     + _settle_text(c, res["runs"][(v, k)], res["n_jobs"], kind, who, table)
                     + ")")
@@ -838,8 +856,8 @@ def _values_section(sec: Section, res: dict, min_points: int) -> None:
             sec.p(agreement_reading(ag, kind, where))
     sec.table("Cost of each arm: CPU seconds on the machine that made this run (with more "
               "than one job, wall seconds times the jobs, an upper bound), the control "
-              "variate's pools included; the strong player's arms replay one point in "
-              f"{res['every']}, greedy's every point"
+              "variate's pools included; the strong player's arms replay "
+              f"{_strong_sizes(res['games'], res['every'], with_games=False)}, greedy's every point"
               + (f", the search check's one in {res['search_every']}" if res.get("search")
                  else ""), cost_table(res))
 
@@ -937,6 +955,17 @@ def cost_table(res: dict) -> pl.DataFrame:
     return pl.DataFrame(rows)
 
 
+def _strong_sizes(games: int, every: int, with_games: bool = True) -> str:
+    """The strong player's arms' sizes by kind (`SPREAD`): 'challenge: games 0-N, one point
+    of the focal seat in E; bluff: ...' (the games left out without `with_games`)."""
+    parts = []
+    for kind in ("challenge", "bluff"):
+        gm, em = SPREAD[kind]
+        n = f"games 0-{games * gm - 1}, " if with_games else ""
+        parts.append(f"{kind}: {n}one point of the focal seat in {every * em}")
+    return "; ".join(parts)
+
+
 def values_intro(res: dict, min_points: int) -> str:
     focal, games, gg, every, seed = (res["focal"], res["games"], res["greedy_games"],
                                      res["every"], res["seed"])
@@ -945,8 +974,8 @@ def values_intro(res: dict, min_points: int) -> str:
     return (f"{where}; seed {seed}. Three arms per kind on the same games: plain greedy at "
             f"the focal seat against the usual table (games 0-{gg - 1}, every decision point "
             f"replayed), the strong player `{focal}` at the focal seat against the same "
-            f"table, and `{focal}` at every seat (games 0-{games - 1}, one point of the "
-            f"focal seat in {every}, a systematic sample)"
+            f"table, and `{focal}` at every seat ({_strong_sizes(games, every)}, a "
+            "systematic sample)"
             + (f"; at {', '.join(map(str, res['search_players']))} players the search check "
                f"`{res['search']}` plays the same two arms (games 0-{res['search_games'] - 1}, "
                f"one point in {res['search_every']})" if res.get("search") else "")

@@ -155,15 +155,17 @@ def games_to_settle(est: float, se: float, games: int, family: int = 1,
 
 def games_to_bound(est: float, se: float, games: int, bound: float, family: int = 1,
                    alpha: float = ALPHA, power: float = POWER) -> float:
-    """Games per arm at which the interval (at the family's Bonferroni level) lies within
-    +-`bound` with `power`, were `est` the true value (|est| < bound); NaN otherwise."""
+    """Games per arm at which the interval (at the family's Bonferroni level) lies on
+    `est`'s side of +-`bound` with `power`, were `est` the true value: within +-`bound`
+    where |est| < bound, wholly beyond it where |est| > bound; inf where |est| = bound."""
     from scipy import special
 
-    if not (math.isfinite(est) and math.isfinite(se)) or se <= 0 or games < 1 or \
-            abs(est) >= bound:
+    if not (math.isfinite(est) and math.isfinite(se)) or se <= 0 or games < 1:
         return math.nan
+    if abs(est) == bound:
+        return math.inf
     z = _z(alpha / max(family, 1)) + float(special.ndtri(power))
-    return games * (z * se / (bound - abs(est))) ** 2
+    return games * (z * se / abs(bound - abs(est))) ** 2
 
 
 def round_size(n: float) -> str:

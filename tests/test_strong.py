@@ -159,8 +159,33 @@ def test_no_effect_where_the_strong_players_holm_interval_lies_within_a_hundredt
     tables = {1: t}
     fam = strong.holm_fill(tables)["pooled"]
     assert strong.compare(tables[1], *focal, None, fam)["pooled"] == "contradicted"
-    # clearly signed, but its interval reaches inside the bound: not enough to contradict
-    assert strong.compare(tables[1], *whole, None, fam)["pooled"] == "undetermined"
+    # clearly signed, but its interval reaches inside the bound: not enough to contradict;
+    # what decides it is the interval wholly beyond the bound, not a sign it already has
+    c = strong.compare(tables[1], *whole, None, fam)
+    assert c["pooled"] == "undetermined" and c["signed"] and "clearly signed but" in c["why"]
+    assert c["settle"] == pytest.approx(games_to_bound(-0.011, 0.002, 20, 0.01, fam))
+    assert c["settle"] > 20 * 10 > games_to_settle(-0.011, 0.002, 20, fam)
+    # ... and, signed inside the bound, its interval within it
+    t = _table("bluff", [("all", 0.0, 0.002)], [("all", *NEG)], [("all", -0.008, 0.001)])
+    tables = {1: t}
+    fam = strong.holm_fill(tables)["pooled"]
+    c = strong.compare(tables[1], *whole, None, fam)
+    assert c["pooled"] == "undetermined" and c["signed"] and c["other"]["holm_low"] < -0.01
+    assert c["settle"] == pytest.approx(games_to_bound(-0.008, 0.001, 20, 0.01, fam))
+    assert c["settle"] > 20
+
+
+def test_games_to_bound_within_and_beyond():
+    """The games that bring an interval within +-bound (|est| < bound) or wholly beyond it
+    (|est| > bound) shrink as the estimate moves away from the bound, and scale with the
+    games already played."""
+    from uno_sim.analysis.verdict import games_to_bound
+
+    assert games_to_bound(0.0, 0.01, 100, 0.01) < games_to_bound(0.005, 0.01, 100, 0.01)
+    assert games_to_bound(0.03, 0.01, 100, 0.01) < games_to_bound(-0.015, 0.01, 100, 0.01)
+    assert games_to_bound(0.01, 0.01, 100, 0.01) == float("inf")
+    assert games_to_bound(0.02, 0.01, 200, 0.01) == pytest.approx(
+        2 * games_to_bound(0.02, 0.01, 100, 0.01))
 
 
 def test_equilibrium_rates_read_the_rules_as_the_engine_does():
@@ -292,6 +317,11 @@ def test_the_search_check_runs_beside_the_strong_player_and_is_compared(tmp_path
                 == (3, 2)
             assert ("classic", 2, kind, who, table) in r["compare"]
         assert not any(who == TINY for (_, who, _) in r["runs"][("classic", 4)])
+        # the strong player's bluff arms spread their replays over more games (SPREAD)
+        gm, em = strong.SPREAD[kind]
+        for who, table in strong.arms(kind)[1:]:
+            assert (runs[(kind, who, table)]["games"], runs[(kind, who, table)]["every"]) \
+                == (6 * gm, strong.EVERY * em)
         ag = r["agreement"][("classic", 2, kind)]
         assert [a["table"] for a in ag] == ["usual", "every seat"]
         assert all(a["agreement"] in ("agree", "disagree", "open") for a in ag)
