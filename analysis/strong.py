@@ -537,7 +537,7 @@ def study(deals: int = DEFAULT_DEALS, games: int = DEFAULT_GAMES, seed: int = 0,
     """Run the league (`deals` per pairing; 0: none) at `tables` and the strong-play values
     (at each (variant, players) of `value_tables`: greedy's arm on `greedy_games` games
     (default DEFAULT_GREEDY_GAMES, at most MAX_SIZE), the strong player's arms on `games`
-    games with one point in `every`; `games` 0: none; at `search_players` players the
+    games with one point in `every`, each times `SPREAD[kind]`; `games` 0: none; at `search_players` players the
     search check's arms of `search` on `search_games` games, one point in `search_every`;
     `equilibria`: {(variant, players): `mixes_of(...)`}, the reported equilibrium whose
     rates stand beside each arm's); returns {'sections', 'leagues',
