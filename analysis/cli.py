@@ -338,7 +338,8 @@ def _cmd_report(args, parse_count) -> int:
 
     strong = None if args.no_strong else {
         "deals": size(args.strong_deals, "strong-deals", REPORT_STRONG_DEALS, MAX_SIZE),
-        # the strong player's arms sample one point in four: five times --games at most
+        # the strong player's challenge arms sample one point in four: five times --games at
+        # most (its bluff arms six times that, one point in 16: strong.SPREAD)
         "games": min(REPORT_STRONG_GAMES, 5 * games) if args.strong_games is None else
         size(args.strong_games, "strong-games", REPORT_STRONG_GAMES, MAX_SIZE),
         "greedy_games": size(args.strong_greedy_games, "strong-greedy-games",

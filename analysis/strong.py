@@ -65,14 +65,14 @@ LEARNED = ("net",)  # the shipped network player (uno_sim.players.net), every le
 LEAGUE_TABLES = (("classic", 2), ("flip", 2), ("classic", 4), ("flip", 4))
 VALUE_TABLES = (("classic", 2), ("classic", 4), ("flip", 2), ("flip", 4))
 DEFAULT_DEALS = 48
-DEFAULT_GAMES = 50_000        # the strong player's arms, per table
+DEFAULT_GAMES = 50_000        # the strong player's arms, per table (times SPREAD)
 DEFAULT_GREEDY_GAMES = 10_000  # greedy's arm, per table (every point replayed)
 EVERY = 4  # one decision point of the strong player in EVERY replayed both ways
 # (games, every) multipliers of the strong player's arms by kind: a game holds about 2.5
 # times as many bluff points as challenge points, and they are correlated within the game,
 # so the bluff arms spread their replays over 6 times the games, one point in 16 (measured
-# on Flip at 2 players, docs/studies.md "Why spread the bluff points": 1.4 times the
-# information per CPU-second of one in 4; the challenge arms lose by it, 1.7 times)
+# on Flip at 2 players, docs/studies.md "Why spread the bluff points": 1.4 to 1.9 times
+# the information per CPU-second of one in 4; the challenge arms lose by it, 1.7 times)
 SPREAD = {"bluff": (6, 4), "challenge": (1, 1)}
 SEARCH_EVERY = 8  # ... and of the search player
 NO_EFFECT = 0.01  # a value whose Holm interval lies within +-NO_EFFECT: "no effect"
@@ -444,9 +444,8 @@ def games_to_decide(row: dict, family: int, bound: float = NO_EFFECT) -> float:
     b = games_to_bound(est, se, n, bound, family)
     if sign_of(row):
         return b
-    a = games_to_settle(est, se, n, family)
-    b = b if abs(est) < bound else math.nan
-    vals = [x for x in (a, b) if isinstance(x, float) and not math.isnan(x)]
+    vals = [games_to_settle(est, se, n, family)] + ([b] if abs(est) < bound else [])
+    vals = [x for x in vals if isinstance(x, float) and not math.isnan(x)]
     return min(vals) if vals else math.nan
 
 
@@ -537,10 +536,11 @@ def study(deals: int = DEFAULT_DEALS, games: int = DEFAULT_GAMES, seed: int = 0,
     """Run the league (`deals` per pairing; 0: none) at `tables` and the strong-play values
     (at each (variant, players) of `value_tables`: greedy's arm on `greedy_games` games
     (default DEFAULT_GREEDY_GAMES, at most MAX_SIZE), the strong player's arms on `games`
-    games with one point in `every`, each times `SPREAD[kind]`; `games` 0: none; at `search_players` players the
-    search check's arms of `search` on `search_games` games, one point in `search_every`;
-    `equilibria`: {(variant, players): `mixes_of(...)`}, the reported equilibrium whose
-    rates stand beside each arm's); returns {'sections', 'leagues',
+    games with one point in `every`, each times `SPREAD[kind]`; `games` 0: none; at
+    `search_players` players the search check's arms of `search` on `search_games`
+    games, one point in `search_every`; `equilibria`: {(variant, players):
+    `mixes_of(...)`}, the reported equilibrium whose rates stand beside each arm's);
+    returns {'sections', 'leagues',
     'runs', 'tables': {(variant, players, kind): value table}, 'diffs', 'holm', 'compare',
     'agreement', ...} (the league figures written into `out`)."""
     deals, games = check_size(deals, "strong-deals"), check_size(games, "strong-games")
@@ -768,8 +768,8 @@ def _settle_text(c: dict, runs: dict, n_jobs: int, kind: str, who: str, table: s
             f" arm would decide it ("
             + (f"within +-{NO_EFFECT:g} or wholly beyond it" if c.get("signed") else
                f"clearly signed, or within +-{NO_EFFECT:g}")
-            + f"; 80% power if its estimate is the truth{cost}): not run, the report's default sizes keep it "
-            "within 90 minutes on two cores")
+            + f"; 80% power if its estimate is the truth{cost}): not run, the report's "
+            "default sizes keep it within 90 minutes on two cores")
 
 
 def setup_reading(t: pl.DataFrame, kind: str, where: str, res: dict, v: str, k: int) -> str:

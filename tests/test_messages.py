@@ -115,7 +115,7 @@ def test_a_vector_env_too_big_for_memory_says_so_with_its_size():
 
 def test_report_sizes_follow_a_small_games(tmp_path, capsys, monkeypatch):
     """report --games 1: the traced, card and strong-play parts take at most --games too (the
-    strong player's arms, one point in four, five times --games)
+    strong player's challenge arms, one point in four, five times --games)
     (they took their own defaults, 48 deals of search players among them: minutes)."""
     pytest.importorskip("matplotlib")
     import uno_sim.analysis.report as report
