@@ -119,6 +119,17 @@ def implied_state(state, rules):
     return state
 
 
+def search_values(data: dict) -> np.ndarray:
+    """Per row, the search's value (P(win the game), in [0, 1]) of the answer it took; its
+    best valued answer's where that one has none; the game's outcome where none has."""
+    v = data["value"].astype(np.float64)
+    rows = np.arange(len(v))
+    taken = v[rows, data["action"].astype(np.int64)]
+    best = np.where(np.isfinite(v), v, -np.inf).max(1)
+    out = np.where(np.isfinite(taken), taken, best)
+    return np.where(np.isfinite(out), out, data["won"]).clip(0, 1)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("run", help="a finished run's folder (uno-sim train --out)")
@@ -131,6 +142,10 @@ def main(argv=None) -> int:
                     help="UNO Flip: fit with the hands the other faces imply as inputs, folded "
                          "into the first layer after the fit (above)")
     ap.add_argument("--write", metavar="FILE", help="write the last point's weight file")
+    ap.add_argument("--value-target", choices=("game", "search"), default="game",
+                    help="the value head's target: the game's outcome (the recipe's) or the "
+                         "search's value of the answer it took (its best valued answer "
+                         "where that one has no value; the outcome where none has)")
     a = ap.parse_args(argv)
     meta = json.load(open(os.path.join(a.run, "train.json")))
     base = Recipe.from_dict(meta["recipe"])
@@ -142,6 +157,8 @@ def main(argv=None) -> int:
         take = shards[:games // base.label_shard]
         data = distil.concat([distil.read_shard(
             os.path.join(a.run, f"labels-0-{s['index']}.npz"), s["sha256"]) for s in take])
+        if a.value_target == "search":
+            data["won"] = search_values(data)
         for temp in a.temp:
             r = dataclasses.replace(base, distil_temp=temp,
                                     eval_deals=a.deals or base.eval_deals)
