@@ -220,24 +220,27 @@ class Recipe:
 
 # The named recipes (`uno-sim train --recipe NAME`): a first run's, and those of the
 # shipped weights (uno_sim/players/weights/, docs/training.md).
-def _shipped(variant: str, players: int, label_games: int = 9600) -> Recipe:
-    """The recipe of the shipped weights (docs/training.md, "How the recipe was chosen"):
-    `label_games` games of ismcts' labels against greedy, strategic and a greedy that
-    bluffs half the time it can, in turn; the policy fitted to the softmax of the search's
-    per-answer values at temperature 0.001 (nearly the answer of highest value, its
-    runners-up kept where they are as good), the challenge to the truth at a break-even of
-    0.3; no self-play."""
-    return Recipe(variant=variant, players=players, label_games=label_games, label_shard=50,
-                  label_policy="ismcts",
-                  label_opponents=("greedy", "strategic", "greedy(bluff=0.5)"),
-                  challenge_break_even=0.3, distil_temp=0.001, distil_epochs=10,
-                  minibatch=512, iterations=0, eval_every=25, eval_deals=300)
-
 
 # Flip takes twice the labels: on the learning curve's deals, 0.860 at 9,600 games and 0.917
 # at 19,200 at two players, 0.280 and 0.344 at four (docs/training.md, "How the recipe was
 # chosen"); classic gains nothing from them against greedy
 _LABEL_GAMES = {("flip", 2): 19200, ("flip", 4): 19200}
+
+
+def _shipped(variant: str, players: int) -> Recipe:
+    """The recipe of the shipped weights (docs/training.md, "How the recipe was chosen"):
+    9,600 games of ismcts' labels (`_LABEL_GAMES` where it says otherwise) against greedy,
+    strategic and a greedy that bluffs half the time it can, in turn; the policy fitted to
+    the softmax of the search's per-answer values at temperature 0.001 (nearly the answer
+    of highest value, its runners-up kept where they are as good), the challenge to the
+    truth at a break-even of 0.3; no self-play."""
+    return Recipe(variant=variant, players=players,
+                  label_games=_LABEL_GAMES.get((variant, players), 9600), label_shard=50,
+                  label_policy="ismcts",
+                  label_opponents=("greedy", "strategic", "greedy(bluff=0.5)"),
+                  challenge_break_even=0.3, distil_temp=0.001, distil_epochs=10,
+                  minibatch=512, iterations=0, eval_every=25, eval_deals=300)
+
 
 RECIPES = {
     # a first run: distil strategic's answers (labels cost next to nothing) in a third of
@@ -246,8 +249,7 @@ RECIPES = {
                     label_shard=100, label_policy="strategic",
                     label_opponents=("greedy", "strategic", "random"), distil_epochs=8,
                     minibatch=512, iterations=0),
-    **{f"{v}-{k}p": _shipped(v, k, _LABEL_GAMES.get((v, k), 9600))
-       for v in ("classic", "flip") for k in (2, 4)},
+    **{f"{v}-{k}p": _shipped(v, k) for v in ("classic", "flip") for k in (2, 4)},
 }
 
 
