@@ -41,7 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import numpy as np  # noqa: E402
 
 from uno_sim.players import distil  # noqa: E402
-from uno_sim.players.model import PER_SEAT_BLOCKS, Adam, Net  # noqa: E402
+from uno_sim.players.model import Adam, Net, input_columns  # noqa: E402
 from uno_sim.players.train import (Recipe, evaluate, new_state, one_blas_thread,  # noqa: E402
                                    to_netfile)
 
@@ -70,15 +70,9 @@ def face_blocks(rules) -> list[int]:
     env = UnoVectorEnv(1, rules=rules, opponents="random")
     layout, k = env.observation_layout, len(env.card_codes)
     env.close()
-    at, blocks = 0, []
-    for name, _, size in layout:
-        keep = size // SEATS * rules.players if name in PER_SEAT_BLOCKS else size
-        if name == "other_faces":
-            blocks += [at + s * k for s in range(rules.players)]
-        elif name == "next_draw":
-            blocks.append(at)
-        at += keep
-    return blocks
+    cols = input_columns(layout, SEATS, rules.players)
+    at = {name: int(np.searchsorted(cols, off)) for name, off, _ in layout}
+    return [at["other_faces"] + s * k for s in range(rules.players)] + [at["next_draw"]]
 
 
 class ImpliedNet(Net):
@@ -130,6 +124,22 @@ def search_values(data: dict) -> np.ndarray:
     return np.where(np.isfinite(out), out, data["won"]).clip(0, 1)
 
 
+def _bad_input(a, base) -> str | None:
+    """What is wrong with the options, checked before any fit: --implied on a deck of one
+    face, --write where no file can go or over a file already there."""
+    from uno_sim.cards import deck_for
+
+    if a.implied and deck_for(base.rules()).sides != 2:
+        return f"--implied needs a two-faced deck (UNO Flip); {a.run} is {base.variant}"
+    if a.write:
+        folder = os.path.dirname(a.write) or "."
+        if not os.path.isdir(folder):
+            return f"--write {a.write}: no folder {folder}"
+        if os.path.exists(a.write):
+            return f"--write {a.write}: the file exists; name a new one"
+    return None
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("run", help="a finished run's folder (uno-sim train --out)")
@@ -149,6 +159,10 @@ def main(argv=None) -> int:
     a = ap.parse_args(argv)
     meta = json.load(open(os.path.join(a.run, "train.json")))
     base = Recipe.from_dict(meta["recipe"])
+    bad = _bad_input(a, base)
+    if bad:
+        print(f"distil_curve.py: {bad}", file=sys.stderr)
+        return 2
     shards = sorted((s for s in meta["labels"] if s["round"] == 0), key=lambda s: s["index"])
     label_cpu = meta["distilled"][0]["cpu_seconds"] if meta.get("distilled") else None
     print(f"run {a.run}: {base.variant} {base.players}p, {len(shards)} shards of "

@@ -93,3 +93,23 @@ def test_the_search_value_target_and_its_fallbacks(curve):
     # row 0: the answer taken has a value; row 1: it has none, the best one's; row 2: none
     # has one, the game's outcome
     assert np.allclose(curve.search_values(data), [0.7, 0.9, 1.0], atol=1e-3)
+
+
+def test_bad_options_are_one_line_and_exit_2_before_any_fit(curve, tmp_path, capsys):
+    import json
+
+    from uno_sim.players.train import Recipe
+
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "train.json").write_text(json.dumps({"recipe": Recipe(variant="classic").to_dict(),
+                                                "labels": []}))
+    taken = tmp_path / "taken.unonet"
+    taken.write_bytes(b"not ours")
+    for extra, says in [(["--implied"], "two-faced deck"),
+                        (["--write", str(tmp_path / "no" / "x.unonet")], "no folder"),
+                        (["--write", str(taken)], "the file exists")]:
+        assert curve.main([str(run), "--games", "50", *extra]) == 2
+        err = capsys.readouterr().err
+        assert says in err and len(err.strip().splitlines()) == 1
+    assert taken.read_bytes() == b"not ours"
