@@ -319,6 +319,12 @@ def _end_pool(ex, kind: str, ok: bool) -> None:
         for proc in procs:  # gone before the caller removes what they half wrote
             proc.join(timeout=2)
         ex.shutdown(wait=False, cancel_futures=True)
+        # let the pool's manager thread end (it closes its wake-up pipe as it goes): Python
+        # 3.11's exit hook wakes that thread without the pool's lock, and a pipe closed in
+        # between is a "Bad file descriptor" traceback printed after the stop's one line
+        manager = getattr(ex, "_executor_manager_thread", None)
+        if manager is not None:
+            manager.join(timeout=1)
     else:
         ex.shutdown(wait=False, kill_workers=True)
 
