@@ -188,6 +188,9 @@ typedef void (*uno_decision_tap)(void *ctx, uno_game *g, int seat, int decision,
                                  int answer, const uno_search_report *rep);
 /* Sets the tap of a game recorded by the search's hooks (NULL: none). */
 UNO_INTERNAL void uno_search_tap(uno_game *g, uno_decision_tap tap, void *ctx);
+/* Seats `seats` of a game recorded by the search's hooks play `play`'s answers (per seat),
+   the tap still given their own policy's (DAgger: the decision recorder's `play`). */
+UNO_INTERNAL void uno_search_play(uno_game *g, const uno_policy *play, uint32_t seats);
 #endif
 
 #endif /* UNO_ENGINE_INTERNAL_H */

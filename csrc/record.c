@@ -149,6 +149,7 @@ static int record_game(uno_record *rec, const uno_config *cfg, const uno_table *
     if (!cfg->search->begin(&g, 0)) /* not stoppable: a recorded batch runs to its end */
         return UNO_ERR_CONFIG;
     uno_search_tap(&g, tap, rec);
+    uno_search_play(&g, rec->play, rec->play_seats);
     if (setjmp(bail)) {
         cfg->search->end(&g);
         rec->n = first_row;

@@ -326,6 +326,8 @@ struct uno_search {
        (rep_ok: filled by the decision being answered) */
     uno_decision_tap tap;
     void *tap_ctx;
+    const uno_policy *play; /* uno_search_play: the answers seats of play_seats play */
+    uint32_t play_seats;
     int rep_ok;
     uno_search_report rep;
     /* leaf (uno_policy.leaf): the rollout policies behind the searching seat's leaf
@@ -358,7 +360,8 @@ static void infer_check(struct uno_search *x, const uno_game *g);
 static void infer_keep(struct uno_search *x, const uno_game *g, int seat, int decision, int arg,
                        int ans);
 
-/* Every decision of a recorded game: the seat's own policy answers, the journal notes it. */
+/* Every decision of a recorded game: the seat's own policy answers, the journal notes it;
+   a seat of play_seats plays play's answer instead, the tap given its own policy's. */
 static int record_decide(void *ctx, uno_game *g, int seat, int decision, int arg)
 {
     struct uno_search *x = (struct uno_search *)ctx;
@@ -369,6 +372,8 @@ static int record_decide(void *ctx, uno_game *g, int seat, int decision, int arg
                                         : dispatch(g, x->orig, seat, decision, arg);
     if (x->tap)
         x->tap(x->tap_ctx, g, seat, decision, arg, ans, x->rep_ok ? &x->rep : NULL);
+    if (UNO_UNLIKELY((x->play_seats >> seat) & 1))
+        ans = dispatch(g, x->play, seat, decision, arg);
     if (x->infer)
         infer_keep(x, g, seat, decision, arg, ans);
     if (UNO_UNLIKELY(x->seen++ == x->fork_at))
@@ -431,6 +436,12 @@ void uno_search_tap(uno_game *g, uno_decision_tap tap, void *ctx)
 {
     g->search->tap = tap;
     g->search->tap_ctx = ctx;
+}
+
+void uno_search_play(uno_game *g, const uno_policy *play, uint32_t seats)
+{
+    g->search->play = play;
+    g->search->play_seats = play ? seats : 0;
 }
 
 static void uno_search_end(uno_game *g)

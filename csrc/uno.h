@@ -1815,6 +1815,11 @@ enum {
 typedef struct uno_record {
     uno_obs_layout L;   /* the rows' observation layout (the caller's) */
     uint32_t seats;     /* the seats recorded, bit s for seat s */
+    /* DAgger (NULL: none): per seat, the policy whose answer a seat of play_seats plays,
+       its own policy's answer (the search's, with its values) being the row's; the game is
+       the one `play` plays at those seats */
+    const uno_policy *play;
+    uint32_t play_seats;
     int64_t n, cap;     /* rows written, rows of room */
     float *obs;         /* n x L.size */
     int8_t *mask;       /* n x L.n_actions */

@@ -98,10 +98,35 @@ def test_network_rows_are_the_numpy_twin(tmp_path):
             assert netfile.decide(logits, m) == a
 
 
+def test_played_answers_are_the_networks_the_rows_the_searchs(tmp_path):
+    """DAgger (`play`): the recorded seat plays the network's answers, so the games, and
+    the states of the rows, are those of the network's games (the rows of the network's
+    own recording, state for state); each row's answer and values are the search's at that
+    state, which differs from the network's answer on many rows."""
+    rules = Rules(players=2)
+    path, net = make_net(tmp_path, rules, widths=(48, 24), seed=3)
+    spec = f"net(weights={path})"
+    dag = record(rules, [FAST, "greedy"], seats=[0], games=6, seed=5, play=[spec, "greedy"])
+    own = record(rules, [spec, "greedy"], seats=[0], games=6, seed=5)
+    plain = play_games(rules, [spec, "greedy"], seed=5, n_games=6)
+    for k in ("turns", "rounds", "winner", "scores"):
+        assert (dag[f"game_{k}"] == plain[k]).all(), k
+    for k in ("obs", "mask", "game", "round", "turn", "decision", "won", "truth"):
+        assert np.array_equal(dag[k], own[k]), k
+    assert len(dag["action"]) > 100
+    assert (dag["count"].sum(1) > 0).mean() > 0.9  # the search's values
+    assert dag["mask"][np.arange(len(dag["action"])), dag["action"]].all()
+    assert (dag["action"] != own["action"]).mean() > 0.2  # the search's answers, not the net's
+    searched = record(rules, [FAST, "greedy"], seats=[0], games=6, seed=5)
+    assert not np.array_equal(searched["game_turns"], dag["game_turns"])
+
+
 def test_bad_arguments_are_one_line():
     for kw, what in (({"seats": [2]}, "seats"), ({"games": -1}, "games"),
                      ({"obs_seats": 1}, "obs_seats"), ({"n_jobs": 0}, "n_jobs"),
-                     ({"policies": [lambda obs: 0, "greedy"]}, "user policies")):
+                     ({"policies": [lambda obs: 0, "greedy"]}, "user policies"),
+                     ({"play": [lambda obs: 0, "greedy"]}, "invalid play"),
+                     ({"play": "nosuch"}, "nosuch")):
         with pytest.raises(RulesError, match=what):
             record(Rules(players=2), **{"policies": "greedy", **kw})
 

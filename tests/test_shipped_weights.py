@@ -41,6 +41,7 @@ def test_the_shipped_file_is_checked_and_fits(variant, players):
     # its command, read by the CLI, asks for the recipe the file was trained with, and that
     # recipe is the named one (`uno-sim train --recipe NAME --seed S` makes the same file)
     recipe = Recipe.from_dict(meta["recipe"])
+    assert recipe.to_dict() == meta["recipe"]  # its JSON as written: run ids stay the same
     words = shlex.split(meta["command"])
     assert words[:2] == ["uno-sim", "train"] and f"--seed {meta['seed']}" in meta["command"]
     assert recipe_from(build_parser().parse_args(words[1:])) == recipe

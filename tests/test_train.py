@@ -232,6 +232,32 @@ def test_labels_from_another_run_give_the_same_bits(tmp_path):
               labels_from=str(tmp_path / "src"))
 
 
+def test_dagger_rounds_label_the_states_the_network_reaches(tmp_path):
+    """label_play="net(weights={net})": the rounds after the first play the network as it stands at the
+    labelling seat (round-1.unonet) and record the labelling search's answers there: a
+    shard of round 1 is the recorder's rows with that file playing, not those of the
+    search playing; label_play without a later round is refused."""
+    pytest.importorskip("uno_sim.players.record")
+    recipe = dataclasses.replace(TINY, iterations=0, label_games=8, label_shard=4,
+                                 label_rounds=2, label_play="net(weights={net})",
+                                 label_policy=FAST_SEARCH, label_opponents=("greedy",),
+                                 distil_epochs=2, eval_every=0)
+    out = tmp_path / "run"
+    state = train(recipe, str(out), progress=False)
+    assert [d.get("file") for d in state.distilled] == [None, "round-1.unonet"]
+    entry = next(s for s in state.labels if s["round"] == 1 and s["index"] == 0)
+    stored = distil.read_shard(str(out / "labels-1-0.npz"), entry["sha256"])
+    played = distil.label_shard(recipe, 1, 0, FAST_SEARCH,
+                                play=f"net(weights={out / 'round-1.unonet'})")
+    searched = distil.label_shard(recipe, 1, 0, FAST_SEARCH)
+    for k in ("cols", "vals", "ptr", "action", "value"):
+        assert np.array_equal(stored[k], played[k], equal_nan=True), k
+    assert len(searched["action"]) != len(stored["action"]) or \
+        not np.array_equal(searched["cols"], stored["cols"])
+    with pytest.raises(TrainError, match="invalid label_play"):
+        dataclasses.replace(recipe, label_rounds=1).checked()
+
+
 def test_challenge_rows_learn_the_truth_at_the_break_even():
     """challenge_break_even: a challenge row's target is the truth the recorder knows (C12:
     challenge a bluff, let a legal card pass), weighted so that the weighted cross-entropy

@@ -9,11 +9,13 @@ _REC_DTYPES = (np.int64, np.int32, np.int32, np.int8, np.int8, np.int16, np.int8
 
 
 def record_games(Engine eng, key, uint64_t first_game, int64_t n_games, uint32_t seats,
-                 int obs_seats):
+                 int obs_seats, Engine play=None):
     """Rows of the decisions of `seats` (a bit mask) in games first_game .. + n_games - 1
     (uno_record_games): a dict of numpy arrays (obs, mask, value, count and the columns
     of _REC_COLUMNS), the games' results (game_turns, game_rounds, game_winner,
-    game_scores: turns -1 for a game that failed) and games_failed."""
+    game_scores: turns -1 for a game that failed) and games_failed.  With `play` (an
+    engine of the same rules), `seats` play its policies' answers while their own
+    policies' answers are the rows' (DAgger)."""
     cdef uint64_t k[4]
     cdef uno_record rec
     cdef int st, c
@@ -24,6 +26,9 @@ def record_games(Engine eng, key, uint64_t first_game, int64_t n_games, uint32_t
                         eng.cfg.draw_source == 1)
     uno_obs_scale_env(&rec.L, eng.cfg.target, eng.table.n_cards)
     rec.seats = seats
+    if play is not None:
+        rec.play = play.pol
+        rec.play_seats = seats
     results = {"turns": np.empty(n_games, dtype=np.int32),
                "rounds": np.empty(n_games, dtype=np.int32),
                "winner": np.empty(n_games, dtype=np.int32),

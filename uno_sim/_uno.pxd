@@ -422,6 +422,8 @@ cdef extern from "uno.h":
     ctypedef struct uno_record:
         uno_obs_layout L  # the rows' observation layout
         uint32_t seats  # the seats recorded (bit mask)
+        const uno_policy *play  # DAgger: per seat, the policy the seats of play_seats play
+        uint32_t play_seats
         int64_t n  # rows written
         int64_t cap  # rows of room
         float *obs  # n x L.size

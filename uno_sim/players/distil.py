@@ -46,15 +46,18 @@ def shard_setup(recipe, rnd: int, index: int, label: str) -> tuple[list, int, in
     return specs, seat, index * recipe.label_shard
 
 
-def label_shard(recipe, rnd: int, index: int, label: str, jobs: int = 1) -> dict:
+def label_shard(recipe, rnd: int, index: int, label: str, jobs: int = 1,
+                play: str = "") -> dict:
     """The rows of shard `index` of round `rnd`, sparse (`to_sparse`), and `cut`: its games
-    the engine's safety limits stopped (the recorder keeps no row of them)."""
+    the engine's safety limits stopped (the recorder keeps no row of them).  With `play`,
+    the labelling seat plays that policy's answers, `label`'s recorded (DAgger)."""
     from .record import record
 
     specs, seat, first = shard_setup(recipe, rnd, index, label)
+    behave = shard_setup(recipe, rnd, index, play)[0] if play else None
     rows = record(recipe.rules(), specs, seats=[seat], games=recipe.label_shard,
                   seed=run_seed(recipe.seed, STAGE_DISTIL, rnd), n_jobs=jobs,
-                  first_game=first, obs_seats=recipe.players, chunk=2)
+                  first_game=first, obs_seats=recipe.players, chunk=2, play=behave)
     out = to_sparse(rows, keep_values=True)
     out["cut"] = int(rows["games_failed"])
     return out

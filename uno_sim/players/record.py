@@ -54,14 +54,15 @@ RESULTS = ("game_turns", "game_rounds", "game_winner", "game_scores")
 OBS_SEATS = 10  # seat slots of the observation (the vector environment's)
 
 
-def _chunk(rules, policies, seed, first, n, seats, obs_seats) -> dict:
+def _chunk(rules, policies, seed, first, n, seats, obs_seats, play=None) -> dict:
     from .. import _engine
     from ..engine import _setup
     from ..rng import key_from_seed
 
     _, _, eng = _setup(rules, policies)
+    behave = _setup(rules, play)[2] if play is not None else None
     mask = sum(1 << s for s in seats)
-    return _engine.record_games(eng, key_from_seed(seed), first, n, mask, obs_seats)
+    return _engine.record_games(eng, key_from_seed(seed), first, n, mask, obs_seats, behave)
 
 
 def _concat(parts: list) -> dict:
@@ -72,7 +73,8 @@ def _concat(parts: list) -> dict:
 
 def record(rules: Rules | None = None, policies="greedy", seats=None, games: int = 100,
            seed: int = 0, n_jobs: int = 1, *, first_game: int = 0,
-           obs_seats: int = OBS_SEATS, chunk: int = 64, out: str | None = None) -> dict:
+           obs_seats: int = OBS_SEATS, chunk: int = 64, out: str | None = None,
+           play=None) -> dict:
     """The decision rows of games `first_game` .. `first_game + games - 1` of run `seed`
     (module docstring).  `policies`: one spec for every seat or one per seat (a spec
     string: built-in, search or network players; no Python user policy); `seats`: the
@@ -80,16 +82,22 @@ def record(rules: Rules | None = None, policies="greedy", seats=None, games: int
     seat slots (at least the players; 10, the vector environment's, by default);
     `n_jobs`: worker processes (-1: every core), each playing chunks of `chunk` games.
     With `out`, the rows are also written to that .npz file (numpy.savez, the columns by
-    name).  Returns a dict of numpy arrays (and `games_failed`)."""
+    name).  With `play` (one spec for every seat or one per seat, as `policies`), the
+    recorded seats play `play`'s answers while the rows keep their own policy's answer and
+    values (DAgger: a search labels the states the played policy reaches); the games are
+    those `play` plays at the recorded seats.  Returns a dict of numpy arrays (and
+    `games_failed`)."""
     from .specs import seat_policies
 
     rules = rules or Rules()
     if not isinstance(rules, Rules):
         raise RulesError(f"invalid rules {rules!r}: expected a Rules object")
     specs = seat_policies(policies, rules.players)
-    if any(s.name == "user" for s in specs):
-        raise RulesError("invalid policies: the recorder plays spec strings, not Python "
-                         "user policies")
+    plays = seat_policies(play, rules.players) if play is not None else []
+    for name, group in (("policies", specs), ("play", plays)):
+        if any(s.name == "user" for s in group):
+            raise RulesError(f"invalid {name}: the recorder plays spec strings, not Python "
+                             f"user policies")
     seats = list(range(rules.players)) if seats is None else list(seats)
     if not seats or any(isinstance(s, bool) or not isinstance(s, (int, np.integer))
                         or not 0 <= s < rules.players for s in seats):
@@ -105,13 +113,14 @@ def record(rules: Rules | None = None, policies="greedy", seats=None, games: int
     if out is not None and os.path.isdir(out):
         raise RulesError(f"invalid out {out!r}: a directory")
     pols = [str(s) for s in specs]
+    behave = [str(s) for s in plays] if play is not None else None
     from .net import for_spec
 
-    for s in specs:  # the weights found and checked here, before any worker starts
+    for s in specs + plays:  # the weights found and checked here, before any worker starts
         for_spec(s, rules)
     starts = list(range(first_game, first_game + games, chunk)) or [first_game]
-    args = [(rules, pols, seed, a, min(chunk, first_game + games - a), seats, obs_seats)
-            for a in starts]
+    args = [(rules, pols, seed, a, min(chunk, first_game + games - a), seats, obs_seats,
+             behave) for a in starts]
     jobs = (os.cpu_count() or 1) if n_jobs == -1 else n_jobs
     if jobs == 1 or len(args) == 1:
         parts = [_chunk(*a) for a in args]

@@ -81,6 +81,8 @@ class TrainError(RulesError):
 
 
 TUPLES = ("widths", "opponents", "label_opponents")  # the recipe's list fields
+# Fields added after runs were written, with the default that leaves them out of the JSON
+LATER = {"label_play": ""}
 
 
 @dataclass(frozen=True)
@@ -103,6 +105,10 @@ class Recipe:
     label_next: str = field(default="", metadata={
         "help": "the labelling policy of the later rounds, {net} standing for the network's "
                 "weight file (empty: label_policy)"})
+    label_play: str = field(default="", metadata={
+        "help": "the later rounds' played policy, {net} standing for the network's weight "
+                "file: the labelling seat plays its answers, the labelling policy's are "
+                "recorded (DAgger; empty: the labelling policy plays)"})
     label_opponents: tuple = field(default=("greedy", "strategic"), metadata={
         "help": "the other seats' policies in the labelled games, in turn"})
     distil_epochs: int = field(default=3, metadata={"help": "passes over the labels"})
@@ -155,10 +161,15 @@ class Recipe:
         return Rules(variant=self.variant, players=self.players)
 
     def to_dict(self) -> dict:
-        """The recipe as JSON-able fields (train.json, the weight file's metadata)."""
+        """The recipe as JSON-able fields (train.json, the weight file's metadata); a field
+        added after runs were written (`LATER`) is left out at its default, so that those
+        runs keep their id (`run_id`) and resume."""
         d = dataclasses.asdict(self)
         for k in TUPLES:
             d[k] = list(d[k])
+        for k, default in LATER.items():
+            if d[k] == default:
+                del d[k]
         return d
 
     @classmethod
@@ -211,8 +222,12 @@ class Recipe:
 
         for spec in self.opponents + self.label_opponents + (self.label_policy,):
             parse_policy(spec)  # RulesError naming a bad spec
-        if self.label_next:
-            parse_policy(self.label_next.replace("{net}", "x.unonet"))
+        for name in ("label_next", "label_play"):
+            if getattr(self, name):
+                parse_policy(getattr(self, name).replace("{net}", "x.unonet"))
+        if self.label_play and self.label_rounds < 2:
+            raise TrainError(f"invalid label_play {self.label_play!r}: it plays the rounds "
+                             f"after the first (label_rounds is {self.label_rounds})")
         if not self.label_opponents:
             raise TrainError("invalid label_opponents: at least one policy")
         return self
@@ -728,15 +743,16 @@ def distil_round(state: State, rnd: int, out: str, command: str, tmp: str,
     from . import distil, netfile
 
     r = state.recipe
-    label = r.label_policy
-    if rnd and r.label_next:  # the search with the network as it stands
+    label, play = r.label_policy, ""
+    if rnd and (r.label_next or r.label_play):  # the network as it stands, read or played
         name = f"round-{rnd}.unonet"
         path = os.path.join(tmp, name)
         if not os.path.exists(path):
             nf = to_netfile(state.net, r.rules(), {"round": rnd, "command": command})
             netfile.write(path, nf)
             shutil.copyfile(path, os.path.join(out, name))
-        label = r.label_next.replace("{net}", path)
+        label = (r.label_next or r.label_policy).replace("{net}", path)
+        play = r.label_play.replace("{net}", path)
     n = -(-r.label_games // r.label_shard)
     done = {s["index"] for s in state.labels if s["round"] == rnd}
     with bar(n, f"labels, round {rnd + 1}", unit=" shards", enabled=progress) as b:
@@ -744,7 +760,8 @@ def distil_round(state: State, rnd: int, out: str, command: str, tmp: str,
         for index in range(n):
             if index in done:
                 continue
-            shard = _timed(state, lambda st: distil.label_shard(r, rnd, index, label))
+            shard = _timed(state, lambda st: distil.label_shard(r, rnd, index, label,
+                                                                play=play))
             data = distil.shard_bytes(shard)
             _replace(out, f"labels-{rnd}-{index}.npz", lambda p: _write_bytes(p, data))
             entry = {"round": rnd, "index": index, "sha256": distil.digest(data),
@@ -764,7 +781,7 @@ def distil_round(state: State, rnd: int, out: str, command: str, tmp: str,
                 raise TrainError(f"cannot use the labels in {out!r}: {exc}") from None
     stats = _timed(state, distil.fit, distil.concat(shards), rnd)
     entry = {**_rounded(stats), "cpu_seconds": round(state.cpu_seconds, 1)}
-    if rnd and r.label_next:
+    if rnd and (r.label_next or r.label_play):
         entry.update({"file": f"round-{rnd}.unonet",
                       "checksum": netfile.read(os.path.join(out, f"round-{rnd}.unonet"))
                       .checksum})
