@@ -184,6 +184,10 @@ int uno_record_games(const uno_config *cfg, const uno_table *t, const uno_policy
     cfg = &c;
     if (uno_config_check(cfg, t, pol) != UNO_OK)
         return UNO_ERR_CONFIG;
+    for (int s = 0; rec->play && s < cfg->players; s++) /* a search labels, is never played */
+        if (((rec->play_seats >> s) & 1) &&
+            (rec->play[s].id == UNO_POLICY_PIMC || rec->play[s].id == UNO_POLICY_ISMCTS))
+            return UNO_ERR_CONFIG;
     rec->first_game = first_game;
     rec->games_done = rec->games_failed = 0;
     for (int64_t i = 0; i < n_games; i++) {

@@ -1817,7 +1817,7 @@ typedef struct uno_record {
     uint32_t seats;     /* the seats recorded, bit s for seat s */
     /* DAgger (NULL: none): per seat, the policy whose answer a seat of play_seats plays,
        its own policy's answer (the search's, with its values) being the row's; the game is
-       the one `play` plays at those seats */
+       the one `play` plays at those seats (a search player there: UNO_ERR_CONFIG) */
     const uno_policy *play;
     uint32_t play_seats;
     int64_t n, cap;     /* rows written, rows of room */

@@ -121,12 +121,27 @@ def test_played_answers_are_the_networks_the_rows_the_searchs(tmp_path):
     assert not np.array_equal(searched["game_turns"], dag["game_turns"])
 
 
+def test_the_engine_refuses_a_search_to_play():
+    """Below the recorder's check, csrc/record.c refuses a search player in `play` (its
+    answers are the rows'; played, it would be dispatched as a plain policy)."""
+    from uno_sim import _engine
+    from uno_sim.engine import _setup
+    from uno_sim.rng import key_from_seed
+
+    rules = Rules(players=2)
+    eng = _setup(rules, [FAST, "greedy"])[2]
+    search = _setup(rules, ["pimc(samples=2,rollouts=1)", "greedy"])[2]
+    with pytest.raises(RulesError):
+        _engine.record_games(eng, key_from_seed(1), 0, 1, 1, 2, search)
+
+
 def test_bad_arguments_are_one_line():
     for kw, what in (({"seats": [2]}, "seats"), ({"games": -1}, "games"),
                      ({"obs_seats": 1}, "obs_seats"), ({"n_jobs": 0}, "n_jobs"),
                      ({"policies": [lambda obs: 0, "greedy"]}, "user policies"),
                      ({"play": [lambda obs: 0, "greedy"]}, "invalid play"),
-                     ({"play": "nosuch"}, "nosuch")):
+                     ({"play": "nosuch"}, "nosuch"),
+                     ({"play": ["ismcts", "greedy"]}, "a search player labels")):
         with pytest.raises(RulesError, match=what):
             record(Rules(players=2), **{"policies": "greedy", **kw})
 

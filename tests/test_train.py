@@ -15,6 +15,7 @@ pytest.importorskip("gymnasium")
 
 from uno_sim import Rules  # noqa: E402
 from uno_sim.cli import main  # noqa: E402
+from uno_sim.errors import RulesError  # noqa: E402
 from uno_sim.players import netfile  # noqa: E402
 from uno_sim.players.model import Adam, Net, input_columns, masked_log_softmax  # noqa: E402
 from uno_sim.players import distil  # noqa: E402
@@ -233,10 +234,11 @@ def test_labels_from_another_run_give_the_same_bits(tmp_path):
 
 
 def test_dagger_rounds_label_the_states_the_network_reaches(tmp_path):
-    """label_play="net(weights={net})": the rounds after the first play the network as it stands at the
-    labelling seat (round-1.unonet) and record the labelling search's answers there: a
-    shard of round 1 is the recorder's rows with that file playing, not those of the
-    search playing; label_play without a later round is refused."""
+    """label_play="net(weights={net})": the rounds after the first play the network as it
+    stands at the labelling seat (round-1.unonet) and record the labelling search's answers
+    there: a shard of round 1 is the recorder's rows with that file playing, not those of
+    the search playing; label_play without a later round, or naming a search player, is
+    refused before any work."""
     pytest.importorskip("uno_sim.players.record")
     recipe = dataclasses.replace(TINY, iterations=0, label_games=8, label_shard=4,
                                  label_rounds=2, label_play="net(weights={net})",
@@ -256,6 +258,8 @@ def test_dagger_rounds_label_the_states_the_network_reaches(tmp_path):
         not np.array_equal(searched["cols"], stored["cols"])
     with pytest.raises(TrainError, match="invalid label_play"):
         dataclasses.replace(recipe, label_rounds=1).checked()
+    with pytest.raises(RulesError, match="a search player labels"):
+        dataclasses.replace(recipe, label_play="ismcts").checked()
 
 
 def test_challenge_rows_learn_the_truth_at_the_break_even():

@@ -71,6 +71,19 @@ def _concat(parts: list) -> dict:
     return out
 
 
+def playable(spec, name: str = "play"):
+    """`spec` (a spec string or PolicySpec) parsed, or RulesError (naming the option `name`)
+    where the recorder's `play` cannot play it: a search player's answer is the row's,
+    never the one played."""
+    from .specs import SEARCH_NAMES, parse_policy
+
+    parsed = parse_policy(spec)
+    if parsed.name in SEARCH_NAMES:
+        raise RulesError(f"invalid {name} {str(parsed)!r}: a search player labels, it is not "
+                         f"played ({name} takes built-in and network players)")
+    return parsed
+
+
 def record(rules: Rules | None = None, policies="greedy", seats=None, games: int = 100,
            seed: int = 0, n_jobs: int = 1, *, first_game: int = 0,
            obs_seats: int = OBS_SEATS, chunk: int = 64, out: str | None = None,
@@ -93,7 +106,8 @@ def record(rules: Rules | None = None, policies="greedy", seats=None, games: int
     if not isinstance(rules, Rules):
         raise RulesError(f"invalid rules {rules!r}: expected a Rules object")
     specs = seat_policies(policies, rules.players)
-    plays = seat_policies(play, rules.players) if play is not None else []
+    plays = [playable(s) for s in seat_policies(play, rules.players)] if play is not None \
+        else []
     for name, group in (("policies", specs), ("play", plays)):
         if any(s.name == "user" for s in group):
             raise RulesError(f"invalid {name}: the recorder plays spec strings, not Python "

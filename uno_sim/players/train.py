@@ -222,9 +222,12 @@ class Recipe:
 
         for spec in self.opponents + self.label_opponents + (self.label_policy,):
             parse_policy(spec)  # RulesError naming a bad spec
-        for name in ("label_next", "label_play"):
-            if getattr(self, name):
-                parse_policy(getattr(self, name).replace("{net}", "x.unonet"))
+        if self.label_next:
+            parse_policy(self.label_next.replace("{net}", "x.unonet"))
+        if self.label_play:
+            from .record import playable
+
+            playable(self.label_play.replace("{net}", "x.unonet"), "label_play")
         if self.label_play and self.label_rounds < 2:
             raise TrainError(f"invalid label_play {self.label_play!r}: it plays the rounds "
                              f"after the first (label_rounds is {self.label_rounds})")
