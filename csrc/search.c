@@ -43,6 +43,7 @@
 #define TREE_DEPTH UNO_SEARCH_DEPTH_MAX /* the root and depth - 1 levels below it */
 #define INFER_KEEP 64   /* the round's latest decisions kept for inference (a ring) */
 #define INFER_POINTS 8  /* the latest usable ones each sampled state is weighed by */
+#define VOIDS_TRIES 32  /* voids: candidates dealt for one sampled state at most */
 
 /* sqrt and log of a positive finite double without libm (the engine links nothing else):
    Newton's iteration, and the exponent's bits plus the atanh series of the mantissa. */
@@ -407,7 +408,7 @@ static int uno_search_begin(uno_game *g, int stoppable)
         x->fallback[s] = g->pol[s];
         if (is_search(&g->pol[s]))
             x->fallback[s].id = g->pol[s].rollout;
-        x->infer |= is_search(&g->pol[s]) && g->pol[s].infer > 0.0;
+        x->infer |= is_search(&g->pol[s]) && (g->pol[s].infer > 0.0 || g->pol[s].voids < 1.0);
     }
     if (x->infer) {
         x->inf_state = (uno_game *)malloc(INFER_KEEP * sizeof *x->inf_state);
@@ -1131,8 +1132,8 @@ static void journal_script(uno_script *sc, const struct uno_search *x, uno_scrip
  * future, and a challenge was chosen on that one game's luck (a legal Wild Draw Four
  * challenged because the six cards it would draw happened to win the round).
  */
-static int sample_world(struct uno_search *x, const uno_game *g, int o, const uno_policy *pol,
-                        const uint64_t key[4], uint64_t s)
+static int sample_once(struct uno_search *x, const uno_game *g, int o, const uno_policy *pol,
+                       const uint64_t key[4], uint64_t s)
 {
     x->stats[o][UNO_SS_SAMPLES]++;
     x->mid_ready = 0;
@@ -1198,6 +1199,38 @@ static int sample_world(struct uno_search *x, const uno_game *g, int o, const un
     }
     x->stats[o][UNO_SS_DROPPED]++;
     return 0;
+}
+
+static int voids_contradicted(struct uno_search *x, int o, uno_rng *r);
+
+/*
+ * The s-th state a search of seat o starts from (sample_once), read against the
+ * opponents' draws of the round under `voids` below 1 (search.c "Voids"): a state that
+ * contradicts k of them is kept with probability voids^k, else the state is dealt again
+ * (candidate j of state s: s + j * 2^40), up to VOIDS_TRIES candidates, the last one kept
+ * whatever it contradicts.  Each candidate counts as a sample.
+ */
+static int sample_world(struct uno_search *x, const uno_game *g, int o, const uno_policy *pol,
+                        const uint64_t key[4], uint64_t s)
+{
+    if (pol->cheat || !(pol->voids < 1.0))
+        return sample_once(x, g, o, pol, key, s);
+    const uint64_t keyv[4] = {key[0], UINT64_C(0x5345415243480004), key[2], 4};
+    int got = 0;
+    for (int j = 0; j < VOIDS_TRIES; j++) {
+        const uint64_t sj = s + ((uint64_t)j << 40);
+        if (!sample_once(x, g, o, pol, key, sj))
+            continue;
+        got = 1;
+        uno_rng r;
+        uno_rng_seed(&r, keyv, sj);
+        int k = voids_contradicted(x, o, &r), keep = 1;
+        for (int i = 0; i < k && keep; i++)
+            keep = uno_rng_bernoulli(&r, pol->voids);
+        if (keep)
+            return 1;
+    }
+    return got;
 }
 
 /*
@@ -1350,6 +1383,59 @@ static double log_sum_exp(const double *z, int n)
     return top + s_log(s);
 }
 
+/* The ring's k-th latest kept decision (0: the latest). */
+static int infer_at(const struct uno_search *x, int k)
+{
+    return (x->inf_next - 1 - k + 2 * INFER_KEEP) % INFER_KEEP;
+}
+
+/* Whether kept point p (at slot `at`) of another seat than o can be read in the sampled
+   state: before the snapshot the state is sampled at (t_seen), after the last card left
+   its seat's hand unseen, in the sample's round and side. */
+static int infer_usable(const struct uno_search *x, int o, int at, const uno_game *W,
+                        int64_t t_seen)
+{
+    const infer_point *p = &x->inf[at];
+    const uno_game *C = &x->inf_state[at];
+    return p->seat != o && p->seen < t_seen && p->seen >= x->inf_from[p->seat] &&
+           C->side == W->side && C->rounds == W->rounds;
+}
+
+/*
+ * The hand seat q held at kept point `at` as the sampled state W implies it, into h:
+ * W's hand less the d cards it gained since (a random d of it, nested: one random order
+ * of each seat's sampled hand per state, drawn from `r` at the seat's first point, in
+ * n_order / order) plus the cards it lost since (each seen going to the discard pile:
+ * public), d the public count.  0 when the counts cannot be reconciled.
+ */
+static int held_then(const struct uno_search *x, int at, const uno_game *T, const uno_game *W,
+                     int *n_order, uint8_t (*order)[UNO_HAND_CAP], uno_rng *r, uno_hand *h)
+{
+    const int q = x->inf[at].seat;
+    const uno_game *C = &x->inf_state[at];
+    uno_hand lost;
+    int n_lost = 0;
+    for (int i = 0; i < UNO_HAND_WORDS; i++) {
+        lost.w[i] = C->hand[q].w[i] & ~T->hand[q].w[i];
+        n_lost += uno_popcount64(lost.w[i]);
+    }
+    const int d = T->hand_n[q] - C->hand_n[q] + n_lost; /* cards gained since */
+    if (d < 0 || d > W->hand_n[q])
+        return 0;
+    if (n_order[q] < 0) {
+        n_order[q] = 0;
+        UNO_BITS_FOR(W->hand[q], rk)
+            order[q][n_order[q]++] = (uint8_t)rk;
+        uno_rng_shuffle_u8(r, order[q], n_order[q]);
+    }
+    *h = W->hand[q];
+    for (int j = 0; j < d; j++)
+        h->w[order[q][j] >> 6] &= ~(UINT64_C(1) << (order[q][j] & 63));
+    for (int i = 0; i < UNO_HAND_WORDS; i++)
+        h->w[i] |= lost.w[i];
+    return 1;
+}
+
 /* The log likelihood of the opponents' latest usable decisions in the sampled state (x's
    world, or mid_world), or -1e300 when an answer could not have been given there; `r`
    draws which of an opponent's sampled cards it gained since each decision. */
@@ -1365,34 +1451,13 @@ static double infer_logw(struct uno_search *x, int o, const uno_policy *pol, uno
         n_order[q] = -1;
     double logw = 0.0;
     for (int k = 0, used = 0; k < x->inf_n && used < INFER_POINTS; k++) {
-        const int at = (x->inf_next - 1 - k + 2 * INFER_KEEP) % INFER_KEEP;
+        const int at = infer_at(x, k);
         const infer_point *p = &x->inf[at];
         const int q = p->seat;
-        if (q == o || p->seen >= t_seen || p->seen < x->inf_from[q])
+        uno_hand h;
+        if (!infer_usable(x, o, at, W, t_seen) || !held_then(x, at, T, W, n_order, order, r, &h))
             continue;
         uno_game *C = &x->inf_state[at];
-        if (C->side != W->side || C->rounds != W->rounds)
-            continue;
-        uno_hand lost;
-        int n_lost = 0;
-        for (int i = 0; i < UNO_HAND_WORDS; i++) {
-            lost.w[i] = C->hand[q].w[i] & ~T->hand[q].w[i];
-            n_lost += uno_popcount64(lost.w[i]);
-        }
-        const int d = T->hand_n[q] - C->hand_n[q] + n_lost; /* cards gained since */
-        if (d < 0 || d > W->hand_n[q])
-            continue;
-        if (n_order[q] < 0) {
-            n_order[q] = 0;
-            UNO_BITS_FOR(W->hand[q], rk)
-                order[q][n_order[q]++] = (uint8_t)rk;
-            uno_rng_shuffle_u8(r, order[q], n_order[q]);
-        }
-        uno_hand h = W->hand[q];
-        for (int j = 0; j < d; j++)
-            h.w[order[q][j] >> 6] &= ~(UINT64_C(1) << (order[q][j] & 63));
-        for (int i = 0; i < UNO_HAND_WORDS; i++)
-            h.w[i] |= lost.w[i];
         /* the decision's state with that hand, the opponent's view of a challenged hand
            blanked (it is not the searching seat's to see) */
         const uno_hand keep = C->hand[q];
@@ -1426,6 +1491,47 @@ static double infer_logw(struct uno_search *x, int o, const uno_policy *pol, uno
         logw += za - log_sum_exp(z, n);
     }
     return logw;
+}
+
+/*
+ * Voids: how many of the opponents' draws of the round the sampled state contradicts.  A
+ * draw is an opponent's play decision answered by drawing (C8), kept and usable as for
+ * inference (infer_usable: the whole round's ring, not only its latest INFER_POINTS); the
+ * state contradicts it when the hand it gives the drawer then (held_then, from `r`) held
+ * a card it could legally have played instead (uno_legal_actions, the Wild Draw Four
+ * included).  Players who play when they can (greedy, the searches) draw only with no such
+ * card: the state's hand tells what that draw has shown.
+ */
+static int voids_contradicted(struct uno_search *x, int o, uno_rng *r)
+{
+    const uno_game *T = x->has_mid ? &x->mid : &x->snap;
+    const uno_game *W = x->mid_ready ? &x->mid_world : &x->world;
+    const int64_t t_seen = x->has_mid ? x->mid_seen : x->snap_seen;
+    int n_order[UNO_MAX_PLAYERS];
+    uint8_t order[UNO_MAX_PLAYERS][UNO_HAND_CAP];
+    for (int q = 0; q < T->n; q++)
+        n_order[q] = -1;
+    int k = 0;
+    for (int i = 0; i < x->inf_n; i++) {
+        const int at = infer_at(x, i);
+        const infer_point *p = &x->inf[at];
+        uno_hand h;
+        if (p->decision != UNO_DEC_PLAY || p->answer != UNO_DRAW ||
+            !infer_usable(x, o, at, W, t_seen) || !held_then(x, at, T, W, n_order, order, r, &h))
+            continue;
+        uno_game *C = &x->inf_state[at];
+        const uno_hand keep = C->hand[p->seat];
+        int32_t acts[UNO_MAX_ACTIONS];
+        C->hand[p->seat] = h;
+        const int n = uno_legal_actions(C, p->seat, p->decision, p->arg, acts);
+        C->hand[p->seat] = keep;
+        for (int j = 0; j < n; j++)
+            if (acts[j] != UNO_DRAW) {
+                k++;
+                break;
+            }
+    }
+    return k;
 }
 
 /*

@@ -513,6 +513,10 @@ typedef struct uno_policy {
     double infer;       /* 0: sampled states count alike; T > 0: each is weighted by the
                            likelihood of the opponents' observed answers under `net` at
                            temperature T (search.c "Inference") */
+    double voids;       /* 1: the opponents' draws are not read; w in [0, 1): a sampled
+                           state is kept with probability w per draw of the round it
+                           contradicts (the hand it gives the drawer then held a card it
+                           could play), else dealt again (search.c "Voids") */
     int32_t value;      /* UNO_VALUE_*: a rollout is worth its game (1 won), its round (1
                            won) or P(win the game | the scores after its round) (table;
                            under another scoring than standard, its game) */

@@ -365,6 +365,10 @@ SEARCH_KNOBS = (
          "0: every sampled state counts alike; T > 0: each is weighted by how likely the "
          "opponents' answers seen this round were under the network at temperature T "
          "(policy-based inference)"),
+    Knob("voids", "prob", _search(1.0, 1.0),
+         "1: the opponents' draws are not read; w below 1: a sampled state is kept with "
+         "probability w for each draw of the round it contradicts (the hand it gives the "
+         "drawer then held a card it could have played), else dealt again (0: never kept)"),
     Knob("value", "choice", _search("table", "table"),
          "what a rollout is worth: game (played to the end of the game, 1 won), round "
          "(1 for winning the round) or table (played to the end of the round, then the "
