@@ -408,7 +408,8 @@ static int uno_search_begin(uno_game *g, int stoppable)
         x->fallback[s] = g->pol[s];
         if (is_search(&g->pol[s]))
             x->fallback[s].id = g->pol[s].rollout;
-        x->infer |= is_search(&g->pol[s]) && (g->pol[s].infer > 0.0 || g->pol[s].voids < 1.0);
+        x->infer |= is_search(&g->pol[s]) &&
+                    (g->pol[s].infer > 0.0 || g->pol[s].voids < 1.0 || g->pol[s].colors < 1.0);
     }
     if (x->infer) {
         x->inf_state = (uno_game *)malloc(INFER_KEEP * sizeof *x->inf_state);
@@ -1201,19 +1202,20 @@ static int sample_once(struct uno_search *x, const uno_game *g, int o, const uno
     return 0;
 }
 
-static int voids_contradicted(struct uno_search *x, int o, uno_rng *r);
+static void voids_contradicted(struct uno_search *x, int o, uno_rng *r, int *k);
 
 /*
  * The s-th state a search of seat o starts from (sample_once), read against the
- * opponents' draws of the round under `voids` below 1 (search.c "Voids"): a state that
- * contradicts k of them is kept with probability voids^k, else the state is dealt again
- * (candidate j of state s: s + j * 2^40), up to VOIDS_TRIES candidates, the last one kept
- * whatever it contradicts.  Each candidate counts as a sample.
+ * opponents' draws and named colors of the round under `voids` or `colors` below 1
+ * (search.c "Voids"): a state that contradicts k draws and j colors is kept with
+ * probability voids^k colors^j, else the state is dealt again (candidate i of state s:
+ * s + i * 2^40), up to VOIDS_TRIES candidates, the last one kept whatever it contradicts.
+ * Each candidate counts as a sample.
  */
 static int sample_world(struct uno_search *x, const uno_game *g, int o, const uno_policy *pol,
                         const uint64_t key[4], uint64_t s)
 {
-    if (pol->cheat || !(pol->voids < 1.0))
+    if (pol->cheat || !(pol->voids < 1.0 || pol->colors < 1.0))
         return sample_once(x, g, o, pol, key, s);
     const uint64_t keyv[4] = {key[0], UINT64_C(0x5345415243480004), key[2], 4};
     int got = 0;
@@ -1224,9 +1226,12 @@ static int sample_world(struct uno_search *x, const uno_game *g, int o, const un
         got = 1;
         uno_rng r;
         uno_rng_seed(&r, keyv, sj);
-        int k = voids_contradicted(x, o, &r), keep = 1;
-        for (int i = 0; i < k && keep; i++)
+        int k[2] = {0, 0}, keep = 1;
+        voids_contradicted(x, o, &r, k);
+        for (int i = 0; i < k[0] && keep; i++)
             keep = uno_rng_bernoulli(&r, pol->voids);
+        for (int i = 0; i < k[1] && keep; i++)
+            keep = uno_rng_bernoulli(&r, pol->colors);
         if (keep)
             return 1;
     }
@@ -1494,15 +1499,18 @@ static double infer_logw(struct uno_search *x, int o, const uno_policy *pol, uno
 }
 
 /*
- * Voids: how many of the opponents' draws of the round the sampled state contradicts.  A
- * draw is an opponent's play decision answered by drawing (C8), kept and usable as for
- * inference (infer_usable: the whole round's ring, not only its latest INFER_POINTS); the
- * state contradicts it when the hand it gives the drawer then (held_then, from `r`) held
- * a card it could legally have played instead (uno_legal_actions, the Wild Draw Four
- * included).  Players who play when they can (greedy, the searches) draw only with no such
- * card: the state's hand tells what that draw has shown.
+ * Voids: how many of the opponents' draws (k[0]) and named colors (k[1]) of the round
+ * the sampled state contradicts.  A draw is an opponent's play decision answered by
+ * drawing (C8), a named color its answer to a color decision (C9), each kept and usable
+ * as for inference (infer_usable: the whole round's ring, not only its latest
+ * INFER_POINTS).  With the hand the state gives the opponent then (held_then, from `r`),
+ * the state contradicts a draw when that hand held a card it could legally have played
+ * instead (uno_legal_actions, the Wild Draw Four included), and a named color when that
+ * hand held fewer cards of it than of another color of the side.  Players who play when
+ * they can (greedy, the searches) draw only with no such card, and greedy names the color
+ * it holds most.
  */
-static int voids_contradicted(struct uno_search *x, int o, uno_rng *r)
+static void voids_contradicted(struct uno_search *x, int o, uno_rng *r, int *k)
 {
     const uno_game *T = x->has_mid ? &x->mid : &x->snap;
     const uno_game *W = x->mid_ready ? &x->mid_world : &x->world;
@@ -1511,15 +1519,29 @@ static int voids_contradicted(struct uno_search *x, int o, uno_rng *r)
     uint8_t order[UNO_MAX_PLAYERS][UNO_HAND_CAP];
     for (int q = 0; q < T->n; q++)
         n_order[q] = -1;
-    int k = 0;
     for (int i = 0; i < x->inf_n; i++) {
         const int at = infer_at(x, i);
         const infer_point *p = &x->inf[at];
+        const int draw = p->decision == UNO_DEC_PLAY && p->answer == UNO_DRAW;
+        const int named = p->decision == UNO_DEC_COLOR;
         uno_hand h;
-        if (p->decision != UNO_DEC_PLAY || p->answer != UNO_DRAW ||
-            !infer_usable(x, o, at, W, t_seen) || !held_then(x, at, T, W, n_order, order, r, &h))
+        if (!(draw || named) || !infer_usable(x, o, at, W, t_seen) ||
+            !held_then(x, at, T, W, n_order, order, r, &h))
             continue;
         uno_game *C = &x->inf_state[at];
+        if (named) {
+            const int base = 4 * C->side, c = p->answer - base;
+            int cnt[4] = {0, 0, 0, 0}, top = 0;
+            UNO_BITS_FOR(h, rk) {
+                const int col = C->t->card_color[C->side][uno_card_at(C, rk)];
+                if (col >= base && col < base + 4)
+                    cnt[col - base]++;
+            }
+            for (int j = 0; j < 4; j++)
+                top = cnt[j] > top ? cnt[j] : top;
+            k[1] += c >= 0 && c < 4 && cnt[c] < top;
+            continue;
+        }
         const uno_hand keep = C->hand[p->seat];
         int32_t acts[UNO_MAX_ACTIONS];
         C->hand[p->seat] = h;
@@ -1527,11 +1549,10 @@ static int voids_contradicted(struct uno_search *x, int o, uno_rng *r)
         C->hand[p->seat] = keep;
         for (int j = 0; j < n; j++)
             if (acts[j] != UNO_DRAW) {
-                k++;
+                k[0]++;
                 break;
             }
     }
-    return k;
 }
 
 /*

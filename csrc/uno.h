@@ -517,6 +517,9 @@ typedef struct uno_policy {
                            state is kept with probability w per draw of the round it
                            contradicts (the hand it gives the drawer then held a card it
                            could play), else dealt again (search.c "Voids") */
+    double colors;      /* the same for the colors the opponents named (C9): a state is
+                           kept with probability w per color named that the namer then held
+                           fewer cards of than of another color */
     int32_t value;      /* UNO_VALUE_*: a rollout is worth its game (1 won), its round (1
                            won) or P(win the game | the scores after its round) (table;
                            under another scoring than standard, its game) */

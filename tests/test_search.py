@@ -413,7 +413,7 @@ def _decision_after_draws(spec, turn=3, bases=6, perms=4):
     return changed, tested
 
 
-@pytest.mark.parametrize("reads", ["infer=0.5", "voids=0", "voids=0.3"])
+@pytest.mark.parametrize("reads", ["infer=0.5", "voids=0", "voids=0.3", "colors=0"])
 @pytest.mark.parametrize("search", ["pimc(samples=8,rollouts=1", "ismcts(iterations=40,c=0",
                                     "ismcts(iterations=40,c=0.7"])
 def test_no_leak_inference(nets, search, reads):
@@ -688,7 +688,7 @@ def test_bad_knobs_are_one_line_errors(spec, message):
 
 def test_knobs_read_back():
     spec = parse_policy("ismcts(iterations=50,c=1.5,rollout=strategic,value=round,cheat=1)")
-    net = {"others": "same", "leaf": "off", "infer": 0.0, "voids": 1.0, "weights": "", "explore": 0.0}
+    net = {"others": "same", "leaf": "off", "infer": 0.0, "voids": 1.0, "colors": 1.0, "weights": "", "explore": 0.0}
     assert spec.knobs() == {"iterations": 50, "c": 1.5, "depth": 1, "rollout": "strategic",
                             "value": "round", "cheat": 1, **net}
     tree = parse_policy("ismcts(c=0.7,depth=4)")

@@ -1,9 +1,12 @@
-"""The search players' `voids` knob (docs/policies.md "Voids"): the opponents' draws of
-the round (C8: a player who cannot play draws) read against each sampled state.
+"""The search players' `voids` and `colors` knobs (docs/policies.md "What the opponents'
+draws show"): the opponents' draws (C8: a player who cannot play draws) and named colors
+(C9) of the round read against each sampled state.
 
 A state whose hand for the drawer, as it stood at the draw, held a card it could have
-played contradicts that draw; under `voids=w` it is kept with probability w per draw it
-contradicts, else dealt again (32 candidates at most, each counted as a sample)."""
+played contradicts that draw; one whose hand for a namer held fewer cards of the named
+color than of another contradicts the color.  Under `voids=w` (`colors=w`) a state is
+kept with probability w per draw (color) it contradicts, else dealt again (32 candidates
+at most, each counted as a sample)."""
 import numpy as np
 import pytest
 
@@ -20,6 +23,26 @@ def _drawer(obs):
     if obs.decision == "play":
         return DRAW_ACTION if DRAW_ACTION in obs.actions else obs.actions[0]
     return False if obs.decision == "play_drawn" else obs.actions[0]
+
+
+def _least_namer(obs):
+    """Plays as it can (greedy's first legal card), names the color it holds the fewest of
+    (C9), so its named colors contradict most hands."""
+    if obs.decision == "play":
+        legal = [a for a in obs.actions if a.kind == "play" and not a.bluff]
+        return legal[0] if legal else DRAW_ACTION
+    if obs.decision == "color":
+        held = [c[0] for c in obs.hand if c[0] in "RYGB"]
+        return min("RYGB", key=held.count)
+    return obs.actions[0]
+
+
+def _most_namer(obs):
+    """The same player naming the color it holds the most of, as greedy does."""
+    if obs.decision == "color":
+        held = [c[0] for c in obs.hand if c[0] in "RYGB"]
+        return max("RYGB", key=held.count)
+    return _least_namer(obs)
 
 
 def _stats(spec, other, games=3):
@@ -63,7 +86,25 @@ def test_voids_between_keeps_some_contradicting_states():
     assert n1 / s1 < n5 / s5 < n0 / s0
 
 
+def test_named_colors_are_read():
+    """C9 read: under colors=0 a state whose namer held more of another color is dealt
+    again, so a namer of the color it holds the most of (its true hands agree) makes a few
+    states dealt again, one that names the color it holds the fewest of (hardly any hand
+    agrees) several times more; colors=1 (the default) reads nothing."""
+    spec = SPEC.format(",colors=0")
+    per = {}
+    for name, other in (("least", _least_namer), ("most", _most_namer)):
+        _, searched, samples = _stats(spec, other, games=4)
+        _, searched_off, samples_off = _stats(SPEC.format(""), other, games=4)
+        per[name] = (samples / searched) / (samples_off / searched_off)
+    assert per["least"] > 3 * per["most"] and per["most"] > 1.05, per
+    base = _stats(SPEC.format(""), _least_namer)[0]
+    off = _stats(SPEC.format(",colors=1"), _least_namer)[0]
+    assert all(np.array_equal(base[k], off[k]) for k in ("turns", "winner", "scores"))
+
+
+@pytest.mark.parametrize("knob", ["voids", "colors"])
 @pytest.mark.parametrize("bad", ["-0.1", "1.5", "x"])
-def test_voids_out_of_range_is_refused(bad):
-    with pytest.raises(RulesError, match="voids"):
-        parse_policy(f"ismcts(voids={bad})")
+def test_out_of_range_is_refused(knob, bad):
+    with pytest.raises(RulesError, match=knob):
+        parse_policy(f"ismcts({knob}={bad})")

@@ -343,6 +343,7 @@ cdef void _fill_policy(uno_policy *q, dict f) except *:
         q.leaf = f.pop("leaf")
         q.infer = f.pop("infer")
         q.voids = f.pop("voids")
+        q.colors = f.pop("colors")
         q.value = f.pop("value")
         q.cheat = f.pop("cheat")
         q.explore = f.pop("explore")

@@ -369,6 +369,10 @@ SEARCH_KNOBS = (
          "1: the opponents' draws are not read; w below 1: a sampled state is kept with "
          "probability w for each draw of the round it contradicts (the hand it gives the "
          "drawer then held a card it could have played), else dealt again (0: never kept)"),
+    Knob("colors", "prob", _search(1.0, 1.0),
+         "1: the colors the opponents named are not read; w below 1: a sampled state is kept "
+         "with probability w for each color named this round that the namer then held fewer "
+         "cards of than of another color, else dealt again"),
     Knob("value", "choice", _search("table", "table"),
          "what a rollout is worth: game (played to the end of the game, 1 won), round "
          "(1 for winning the round) or table (played to the end of the round, then the "
