@@ -1203,6 +1203,8 @@ static int sample_once(struct uno_search *x, const uno_game *g, int o, const uno
 }
 
 static void voids_contradicted(struct uno_search *x, int o, uno_rng *r, int *k);
+static double infer_logw(struct uno_search *x, int o, const uno_policy *pol, uno_rng *r,
+                         int ratio);
 
 /*
  * The s-th state a search of seat o starts from (sample_once), read against the
@@ -1210,12 +1212,15 @@ static void voids_contradicted(struct uno_search *x, int o, uno_rng *r, int *k);
  * (search.c "Voids"): a state that contradicts k draws and j colors is kept with
  * probability voids^k colors^j, else the state is dealt again (candidate i of state s:
  * s + i * 2^40), up to VOIDS_TRIES candidates, the last one kept whatever it contradicts.
- * Each candidate counts as a sample.
+ * Under `resample` (with infer) a state is also kept only with probability its infer
+ * likelihood over the highest any state could have (each decision's softmax at its answer
+ * over its largest), instead of being weighed by it.  Each candidate counts as a sample.
  */
 static int sample_world(struct uno_search *x, const uno_game *g, int o, const uno_policy *pol,
                         const uint64_t key[4], uint64_t s)
 {
-    if (pol->cheat || !(pol->voids < 1.0 || pol->colors < 1.0))
+    const int resample = pol->resample && pol->infer > 0.0;
+    if (pol->cheat || !(pol->voids < 1.0 || pol->colors < 1.0 || resample))
         return sample_once(x, g, o, pol, key, s);
     const uint64_t keyv[4] = {key[0], UINT64_C(0x5345415243480004), key[2], 4};
     int got = 0;
@@ -1232,6 +1237,10 @@ static int sample_world(struct uno_search *x, const uno_game *g, int o, const un
             keep = uno_rng_bernoulli(&r, pol->voids);
         for (int i = 0; i < k[1] && keep; i++)
             keep = uno_rng_bernoulli(&r, pol->colors);
+        if (keep && resample) {
+            const double lw = infer_logw(x, o, pol, &r, 1);
+            keep = lw > -1e299 && uno_rng_bernoulli(&r, s_exp(lw));
+        }
         if (keep)
             return 1;
     }
@@ -1443,8 +1452,10 @@ static int held_then(const struct uno_search *x, int at, const uno_game *T, cons
 
 /* The log likelihood of the opponents' latest usable decisions in the sampled state (x's
    world, or mid_world), or -1e300 when an answer could not have been given there; `r`
-   draws which of an opponent's sampled cards it gained since each decision. */
-static double infer_logw(struct uno_search *x, int o, const uno_policy *pol, uno_rng *r)
+   draws which of an opponent's sampled cards it gained since each decision.  `ratio`:
+   each decision's probability taken over the highest of its answers' (at most 0). */
+static double infer_logw(struct uno_search *x, int o, const uno_policy *pol, uno_rng *r,
+                         int ratio)
 {
     const uno_game *T = x->has_mid ? &x->mid : &x->snap;
     const uno_game *W = x->mid_ready ? &x->mid_world : &x->world;
@@ -1483,7 +1494,7 @@ static double infer_logw(struct uno_search *x, int o, const uno_policy *pol, uno
         used++;
         if (a < 0 || a >= L.n_actions || !mask[a])
             return -1e300; /* this state's hand could not have given that answer */
-        double z[UNO_NET_MAX_ACTIONS], za = 0.0;
+        double z[UNO_NET_MAX_ACTIONS], za = 0.0, zmax = -1e300;
         int n = 0;
         uno_net_forward(net, obs, logits, NULL);
         for (int b = 0; b < L.n_actions; b++)
@@ -1491,9 +1502,10 @@ static double infer_logw(struct uno_search *x, int o, const uno_policy *pol, uno
                 z[n] = (double)logits[b] / pol->infer;
                 if (b == a)
                     za = z[n];
+                zmax = z[n] > zmax ? z[n] : zmax;
                 n++;
             }
-        logw += za - log_sum_exp(z, n);
+        logw += ratio ? za - zmax : za - log_sum_exp(z, n);
     }
     return logw;
 }
@@ -1574,7 +1586,7 @@ static void infer_weights(struct uno_search *x, const uno_game *g, int o, const 
             continue;
         uno_rng r;
         uno_rng_seed(&r, key3, (uint64_t)s);
-        w[s] = infer_logw(x, o, pol, &r);
+        w[s] = infer_logw(x, o, pol, &r, 0);
         top = w[s] > top ? w[s] : top;
     }
     memcpy(x->stats[o], keep, sizeof keep);
@@ -1626,7 +1638,7 @@ static int pimc(struct uno_search *x, uno_game *g, int o, int decision, int arg,
         sum[a] = d1[a] = d2[a] = 0.0;
     int kept = 0;
     double w1 = 0.0, w2 = 0.0, *wt = NULL; /* infer: the states' weights */
-    if (pol->infer > 0.0) {
+    if (pol->infer > 0.0 && !pol->resample) {
         wt = (double *)malloc((size_t)pol->samples * sizeof *wt);
         if (!wt)
             return -1;
@@ -1949,7 +1961,7 @@ static int ismcts(struct uno_search *x, uno_game *g, int o, int decision, int ar
     const int states = paired ? (pol->iterations + m - 1) / m : pol->iterations;
     int kept = 0, total = 0;
     double w1 = 0.0, w2 = 0.0, wn[UNO_MAX_ACTIONS], *wt = NULL; /* infer (c = 0): weights */
-    if (paired && pol->infer > 0.0) {
+    if (paired && pol->infer > 0.0 && !pol->resample) {
         wt = (double *)malloc((size_t)states * sizeof *wt);
         if (!wt)
             return -1;

@@ -216,7 +216,7 @@ UNO_HD int uno_config_check(const uno_config *cfg, const uno_table *t, const uno
              q->c > 1e6 || !rollout_ok(q->rollout) ||
              (q->others != -1 && !rollout_ok(q->others)) || q->leaf < -1 ||
              !(q->infer >= 0.0) || q->infer > 1e6 || !(q->voids >= 0.0) || q->voids > 1.0 ||
-             !(q->colors >= 0.0) || q->colors > 1.0 ||
+             !(q->colors >= 0.0) || q->colors > 1.0 || q->resample < 0 || q->resample > 1 ||
              q->value < UNO_VALUE_GAME || q->value > UNO_VALUE_TABLE || q->cheat < 0 ||
              q->cheat > 1 || q->depth < 1 || q->depth > UNO_SEARCH_DEPTH_MAX ||
              (q->id == UNO_POLICY_ISMCTS && q->depth > 1 && !(q->c > 0.0))))

@@ -520,6 +520,9 @@ typedef struct uno_policy {
     double colors;      /* the same for the colors the opponents named (C9): a state is
                            kept with probability w per color named that the namer then held
                            fewer cards of than of another color */
+    int32_t resample;   /* 0: infer weighs the sampled states; 1: infer deals them again
+                           instead, a state kept with probability its likelihood over the
+                           highest any state could have (search.c "Voids") */
     int32_t value;      /* UNO_VALUE_*: a rollout is worth its game (1 won), its round (1
                            won) or P(win the game | the scores after its round) (table;
                            under another scoring than standard, its game) */

@@ -416,7 +416,8 @@ def _decision_after_draws(spec, turn=3, bases=6, perms=4):
 @pytest.mark.parametrize("search,reads", [("pimc(samples=8,rollouts=1", "infer=0.5"),
                                           ("ismcts(iterations=40,c=0", "infer=0.5"),
                                           ("ismcts(iterations=12,c=0.7", "voids=0"),
-                                          ("pimc(samples=4,rollouts=1", "voids=0.3,colors=0")])
+                                          ("pimc(samples=4,rollouts=1", "voids=0.3,colors=0"),
+                                          ("pimc(samples=4,rollouts=1", "infer=2,resample=1")])
 def test_no_leak_inference(nets, search, reads):
     """P1 for inference and voids: the opponent's observed draws weigh (infer) or filter
     (voids) seat 0's samples by hands rebuilt from what seat 0 saw only; permuting the
@@ -687,7 +688,7 @@ def test_bad_knobs_are_one_line_errors(spec, message):
 
 def test_knobs_read_back():
     spec = parse_policy("ismcts(iterations=50,c=1.5,rollout=strategic,value=round,cheat=1)")
-    net = {"others": "same", "leaf": "off", "infer": 0.0, "voids": 1.0, "colors": 1.0, "weights": "", "explore": 0.0}
+    net = {"others": "same", "leaf": "off", "infer": 0.0, "voids": 1.0, "colors": 1.0, "resample": 0, "weights": "", "explore": 0.0}
     assert spec.knobs() == {"iterations": 50, "c": 1.5, "depth": 1, "rollout": "strategic",
                             "value": "round", "cheat": 1, **net}
     tree = parse_policy("ismcts(c=0.7,depth=4)")

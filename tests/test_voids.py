@@ -103,6 +103,39 @@ def test_named_colors_are_read():
     assert all(np.array_equal(base[k], off[k]) for k in ("turns", "winner", "scores"))
 
 
+@pytest.fixture(scope="module")
+def classic_net(tmp_path_factory):
+    """A small random network for the classic deck (biased toward playing cards): the
+    machinery's test network, not a player."""
+    from uno_sim.players import netfile
+    from uno_sim.players.net import game_layout
+
+    kinds, _, flip, extreme = game_layout(Rules(players=2))
+    net = netfile.Net.new(kinds, 10, flip, extreme, [32, 16], seed=3)
+    b = net.policy[1].copy()
+    b[:kinds] += 2.0
+    net.policy = (net.policy[0], b)
+    path = str(tmp_path_factory.mktemp("nets") / "classic.unonet")
+    netfile.write(path, net)
+    return path
+
+
+def test_resample_deals_again_instead_of_weighing(classic_net):
+    """infer with resample=1 keeps each state with probability its likelihood over the
+    highest (dealt again otherwise, as voids): against the drawer more candidates are dealt
+    than states searched; resample=0 (the default) weighs the states as before, dealing
+    none again; and with c above 0, which takes no weights, it is refused unless
+    resample=1."""
+    spec = "ismcts(iterations=30,value=round,infer=1,weights={})".format(classic_net)
+    _, searched, samples = _stats(spec, _drawer)
+    _, searched_rs, samples_rs = _stats(spec[:-1] + ",resample=1)", _drawer)
+    assert samples_rs / searched_rs > 2 * samples / searched, (samples, samples_rs)
+    assert parse_policy("ismcts").knob("resample") == 0
+    with pytest.raises(RulesError, match="infer"):
+        parse_policy("ismcts(c=0.7,infer=1)")
+    assert parse_policy("ismcts(c=0.7,infer=1,resample=1)").knob("resample") == 1
+
+
 @pytest.mark.parametrize("knob", ["voids", "colors"])
 @pytest.mark.parametrize("bad", ["-0.1", "1.5", "x"])
 def test_out_of_range_is_refused(knob, bad):

@@ -344,6 +344,7 @@ cdef void _fill_policy(uno_policy *q, dict f) except *:
         q.infer = f.pop("infer")
         q.voids = f.pop("voids")
         q.colors = f.pop("colors")
+        q.resample = f.pop("resample")
         q.value = f.pop("value")
         q.cheat = f.pop("cheat")
         q.explore = f.pop("explore")

@@ -217,6 +217,7 @@ cdef extern from "uno.h":
         double infer  # 0: no inference; T: states weighted by the opponents' answers under the net
         double voids  # 1: draws not read; w < 1: a state kept w per draw it contradicts
         double colors  # the same for named colors not the namer's most held
+        int32_t resample  # 1: infer deals states again (kept by likelihood) instead of weighing
         int32_t value  # UNO_VALUE_*: a rollout is worth its game or its round
         int32_t cheat  # 1: search the true state (an upper bound)
         uno_decide_fn decide  # UNO_POLICY_USER only: the callback

@@ -373,6 +373,9 @@ SEARCH_KNOBS = (
          "1: the colors the opponents named are not read; w below 1: a sampled state is kept "
          "with probability w for each color named this round that the namer then held fewer "
          "cards of than of another color, else dealt again"),
+    Knob("resample", "flag", _search(0, 0),
+         "0: infer weighs the sampled states; 1: infer deals them again instead, a state "
+         "kept with probability its likelihood over the highest any state could have (any c)"),
     Knob("value", "choice", _search("table", "table"),
          "what a rollout is worth: game (played to the end of the game, 1 won), round "
          "(1 for winning the round) or table (played to the end of the round, then the "
@@ -619,7 +622,8 @@ def parse_policy(spec) -> PolicySpec:
     if name == "ismcts" and spec_.knob("depth") > 1 and not spec_.knob("c") > 0:
         raise RulesError(f"invalid policy spec {spec!r}: depth {spec_.knob('depth')} needs c "
                          f"above 0 (UCB at every node of the tree)")
-    if name == "ismcts" and spec_.knob("infer") > 0 and spec_.knob("c") > 0:
+    if (name == "ismcts" and spec_.knob("infer") > 0 and spec_.knob("c") > 0
+            and not spec_.knob("resample")):
         raise RulesError(f"invalid policy spec {spec!r}: infer weighs the paired states of "
                          f"c=0 (ismcts with c above 0 takes no weights)")
     if spec_.is_search and spec_.knob("leaf") != OFF and spec_.knob("value") == "round":
