@@ -1215,6 +1215,9 @@ static double infer_logw(struct uno_search *x, int o, const uno_policy *pol, uno
  * Under `resample` (with infer) a state is also kept only with probability its infer
  * likelihood over the highest any state could have (each decision's softmax at its answer
  * over its largest), instead of being weighed by it.  Each candidate counts as a sample.
+ * The draws and colors, and the likelihood, each choose which of a sampled hand's cards
+ * were gained since on their own (from the same stream, one after the other): the filter
+ * is the product of the two readings' chances, an approximation of their joint one.
  */
 static int sample_world(struct uno_search *x, const uno_game *g, int o, const uno_policy *pol,
                         const uint64_t key[4], uint64_t s)
