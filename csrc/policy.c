@@ -290,6 +290,11 @@ UNO_HD static void color_counts(const uno_game *g, int p, int mine[4])
         color_counts_w(g, p, mine, 4);
 }
 
+UNO_HD void uno_color_counts(const uno_game *g, int p, int mine[4])
+{
+    color_counts(g, p, mine);
+}
+
 /*
  * F6: whether the other faces of q's hand (public: they face the table) hold
  * a wild, i.e. whether q keeps a wild after a Flip (reference.other_side_wild).

@@ -1544,29 +1544,22 @@ static void voids_contradicted(struct uno_search *x, int o, uno_rng *r, int *k)
             !held_then(x, at, T, W, n_order, order, r, &h))
             continue;
         uno_game *C = &x->inf_state[at];
-        if (named) {
-            const int base = 4 * C->side, c = p->answer - base;
-            int cnt[4] = {0, 0, 0, 0}, top = 0;
-            UNO_BITS_FOR(h, rk) {
-                const int col = C->t->card_color[C->side][uno_card_at(C, rk)];
-                if (col >= base && col < base + 4)
-                    cnt[col - base]++;
-            }
-            for (int j = 0; j < 4; j++)
-                top = cnt[j] > top ? cnt[j] : top;
-            k[1] += c >= 0 && c < 4 && cnt[c] < top;
-            continue;
-        }
         const uno_hand keep = C->hand[p->seat];
-        int32_t acts[UNO_MAX_ACTIONS];
         C->hand[p->seat] = h;
-        const int n = uno_legal_actions(C, p->seat, p->decision, p->arg, acts);
+        if (named) { /* the engine's own count, the one greedy names a color by */
+            int cnt[4];
+            uno_color_counts(C, p->seat, cnt);
+            const int c = p->answer - 4 * C->side;
+            k[1] += c >= 0 && c < 4 && cnt[c] < cnt[uno_best_color(cnt)];
+        } else {
+            int32_t acts[UNO_MAX_ACTIONS];
+            const int n = uno_legal_actions(C, p->seat, p->decision, p->arg, acts);
+            int j = 0;
+            while (j < n && acts[j] == UNO_DRAW)
+                j++;
+            k[0] += j < n;
+        }
         C->hand[p->seat] = keep;
-        for (int j = 0; j < n; j++)
-            if (acts[j] != UNO_DRAW) {
-                k[0]++;
-                break;
-            }
     }
 }
 

@@ -1501,6 +1501,9 @@ UNO_HD int uno_play_games(const uno_config *cfg, const uno_table *t, const uno_p
 UNO_HD int uno_choose_play(uno_game *g, int p);
 UNO_HD int uno_choose_replacement(uno_game *g, int p);
 UNO_HD int uno_choose_color(uno_game *g, int p);
+/* p's count of each of the four colors of the side in play (wilds not counted): what the
+   built-in policies name a color by (C9). */
+UNO_HD void uno_color_counts(const uno_game *g, int p, int mine[4]);
 UNO_HD int uno_wants_challenge(uno_game *g, int victim, int offender, int prev_color);
 UNO_HD int uno_forgets_uno(uno_game *g, int p);
 UNO_HD int uno_catches(uno_game *g, int q, int p);
