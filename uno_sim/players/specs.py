@@ -625,7 +625,8 @@ def parse_policy(spec) -> PolicySpec:
     if (name == "ismcts" and spec_.knob("infer") > 0 and spec_.knob("c") > 0
             and not spec_.knob("resample")):
         raise RulesError(f"invalid policy spec {spec!r}: infer weighs the paired states of "
-                         f"c=0 (ismcts with c above 0 takes no weights)")
+                         f"c=0 (ismcts with c above 0 takes no weights; resample=1 deals "
+                         f"the states again instead)")
     if spec_.is_search and spec_.knob("leaf") != OFF and spec_.knob("value") == "round":
         raise RulesError(f"invalid policy spec {spec!r}: leaf needs value=game or table (the "
                          f"network values the game, not the round)")
