@@ -294,6 +294,7 @@ struct uno_search {
     const uno_policy *orig;                 /* the seats' own policies */
     uno_policy wrap[UNO_MAX_PLAYERS];       /* every seat: record_decide */
     uno_policy fallback[UNO_MAX_PLAYERS];   /* orig, a search seat as its rollout policy */
+    uno_policy anchor[UNO_MAX_PLAYERS];     /* fallback, a search seat as its anchor */
     int has_snap, snap_seat;
     int snap_start; /* 1: the snapshot is the round's start (uno_search_start), snap_seat
                        its dealer; 0: the start of snap_seat's turn */
@@ -408,8 +409,12 @@ static int uno_search_begin(uno_game *g, int stoppable)
         x->fallback[s] = g->pol[s];
         if (is_search(&g->pol[s]))
             x->fallback[s].id = g->pol[s].rollout;
+        x->anchor[s] = x->fallback[s];
+        if (is_search(&g->pol[s]) && g->pol[s].anchor >= 0)
+            x->anchor[s].id = g->pol[s].anchor;
         x->infer |= is_search(&g->pol[s]) &&
-                    (g->pol[s].infer > 0.0 || g->pol[s].voids < 1.0 || g->pol[s].colors < 1.0);
+                    (g->pol[s].infer > 0.0 || g->pol[s].voids < 1.0 || g->pol[s].colors < 1.0 ||
+                     g->pol[s].bluffs < 1.0);
     }
     if (x->infer) {
         x->inf_state = (uno_game *)malloc(INFER_KEEP * sizeof *x->inf_state);
@@ -1223,7 +1228,7 @@ static int sample_world(struct uno_search *x, const uno_game *g, int o, const un
                         const uint64_t key[4], uint64_t s)
 {
     const int resample = pol->resample && pol->infer > 0.0;
-    if (pol->cheat || !(pol->voids < 1.0 || pol->colors < 1.0 || resample))
+    if (pol->cheat || !(pol->voids < 1.0 || pol->colors < 1.0 || pol->bluffs < 1.0 || resample))
         return sample_once(x, g, o, pol, key, s);
     const uint64_t keyv[4] = {key[0], UINT64_C(0x5345415243480004), key[2], 4};
     int got = 0;
@@ -1234,12 +1239,14 @@ static int sample_world(struct uno_search *x, const uno_game *g, int o, const un
         got = 1;
         uno_rng r;
         uno_rng_seed(&r, keyv, sj);
-        int k[2] = {0, 0}, keep = 1;
+        int k[3] = {0, 0, 0}, keep = 1;
         voids_contradicted(x, o, &r, k);
         for (int i = 0; i < k[0] && keep; i++)
             keep = uno_rng_bernoulli(&r, pol->voids);
         for (int i = 0; i < k[1] && keep; i++)
             keep = uno_rng_bernoulli(&r, pol->colors);
+        for (int i = 0; i < k[2] && keep; i++)
+            keep = uno_rng_bernoulli(&r, pol->bluffs);
         if (keep && resample) {
             const double lw = infer_logw(x, o, pol, &r, 1);
             keep = lw > -1e299 && uno_rng_bernoulli(&r, s_exp(lw));
@@ -1254,12 +1261,12 @@ static int sample_world(struct uno_search *x, const uno_game *g, int o, const un
  * The index of the answer to play among the m answers, or -1 when every sample was
  * dropped.  Each sampled state gives every answer the same rollout streams (common
  * random numbers), so answers are compared sample by sample: the answer with the best
- * mean is played only when its mean lead over the rollout policy's own answer `def` is
- * above PIMC_Z standard errors of that paired difference; else `def` is.  A single
- * game's outcome is a noisy measure of one decision, and without this guard the noise
- * alone picks a weak answer (a draw instead of a play) about once in m decisions.
+ * mean is played only when its mean lead over the anchor's answer `def` (the rollout
+ * policy's, or the policy `anchor` names) is above `z` standard errors of that paired
+ * difference (by default 1.645, one-sided 95%); else `def` is.  A single game's outcome
+ * is a noisy measure of one decision, and without this guard the noise alone picks a weak
+ * answer (a draw instead of a play) about once in m decisions.
  */
-#define PIMC_Z 1.645 /* one-sided 95% */
 
 /* The searched decision's statistics for the recorder's tap: per answer its total value
    over `weight` (its rollouts, or their total weight under infer) and its rollouts. */
@@ -1291,10 +1298,11 @@ static void paired_add(const double *v, int m, int def, double *d1, double *d2)
 /*
  * pimc's rule: the answer with the best `score` (def first among equals), if its paired
  * lead over def (d1, d2: sums of the differences and of their squares over `kept`
- * sampled states) exceeds PIMC_Z standard errors; else def.  -1: no state was kept.
+ * sampled states) exceeds z standard errors (the seat's `z`); else def.  -1: no state
+ * was kept.
  */
 static int paired_rule(const double *score, const double *d1, const double *d2, int kept,
-                       int m, int def)
+                       int m, int def, double z)
 {
     if (!kept)
         return -1;
@@ -1305,7 +1313,7 @@ static int paired_rule(const double *score, const double *d1, const double *d2, 
     if (best != def) { /* the paired lead over def, in standard errors */
         double mean = d1[best] / kept, var = kept > 1 ? (d2[best] - kept * mean * mean) / (kept - 1) : 0.0;
         double se = s_sqrt(var > 0.0 ? var / kept : 0.0);
-        if (!(kept > 1 && mean > PIMC_Z * se))
+        if (!(kept > 1 && mean > z * se))
             best = def;
     }
     return best;
@@ -1513,9 +1521,47 @@ static double infer_logw(struct uno_search *x, int o, const uno_policy *pol, uno
     return logw;
 }
 
+/* Whether the restricted card played at the ring's k-th latest decision was challenged
+   afterwards, in its turn: the challenge's outcome showed whether it was a bluff (C12) to
+   every seat. */
+static int bluff_challenged(const struct uno_search *x, int k)
+{
+    for (int j = k - 1; j >= 0; j--) {
+        const infer_point *p = &x->inf[infer_at(x, j)];
+        if (p->decision == UNO_DEC_PLAY)
+            return 0; /* the next turn */
+        if (p->decision == UNO_DEC_CHALLENGE && p->answer != 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* The sampled state's opponents' bluffs of the turn under way: its first decision (the
+   declined jump-ins aside), when another seat than o played a restricted card (C7; UNO
+   Flip's, F4) then, unchallenged so far, with the hand the state gives it at the turn's
+   start (or at mid, after the turn's last event) holding a card of the active color. */
+static int bluffs_now(const struct uno_search *x, int o, const uno_game *W)
+{
+    int i = x->has_mid ? x->mid_at : 0;
+    while (i < x->n_journal && x->journal[i].decision == UNO_DEC_JUMP_IN &&
+           x->journal[i].answer == 0)
+        i++;
+    if (i >= x->n_journal)
+        return 0;
+    const uno_script_entry *e = &x->journal[i];
+    if (e->seat == o || e->decision != UNO_DEC_PLAY || e->answer < 0 ||
+        e->answer >= W->t->n_cards || !uno_restricted(W, e->answer))
+        return 0;
+    for (int j = i + 1; j < x->n_journal; j++)
+        if (x->journal[j].decision == UNO_DEC_CHALLENGE && x->journal[j].answer != 0)
+            return 0; /* its outcome was seen */
+    return uno_holds_color(W, e->seat);
+}
+
 /*
  * Voids: how many of the opponents' draws (k[0]) and named colors (k[1]) of the round
- * the sampled state contradicts.  A draw is an opponent's play decision answered by
+ * the sampled state contradicts, and how many of their restricted cards it makes bluffs
+ * (k[2]).  A draw is an opponent's play decision answered by
  * drawing (C8), a named color its answer to a color decision (C9), each kept and usable
  * as for inference (infer_usable: the whole round's ring, not only its latest
  * INFER_POINTS).  With the hand the state gives the opponent then (held_then, from `r`),
@@ -1523,7 +1569,10 @@ static double infer_logw(struct uno_search *x, int o, const uno_policy *pol, uno
  * instead (uno_legal_actions, the Wild Draw Four included), and a named color when that
  * hand held fewer cards of it than of another color of the side.  Players who play when
  * they can (greedy, the searches) draw only with no such card, and greedy names the color
- * it holds most.
+ * it holds most.  A restricted card played unchallenged (a challenge shows the truth to
+ * every seat, C12) is a bluff in the state when that hand held a card of the color then
+ * active (C7; UNO Flip, F4), in an earlier turn of the round or in the turn under way
+ * (bluffs_now): what `bluffs` reads.
  */
 static void voids_contradicted(struct uno_search *x, int o, uno_rng *r, int *k)
 {
@@ -1537,16 +1586,21 @@ static void voids_contradicted(struct uno_search *x, int o, uno_rng *r, int *k)
     for (int i = 0; i < x->inf_n; i++) {
         const int at = infer_at(x, i);
         const infer_point *p = &x->inf[at];
+        uno_game *C = &x->inf_state[at];
         const int draw = p->decision == UNO_DEC_PLAY && p->answer == UNO_DRAW;
         const int named = p->decision == UNO_DEC_COLOR;
+        const int wild4 = p->decision == UNO_DEC_PLAY && p->answer >= 0 &&
+                          p->answer < C->t->n_cards && uno_restricted(C, p->answer) &&
+                          !bluff_challenged(x, i);
         uno_hand h;
-        if (!(draw || named) || !infer_usable(x, o, at, W, t_seen) ||
+        if (!(draw || named || wild4) || !infer_usable(x, o, at, W, t_seen) ||
             !held_then(x, at, T, W, n_order, order, r, &h))
             continue;
-        uno_game *C = &x->inf_state[at];
         const uno_hand keep = C->hand[p->seat];
         C->hand[p->seat] = h;
-        if (named) { /* the engine's own count, the one greedy names a color by */
+        if (wild4) {
+            k[2] += uno_holds_color(C, p->seat);
+        } else if (named) { /* the engine's own count, the one greedy names a color by */
             int cnt[4];
             uno_color_counts(C, p->seat, cnt);
             const int c = p->answer - 4 * C->side;
@@ -1561,6 +1615,7 @@ static void voids_contradicted(struct uno_search *x, int o, uno_rng *r, int *k)
         }
         C->hand[p->seat] = keep;
     }
+    k[2] += bluffs_now(x, o, W);
 }
 
 /*
@@ -1593,7 +1648,7 @@ static void infer_weights(struct uno_search *x, const uno_game *g, int o, const 
 /* pimc's rule (paired_rule) on weighted paired differences: d1, d2 the sums of w d and
    w d^2, w1 and w2 of the weights and of their squares. */
 static int paired_rule_w(const double *score, const double *d1, const double *d2, double w1,
-                         double w2, int m, int def)
+                         double w2, int m, int def, double z)
 {
     if (!(w1 > 0.0))
         return -1;
@@ -1605,7 +1660,7 @@ static int paired_rule_w(const double *score, const double *d1, const double *d2
         double mean = d1[best] / w1, var = d2[best] / w1 - mean * mean;
         double n_eff = w1 * w1 / w2;
         double se = n_eff > 1.0 && var > 0.0 ? s_sqrt(var / (n_eff - 1.0)) : 0.0;
-        if (!(n_eff > 1.0 && mean > PIMC_Z * se))
+        if (!(n_eff > 1.0 && mean > z * se))
             best = def;
     }
     return best;
@@ -1693,9 +1748,9 @@ static int pimc(struct uno_search *x, uno_game *g, int o, int decision, int arg,
     }
     report(x, ans, m, sum, wr, n_rep);
     if (!wt)
-        return paired_rule(sum, d1, d2, kept, m, def);
+        return paired_rule(sum, d1, d2, kept, m, def, pol->z);
     free(wt);
-    return paired_rule_w(sum, d1, d2, w1, w2, m, def);
+    return paired_rule_w(sum, d1, d2, w1, w2, m, def, pol->z);
 }
 
 /* ------------------------------------------------------------------------- */
@@ -1714,7 +1769,7 @@ static int pimc(struct uno_search *x, uno_game *g, int o, int decision, int arg,
  *   c == 0 (the default): the answers share each sampled state, every answer once on it
  *     with the same rollout streams (ceil(iterations / m) states; common random
  *     numbers), and the answer is chosen by pimc's rule (the best mean, if it leads the
- *     rollout policy's answer `def` by PIMC_Z paired standard errors; else `def`).
+ *     anchor's answer `def` by z paired standard errors; else `def`).
  *   c > 0: UCB1, one state per iteration: an answer not yet taken first (in legal
  *     order), else the best mean value plus c * sqrt(ln(iterations so far) / visits);
  *     the most visited answer is played.  Values from different states are not paired,
@@ -2016,10 +2071,10 @@ static int ismcts(struct uno_search *x, uno_game *g, int o, int decision, int ar
     report(x, ans, m, w, wn, n);
     if (wt) {
         free(wt);
-        return paired_rule_w(d1, d1, d2, w1, w2, m, def);
+        return paired_rule_w(d1, d1, d2, w1, w2, m, def, pol->z);
     }
     if (paired) /* pimc's rule over the paired differences */
-        return paired_rule(d1, d1, d2, kept, m, def);
+        return paired_rule(d1, d1, d2, kept, m, def, pol->z);
     int best = -1;
     for (int a = 0; a < m; a++) /* the most visited, the first of equals */
         if (n[a] > 0 && (best < 0 || n[a] > n[best]))
@@ -2117,17 +2172,18 @@ static int search_decide(struct uno_search *x, uno_game *g, int o, int decision,
         (pol->value == UNO_VALUE_TABLE && g->cfg->scoring == UNO_SCORING_STANDARD &&
          !x->table && !table_build(x, o))) {
         x->stats[o][UNO_SS_FALLBACK]++;
-        return dispatch(g, x->fallback, o, decision, arg);
+        return dispatch(g, x->anchor, o, decision, arg);
     }
     const uint64_t key[4] = {w, UINT64_C(0x5345415243480001), (uint64_t)decision, 1};
     const uint64_t key2[4] = {w, UINT64_C(0x5345415243480002), (uint64_t)decision, 2};
-    /* the rollout policy's own answer, its random draws wound back (and no decision point
-       of a forced game counted: the search's own answer is the one forced below) */
+    /* the anchor's answer (the rollout policy's unless `anchor` names another), its random
+       draws wound back (and no decision point of a forced game counted: the search's own
+       answer is the one forced below) */
     uint32_t saved[UNO_DK_SLOTS];
     memcpy(saved, g->dec_n[o], sizeof saved);
     uno_force *force = g->force;
     g->force = NULL;
-    int own = dispatch(g, x->fallback, o, decision, arg), def = 0;
+    int own = dispatch(g, x->anchor, o, decision, arg), def = 0;
     g->force = force;
     memcpy(g->dec_n[o], saved, sizeof saved);
     /* cheat: o sees the offender's hand, so it knows what a challenge does (C12, F4): a
@@ -2148,7 +2204,7 @@ static int search_decide(struct uno_search *x, uno_game *g, int o, int decision,
         longjmp(*g->bail, UNO_BAIL_STOP);
     if (best < 0) {
         x->stats[o][UNO_SS_FALLBACK]++;
-        return dispatch(g, x->fallback, o, decision, arg); /* forced there, if it must be */
+        return dispatch(g, x->anchor, o, decision, arg); /* forced there, if it must be */
     }
     x->stats[o][UNO_SS_SEARCHED]++;
     if (UNO_UNLIKELY(force != NULL) && force->seat == o)

@@ -216,16 +216,18 @@ UNO_HD int uno_config_check(const uno_config *cfg, const uno_table *t, const uno
              q->c > 1e6 || !rollout_ok(q->rollout) ||
              (q->others != -1 && !rollout_ok(q->others)) || q->leaf < -1 ||
              !(q->infer >= 0.0) || q->infer > 1e6 || !(q->voids >= 0.0) || q->voids > 1.0 ||
-             !(q->colors >= 0.0) || q->colors > 1.0 || q->resample < 0 || q->resample > 1 ||
+             !(q->colors >= 0.0) || q->colors > 1.0 || !(q->bluffs >= 0.0) || q->bluffs > 1.0 ||
+             q->resample < 0 || q->resample > 1 ||
              q->value < UNO_VALUE_GAME || q->value > UNO_VALUE_TABLE || q->cheat < 0 ||
              q->cheat > 1 || q->depth < 1 || q->depth > UNO_SEARCH_DEPTH_MAX ||
+             (q->anchor != -1 && !rollout_ok(q->anchor)) || !(q->z >= 0.0) || q->z > 100.0 ||
              (q->id == UNO_POLICY_ISMCTS && q->depth > 1 && !(q->c > 0.0))))
             return UNO_ERR_CONFIG;
         /* a network read by the seat (net.c): it must read this game's observation */
         const int reads_net =
             q->id == UNO_POLICY_NET ||
             (search && (q->rollout == UNO_POLICY_NET || q->others == UNO_POLICY_NET ||
-                        q->leaf >= 0 || q->infer > 0.0));
+                        q->anchor == UNO_POLICY_NET || q->leaf >= 0 || q->infer > 0.0));
         if (reads_net && (!uno_net_fits(q->net, cfg, t) || !(q->explore >= 0.0) ||
                           q->explore > 1.0))
             return UNO_ERR_CONFIG;

@@ -520,6 +520,10 @@ typedef struct uno_policy {
     double colors;      /* the same for the colors the opponents named (C9): a state is
                            kept with probability w per color named that the namer then held
                            fewer cards of than of another color */
+    double bluffs;      /* the same for the restricted cards the opponents played
+                           unchallenged (C7; UNO Flip, F4): a state is kept with probability
+                           w per card it makes a bluff (the player then held a card of the
+                           active color) */
     int32_t resample;   /* 0: infer weighs the sampled states; 1: infer deals them again
                            instead, a state kept with probability its likelihood over the
                            highest any state could have (search.c "Voids") */
@@ -527,6 +531,11 @@ typedef struct uno_policy {
                            won) or P(win the game | the scores after its round) (table;
                            under another scoring than standard, its game) */
     int32_t cheat;      /* 1: sample nothing, search the true state (an upper bound) */
+    int32_t anchor;     /* -1: the rollout policy's answer anchors pimc's rule (and answers
+                           where nothing can be searched); else the policy (the same ids)
+                           whose answer does */
+    double z;           /* pimc's rule: another answer replaces the anchor's only when it
+                           leads it by this many paired standard errors */
     uno_decide_fn decide;       /* UNO_POLICY_USER only */
     void *ctx;                  /* passed to decide */
     /* The network player (UNO_POLICY_NET), and a search player whose rollouts, leaves or

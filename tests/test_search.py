@@ -360,16 +360,25 @@ def test_the_network_no_leak_check_catches_a_cheat(nets):
     assert changed > 0, tested
 
 
-def _decision_after_draws(spec, turn=3, bases=6, perms=4):
+def _decision_after_draws(spec, turn=3, bases=6, perms=4, wild4=False):
     """Seat 0's answer at its `turn`-th turn, 2 players, seat 1 a Python policy that draws
-    every turn and keeps what it drew: its decisions (inference's evidence) are in view,
-    its hand is not.  The hidden cards (seat 1's hand, the pile below the starter) are
-    permuted; a permutation that changes what seat 0 has seen (its own draws) is not
-    compared.  Returns (decisions changed, decisions compared)."""
+    every turn and keeps what it drew (with `wild4`, plays a Wild Draw Four instead when it
+    holds one in the round's first dozen turns, a bluff or not, and is dealt one; later the
+    round could go on forever, the four cards coming back to it): its decisions
+    (inference's evidence) are in view, its hand is not.  The hidden cards (seat 1's hand, the pile below the starter) are
+    permuted (with `wild4`, seat 1's other cards with the pile's below its 50th card, so
+    that seat 1 plays its Wild Draw Four as before and seat 0 draws the same four cards,
+    the play a bluff or not as seat 1's other cards fall); a permutation that changes what seat
+    0 has seen (its own draws) is not compared.  Returns (decisions changed, decisions compared, of which after a Wild Draw
+    Four)."""
     from uno_sim.userpolicy import DRAW_ACTION
 
     def drawer(obs):
         if obs.decision == "play":
+            fours = [a for a in obs.actions
+                     if wild4 and obs.turn < 12 and a != DRAW_ACTION and a.card == "W+4"]
+            if fours:
+                return fours[0]
             return DRAW_ACTION if DRAW_ACTION in obs.actions else obs.actions[0]
         return False if obs.decision == "play_drawn" else obs.actions[0]
 
@@ -379,6 +388,8 @@ def _decision_after_draws(spec, turn=3, bases=6, perms=4):
     rng = np.random.default_rng(3)
     n, hand = 2, 7
     hidden = [i for i in range(eng.n_cards) if (i < n * hand and i % n == 1) or i > n * hand]
+    deck = deck_for(rules)
+    fours = [c for c in range(eng.n_cards) if deck.code(c) == "W+4"] if wild4 else []
 
     def seen(order):
         events = eng.play_round(key, 0, [int(c) for c in order], 1, None)[1]
@@ -394,40 +405,48 @@ def _decision_after_draws(spec, turn=3, bases=6, perms=4):
             out.append({k: v for k, v in e.items() if not (e.get("p") == 1 and k == "cards")})
         return None, None
 
-    changed = tested = 0
+    changed = tested = after_four = 0
     for _ in range(60):
         order = rng.permutation(eng.n_cards)
+        if fours:  # seat 1 is dealt a Wild Draw Four (its first card)
+            j = int(np.flatnonzero(order == fours[0])[0])
+            order[[1, j]] = order[[j, 1]]
+        movable = [i for i in hidden
+                   if not fours or ((i < n * hand or i > 50) and order[i] not in fours)]
         history, base = seen(order)
         if base is None:
             continue
         for _ in range(perms):
             new = order.copy()
-            new[hidden] = rng.permutation(order[hidden])
+            new[movable] = rng.permutation(order[movable])
             h2, got = seen(new)
             if h2 != history:
                 continue  # seat 0 saw something else (a card it drew)
             changed += got != base
             tested += 1
+            after_four += any(e.get("card") == "W+4" for e in history)
         if tested >= bases * perms:
             break
-    return changed, tested
+    return changed, tested, after_four
 
 
 @pytest.mark.parametrize("search,reads", [("pimc(samples=8,rollouts=1", "infer=0.5"),
                                           ("ismcts(iterations=40,c=0", "infer=0.5"),
                                           ("ismcts(iterations=12,c=0.7", "voids=0"),
                                           ("pimc(samples=4,rollouts=1", "voids=0.3,colors=0"),
-                                          ("pimc(samples=4,rollouts=1", "infer=2,resample=1")])
+                                          ("pimc(samples=4,rollouts=1", "infer=2,resample=1"),
+                                          ("pimc(samples=4,rollouts=1", "bluffs=0,voids=0.5")])
 def test_no_leak_inference(nets, search, reads):
-    """P1 for inference and voids: the opponent's observed draws weigh (infer) or filter
-    (voids) seat 0's samples by hands rebuilt from what seat 0 saw only; permuting the
-    hidden cards never changes seat 0's decision at its third turn (and the same check
-    catches a seat that sees every hand)."""
+    """P1 for inference, voids and bluffs: the opponent's observed draws and Wild Draw
+    Fours weigh (infer) or filter (voids, bluffs) seat 0's samples by hands rebuilt from
+    what seat 0 saw only; permuting the hidden cards never changes seat 0's decision at its
+    third turn (and the same check catches a seat that sees every hand)."""
     spec = f"{search},value=round,{reads},weights={nets['classic']})"
-    changed, tested = _decision_after_draws(spec)
+    changed, tested, fours = _decision_after_draws(spec, wild4="bluffs" in reads)
     assert tested >= 12 and changed == 0, (changed, tested)
+    assert "bluffs" not in reads or fours >= 4, (fours, tested)
     cheat = f"pimc(samples=8,rollouts=1,value=round,cheat=1,weights={nets['classic']})"
-    changed, tested = _decision_after_draws(cheat)
+    changed, tested, _ = _decision_after_draws(cheat)
     assert changed > 0, tested
 
 
@@ -453,6 +472,56 @@ def test_same_seed_same_games(spec):
     assert [(r.winner, r.scores, r.turns) for r in a] == [(r.winner, r.scores, r.turns) for r in b]
     cols = play_games(rules, [spec, "greedy"], seed=4, first_game=0, n_games=2)
     assert list(cols["turns"]) == [r.turns for r in a]
+
+
+def test_anchor_and_z_defaults_play_the_same_games():
+    """pimc's rule keeps the anchor's answer unless another leads it by z paired standard
+    errors: z=1.645 and anchor=rollout are the defaults, and anchor=greedy is the default
+    rollout policy itself, so all three play the default's games; z=0 (the best mean) and
+    another anchor play others."""
+    rules = Rules(players=2)
+    specs = ("pimc(samples=6,rollouts=1)", "pimc(samples=6,rollouts=1,z=1.645)",
+             "pimc(samples=6,rollouts=1,anchor=greedy)", "pimc(samples=6,rollouts=1,z=0)",
+             "pimc(samples=6,rollouts=1,anchor=strategic)")
+    cols = [play_games(rules, [spec, "greedy"], seed=4, first_game=0, n_games=3)
+            for spec in specs]
+    for same in cols[1:3]:
+        assert all(np.array_equal(cols[0][k], same[k]) for k in ("turns", "winner", "scores"))
+    for other in cols[3:]:
+        assert not np.array_equal(cols[0]["turns"], other["turns"])
+
+
+def test_z_sets_how_often_the_anchors_answer_is_kept():
+    """On the states the anchor itself reaches (the recorder's play), the search's answers
+    agree with the anchor's more the higher z: nearly always at z=100 (another answer is
+    played only where every sampled state shows the same lead), least at z=0 (the best
+    mean), for a greedy and a strategic anchor alike."""
+    from uno_sim.players.record import record
+
+    rules = Rules(players=2)
+    for anchor in ("greedy", "strategic"):
+        own = record(rules, [anchor, "greedy"], seats=[0], games=2, seed=6)["action"]
+        agree = {}
+        for z in (0, 1.645, 100):
+            spec = f"ismcts(iterations=60,value=round,anchor={anchor},z={z})"
+            rows = record(rules, [spec, "greedy"], seats=[0], games=2, seed=6,
+                          play=[anchor, "greedy"])
+            agree[z] = float((rows["action"] == own).mean())
+        assert agree[0] < agree[1.645] < agree[100] and agree[100] > 0.97, (anchor, agree)
+
+
+def test_anchor_net_reads_the_network(nets):
+    """anchor=net loads the seat's network (weights) and plays other games than the
+    default rollout anchor."""
+    spec = parse_policy(f"pimc(samples=6,rollouts=1,anchor=net,weights={nets['classic']})")
+    assert spec.reads_net()
+    rules = Rules(players=2)
+    a = play_games(rules, [str(spec), "greedy"], seed=4, first_game=0, n_games=3)
+    b = play_games(rules, ["pimc(samples=6,rollouts=1)", "greedy"], seed=4, first_game=0,
+                   n_games=3)
+    assert not np.array_equal(a["turns"], b["turns"])
+    with pytest.raises(RulesError, match="z is the rule of c=0"):
+        parse_policy("ismcts(c=0.7,z=1)")
 
 
 def test_depth_one_is_the_default_and_a_tree_changes_games():
@@ -688,7 +757,9 @@ def test_bad_knobs_are_one_line_errors(spec, message):
 
 def test_knobs_read_back():
     spec = parse_policy("ismcts(iterations=50,c=1.5,rollout=strategic,value=round,cheat=1)")
-    net = {"others": "same", "leaf": "off", "infer": 0.0, "voids": 1.0, "colors": 1.0, "resample": 0, "weights": "", "explore": 0.0}
+    net = {"others": "same", "leaf": "off", "infer": 0.0, "voids": 1.0, "colors": 1.0,
+           "bluffs": 1.0, "resample": 0, "anchor": "rollout", "z": 1.645, "weights": "",
+           "explore": 0.0}
     assert spec.knobs() == {"iterations": 50, "c": 1.5, "depth": 1, "rollout": "strategic",
                             "value": "round", "cheat": 1, **net}
     tree = parse_policy("ismcts(c=0.7,depth=4)")

@@ -1,12 +1,14 @@
-"""The search players' `voids` and `colors` knobs (docs/policies.md "What the opponents'
-draws show"): the opponents' draws (C8: a player who cannot play draws) and named colors
-(C9) of the round read against each sampled state.
+"""The search players' `voids`, `colors` and `bluffs` knobs (docs/policies.md "What the
+opponents' draws and colors show"): the opponents' draws (C8: a player who cannot play
+draws), named colors (C9) and Wild Draw Fours (C7, C12) of the round read against each
+sampled state.
 
 A state whose hand for the drawer, as it stood at the draw, held a card it could have
 played contradicts that draw; one whose hand for a namer held fewer cards of the named
-color than of another contradicts the color.  Under `voids=w` (`colors=w`) a state is
-kept with probability w per draw (color) it contradicts, else dealt again (32 candidates
-at most, each counted as a sample)."""
+color than of another contradicts the color; one whose hand for a player of an
+unchallenged Wild Draw Four held a card of the color then active makes it a bluff.
+Under `voids=w` (`colors=w`, `bluffs=w`) a state is kept with probability w per draw
+(color, bluff), else dealt again (32 candidates at most, each counted as a sample)."""
 import numpy as np
 import pytest
 
@@ -43,6 +45,16 @@ def _most_namer(obs):
         held = [c[0] for c in obs.hand if c[0] in "RYGB"]
         return max("RYGB", key=held.count)
     return _least_namer(obs)
+
+
+def _wild4er(obs):
+    """Plays a Wild Draw Four whenever it holds one, a bluff or not (C7), else as
+    _least_namer; names the color it holds the most of."""
+    if obs.decision == "play":
+        fours = [a for a in obs.actions if a != DRAW_ACTION and a.card == "W+4"]
+        if fours:
+            return fours[0]
+    return _most_namer(obs)
 
 
 def _stats(spec, other, games=3):
@@ -136,7 +148,29 @@ def test_resample_deals_again_instead_of_weighing(classic_net):
     assert parse_policy("ismcts(c=0.7,infer=1,resample=1)").knob("resample") == 1
 
 
-@pytest.mark.parametrize("knob", ["voids", "colors"])
+def test_bluffs_one_is_off_and_the_default():
+    """bluffs=1 (the default) reads no Wild Draw Four: the same games as without it."""
+    base = _stats(SPEC.format(""), _wild4er)[0]
+    off = _stats(SPEC.format(",bluffs=1"), _wild4er)[0]
+    assert all(np.array_equal(base[k], off[k]) for k in ("turns", "winner", "scores"))
+    assert parse_policy("ismcts").knob("bluffs") == 1.0
+
+
+def test_a_seat_told_nobody_bluffs_challenges_less():
+    """C7/C12 read: a uniformly dealt hand mostly holds a card of the active color, so the
+    default search takes many Wild Draw Fours for bluffs and challenges them; under
+    bluffs=0 its states are dealt again until the player held none (a legal card, whose
+    challenge costs two more cards), so against a player of every Wild Draw Four it holds
+    it challenges far less, and deals more candidates than with the knob off."""
+    cols, searched, samples = _stats(SPEC.format(""), _wild4er, games=6)
+    cols0, searched0, samples0 = _stats(SPEC.format(",bluffs=0"), _wild4er, games=6)
+    asked, asked0 = cols["challenges"][:, 0].sum(), cols0["challenges"][:, 0].sum()
+    assert cols["bluffs"][:, 1].sum() >= 20 and asked >= 10, (cols["bluffs"], asked)
+    assert asked0 < 0.6 * asked, (asked, asked0)
+    assert samples0 / searched0 > 2 * samples / searched, (samples, samples0)
+
+
+@pytest.mark.parametrize("knob", ["voids", "colors", "bluffs"])
 @pytest.mark.parametrize("bad", ["-0.1", "1.5", "x"])
 def test_out_of_range_is_refused(knob, bad):
     with pytest.raises(RulesError, match=knob):

@@ -344,9 +344,12 @@ cdef void _fill_policy(uno_policy *q, dict f) except *:
         q.infer = f.pop("infer")
         q.voids = f.pop("voids")
         q.colors = f.pop("colors")
+        q.bluffs = f.pop("bluffs")
         q.resample = f.pop("resample")
         q.value = f.pop("value")
         q.cheat = f.pop("cheat")
+        q.anchor = f.pop("anchor")
+        q.z = f.pop("z")
         q.explore = f.pop("explore")
     except KeyError as exc:
         raise RulesError(f"invalid policy fields: {exc.args[0]!r} missing") from None

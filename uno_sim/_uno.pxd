@@ -217,9 +217,12 @@ cdef extern from "uno.h":
         double infer  # 0: no inference; T: states weighted by the opponents' answers under the net
         double voids  # 1: draws not read; w < 1: a state kept w per draw it contradicts
         double colors  # the same for named colors not the namer's most held
+        double bluffs  # the same for restricted cards played unchallenged that it makes bluffs
         int32_t resample  # 1: infer deals states again (kept by likelihood) instead of weighing
         int32_t value  # UNO_VALUE_*: a rollout is worth its game or its round
         int32_t cheat  # 1: search the true state (an upper bound)
+        int32_t anchor  # -1: the rollout policy's answer anchors pimc's rule; else this policy's
+        double z  # pimc's rule: another answer must lead the anchor's by z standard errors
         uno_decide_fn decide  # UNO_POLICY_USER only: the callback
         void *ctx  # passed to decide
         double explore  # the network player: probability of a uniformly random legal answer

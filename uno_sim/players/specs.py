@@ -44,6 +44,7 @@ NET_NAMES = ("net",)
 NET_ID = 6
 ROLLOUTS = POLICY_NAMES + NET_NAMES  # what a search's rollouts may play
 OTHERS = ("same",) + ROLLOUTS  # what the other seats play in a search's rollouts
+ANCHORS = ("rollout",) + ROLLOUTS  # whose answer a search keeps unless another leads it
 OFF = "off"  # a limit knob turned off
 KNOB_KINDS = ("prob", "choice", "size", "seat", "count", "real", "flag", "cells", "file",
               "limit")
@@ -373,6 +374,11 @@ SEARCH_KNOBS = (
          "1: the colors the opponents named are not read; w below 1: a sampled state is kept "
          "with probability w for each color named this round that the namer then held fewer "
          "cards of than of another color, else dealt again"),
+    Knob("bluffs", "prob", _search(1.0, 1.0),
+         "1: the opponents' Wild Draw Fours (UNO Flip: restricted cards) are taken as they "
+         "come; w below 1: a sampled state is kept with probability w for each one played "
+         "unchallenged this round that it makes a bluff (the hand it gives the player then "
+         "held a card of the active color, C7), else dealt again (0: opponents never bluff)"),
     Knob("resample", "flag", _search(0, 0),
          "0: infer weighs the sampled states; 1: infer deals them again instead, a state "
          "kept with probability its likelihood over the highest any state could have (any c)"),
@@ -381,6 +387,14 @@ SEARCH_KNOBS = (
          "(1 for winning the round) or table (played to the end of the round, then the "
          "chance of winning the game from the scores, by a table the engine computes; "
          "under elimination or lowest scoring: game)", values=VALUES),
+    Knob("anchor", "choice", _search("rollout", "rollout"),
+         "the answer the search keeps unless another leads it by z paired standard errors "
+         "(pimc, ismcts with c=0), and plays where nothing can be searched: the rollout "
+         "policy's (rollout) or another policy's (net: the network of weights)",
+         values=ANCHORS, codes=(-1, 0, 1, 2, NET_ID)),
+    Knob("z", "real", _search(1.645, 1.645),
+         "how many paired standard errors another answer must lead the anchor's by to be "
+         "played instead (pimc, ismcts with c=0; 0: the best mean)"),
     Knob("cheat", "flag", _search(0, 0),
          "1: search the true state (every hand and the draw pile) instead of sampled "
          "ones: an upper bound, not a fair player"),
@@ -512,7 +526,7 @@ class PolicySpec:
             return True
         if not self.is_search:
             return False
-        return ("net" in (self.knob("rollout"), self.knob("others")) or
+        return ("net" in (self.knob("rollout"), self.knob("others"), self.knob("anchor")) or
                 self.knob("leaf") != OFF or self.knob("infer") > 0)
 
     def rollout_spec(self) -> "PolicySpec":
@@ -627,6 +641,9 @@ def parse_policy(spec) -> PolicySpec:
         raise RulesError(f"invalid policy spec {spec!r}: infer weighs the paired states of "
                          f"c=0 (ismcts with c above 0 takes no weights; resample=1 deals "
                          f"the states again instead)")
+    if name == "ismcts" and "z" in params and spec_.knob("c") > 0:
+        raise RulesError(f"invalid policy spec {spec!r}: z is the rule of c=0 (ismcts with c "
+                         f"above 0 plays its most visited answer)")
     if spec_.is_search and spec_.knob("leaf") != OFF and spec_.knob("value") == "round":
         raise RulesError(f"invalid policy spec {spec!r}: leaf needs value=game or table (the "
                          f"network values the game, not the round)")
