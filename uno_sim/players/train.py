@@ -241,8 +241,10 @@ class Recipe:
 
 # Flip takes twice the labels: on the learning curve's deals, 0.860 at 9,600 games and 0.917
 # at 19,200 at two players, 0.280 and 0.344 at four (docs/training.md, "How the recipe was
-# chosen"); classic gains nothing from them against greedy
-_LABEL_GAMES = {("flip", 2): 19200, ("flip", 4): 19200}
+# chosen"); classic at two players four times, for the head-to-head against ismcts (0.388
+# at 9,600 games, 0.405 at 19,200, 0.445 at 38,400 on the curve's deals; docs/training.md,
+# "Head to head"), which against greedy alone it would not need
+_LABEL_GAMES = {("flip", 2): 19200, ("flip", 4): 19200, ("classic", 2): 38400}
 
 
 def _shipped(variant: str, players: int) -> Recipe:
