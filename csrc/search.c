@@ -412,6 +412,10 @@ static int uno_search_begin(uno_game *g, int stoppable)
         x->anchor[s] = x->fallback[s];
         if (is_search(&g->pol[s]) && g->pol[s].anchor >= 0)
             x->anchor[s].id = g->pol[s].anchor;
+        if (is_search(&g->pol[s]) && g->pol[s].rollout_challenge >= 0.0) {
+            x->fallback[s].challenge = g->pol[s].rollout_challenge; /* the rollouts' only */
+            x->fallback[s].challenge_auto = x->fallback[s].challenge_posterior = 0;
+        }
         x->infer |= is_search(&g->pol[s]) &&
                     (g->pol[s].infer > 0.0 || g->pol[s].voids < 1.0 || g->pol[s].colors < 1.0 ||
                      g->pol[s].bluffs < 1.0);

@@ -221,6 +221,7 @@ UNO_HD int uno_config_check(const uno_config *cfg, const uno_table *t, const uno
              q->value < UNO_VALUE_GAME || q->value > UNO_VALUE_TABLE || q->cheat < 0 ||
              q->cheat > 1 || q->depth < 1 || q->depth > UNO_SEARCH_DEPTH_MAX ||
              (q->anchor != -1 && !rollout_ok(q->anchor)) || !(q->z >= 0.0) || q->z > 100.0 ||
+             !(q->rollout_challenge >= -1.0) || q->rollout_challenge > 1.0 ||
              (q->id == UNO_POLICY_ISMCTS && q->depth > 1 && !(q->c > 0.0))))
             return UNO_ERR_CONFIG;
         /* a network read by the seat (net.c): it must read this game's observation */

@@ -536,6 +536,9 @@ typedef struct uno_policy {
                            whose answer does */
     double z;           /* pimc's rule: another answer replaces the anchor's only when it
                            leads it by this many paired standard errors */
+    double rollout_challenge; /* < 0: the rollout policy challenges as its own knobs say;
+                           else every seat of a rollout challenges a restricted card (C12)
+                           with this probability */
     uno_decide_fn decide;       /* UNO_POLICY_USER only */
     void *ctx;                  /* passed to decide */
     /* The network player (UNO_POLICY_NET), and a search player whose rollouts, leaves or

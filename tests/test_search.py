@@ -510,6 +510,24 @@ def test_z_sets_how_often_the_anchors_answer_is_kept():
         assert agree[0] < agree[1.645] < agree[100] and agree[100] > 0.97, (anchor, agree)
 
 
+def test_rollouts_that_challenge_make_the_search_bluff_less():
+    """C7/C12: greedy, the default rollout policy, never challenges, so in rollouts a bluffed
+    Wild Draw Four always passes and the search bluffs freely; with rollout_challenge=1
+    every seat of a rollout challenges, a bluff is caught there (four cards to the
+    bluffer) and the search all but stops bluffing.  rollout_challenge=rollout (the
+    default) plays the default's games."""
+    rules = Rules(players=2)
+    spec = "ismcts(iterations=60,value=round{})"
+    cols = {k: play_games(rules, [spec.format(k), "greedy"], seed=8, first_game=0, n_games=16)
+            for k in ("", ",rollout_challenge=rollout", ",rollout_challenge=1")}
+    base, same, challenged = cols.values()
+    assert all(np.array_equal(base[k], same[k]) for k in ("turns", "winner", "scores"))
+    bluffs, fewer = base["bluffs"][:, 0].sum(), challenged["bluffs"][:, 0].sum()
+    assert bluffs >= 8 and fewer <= bluffs / 4, (bluffs, fewer)
+    with pytest.raises(RulesError, match="rollout_challenge"):
+        parse_policy("ismcts(rollout_challenge=2)")
+
+
 def test_anchor_net_reads_the_network(nets):
     """anchor=net loads the seat's network (weights) and plays other games than the
     default rollout anchor."""
@@ -758,8 +776,8 @@ def test_bad_knobs_are_one_line_errors(spec, message):
 def test_knobs_read_back():
     spec = parse_policy("ismcts(iterations=50,c=1.5,rollout=strategic,value=round,cheat=1)")
     net = {"others": "same", "leaf": "off", "infer": 0.0, "voids": 1.0, "colors": 1.0,
-           "bluffs": 1.0, "resample": 0, "anchor": "rollout", "z": 1.645, "weights": "",
-           "explore": 0.0}
+           "bluffs": 1.0, "resample": 0, "anchor": "rollout", "z": 1.645,
+           "rollout_challenge": "rollout", "weights": "", "explore": 0.0}
     assert spec.knobs() == {"iterations": 50, "c": 1.5, "depth": 1, "rollout": "strategic",
                             "value": "round", "cheat": 1, **net}
     tree = parse_policy("ismcts(c=0.7,depth=4)")

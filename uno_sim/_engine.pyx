@@ -350,6 +350,7 @@ cdef void _fill_policy(uno_policy *q, dict f) except *:
         q.cheat = f.pop("cheat")
         q.anchor = f.pop("anchor")
         q.z = f.pop("z")
+        q.rollout_challenge = f.pop("rollout_challenge")
         q.explore = f.pop("explore")
     except KeyError as exc:
         raise RulesError(f"invalid policy fields: {exc.args[0]!r} missing") from None

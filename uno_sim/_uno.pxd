@@ -223,6 +223,7 @@ cdef extern from "uno.h":
         int32_t cheat  # 1: search the true state (an upper bound)
         int32_t anchor  # -1: the rollout policy's answer anchors pimc's rule; else this policy's
         double z  # pimc's rule: another answer must lead the anchor's by z standard errors
+        double rollout_challenge  # < 0: the rollout policy's own; else rollouts' challenge rate
         uno_decide_fn decide  # UNO_POLICY_USER only: the callback
         void *ctx  # passed to decide
         double explore  # the network player: probability of a uniformly random legal answer

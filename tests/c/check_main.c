@@ -59,6 +59,7 @@ static void set_policy(uno_policy *p, int id, double knob, int color)
     p->leaf = -1;   /* rollouts to their end (no network's leaf value) */
     p->anchor = -1; /* the search keeps its rollout policy's answer unless another leads */
     p->z = 1.645;   /* by this many standard errors */
+    p->rollout_challenge = -1.0; /* rollouts challenge as the rollout policy does */
 }
 
 static void default_policy(uno_policy *p, int id)

@@ -329,6 +329,11 @@ KNOBS = (
 KNOB = {k.name: k for k in KNOBS}
 
 
+def _rollout_challenge_fields(value) -> dict:
+    """The rollout_challenge knob as uno_policy reads it: -1 for the rollout policy's own."""
+    return {"rollout_challenge": -1.0 if value == "rollout" else float(value)}
+
+
 def _search(pimc, ismcts) -> dict:
     return dict(zip(SEARCH_NAMES, (pimc, ismcts)))
 
@@ -395,6 +400,12 @@ SEARCH_KNOBS = (
     Knob("z", "real", _search(1.645, 1.645),
          "how many paired standard errors another answer must lead the anchor's by to be "
          "played instead (pimc, ismcts with c=0; 0: the best mean)"),
+    Knob("rollout_challenge", "prob", _search("rollout", "rollout"),
+         "how every seat of a rollout answers a Wild Draw Four played on it (UNO Flip: a "
+         "restricted card): rollout, as the rollout policy's own knobs say (greedy never "
+         "challenges); p, challenge with probability p (a model of challenging opponents)",
+         values=("rollout",),
+         encode=_rollout_challenge_fields),
     Knob("cheat", "flag", _search(0, 0),
          "1: search the true state (every hand and the draw pile) instead of sampled "
          "ones: an upper bound, not a fair player"),
