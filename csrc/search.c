@@ -1211,7 +1211,7 @@ static int sample_once(struct uno_search *x, const uno_game *g, int o, const uno
     return 0;
 }
 
-static void voids_contradicted(struct uno_search *x, int o, uno_rng *r, int *k);
+static void voids_contradicted(struct uno_search *x, int o, uno_rng *r, int bluffs, int *k);
 static double infer_logw(struct uno_search *x, int o, const uno_policy *pol, uno_rng *r,
                          int ratio);
 
@@ -1244,7 +1244,7 @@ static int sample_world(struct uno_search *x, const uno_game *g, int o, const un
         uno_rng r;
         uno_rng_seed(&r, keyv, sj);
         int k[3] = {0, 0, 0}, keep = 1;
-        voids_contradicted(x, o, &r, k);
+        voids_contradicted(x, o, &r, pol->bluffs < 1.0, k);
         for (int i = 0; i < k[0] && keep; i++)
             keep = uno_rng_bernoulli(&r, pol->voids);
         for (int i = 0; i < k[1] && keep; i++)
@@ -1576,9 +1576,10 @@ static int bluffs_now(const struct uno_search *x, int o, const uno_game *W)
  * it holds most.  A restricted card played unchallenged (a challenge shows the truth to
  * every seat, C12) is a bluff in the state when that hand held a card of the color then
  * active (C7; UNO Flip, F4), in an earlier turn of the round or in the turn under way
- * (bluffs_now): what `bluffs` reads.
+ * (bluffs_now): what `bluffs` reads, counted only when `bluffs` is set (a rebuilt hand
+ * draws from `r`: unread, they leave the other readings' draws as they were).
  */
-static void voids_contradicted(struct uno_search *x, int o, uno_rng *r, int *k)
+static void voids_contradicted(struct uno_search *x, int o, uno_rng *r, int bluffs, int *k)
 {
     const uno_game *T = x->has_mid ? &x->mid : &x->snap;
     const uno_game *W = x->mid_ready ? &x->mid_world : &x->world;
@@ -1593,7 +1594,7 @@ static void voids_contradicted(struct uno_search *x, int o, uno_rng *r, int *k)
         uno_game *C = &x->inf_state[at];
         const int draw = p->decision == UNO_DEC_PLAY && p->answer == UNO_DRAW;
         const int named = p->decision == UNO_DEC_COLOR;
-        const int wild4 = p->decision == UNO_DEC_PLAY && p->answer >= 0 &&
+        const int wild4 = bluffs && p->decision == UNO_DEC_PLAY && p->answer >= 0 &&
                           p->answer < C->t->n_cards && uno_restricted(C, p->answer) &&
                           !bluff_challenged(x, i);
         uno_hand h;
@@ -1619,7 +1620,8 @@ static void voids_contradicted(struct uno_search *x, int o, uno_rng *r, int *k)
         }
         C->hand[p->seat] = keep;
     }
-    k[2] += bluffs_now(x, o, W);
+    if (bluffs)
+        k[2] += bluffs_now(x, o, W);
 }
 
 /*
