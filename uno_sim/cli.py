@@ -1082,10 +1082,14 @@ def _os_error_line(exc: OSError, args) -> str:
 
 def _quiet_threads() -> None:
     """After an interrupt, a worker pool's management thread may still trip over the
-    workers it lost (loky raises KeyError there); the one line printed says it all."""
+    workers it lost (loky raises KeyError there), and at exit the process pool's hook may
+    wake that thread through a pipe already closed (concurrent.futures: "Exception ignored
+    in: <module 'threading'>", OSError, reported as unraisable); the one line printed says
+    it all."""
     import threading
 
     threading.excepthook = lambda args: None
+    sys.unraisablehook = lambda unraisable: None
 
 
 if __name__ == "__main__":
