@@ -1132,6 +1132,16 @@ static void journal_script(uno_script *sc, const struct uno_search *x, uno_scrip
     sc->ctx = ctx;
 }
 
+/* The index of the turn's first journal entry from i on that is not a declined jump-in
+   (those change nothing), or x->n_journal. */
+static int first_decided(const struct uno_search *x, int i)
+{
+    while (i < x->n_journal && x->journal[i].decision == UNO_DEC_JUMP_IN &&
+           x->journal[i].answer == 0)
+        i++;
+    return i;
+}
+
 /*
  * The s-th state a search of seat o starts from, into x->world: under `cheat` the true
  * turn-start state, every hand as it is, with the cards still in the draw pile at the
@@ -1182,10 +1192,7 @@ static int sample_once(struct uno_search *x, const uno_game *g, int o, const uno
     }
     const int p = x->snap_seat;
     if (g->cfg->forced_play && !x->has_mid && !x->snap_start && p != o) {
-        int i = 0;
-        while (i < x->n_journal && x->journal[i].decision == UNO_DEC_JUMP_IN &&
-               x->journal[i].answer == 0)
-            i++; /* declined jump-ins change nothing */
+        const int i = first_decided(x, 0);
         const uno_script_entry *e = i < x->n_journal ? &x->journal[i] : NULL;
         const uno_script_entry *next = i + 1 < x->n_journal ? &x->journal[i + 1] : NULL;
         if (e && e->seat == p && e->decision == UNO_DEC_PLAY && e->answer == UNO_DRAW &&
@@ -1546,10 +1553,7 @@ static int bluff_challenged(const struct uno_search *x, int k)
    start (or at mid, after the turn's last event) holding a card of the active color. */
 static int bluffs_now(const struct uno_search *x, int o, const uno_game *W)
 {
-    int i = x->has_mid ? x->mid_at : 0;
-    while (i < x->n_journal && x->journal[i].decision == UNO_DEC_JUMP_IN &&
-           x->journal[i].answer == 0)
-        i++;
+    const int i = first_decided(x, x->has_mid ? x->mid_at : 0);
     if (i >= x->n_journal)
         return 0;
     const uno_script_entry *e = &x->journal[i];
