@@ -61,7 +61,10 @@ FOCAL = "net"
 SEARCH = "ismcts(iterations=80)"
 SEARCH_PLAYERS = (2,)  # the player counts where the search check runs
 OTHER_SEARCH = ("pimc(samples=16,rollouts=2)", "ismcts(iterations=80)")
-LEARNED = ("net",)  # the shipped network player (uno_sim.players.net), every league table
+# The shipped network player (uno_sim.players.net) and the search anchored on it, the
+# strongest player at 2 players (docs/policies.md "The anchor and the opponents'
+# challenges"), at every league table: weights ship for each of them.
+LEARNED = ("net", "ismcts(anchor=net,z=1,rollout_challenge=1)")
 LEAGUE_TABLES = (("classic", 2), ("flip", 2), ("classic", 4), ("flip", 4))
 VALUE_TABLES = (("classic", 2), ("classic", 4), ("flip", 2), ("flip", 4))
 DEFAULT_DEALS = 48

@@ -253,7 +253,8 @@ def test_the_strong_player_is_a_parameter():
     assert strong.league_players(TINY)[-1] == "pimc(samples=1,rollouts=1,cheat=1)"
     assert strong.league_players("greedy") == (
         "random", "greedy", "strategic", "pimc(samples=16,rollouts=2)",
-        "ismcts(iterations=80)", "net", "pimc(samples=16,rollouts=2,cheat=1)")
+        "ismcts(iterations=80)", "net", "ismcts(anchor=net,z=1,rollout_challenge=1)",
+        "pimc(samples=16,rollouts=2,cheat=1)")
     assert strong.FOCAL == "net" and strong.search_arms("bluff", strong.SEARCH) == [
         (strong.SEARCH, "greedy"), (strong.SEARCH, strong.SEARCH)]
     assert strong.search_arms("bluff", strong.FOCAL) == []  # the strong player itself
