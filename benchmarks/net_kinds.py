@@ -2,6 +2,8 @@
 
     python benchmarks/net_kinds.py --variant classic --players 2 --games 200 --seed 5
     python benchmarks/net_kinds.py --weights runs/x/net.unonet --teacher ismcts
+    python benchmarks/net_kinds.py --weights runs/h/net.unonet --rule stacking=both \
+        --rule jump_in=true --rule seven_o=true
 
 Two measures, on seeded games never used in training (run `--seed`, far from the training
 and curve runs):
@@ -38,7 +40,7 @@ from uno_sim.players import netfile  # noqa: E402
 from uno_sim.players.distil import yes_no  # noqa: E402
 from uno_sim.players.net import shipped_path  # noqa: E402
 from uno_sim.players.record import record  # noqa: E402
-from uno_sim.rules import Rules  # noqa: E402
+from uno_sim.rules import Rules, parse_rule_value  # noqa: E402
 from uno_sim.stats import wilson  # noqa: E402
 
 KINDS = ("play", "replacement", "color", "challenge", "call UNO", "catch", "play drawn",
@@ -101,11 +103,16 @@ def main(argv=None) -> int:
     ap.add_argument("--search", action="append", default=[],
                     help="a search player whose challenges are measured too (repeatable)")
     ap.add_argument("--seed", type=int, default=5_000_000_000)
+    ap.add_argument("--rule", action="append", default=[], metavar="KEY=VALUE",
+                    help="a rule switch of the games (repeatable): the house rules' decisions")
     a = ap.parse_args(argv)
-    rules = Rules(variant=a.variant, players=a.players)
+    switches = {k.strip(): parse_rule_value(k.strip(), v.strip())
+                for k, _, v in (r.partition("=") for r in a.rule)}
+    rules = Rules(variant=a.variant, players=a.players, **switches)
     path = a.weights or str(shipped_path(rules))
     net = netfile.read(path)
-    print(f"machine: {machine()}; {a.variant} {a.players}p, weights {path}, "
+    print(f"machine: {machine()}; {a.variant} {a.players}p{''.join(' ' + r for r in a.rule)}, "
+          f"weights {path}, "
           f"run {a.seed}, {a.games} games per measure")
     t = time.process_time()
     rows = table_rows(rules, a.teacher, ["greedy", "strategic"], a.games, a.seed)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import re
 
 import numpy as np
 import pytest
@@ -20,7 +21,8 @@ from uno_sim.players import netfile  # noqa: E402
 from uno_sim.players.model import Adam, Net, input_columns, masked_log_softmax  # noqa: E402
 from uno_sim.players import distil  # noqa: E402
 from uno_sim.players.strength import net_scores  # noqa: E402
-from uno_sim.players.train import Recipe, TrainError, load, new_state, train  # noqa: E402
+from uno_sim.players.train import (Recipe, TrainError, command_line, load, new_state,  # noqa: E402
+                                   train)
 from uno_sim.stats import mean_ci  # noqa: E402
 
 # A tiny recipe: a 32-unit net, a few seconds of one core.
@@ -354,6 +356,57 @@ def test_rules_of_the_recipe():
     assert TINY.rules() == Rules(players=2)
     with pytest.raises(TrainError, match="invalid variant"):
         dataclasses.replace(TINY, variant="nope").checked()
+    # C-H1, C-H4: house rules are the recipe's `rule` switches, in its command and its JSON
+    house = dataclasses.replace(TINY, rule=("stacking=both", "jump_in=true"))
+    assert house.rules() == Rules(players=2, stacking="both", jump_in=True)
+    assert "--rule stacking=both --rule jump_in=true" in command_line(house)
+    assert Recipe.from_dict(house.to_dict()) == house
+    assert "rule" not in TINY.to_dict()  # a run written before the field keeps its id
+    for bad, words in ((("stacking",), "invalid rule 'stacking': expected KEY=VALUE"),
+                       (("players=3",), "players is not a rule switch of a recipe"),
+                       (("deck=x.csv",), "deck is not a rule switch"),
+                       (("jump_in=2",), "invalid jump_in '2'"),
+                       (("stacking=both", "stacking=none"), "stacking is given twice")):
+        with pytest.raises(TrainError, match=re.escape(words)):
+            dataclasses.replace(TINY, rule=bad).checked()
+
+
+HOUSE = ("stacking=both", "jump_in=true", "seven_o=true")  # C-H1, C-H4, C-H5
+STACK, TARGET, JUMP_IN = 8, 7, 9  # their decisions (uno.h)
+
+
+def test_a_recipe_learns_its_house_rules_decisions(tmp_path):
+    """C-H1, C-H4, C-H5 in training: the labelled games are played by the recipe's rules,
+    so a network distilled from a search answers the house rules' decisions (stack, jump
+    in, the 7's target) as its teacher does on fresh games far more often than at its
+    start; its weight file names the rules."""
+    from uno_sim.players.record import record
+
+    recipe = dataclasses.replace(TINY, players=3, rule=HOUSE, iterations=0, label_games=48,
+                                 label_shard=8, label_policy=FAST_SEARCH,
+                                 label_opponents=("greedy",), distil_epochs=6,
+                                 distil_lr=3e-3, eval_every=0)
+    out = tmp_path / "house"
+    state = train(recipe, str(out), progress=False)
+    rules = recipe.rules()
+    meta = netfile.read(str(out / "net.unonet")).metadata
+    assert Rules.from_dict(meta["rules"]) == rules and meta["recipe"]["rule"] == list(HOUSE)
+    rows = record(rules, [FAST_SEARCH, "greedy", "greedy"], seats=[0], games=16, seed=4242,
+                  obs_seats=3)
+    mask = rows["mask"].astype(bool)
+    agree, pred = {}, None
+    for name, net in (("start", new_state(recipe).net), ("trained", state.net)):
+        pred = np.where(mask, net.forward(rows["obs"])[0], -np.inf).argmax(1)
+        agree[name] = {k: (pred == rows["action"])[rows["decision"] == k].mean()
+                       for k in (STACK, TARGET, JUMP_IN)}
+    # about 0.61 -> 0.78 (stack), 0.48 -> 0.95 (jump in); the cheap teacher's target is
+    # close to a coin flip between two opponents of like value: 0.43 -> 0.54
+    for k, gain in ((STACK, 0.1), (JUMP_IN, 0.3), (TARGET, 0.05)):
+        s = rows["decision"] == k
+        assert s.sum() >= 20, k
+        assert agree["trained"][k] > agree["start"][k] + gain, (k, agree)
+        if k != JUMP_IN:  # the teacher jumps in 0.95 of the time: one answer is right
+            assert len(np.unique(pred[s])) >= 2, k  # the network's answers: not one
 
 
 # A young network that stalls games against greedy: seed 0, widths 128,128, untrained

@@ -53,7 +53,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..rules import Rules, RulesError
+from ..rules import Rules, RulesError, parse_rule_value
 from .model import Adam, Net, input_columns
 from .selfplay import Pool, selfplay_iteration
 
@@ -80,9 +80,12 @@ class TrainError(RulesError):
     """A training run that cannot start or resume as asked (one line, exit 2 in the CLI)."""
 
 
-TUPLES = ("widths", "opponents", "label_opponents")  # the recipe's list fields
+TUPLES = ("widths", "opponents", "label_opponents", "rule")  # the recipe's list fields
 # Fields added after runs were written, with the default that leaves them out of the JSON
-LATER = {"label_play": ""}
+LATER = {"label_play": "", "rule": ()}
+# Rule switches a recipe's `rule` may not set: the recipe's own fields, and a deck read from
+# a file the run would depend on
+NOT_A_RULE = ("variant", "players", "deck")
 
 
 @dataclass(frozen=True)
@@ -91,6 +94,9 @@ class Recipe:
 
     variant: str = field(default="classic", metadata={"help": "the variant"})
     players: int = field(default=2, metadata={"help": "players at the table"})
+    rule: tuple = field(default=(), metadata={
+        "help": "rule switches of the games trained on, KEY=VALUE (uno-sim rules lists "
+                "them): a network for a house rule learns its decisions"})
     seed: int = field(default=0, metadata={"help": "the seed: fixes every result"})
     widths: tuple = field(default=(256, 128), metadata={"help": "hidden layer widths"})
     # distillation (expert iteration)
@@ -158,7 +164,24 @@ class Recipe:
 
     def rules(self) -> Rules:
         """The rules of the games trained on."""
-        return Rules(variant=self.variant, players=self.players)
+        return Rules(variant=self.variant, players=self.players, **self.switches())
+
+    def switches(self) -> dict:
+        """The `rule` switches as {key: value}; RulesError naming a malformed, repeated or
+        refused one."""
+        out = {}
+        for item in self.rule:
+            key, sep, text = str(item).partition("=")
+            key = key.strip()
+            if not sep or not key:
+                raise RulesError(f"invalid rule {item!r}: expected KEY=VALUE")
+            if key in NOT_A_RULE:
+                raise RulesError(f"invalid rule {item!r}: {key} is not a rule switch of a "
+                                 f"recipe" + ("" if key == "deck" else f" (--{key} is)"))
+            if key in out:
+                raise RulesError(f"invalid rule {item!r}: {key} is given twice")
+            out[key] = parse_rule_value(key, text.strip())
+        return out
 
     def to_dict(self) -> dict:
         """The recipe as JSON-able fields (train.json, the weight file's metadata); a field
@@ -168,7 +191,7 @@ class Recipe:
         for k in TUPLES:
             d[k] = list(d[k])
         for k, default in LATER.items():
-            if d[k] == default:
+            if d[k] == (list(default) if isinstance(default, tuple) else default):
                 del d[k]
         return d
 
@@ -621,8 +644,8 @@ def command_line(recipe: Recipe, out: str = "DIR") -> str:
         if v == getattr(base, f.name):
             continue
         flag = "--" + f.name.replace("_", "-")
-        if f.name in ("opponents", "label_opponents"):
-            parts += [f"{flag[:-1]} {shlex.quote(s)}" for s in v]
+        if f.name in ("opponents", "label_opponents", "rule"):
+            parts += [f"{flag if f.name == 'rule' else flag[:-1]} {shlex.quote(s)}" for s in v]
             continue
         text = ",".join(map(str, v)) if isinstance(v, tuple) else str(v)
         parts.append(f"{flag} {shlex.quote(text)}")
@@ -631,7 +654,8 @@ def command_line(recipe: Recipe, out: str = "DIR") -> str:
 
 # The fields a label shard of round 0 is a function of (with its index): distil.shard_setup
 # and distil.label_shard read no other.
-LABEL_FIELDS = ("variant", "players", "seed", "label_shard", "label_policy", "label_opponents")
+LABEL_FIELDS = ("variant", "players", "rule", "seed", "label_shard", "label_policy",
+                "label_opponents")
 
 
 def reuse_labels(state: State, out: str, source: str, command: str) -> int:

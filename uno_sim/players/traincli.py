@@ -53,6 +53,9 @@ def add_command(sub) -> None:
         if f.name in ("opponents", "label_opponents"):
             p.add_argument(_flag(f.name[:-1]), action="append", metavar="SPEC", dest=f.name,
                            help=f"{what} (repeatable; default {', '.join(default)})")
+        elif f.name == "rule":
+            p.add_argument("--rule", action="append", metavar="KEY=VALUE", dest="rule",
+                           help=f"{what} (repeatable; default none)")
         elif f.name == "widths":
             p.add_argument("--widths", metavar="H1,H2",
                            help=f"{what} (default {','.join(map(str, default))})")
@@ -90,7 +93,7 @@ def recipe_from(args):
         text = getattr(args, f.name, None)
         if text is None:
             continue
-        if f.name in ("opponents", "label_opponents"):
+        if f.name in ("opponents", "label_opponents", "rule"):
             changes[f.name] = tuple(text)
         elif f.name == "widths":
             try:
@@ -115,8 +118,9 @@ def _given(args) -> list[str]:
         v = getattr(args, f.name, None)
         if v is None:
             continue
-        if f.name in ("opponents", "label_opponents"):
-            out += [f"{_flag(f.name[:-1])} {shlex.quote(s)}" for s in v]
+        if f.name in ("opponents", "label_opponents", "rule"):
+            flag = _flag(f.name) if f.name == "rule" else _flag(f.name[:-1])
+            out += [f"{flag} {shlex.quote(s)}" for s in v]
         else:
             out.append(f"{_flag(f.name)} {shlex.quote(str(v))}")
     return out
