@@ -38,9 +38,9 @@ import numpy as np  # noqa: E402
 from uno_sim.bench import machine  # noqa: E402
 from uno_sim.players import netfile  # noqa: E402
 from uno_sim.players.distil import yes_no  # noqa: E402
-from uno_sim.players.net import shipped_path  # noqa: E402
+from uno_sim.players.net import check_fits, shipped_path  # noqa: E402
 from uno_sim.players.record import record  # noqa: E402
-from uno_sim.rules import Rules, parse_rule_value  # noqa: E402
+from uno_sim.rules import Rules, RulesError, parse_rule_value  # noqa: E402
 from uno_sim.stats import wilson  # noqa: E402
 
 KINDS = ("play", "replacement", "color", "challenge", "call UNO", "catch", "play drawn",
@@ -71,16 +71,19 @@ def table_rows(rules: Rules, focal: str, opponents: list[str], games: int, seed:
 
 
 def agreement(net, rows: dict) -> list[tuple]:
-    """(kind, n, agreement, the teacher's distinct answers, the network's)."""
+    """(kind, n, agreement, chance, the teacher's distinct answers, the network's); chance:
+    the agreement of a uniformly random legal answer (the mean of 1 / legal answers)."""
+    mask = rows["mask"].astype(bool)
     logits, _ = netfile.forward_batch(net, rows["obs"])
-    pred = np.where(rows["mask"].astype(bool), logits, -np.inf).argmax(1)
+    pred = np.where(mask, logits, -np.inf).argmax(1)
+    chance = 1.0 / mask.sum(1)
     out = []
     for d, name in enumerate(KINDS):
         s = rows["decision"] == d
         if s.any():
             agree = int((pred[s] == rows["action"][s]).sum())
-            out.append((name, int(s.sum()), agree, len(np.unique(rows["action"][s])),
-                        len(np.unique(pred[s]))))
+            out.append((name, int(s.sum()), agree, float(chance[s].mean()),
+                        len(np.unique(rows["action"][s])), len(np.unique(pred[s]))))
     return out
 
 
@@ -111,6 +114,11 @@ def main(argv=None) -> int:
     rules = Rules(variant=a.variant, players=a.players, **switches)
     path = a.weights or str(shipped_path(rules))
     net = netfile.read(path)
+    try:
+        check_fits(net, rules)
+    except RulesError as exc:  # a file that reads another game's observation: one line
+        print(exc, file=sys.stderr)
+        return 2
     print(f"machine: {machine()}; {a.variant} {a.players}p{''.join(' ' + r for r in a.rule)}, "
           f"weights {path}, "
           f"run {a.seed}, {a.games} games per measure")
@@ -118,9 +126,10 @@ def main(argv=None) -> int:
     rows = table_rows(rules, a.teacher, ["greedy", "strategic"], a.games, a.seed)
     print(f"\nagreement with {a.teacher} on its own decisions "
           f"({time.process_time() - t:.0f} CPU-s of labels)")
-    print(f"{'kind':12s} {'agreement [95%] (decisions)':34s} answers: teacher, net")
-    for name, n, agree, ta, na in agreement(net, rows):
-        print(f"{name:12s} {_ci(agree, n):34s} {ta}, {na}")
+    print(f"{'kind':12s} {'agreement [95%] (decisions)':34s} {'chance':7s} "
+          "answers: teacher, net")
+    for name, n, agree, chance, ta, na in agreement(net, rows):
+        print(f"{name:12s} {_ci(agree, n):34s} {chance:<7.3f} {ta}, {na}")
     print("\nchallenges: share of the Wild Draw Fours played on the seat that it challenged")
     print(f"{'player':28s} {'table':18s} {'on bluffs':26s} {'on legal cards':26s}")
     players = [(f"net(weights={path})", "net")] + [(s, s) for s in a.search]
