@@ -406,15 +406,15 @@ static int uno_search_begin(uno_game *g, int stoppable)
         x->wrap[s].id = UNO_POLICY_USER;
         x->wrap[s].decide = record_decide;
         x->wrap[s].ctx = x;
-        x->fallback[s] = g->pol[s];
-        if (is_search(&g->pol[s]))
-            x->fallback[s].id = g->pol[s].rollout;
-        x->anchor[s] = x->fallback[s];
-        if (is_search(&g->pol[s]) && g->pol[s].anchor >= 0)
-            x->anchor[s].id = g->pol[s].anchor;
-        if (is_search(&g->pol[s]) && g->pol[s].rollout_challenge >= 0.0) {
-            x->fallback[s].challenge = g->pol[s].rollout_challenge; /* the rollouts' only */
-            x->fallback[s].challenge_auto = x->fallback[s].challenge_posterior = 0;
+        x->fallback[s] = x->anchor[s] = g->pol[s];
+        if (is_search(&g->pol[s])) {
+            const uno_policy *q = &g->pol[s];
+            x->fallback[s].id = q->rollout;
+            x->anchor[s].id = q->anchor >= 0 ? q->anchor : q->rollout;
+            if (q->rollout_challenge >= 0.0) { /* the rollouts' only, not the anchor's */
+                x->fallback[s].challenge = q->rollout_challenge;
+                x->fallback[s].challenge_auto = x->fallback[s].challenge_posterior = 0;
+            }
         }
         x->infer |= is_search(&g->pol[s]) &&
                     (g->pol[s].infer > 0.0 || g->pol[s].voids < 1.0 || g->pol[s].colors < 1.0 ||
