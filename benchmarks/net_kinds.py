@@ -40,7 +40,7 @@ from uno_sim.players import netfile  # noqa: E402
 from uno_sim.players.distil import yes_no  # noqa: E402
 from uno_sim.players.net import check_fits, shipped_path  # noqa: E402
 from uno_sim.players.record import record  # noqa: E402
-from uno_sim.rules import Rules, RulesError, parse_rule_value  # noqa: E402
+from uno_sim.rules import Rules, RulesError, parse_rule_switches  # noqa: E402
 from uno_sim.stats import wilson  # noqa: E402
 
 KINDS = ("play", "replacement", "color", "challenge", "call UNO", "catch", "play drawn",
@@ -109,14 +109,12 @@ def main(argv=None) -> int:
     ap.add_argument("--rule", action="append", default=[], metavar="KEY=VALUE",
                     help="a rule switch of the games (repeatable): the house rules' decisions")
     a = ap.parse_args(argv)
-    switches = {k.strip(): parse_rule_value(k.strip(), v.strip())
-                for k, _, v in (r.partition("=") for r in a.rule)}
-    rules = Rules(variant=a.variant, players=a.players, **switches)
-    path = a.weights or str(shipped_path(rules))
-    net = netfile.read(path)
     try:
+        rules = Rules(variant=a.variant, players=a.players, **parse_rule_switches(a.rule))
+        path = a.weights or str(shipped_path(rules))
+        net = netfile.read(path)
         check_fits(net, rules)
-    except RulesError as exc:  # a file that reads another game's observation: one line
+    except RulesError as exc:  # a bad rule, or a file that reads another game: one line
         print(exc, file=sys.stderr)
         return 2
     print(f"machine: {machine()}; {a.variant} {a.players}p{''.join(' ' + r for r in a.rule)}, "

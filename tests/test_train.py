@@ -363,6 +363,7 @@ def test_rules_of_the_recipe():
     assert Recipe.from_dict(house.to_dict()) == house
     assert "rule" not in TINY.to_dict()  # a run written before the field keeps its id
     for bad, words in ((("stacking",), "invalid rule 'stacking': expected KEY=VALUE"),
+                       (("=both",), "invalid rule '=both': expected KEY=VALUE"),
                        (("players=3",), "players is not a rule switch of a recipe"),
                        (("deck=x.csv",), "deck is not a rule switch"),
                        (("jump_in=2",), "invalid jump_in '2'"),

@@ -16,7 +16,8 @@ from . import __version__
 from .options import UsageError, parse_count, parse_jobs
 from .players.specs import (KNOBS, NET_NAMES, POLICY_HELP, POLICY_NAMES, SEARCH_NAMES,
                             knob_table, seat_policies)
-from .rules import RULE_KEYS, VARIANTS, Rules, RulesError, load_deck_file, parse_rule_value
+from .rules import (RULE_KEYS, VARIANTS, Rules, RulesError, load_deck_file, parse_rule_switches,
+                    parse_rule_value)
 from .rules import player_counts as parse_player_counts
 
 
@@ -37,17 +38,9 @@ def _one_player_count(text) -> int:
 
 
 def _rule_switches(args) -> dict:
-    """The --rule KEY=VALUE switches as {key: value}; a malformed or repeated one is one line."""
-    switches = {}
-    for item in args.rule or []:
-        key, sep, value = item.partition("=")
-        key = key.strip()
-        if not sep:
-            raise UsageError(f"invalid --rule {item!r}: expected KEY=VALUE")
-        if key in switches:
-            raise UsageError(f"invalid --rule {item!r}: {key} is given twice")
-        switches[key] = parse_rule_value(key, value.strip())
-    return switches
+    """The --rule KEY=VALUE switches as {key: value}; a malformed or repeated one is one line
+    (rules.parse_rule_switches)."""
+    return parse_rule_switches(args.rule or [])
 
 
 def _rules_from(args) -> Rules:

@@ -482,6 +482,24 @@ def load_deck_file(path) -> tuple:
     return _deck_from_tables(tables, f"deck file {str(path)!r}")
 
 
+def parse_rule_switches(items, flag: str = "--rule", refused: dict | None = None) -> dict:
+    """`KEY=VALUE` texts as {key: value} (`parse_rule_value`); RulesError naming the first
+    malformed or repeated one as `flag`, or one whose key `refused` maps to why it is
+    not taken there."""
+    switches = {}
+    for item in items:
+        key, sep, value = str(item).partition("=")
+        key = key.strip()
+        if not sep or not key:
+            raise RulesError(f"invalid {flag} {item!r}: expected KEY=VALUE")
+        if refused and key in refused:
+            raise RulesError(f"invalid {flag} {item!r}: {refused[key]}")
+        if key in switches:
+            raise RulesError(f"invalid {flag} {item!r}: {key} is given twice")
+        switches[key] = parse_rule_value(key, value.strip())
+    return switches
+
+
 def parse_rule_value(key: str, text: str):
     """Parse `--rule KEY=VALUE` text into the field's type."""
     if key == "deck":

@@ -53,7 +53,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..rules import Rules, RulesError, parse_rule_value
+from ..rules import Rules, RulesError, parse_rule_switches
 from .model import Adam, Net, input_columns
 from .selfplay import Pool, selfplay_iteration
 
@@ -83,9 +83,11 @@ class TrainError(RulesError):
 TUPLES = ("widths", "opponents", "label_opponents", "rule")  # the recipe's list fields
 # Fields added after runs were written, with the default that leaves them out of the JSON
 LATER = {"label_play": "", "rule": ()}
-# Rule switches a recipe's `rule` may not set: the recipe's own fields, and a deck read from
-# a file the run would depend on
-NOT_A_RULE = ("variant", "players", "deck")
+# Rule switches a recipe's `rule` may not set, and why: the recipe's own fields, and a deck
+# read from a file the run would depend on
+NOT_A_RULE = {"variant": "variant is not a rule switch of a recipe (--variant is)",
+              "players": "players is not a rule switch of a recipe (--players is)",
+              "deck": "deck is not a rule switch of a recipe"}
 
 
 @dataclass(frozen=True)
@@ -169,19 +171,7 @@ class Recipe:
     def switches(self) -> dict:
         """The `rule` switches as {key: value}; RulesError naming a malformed, repeated or
         refused one."""
-        out = {}
-        for item in self.rule:
-            key, sep, text = str(item).partition("=")
-            key = key.strip()
-            if not sep or not key:
-                raise RulesError(f"invalid rule {item!r}: expected KEY=VALUE")
-            if key in NOT_A_RULE:
-                raise RulesError(f"invalid rule {item!r}: {key} is not a rule switch of a "
-                                 f"recipe" + ("" if key == "deck" else f" (--{key} is)"))
-            if key in out:
-                raise RulesError(f"invalid rule {item!r}: {key} is given twice")
-            out[key] = parse_rule_value(key, text.strip())
-        return out
+        return parse_rule_switches(self.rule, "rule", NOT_A_RULE)
 
     def to_dict(self) -> dict:
         """The recipe as JSON-able fields (train.json, the weight file's metadata); a field
