@@ -336,7 +336,7 @@ struct uno_search {
        wrapper, the root of the rollout in flight, and a leaf's value (leaf_hit: reached) */
     uno_policy leaf_pol[UNO_MAX_PLAYERS];
     const struct root_check *leaf_rc;
-    int leaf_hit;
+    int leaf_hit, leaf_mixed; /* mixed: the leaf's value taken, the rollout playing on */
     double leaf_v;
     /* infer (uno_policy.infer > 0 at some seat): the round's latest decisions (a ring of
        INFER_KEEP, inf_next the next slot) and the state at each (inf_state, malloc'ed);
@@ -981,6 +981,24 @@ static int at_root(root_check *rc, uno_game *g, int seat, int decision, int arg)
     return ok;
 }
 
+/* What the rollout that ended its round with winner w (LIMIT: cut short) is worth to o. */
+static double rollout_value(const struct uno_search *x, uno_game *sim, int o, int value, int w)
+{
+    if (value == UNO_VALUE_ROUND)
+        return w >= 0 && (w == o || (sim->cfg->teams && w % 2 == o % 2));
+    uno_result res;
+    if (value == UNO_VALUE_TABLE && sim->cfg->scoring == UNO_SCORING_STANDARD) {
+        if (w == LIMIT)
+            return 0.0;
+        if (!uno_round_score(sim, w))
+            return table_value(x, sim, o);
+        uno_game_result(sim, &res);
+        return game_value(sim, &res, o);
+    }
+    uno_game_finish(sim, w, &res);
+    return game_value(sim, &res, o);
+}
+
 /*
  * Plays the copy x->sim (scripted by sc, hooked at the searched decision) to the end of
  * its round or game; its value for o into *v.  0: it diverged (the sample is dropped).
@@ -1005,7 +1023,7 @@ static int run(struct uno_search *x, uno_script *sc, root_check *rc, int value, 
                                                           : UNO_FAST_DRAW;
     uno_script_attach(sim, sc);
     x->leaf_rc = rc;
-    x->leaf_hit = 0;
+    x->leaf_hit = x->leaf_mixed = 0;
     if (setjmp(jb)) {
         if (x->leaf_hit) { /* a leaf: the network's value of the state it reached */
             *v = x->leaf_v;
@@ -1019,25 +1037,11 @@ static int run(struct uno_search *x, uno_script *sc, root_check *rc, int value, 
         x->stats[rc->o][UNO_SS_DROPPED]++;
         return 0;
     }
-    const int o = rc->o;
-    if (value == UNO_VALUE_ROUND) {
-        *v = w >= 0 && (w == o || (sim->cfg->teams && w % 2 == o % 2));
-        return 1;
+    *v = rollout_value(x, sim, rc->o, value, w);
+    if (x->leaf_mixed) { /* mix < 1: the leaf's value weighed with the rollout's */
+        const double m = x->orig[rc->o].mix;
+        *v = m * x->leaf_v + (1.0 - m) * *v;
     }
-    uno_result res;
-    if (value == UNO_VALUE_TABLE && sim->cfg->scoring == UNO_SCORING_STANDARD) {
-        if (w == LIMIT) {
-            *v = 0.0;
-        } else if (uno_round_score(sim, w)) {
-            uno_game_result(sim, &res);
-            *v = game_value(sim, &res, o);
-        } else {
-            *v = table_value(x, sim, o);
-        }
-        return 1;
-    }
-    uno_game_finish(sim, w, &res);
-    *v = game_value(sim, &res, o);
     return 1;
 }
 
@@ -1059,17 +1063,22 @@ static void rollout_policies(const struct uno_search *x, int o, uno_policy *out)
  * the searched decision, stops the rollout and values it by o's network: P(win the game) =
  * 1 / (1 + exp(-v)) of the value head on o's observation there.  The rollout's state is a
  * sampled one, so the value reads nothing o could not see in that world.  Before that,
- * o's decisions are its rollout policy's.
+ * o's decisions are its rollout policy's.  With mix = w < 1 the rollout is not stopped:
+ * it plays on to its end and is worth w times that value plus 1 - w times its own (run),
+ * the mixed leaf evaluation of AlphaGo (Silver et al. 2016).
  */
 static int leaf_decide(void *ctx, uno_game *g, int seat, int decision, int arg)
 {
     struct uno_search *x = (struct uno_search *)ctx;
     const uno_policy *pol = &x->orig[seat];
-    if (decision == UNO_DEC_PLAY && g->turns - x->leaf_rc->t0 >= pol->leaf) {
+    if (decision == UNO_DEC_PLAY && !x->leaf_mixed && g->turns - x->leaf_rc->t0 >= pol->leaf) {
         double v = uno_net_value(g, pol->net, seat, UNO_DEC_PLAY, 0);
         x->leaf_v = 1.0 / (1.0 + s_exp(-v));
-        x->leaf_hit = 1;
-        longjmp(*g->bail, 1);
+        if (pol->mix >= 1.0) {
+            x->leaf_hit = 1;
+            longjmp(*g->bail, 1);
+        }
+        x->leaf_mixed = 1;
     }
     return user_answer(g, seat, decision, dispatch(g, x->leaf_pol, seat, decision, arg));
 }

@@ -215,6 +215,7 @@ UNO_HD int uno_config_check(const uno_config *cfg, const uno_table *t, const uno
             (q->samples < 1 || q->rollouts < 1 || q->iterations < 1 || !(q->c >= 0.0) ||
              q->c > 1e6 || !rollout_ok(q->rollout) ||
              (q->others != -1 && !rollout_ok(q->others)) || q->leaf < -1 ||
+             !(q->mix >= 0.0) || q->mix > 1.0 ||
              !(q->infer >= 0.0) || q->infer > 1e6 || !(q->voids >= 0.0) || q->voids > 1.0 ||
              !(q->colors >= 0.0) || q->colors > 1.0 || !(q->bluffs >= 0.0) || q->bluffs > 1.0 ||
              q->resample < 0 || q->resample > 1 ||

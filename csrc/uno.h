@@ -510,6 +510,9 @@ typedef struct uno_policy {
     int32_t leaf;       /* -1: rollouts play to their end; k >= 0: a rollout stops at the
                            seat's first turn k or more turns after the searched decision,
                            valued by `net`'s value head */
+    double mix;         /* with leaf >= 0: 1: the rollout stops at the leaf, worth the value
+                           head's estimate; w in [0, 1): it plays on to its end and is worth
+                           w * that estimate + (1 - w) * its own value */
     double infer;       /* 0: sampled states count alike; T > 0: each is weighted by the
                            likelihood of the opponents' observed answers under `net` at
                            temperature T (search.c "Inference") */

@@ -343,7 +343,8 @@ NET_SPECS = ["pimc(samples=6,rollouts=1,value=round,rollout=net,weights={net})",
              "pimc(samples=6,rollouts=1,infer=1,leaf=1,weights={net})",
              "pimc(samples=6,rollouts=1,rollout=net,leaf=1,weights={net})",
              "ismcts(iterations=30,rollout=net,value=table,weights={net})",
-             "ismcts(iterations=30,c=0,infer=1,rollout=net,leaf=1,weights={net})"]
+             "ismcts(iterations=30,c=0,infer=1,rollout=net,leaf=1,weights={net})",
+             "ismcts(iterations=30,leaf=0,mix=0.5,weights={net})"]
 
 
 @pytest.mark.parametrize("variant", ["classic", "flip"])
@@ -540,6 +541,34 @@ def test_anchor_net_reads_the_network(nets):
     assert not np.array_equal(a["turns"], b["turns"])
     with pytest.raises(RulesError, match="z is the rule of c=0"):
         parse_policy("ismcts(c=0.7,z=1)")
+
+
+def test_mixed_leaf_weighs_the_network_with_the_rollout(nets):
+    """mix: with leaf=k and mix=w below 1 the rollout is not stopped at the leaf, it plays
+    on and is worth w times the network's value there plus 1 - w times its own.  So mix=0
+    plays the games of the search without a leaf, result for result (the network read and
+    given no weight); mix=1, the default, is the leaf that stops the rollout; a mix between
+    plays other games than both.  mix without a leaf is refused."""
+    rules = Rules(players=2)
+    net = nets["classic"]
+    specs = ("ismcts(iterations=30)", f"ismcts(iterations=30,leaf=0,mix=0,weights={net})",
+             f"ismcts(iterations=30,leaf=0,weights={net})",
+             f"ismcts(iterations=30,leaf=0,mix=1,weights={net})",
+             f"ismcts(iterations=30,leaf=0,mix=0.5,weights={net})")
+    cols = [play_games(rules, [spec, "greedy"], seed=4, first_game=0, n_games=4)
+            for spec in specs]
+    plain, unmixed, leaf, leaf_one, mixed = cols
+    keys = ("turns", "winner", "scores")
+    assert all(np.array_equal(plain[k], unmixed[k]) for k in keys)
+    assert all(np.array_equal(leaf[k], leaf_one[k]) for k in keys)
+    assert not np.array_equal(plain["turns"], leaf["turns"])
+    assert not np.array_equal(mixed["turns"], plain["turns"])
+    assert not np.array_equal(mixed["turns"], leaf["turns"])
+    assert parse_policy(specs[-1]).reads_net()
+    with pytest.raises(RulesError, match="mix weighs the network's value at the leaf"):
+        parse_policy("ismcts(mix=0.5)")
+    with pytest.raises(RulesError, match="invalid mix '1.5'"):
+        parse_policy("ismcts(leaf=0,mix=1.5)")
 
 
 def test_depth_one_is_the_default_and_a_tree_changes_games():
@@ -775,7 +804,7 @@ def test_bad_knobs_are_one_line_errors(spec, message):
 
 def test_knobs_read_back():
     spec = parse_policy("ismcts(iterations=50,c=1.5,rollout=strategic,value=round,cheat=1)")
-    net = {"others": "same", "leaf": "off", "infer": 0.0, "voids": 1.0, "colors": 1.0,
+    net = {"others": "same", "leaf": "off", "mix": 1.0, "infer": 0.0, "voids": 1.0, "colors": 1.0,
            "bluffs": 1.0, "resample": 0, "anchor": "rollout", "z": 1.645,
            "rollout_challenge": "rollout", "weights": "", "explore": 0.0}
     assert spec.knobs() == {"iterations": 50, "c": 1.5, "depth": 1, "rollout": "strategic",

@@ -341,6 +341,7 @@ cdef void _fill_policy(uno_policy *q, dict f) except *:
         q.rollout = f.pop("rollout")
         q.others = f.pop("others")
         q.leaf = f.pop("leaf")
+        q.mix = f.pop("mix")
         q.infer = f.pop("infer")
         q.voids = f.pop("voids")
         q.colors = f.pop("colors")

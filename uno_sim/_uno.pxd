@@ -214,6 +214,7 @@ cdef extern from "uno.h":
         int32_t rollout  # the policy every seat plays in a rollout (built in, or the network)
         int32_t others  # -1: the other seats play `rollout` too; else their rollout policy
         int32_t leaf  # -1: rollouts to their end; k: cut at the seat's turn k turns on (value head)
+        double mix  # with leaf: 1: stop there; w < 1: w * the value head + (1 - w) * the rollout
         double infer  # 0: no inference; T: states weighted by the opponents' answers under the net
         double voids  # 1: draws not read; w < 1: a state kept w per draw it contradicts
         double colors  # the same for named colors not the namer's most held

@@ -63,7 +63,7 @@ POLICY_FIELDS = ("id", "color", "bluff", "challenge", "forget_uno", "catch",
                  "challenge_offender", "challenge_own", "suspect", "challenge_posterior",
                  "challenge_prior", "bluff_join", "challenge_join", "bluff_cells",
                  "challenge_cells", "samples", "rollouts", "iterations", "c", "depth", "rollout",
-                 "others", "leaf", "infer", "voids", "colors", "bluffs", "resample",
+                 "others", "leaf", "mix", "infer", "voids", "colors", "bluffs", "resample",
                  "value", "cheat", "anchor", "z", "rollout_challenge",
                  "explore")
 # every field but id filled by one knob (policies.KNOBS, SEARCH_KNOBS, NET_KNOBS)

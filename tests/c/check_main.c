@@ -57,6 +57,7 @@ static void set_policy(uno_policy *p, int id, double knob, int color)
     p->challenge_prior = 0.5;
     p->others = -1; /* a search's rollouts: every seat plays `rollout` */
     p->leaf = -1;   /* rollouts to their end (no network's leaf value) */
+    p->mix = 1.0;   /* (unread without a leaf) */
     p->anchor = -1; /* the search keeps its rollout policy's answer unless another leads */
     p->z = 1.645;   /* by this many standard errors */
     p->rollout_challenge = -1.0; /* rollouts challenge as the rollout policy does */

@@ -367,6 +367,10 @@ SEARCH_KNOBS = (
          "off: rollouts play to their end (value); k: a rollout stops at this seat's first "
          "turn k or more turns after the decision and is worth the network's value there "
          "(its estimate of winning the game; needs value=game or table)"),
+    Knob("mix", "prob", _search(1.0, 1.0),
+         "with leaf: 1: the rollout stops at the leaf, worth the network's value there; w "
+         "below 1: the rollout plays on to its end and is worth w times the network's value "
+         "at the leaf plus (1 - w) times its own (a mixed leaf evaluation)"),
     Knob("infer", "real", _search(0.0, 0.0),
          "0: every sampled state counts alike; T > 0: each is weighted by how likely the "
          "opponents' answers seen this round were under the network at temperature T "
@@ -655,6 +659,9 @@ def parse_policy(spec) -> PolicySpec:
     if name == "ismcts" and "z" in params and spec_.knob("c") > 0:
         raise RulesError(f"invalid policy spec {spec!r}: z is the rule of c=0 (ismcts with c "
                          f"above 0 plays its most visited answer)")
+    if spec_.is_search and "mix" in params and spec_.knob("leaf") == OFF:
+        raise RulesError(f"invalid policy spec {spec!r}: mix weighs the network's value at "
+                         f"the leaf (it needs leaf=k)")
     if spec_.is_search and spec_.knob("leaf") != OFF and spec_.knob("value") == "round":
         raise RulesError(f"invalid policy spec {spec!r}: leaf needs value=game or table (the "
                          f"network values the game, not the round)")
