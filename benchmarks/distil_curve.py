@@ -24,6 +24,14 @@ one, the same function, in the usual weight file.  What changes is what the fit 
 search players read the other hands from the other faces (the league rates the Flip
 search at two players as high as the cheating one), and this asks whether a network that
 is handed the same reading learns to use it.
+
+    python benchmarks/distil_curve.py runs/c2-38k --games 9600 --temp 0.001 \
+        --value-target search --widths 32 --write runs/c2-v32.unonet
+
+`--value-target search` fits the value head to the search's value of the answer it took
+instead of the game's outcome: a value that ranks a state's answers, the leaf value of
+`ismcts(leaf=0,mix=0.5,weights=FILE)` (docs/policies.md "With a network"); `--widths`
+fits a narrower network than the run's, a cheaper leaf.
 """
 
 from __future__ import annotations
@@ -41,6 +49,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import numpy as np  # noqa: E402
 
 from uno_sim.players import distil  # noqa: E402
+from uno_sim.players.distil import search_values  # noqa: E402,F401 (tests read it here)
 from uno_sim.players.model import Adam, Net, input_columns  # noqa: E402
 from uno_sim.players.train import (Recipe, evaluate, new_state, one_blas_thread,  # noqa: E402
                                    to_netfile)
@@ -113,22 +122,18 @@ def implied_state(state, rules):
     return state
 
 
-def search_values(data: dict) -> np.ndarray:
-    """Per row, the search's value (P(win the game), in [0, 1]) of the answer it took; its
-    best valued answer's where that one has none; the game's outcome where none has."""
-    v = data["value"].astype(np.float64)
-    rows = np.arange(len(v))
-    taken = v[rows, data["action"].astype(np.int64)]
-    best = np.where(np.isfinite(v), v, -np.inf).max(1)
-    out = np.where(np.isfinite(taken), taken, best)
-    return np.where(np.isfinite(out), out, data["won"]).clip(0, 1)
-
-
 def _bad_input(a, base) -> str | None:
     """What is wrong with the options, checked before any fit: --implied on a deck of one
-    face, --write where no file can go or over a file already there."""
+    face, --widths the recipe refuses, --write where no file can go or over a file
+    already there."""
     from uno_sim.cards import deck_for
+    from uno_sim.players.train import TrainError
 
+    if a.widths:
+        try:
+            dataclasses.replace(base, widths=tuple(a.widths)).checked()
+        except TrainError as exc:
+            return f"--widths: {exc}"
     if a.implied and deck_for(base.rules()).sides != 2:
         return f"--implied needs a two-faced deck (UNO Flip); {a.run} is {base.variant}"
     if a.write:
@@ -156,6 +161,10 @@ def main(argv=None) -> int:
                     help="the value head's target: the game's outcome (the recipe's) or the "
                          "search's value of the answer it took (its best valued answer "
                          "where that one has no value; the outcome where none has)")
+    ap.add_argument("--widths", type=int, nargs="+", default=None,
+                    help="hidden layers' widths (default: the run's recipe's); a narrow "
+                         "network is a cheaper leaf value for a search (docs/policies.md "
+                         "\"With a network\")")
     a = ap.parse_args(argv)
     meta = json.load(open(os.path.join(a.run, "train.json")))
     base = Recipe.from_dict(meta["recipe"])
@@ -171,10 +180,9 @@ def main(argv=None) -> int:
         take = shards[:games // base.label_shard]
         data = distil.concat([distil.read_shard(
             os.path.join(a.run, f"labels-0-{s['index']}.npz"), s["sha256"]) for s in take])
-        if a.value_target == "search":
-            data["won"] = search_values(data)
         for temp in a.temp:
-            r = dataclasses.replace(base, distil_temp=temp,
+            r = dataclasses.replace(base, distil_temp=temp, widths=tuple(a.widths or base.widths),
+                                    value_target=a.value_target,
                                     eval_deals=a.deals or base.eval_deals)
             state = new_state(r)
             if a.implied:
@@ -201,7 +209,7 @@ def main(argv=None) -> int:
 
                 netfile.write(a.write, to_netfile(state.net, r.rules(), {
                     "experiment": "benchmarks/distil_curve.py", "run": a.run, "games": games,
-                    "temp": temp, "implied": a.implied}))
+                    "temp": temp, "implied": a.implied, "value_target": a.value_target}))
     return 0
 
 

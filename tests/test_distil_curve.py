@@ -108,7 +108,8 @@ def test_bad_options_are_one_line_and_exit_2_before_any_fit(curve, tmp_path, cap
     taken.write_bytes(b"not ours")
     for extra, says in [(["--implied"], "two-faced deck"),
                         (["--write", str(tmp_path / "no" / "x.unonet")], "no folder"),
-                        (["--write", str(taken)], "the file exists")]:
+                        (["--write", str(taken)], "the file exists"),
+                        (["--widths", "32", "0"], "invalid widths [32, 0]")]:
         assert curve.main([str(run), "--games", "50", *extra]) == 2
         err = capsys.readouterr().err
         assert says in err and len(err.strip().splitlines()) == 1

@@ -235,6 +235,39 @@ def test_labels_from_another_run_give_the_same_bits(tmp_path):
               labels_from=str(tmp_path / "src"))
 
 
+def test_the_value_head_fits_the_searchs_values(tmp_path):
+    """value_target: "game" (the default) fits the value head to the labelled game's
+    outcome, "search" to the search's value of the answer it took (distil.search_values):
+    each head is nearer its own target on the labels than the other head is, the policy
+    is fitted either way, and the field is written only when it is not the default (runs
+    written before it keep their id)."""
+    pytest.importorskip("uno_sim.players.record")
+    game = dataclasses.replace(TINY, iterations=0, label_games=8, label_shard=4,
+                               label_policy=FAST_SEARCH, label_opponents=("greedy",),
+                               distil_epochs=6, distil_lr=3e-3, eval_every=0)
+    search = dataclasses.replace(game, value_target="search")
+    assert "value_target" not in game.to_dict()
+    assert search.to_dict()["value_target"] == "search"
+    assert Recipe.from_dict(search.to_dict()) == search
+    nets = {"game": train(game, str(tmp_path / "game"), progress=False),
+            "search": train(search, str(tmp_path / "search"), progress=False,
+                            labels_from=str(tmp_path / "game"))}
+    data = distil.concat([distil.read_shard(str(tmp_path / "game" / f"labels-0-{s['index']}.npz"),
+                                            s["sha256"]) for s in nets["game"].labels])
+    targets = {"game": data["won"].astype(np.float64), "search": distil.search_values(data)}
+    assert np.abs(targets["game"] - targets["search"]).mean() > 0.1  # two different targets
+    x = distil.dense(data, np.arange(len(data["action"])), nets["game"].net.obs_size)
+    p = {k: 1 / (1 + np.exp(-state.net.forward(x)[1][:, 0].astype(np.float64)))
+         for k, state in nets.items()}
+    err = {(head, target): float(((p[head] - targets[target]) ** 2).mean())
+           for head in p for target in targets}
+    assert err["search", "search"] < err["game", "search"], err
+    assert err["game", "game"] < err["search", "game"], err
+    assert nets["search"].distilled[0]["agreement"] > 0.5
+    with pytest.raises(TrainError, match="invalid value_target 'points'"):
+        dataclasses.replace(game, value_target="points").checked()
+
+
 def test_dagger_rounds_label_the_states_the_network_reaches(tmp_path):
     """label_play="net(weights={net})": the rounds after the first play the network as it
     stands at the labelling seat (round-1.unonet) and record the labelling search's answers
@@ -329,6 +362,7 @@ def test_a_changed_snapshot_is_refused(tmp_path):
     (["--iterations", "-3"], "invalid iterations"),
     (["--opponent", "nosuch"], "nosuch"),
     (["--players", "11"], "players"),
+    (["--value-target", "points"], "invalid value_target 'points'"),
 ])
 def test_cli_refuses_bad_values_in_one_line(tmp_path, capsys, argv, words):
     assert main(["train", "--out", str(tmp_path / "o"), *argv]) == 2

@@ -15,7 +15,9 @@ SHA-256 is recorded in train.json, so that a resumed run uses it again, only it.
 Fit.  The policy head is fitted to the search's answer (cross-entropy with the one-hot
 answer, or with `distil_temp` > 0 the softmax of the searched answers' values over that
 temperature), the value head to the game's outcome (logistic loss: the value is the logit
-of P(win the game)); the return head (self-play's baseline) to the same outcome as an
+of P(win the game)), or with `value_target` search to the search's value of the answer it
+took (`search_values`: a value that ranks a state's answers, where the outcome ranks none,
+for a search's leaf); the return head (self-play's baseline) to the same target as an
 expected reward, 2 won - 1.  One loop of minibatch Adam steps, in an order drawn from
 SeedSequence([seed, STAGE_DISTIL, round, epoch]).
 """
@@ -193,6 +195,23 @@ def challenge_targets(target: np.ndarray, mask: np.ndarray, truth: np.ndarray,
     return w
 
 
+def search_values(data: dict) -> np.ndarray:
+    """The value head's targets of `value_target` search: per row, the search's value
+    (P(win the game), in [0, 1]) of the answer it took; its best valued answer's where that
+    one has none; the game's outcome where none has (labels recorded without the values:
+    the outcome throughout)."""
+    won = data["won"].astype(np.float64)
+    if data["value"] is None:
+        return won
+    out = np.empty(len(won))
+    for a in range(0, len(won), 1 << 18):  # in blocks: the values' float copies stay small
+        v = data["value"][a:a + (1 << 18)].astype(np.float64)
+        taken = v[np.arange(len(v)), data["action"][a:a + len(v)].astype(np.int64)]
+        best = np.where(np.isfinite(v), v, -np.inf).max(1)
+        out[a:a + len(v)] = np.where(np.isfinite(taken), taken, best)
+    return np.where(np.isfinite(out), out, won).clip(0, 1)
+
+
 def fit(state, data: dict, rnd: int) -> dict:
     """`distil_epochs` passes of minibatch Adam steps on the labels `data` (`concat`);
     returns the last pass' mean losses and the share of the labels whose answer the network
@@ -201,7 +220,8 @@ def fit(state, data: dict, rnd: int) -> dict:
     net, opt = state.net, state.opt
     n = len(data["action"])
     action = data["action"].astype(np.int64)
-    won = data["won"].astype(np.float64)
+    won = (search_values(data) if r.value_target == "search" else data["won"]).astype(
+        np.float64)
     sums = np.zeros(3)
     for epoch in range(r.distil_epochs):
         rng = np.random.default_rng(np.random.SeedSequence([r.seed, STAGE_DISTIL, rnd, epoch]))

@@ -82,7 +82,8 @@ class TrainError(RulesError):
 
 TUPLES = ("widths", "opponents", "label_opponents", "rule")  # the recipe's list fields
 # Fields added after runs were written, with the default that leaves them out of the JSON
-LATER = {"label_play": "", "rule": ()}
+LATER = {"label_play": "", "rule": (), "value_target": "game"}
+VALUE_TARGETS = ("game", "search")  # what the value head is fitted to (distil.fit)
 # Rule switches a recipe's `rule` may not set, and why: the recipe's own fields, and a deck
 # read from a file the run would depend on
 NOT_A_RULE = {"variant": "variant is not a rule switch of a recipe (--variant is)",
@@ -128,6 +129,10 @@ class Recipe:
         "help": "0: fit the labelling policy's challenges; in (0, 1): fit the truth the "
                 "recorder knows (was the card a bluff), weighted so that the network "
                 "challenges when its P(bluff) exceeds this"})
+    value_target: str = field(default="game", metadata={
+        "help": "what the value head is fitted to: game (the labelled game's outcome) or "
+                "search (the search's value of the answer it took: a value that ranks a "
+                "state's answers, for a search's leaf, docs/policies.md)"})
     # self-play (PPO)
     iterations: int = field(default=200, metadata={"help": "PPO iterations"})
     round_reward: float = field(default=1.0, metadata={
@@ -246,6 +251,9 @@ class Recipe:
                              f"after the first (label_rounds is {self.label_rounds})")
         if not self.label_opponents:
             raise TrainError("invalid label_opponents: at least one policy")
+        if self.value_target not in VALUE_TARGETS:
+            raise TrainError(f"invalid value_target {self.value_target!r}: expected "
+                             f"{' or '.join(VALUE_TARGETS)}")
         return self
 
 
