@@ -281,6 +281,21 @@ def test_tournament_refuses_a_players_rule(capsys):
              "--rule 'players=3'", "--players 3")
 
 
+@pytest.mark.parametrize("rules,needle", [
+    (["target=100", "target=200"], "--rule 'target=200': target is given twice"),
+    (["=5"], "--rule '=5': expected KEY=VALUE"),
+    (["stacking"], "--rule 'stacking': expected KEY=VALUE"),
+    (["nosuch=1"], "unknown rule 'nosuch'"),
+])
+def test_tournament_rules_are_read_as_every_command_reads_them(rules, needle, capsys):
+    """The tournament's --rule switches go through rules.parse_rule_switches, as run's and
+    train's do: a malformed, unknown or repeated switch is one line and exit 2."""
+    argv = ["tournament", "--deals", "4"]
+    for r in rules:
+        argv += ["--rule", r]
+    _refused(argv, capsys, needle)
+
+
 def test_toml_files_with_a_byte_order_mark_are_read(tmp_path, capsys):
     cfg = tmp_path / "c.toml"
     cfg.write_bytes(b"\xef\xbb\xbfgames = 7\nplayers = 3\n")

@@ -16,8 +16,7 @@ from . import __version__
 from .options import UsageError, parse_count, parse_jobs
 from .players.specs import (KNOBS, NET_NAMES, POLICY_HELP, POLICY_NAMES, SEARCH_NAMES,
                             knob_table, seat_policies)
-from .rules import (RULE_KEYS, VARIANTS, Rules, RulesError, load_deck_file, parse_rule_switches,
-                    parse_rule_value)
+from .rules import RULE_KEYS, VARIANTS, Rules, RulesError, load_deck_file, parse_rule_switches
 from .rules import player_counts as parse_player_counts
 
 
@@ -450,15 +449,12 @@ def cmd_tournament(args) -> int:
         parse_policy(p)
     if len(policies) < 2:
         raise UsageError("a tournament needs at least two --policy")
-    rules = Rules(variant=args.variant)
     for item in args.rule or []:
         key, sep, value = item.partition("=")
-        if not sep:
-            raise UsageError(f"invalid --rule {item!r}: expected KEY=VALUE")
-        if key.strip() == "players":  # each pairing is played at every count of --players
+        if sep and key.strip() == "players":  # each pairing plays every count of --players
             raise UsageError(f"invalid --rule {item!r}: a tournament takes its player counts "
                              f"from --players (e.g. --players {value.strip()})")
-        rules = rules.replace(**{key.strip(): parse_rule_value(key.strip(), value.strip())})
+    rules = Rules(variant=args.variant).replace(**_rule_switches(args))
     from .players.tournament import HEADER, MAX_DEALS
 
     deals = parse_count(args.deals, "deals", MAX_DEALS, "deals per pairing and player count")
