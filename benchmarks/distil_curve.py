@@ -49,7 +49,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import numpy as np  # noqa: E402
 
 from uno_sim.players import distil  # noqa: E402
-from uno_sim.players.distil import search_values  # noqa: E402,F401 (tests read it here)
 from uno_sim.players.model import Adam, Net, input_columns  # noqa: E402
 from uno_sim.players.train import (Recipe, evaluate, new_state, one_blas_thread,  # noqa: E402
                                    to_netfile)

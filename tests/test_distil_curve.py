@@ -2,8 +2,8 @@
 
 `--implied` (UNO Flip F1, F6): the pairing map reads each other face as the faces it can be
 the back of, the blocks it reads are the observation's other faces, and the network folded
-after the fit is the same function as the one fitted.  `--value-target search`: the value
-head's target is the search's value of the answer it took, with its fallbacks."""
+after the fit is the same function as the one fitted.  (`--value-target search` is the
+recipe's `value_target`: tests/test_train.py.)"""
 
 from __future__ import annotations
 
@@ -84,15 +84,6 @@ def test_the_folded_network_is_the_same_function(curve):
         assert np.allclose(before, after, atol=1e-4)
     net.arrays[0][600:] = 0  # with no weight on the implied inputs, folding changes nothing
     assert np.array_equal(net.folded().arrays[0], net.arrays[0][:600])
-
-
-def test_the_search_value_target_and_its_fallbacks(curve):
-    nan = np.nan
-    data = {"value": np.array([[0.2, 0.7, nan], [nan, 0.4, 0.9], [nan, nan, nan]], np.float16),
-            "action": np.array([1, 0, 2], np.int8), "won": np.array([0, 1, 1], np.int8)}
-    # row 0: the answer taken has a value; row 1: it has none, the best one's; row 2: none
-    # has one, the game's outcome
-    assert np.allclose(curve.search_values(data), [0.7, 0.9, 1.0], atol=1e-3)
 
 
 def test_bad_options_are_one_line_and_exit_2_before_any_fit(curve, tmp_path, capsys):

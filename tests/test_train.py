@@ -235,6 +235,17 @@ def test_labels_from_another_run_give_the_same_bits(tmp_path):
               labels_from=str(tmp_path / "src"))
 
 
+def test_the_search_value_target_and_its_fallbacks():
+    nan = np.nan
+    data = {"value": np.array([[0.2, 0.7, nan], [nan, 0.4, 0.9], [nan, nan, nan]], np.float16),
+            "action": np.array([1, 0, 2], np.int8), "won": np.array([0, 1, 1], np.int8)}
+    # row 0: the answer taken has a value; row 1: it has none, the best one's; row 2: none
+    # has one, the game's outcome
+    assert np.allclose(distil.search_values(data), [0.7, 0.9, 1.0], atol=1e-3)
+    # labels recorded without the values: the outcome throughout
+    assert np.array_equal(distil.search_values({**data, "value": None}), [0, 1, 1])
+
+
 def test_the_value_head_fits_the_searchs_values(tmp_path):
     """value_target: "game" (the default) fits the value head to the labelled game's
     outcome, "search" to the search's value of the answer it took (distil.search_values):
